@@ -1,0 +1,1 @@
+"""Registers every built-in format (import for side effects)."""

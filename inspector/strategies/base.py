@@ -1,0 +1,245 @@
+"""The types every strategy shares: settings, statuses, the working history and the plan.
+
+A pipeline run starts from a :class:`Working` copy of the history a model call would see (plain
+lists indexed by message position, counts taken from the :class:`~inspector.tokens.TokenTable`),
+lets each strategy edit it in order, and freezes the result into a :class:`Plan`. Strategies
+are pure: they read the view and the table, write only the ``Working`` they are given, and never
+print or do I/O. Reasons are stored as small tuples and formatted only when someone reads them,
+so a plan over 50,000 messages costs little more than its loops.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..tokens import TokenTable
+from ..units import ModelCall, SessionView
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..model import Message
+    from ..validate import Violation
+
+
+class Status(str, Enum):
+    KEPT = "kept"
+    DROPPED = "dropped"
+    TRUNCATED = "truncated"
+    SUMMARIZED = "summarized"
+    CLEARED = "cleared"
+    INSERTED = "inserted"
+
+
+class Settings(BaseModel):
+    """Every strategy parameter, flat, with its default. Each strategy reads the fields it names
+    in its ``PARAMS``; the CLI options and the TUI panel edit these fields."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    budget: int | None = Field(None, ge=0, description="token budget for fifo and summarize")
+    min_history_messages: int = Field(2, ge=0, description="fifo: never drop below this many messages")
+    pair_safe: bool = Field(True, description="fifo: False reproduces the naive loop that orphans results")
+    window_mode: Literal["turns", "messages"] = "turns"
+    window_turns: int = Field(10, ge=0, description="sliding_window: last N turns kept whole")
+    window_messages: int = Field(40, ge=0, description="sliding_window (messages mode): last N messages")
+    max_result_tokens: int = Field(2000, ge=0, description="truncate_results: cap per tool result")
+    truncate_unit: Literal["tokens", "chars"] = Field(
+        "tokens", description="truncate_results: cut by tokens, or keep max_result_tokens*4 characters"
+    )
+    summary_ratio: float = Field(0.3, gt=0, le=1, description="summarize: share of oldest messages replaced")
+    summary_tokens: int = Field(300, ge=1, description="summarize: size of the summary message")
+    trigger: int = Field(100_000, ge=0, description="clear_tool_uses: input tokens that trigger clearing")
+    keep: int = Field(3, ge=0, description="clear_tool_uses: most recent tool uses kept")
+    clear_at_least: int = Field(0, ge=0, description="clear_tool_uses: apply only if it frees this much")
+    exclude_tools: tuple[str, ...] = Field((), description="clear_tool_uses: tools never cleared")
+    clear_tool_inputs: bool = Field(False, description="clear_tool_uses: also clear the call's input")
+
+    @property
+    def window(self) -> int:
+        return self.window_turns if self.window_mode == "turns" else self.window_messages
+
+
+@dataclass(frozen=True, slots=True)
+class Reason:
+    """A reason kept as a format string and its arguments; ``str()`` renders it.
+
+    Numbers are rendered with thousands separators, so templates use plain ``{}`` fields.
+    """
+
+    template: str
+    args: tuple[Any, ...] = ()
+
+    def __str__(self) -> str:
+        return self.template.format(*(f"{a:,}" if isinstance(a, int) and not isinstance(a, bool) else a for a in self.args))
+
+
+@dataclass(frozen=True, slots=True)
+class Inserted:
+    """A message a strategy adds to the history: a summary or a placeholder."""
+
+    role: Literal["system", "user", "assistant"]
+    kind: Literal["summary", "placeholder"]
+    text: str
+    tokens: int
+    by: str
+    reason: str
+    #: True when the text is a stand-in (an offline summary), not what a real run would send.
+    simulated: bool = True
+    #: The source messages it replaces, for display.
+    replaces: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class BlockEdit:
+    """How one content block of a kept message changes: truncated to ``text``, or cleared."""
+
+    block: int
+    kind: Literal["truncate", "clear", "clear_input"]
+    text: str  # the new content (result text, or new arguments JSON for clear_input)
+    tokens_before: int
+    tokens_after: int
+
+
+Slot = Union[int, Inserted]
+
+
+@dataclass
+class Working:
+    """The history a pipeline is editing. Indices are positions in the session."""
+
+    view: SessionView
+    table: TokenTable
+    settings: Settings
+    call: ModelCall | None
+    stop: int  # the history is messages[:stop]
+    current_turn: int
+    order: list[Slot]
+    tokens: list[int]  # current tokens of each source message (index < stop)
+    status: list[Status]
+    by: list[str | None]
+    reasons: list[Reason | str | None]
+    edits: dict[int, list[BlockEdit]] = field(default_factory=dict)
+
+    @property
+    def overhead(self) -> int:
+        return self.table.overhead
+
+    def total(self) -> int:
+        """Tokens of the history as it stands, overhead included."""
+        tokens = self.tokens
+        return self.overhead + sum(tokens[s] if type(s) is int else s.tokens for s in self.order)
+
+    def drop(self, indices: set[int] | frozenset[int], by: str, reason: Reason | str) -> None:
+        if not indices:
+            return
+        for i in indices:
+            self.status[i] = Status.DROPPED
+            self.by[i] = by
+            self.reasons[i] = reason
+        self.order = [s for s in self.order if type(s) is not int or s not in indices]
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """What the plan does with one message, for display."""
+
+    index: int | None
+    status: Status
+    tokens: int
+    tokens_after: int
+    by: str | None
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class StageTotal:
+    strategy: str
+    params: dict[str, Any]
+    tokens_before: int
+    tokens_after: int
+
+
+@dataclass
+class Plan:
+    """The result of a pipeline at one model call: a decision for every message it saw."""
+
+    view: SessionView
+    table: TokenTable
+    pipeline: tuple[str, ...]
+    settings: Settings
+    call: ModelCall | None
+    stop: int
+    current_turn: int
+    sequence: list[Slot]
+    status: list[Status]
+    tokens_after_of: list[int]
+    by: list[str | None]
+    reasons: list[Reason | str | None]
+    edits: dict[int, list[BlockEdit]]
+    stages: list[StageTotal]
+    tokens_before: int
+    tokens_after: int
+
+    @property
+    def budget(self) -> int | None:
+        return self.settings.budget
+
+    @property
+    def saving(self) -> int:
+        return self.tokens_before - self.tokens_after
+
+    @property
+    def saving_pct(self) -> float:
+        return 100.0 * self.saving / self.tokens_before if self.tokens_before else 0.0
+
+    @property
+    def inserted(self) -> list[Inserted]:
+        return [s for s in self.sequence if type(s) is not int]
+
+    def decision(self, index: int) -> Decision:
+        reason = self.reasons[index]
+        return Decision(
+            index,
+            self.status[index],
+            self.table.totals[index],
+            self.tokens_after_of[index],
+            self.by[index],
+            str(reason) if reason is not None else "kept",
+        )
+
+    def decisions(self) -> list[Decision]:
+        """One decision per message the call saw, with inserted messages where they are sent."""
+        out: list[Decision] = []
+        next_source = 0
+        for slot in self.sequence:
+            if type(slot) is int:
+                while next_source <= slot:
+                    out.append(self.decision(next_source))
+                    next_source += 1
+            else:
+                out.append(Decision(None, Status.INSERTED, 0, slot.tokens, slot.by, slot.reason))
+        while next_source < self.stop:
+            out.append(self.decision(next_source))
+            next_source += 1
+        return out
+
+    @cached_property
+    def violations(self) -> dict[str, list[Violation]]:
+        """Provider rule violations of the history this plan sends, by provider."""
+        from ..validate import validate_plan
+
+        return validate_plan(self)
+
+    @property
+    def valid(self) -> dict[str, bool]:
+        return {provider: not v for provider, v in self.violations.items()}
+
+    def messages_after(self) -> list[Message]:
+        """The pruned history as messages (edits applied, inserted messages materialised)."""
+        from .materialize import materialize
+
+        return materialize(self)

@@ -1,0 +1,1 @@
+"""Registers every built-in strategy (import for side effects)."""
