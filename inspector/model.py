@@ -79,8 +79,17 @@ class ToolResultBlock(_Block):
         return "\n".join(p.text for p in self.content if isinstance(p, TextBlock))
 
 
+class RawBlock(_Block):
+    """A provider block the model has no type for (``document``, ``server_tool_use``...), kept
+    verbatim in ``raw`` for write-back. ``text`` is what is counted and shown for it."""
+
+    type: Literal["raw"] = "raw"
+    raw: dict[str, Any] = Field(default_factory=dict)
+    text: str = ""
+
+
 Block = Annotated[
-    Union[TextBlock, ImageBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock],
+    Union[TextBlock, ImageBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock, RawBlock],
     Field(discriminator="type"),
 ]
 

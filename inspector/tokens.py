@@ -35,6 +35,7 @@ from typing import Protocol
 from .model import (
     ImageBlock,
     Message,
+    RawBlock,
     TextBlock,
     ThinkingBlock,
     ToolCallBlock,
@@ -220,6 +221,8 @@ def count_message(message: Message, counter: Counter, profile: Profile) -> Messa
             blocks.append(profile.image_tokens(block))
         elif isinstance(block, ThinkingBlock):
             blocks.append(0)
+        elif isinstance(block, RawBlock):
+            blocks.append(counter.count(block.text))
         else:  # pragma: no cover - the Block union is closed
             raise TypeError(f"unknown block {type(block).__name__}")
     return MessageCount(framing + sum(blocks), framing, tuple(blocks))
