@@ -95,21 +95,44 @@ class Inserted:
 
 @dataclass(frozen=True, slots=True)
 class BlockEdit:
-    """How one content block of a kept message changes: truncated to ``text``, or cleared."""
+    """How one content block of a kept message changes: truncated, or cleared.
+
+    ``text`` is the new content (result text, or the new arguments JSON for ``clear_input``).
+    It is ``None`` for a truncation whose text is built only when the plan is materialised
+    (:mod:`inspector.strategies.materialize`): planning computes the size arithmetically and
+    never cuts text it may not need. ``keep`` is then what the cut keeps (tokens, or characters
+    when ``unit == "chars"``) and ``marker`` the text appended after the cut.
+    """
 
     block: int
     kind: Literal["truncate", "clear", "clear_input"]
-    text: str  # the new content (result text, or new arguments JSON for clear_input)
+    text: str | None
     tokens_before: int
     tokens_after: int
+    keep: int = 0
+    unit: Literal["tokens", "chars"] = "tokens"
+    marker: str = ""
+    by: str = ""
 
 
 Slot = Union[int, Inserted]
 
 
+_GONE = (Status.DROPPED, Status.SUMMARIZED)
+
+
 @dataclass
 class Working:
-    """The history a pipeline is editing. Indices are positions in the session."""
+    """The history a pipeline is editing. Indices are positions in the session.
+
+    Invariants the helpers below keep (strategies should edit through them):
+
+    - ``order`` holds the messages still sent, in order: a source index ``i`` is in ``order``
+      exactly when ``live[i]`` is 1 (its status is kept, truncated or cleared);
+      :class:`Inserted` messages sit between them.
+    - ``running`` is :meth:`recount` (overhead + tokens of every slot in ``order``), maintained
+      incrementally so :meth:`total` is O(1).
+    """
 
     view: SessionView
     table: TokenTable
@@ -123,24 +146,83 @@ class Working:
     by: list[str | None]
     reasons: list[Reason | str | None]
     edits: dict[int, list[BlockEdit]] = field(default_factory=dict)
+    live: bytearray = field(default_factory=bytearray)
+    running: int = 0
+
+    def __post_init__(self) -> None:
+        if len(self.live) != self.stop:
+            live = bytearray(self.stop)
+            for s in self.order:
+                if type(s) is int:
+                    live[s] = 1
+            self.live = live
+        self.running = self.recount()
 
     @property
     def overhead(self) -> int:
         return self.table.overhead
 
     def total(self) -> int:
-        """Tokens of the history as it stands, overhead included."""
+        """Tokens of the history as it stands, overhead included (O(1))."""
+        return self.running
+
+    def recount(self) -> int:
+        """:meth:`total` computed from scratch (tests check the two agree)."""
         tokens = self.tokens
         return self.overhead + sum(tokens[s] if type(s) is int else s.tokens for s in self.order)
 
-    def drop(self, indices: set[int] | frozenset[int], by: str, reason: Reason | str) -> None:
-        if not indices:
-            return
+    def protected(self, i: int) -> bool:
+        """System messages and the current turn are never dropped by any strategy."""
+        return self.view.roles[i] == "system" or self.view.turn_of[i] == self.current_turn
+
+    def mark(self, i: int, status: Status, by: str, reason: Reason | str) -> None:
+        """Take source message ``i`` out of the history (dropped or summarized). Call
+        :meth:`compact` once after marking a batch: ``order`` is rebuilt there."""
+        if self.live[i]:
+            self.live[i] = 0
+            self.running -= self.tokens[i]
+        self.status[i] = status
+        self.by[i] = by
+        self.reasons[i] = reason
+
+    def compact(self) -> None:
+        """Rebuild ``order`` without the messages :meth:`mark` took out."""
+        live = self.live
+        self.order = [s for s in self.order if type(s) is not int or live[s]]
+
+    def drop(self, indices, by: str, reason: Reason | str) -> None:
+        """Drop ``indices`` (any iterable of source indices) with one shared reason."""
+        marked = False
         for i in indices:
-            self.status[i] = Status.DROPPED
-            self.by[i] = by
-            self.reasons[i] = reason
-        self.order = [s for s in self.order if type(s) is not int or s not in indices]
+            self.mark(i, Status.DROPPED, by, reason)
+            marked = True
+        if marked:
+            self.compact()
+
+    def edit(self, i: int, edit: BlockEdit, status: Status, reason: Reason | str) -> None:
+        """Record a block edit on live message ``i`` and update its tokens."""
+        self.edits.setdefault(i, []).append(edit)
+        delta = edit.tokens_after - edit.tokens_before
+        self.tokens[i] += delta
+        self.running += delta
+        self.status[i] = status
+        self.by[i] = edit.by or self.by[i]
+        self.reasons[i] = reason
+
+    def block_tokens(self, i: int, k: int) -> int:
+        """Current tokens of content block ``k`` of message ``i`` (after earlier stages' edits)."""
+        for e in reversed(self.edits.get(i, ())):
+            if e.block == k:
+                return e.tokens_after
+        return self.table.counts[i].blocks[k]
+
+    def block_edited(self, i: int, k: int, kind: str) -> bool:
+        return any(e.block == k and e.kind == kind for e in self.edits.get(i, ()))
+
+    def insert(self, position: int, item: Inserted) -> None:
+        """Insert ``item`` at ``position`` in ``order``."""
+        self.order.insert(position, item)
+        self.running += item.tokens
 
 
 @dataclass(frozen=True, slots=True)

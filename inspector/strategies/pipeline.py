@@ -51,6 +51,24 @@ def parse_pipeline(text: str | Sequence[str]) -> tuple[str, ...]:
     return tuple(names)
 
 
+def context_start_of(view: SessionView, at_call: int | None) -> int:
+    """First non-system message a call sees: a compaction recorded in the session hides
+    everything before it. ``at_call=None``: the next call, after the whole session."""
+    if at_call is not None:
+        call = view.call_for(at_call)
+        return call.context_start if call is not None else 0
+    context_start = view.calls[-1].context_start if view.calls else 0
+    first_unseen = view.calls[-1].message_index if view.calls else 0
+    messages = view.session.messages
+    for i in range(first_unseen, len(messages)):  # a compaction after the last call applies to the next
+        if messages[i].starts_context:
+            context_start = i
+    return context_start
+
+
+_BEFORE_COMPACTION = "before a compaction recorded in the session: no longer sent"
+
+
 def start(view: SessionView, table: TokenTable, settings: Settings, at_call: int | None) -> Working:
     """The history a call sees, before any strategy: everything before the call's message
     (or the whole session when ``at_call`` is None), minus what a recorded compaction removed."""
@@ -58,28 +76,53 @@ def start(view: SessionView, table: TokenTable, settings: Settings, at_call: int
     if call is not None:
         stop = call.message_index
         current_turn = call.turn
-        context_start = call.context_start
     else:
         stop = len(view)
         current_turn = view.turn_of[-1] if stop else 0
-        context_start = view.calls[-1].context_start if view.calls else 0
-        for i in range(len(view)):  # a compaction after the last call still applies to the next one
-            if view.session.messages[i].starts_context:
-                context_start = i
-    tokens = table.totals[:stop]
+    context_start = min(context_start_of(view, at_call), stop)
     status = [Status.KEPT] * stop
     by: list[str | None] = [None] * stop
     reasons: list[Reason | str | None] = [None] * stop
-    roles = view.roles
-    order: list = []
-    for i in range(stop):
-        if i < context_start and roles[i] != "system":
-            status[i] = Status.DROPPED
-            by[i] = "source"
-            reasons[i] = "before a compaction recorded in the session: no longer sent"
-        else:
-            order.append(i)
-    return Working(view, table, settings, call, stop, current_turn, order, list(tokens), status, by, reasons)
+    if context_start == 0:
+        order: list = list(range(stop))
+        live = bytearray(b"\x01") * stop
+    else:
+        roles = view.roles
+        order = [i for i in range(context_start) if roles[i] == "system"]
+        order.extend(range(context_start, stop))
+        live = bytearray(stop)
+        for i in order:
+            live[i] = 1
+        for i in range(context_start):
+            if not live[i]:
+                status[i] = Status.DROPPED
+                by[i] = "source"
+                reasons[i] = _BEFORE_COMPACTION
+    return Working(
+        view, table, settings, call, stop, current_turn, order, table.totals[:stop], status, by, reasons,
+        live=live,
+    )
+
+
+def run(
+    view: SessionView,
+    table: TokenTable,
+    names: tuple[str, ...],
+    settings: Settings,
+    at_call: int | None = None,
+) -> tuple[Working, int, list[StageTotal]]:
+    """Apply already-parsed strategy ``names``: ``(working, tokens_before, stages)``. Replay
+    uses this directly; :func:`plan` freezes the result into a :class:`Plan`."""
+    w = start(view, table, settings, at_call)
+    tokens_before = w.total()
+    stages: list[StageTotal] = []
+    for name in names:
+        strategy = STRATEGIES[name]
+        before = w.total()
+        strategy.apply(w)
+        params = {p: getattr(settings, p) for p in strategy.params}
+        stages.append(StageTotal(name, params, before, w.total()))
+    return w, tokens_before, stages
 
 
 def plan(
@@ -93,17 +136,8 @@ def plan(
     (1-based; None means the next call, after the whole session)."""
     names = parse_pipeline(pipeline)
     settings = settings or Settings()
-    w = start(view, table, settings, at_call)
-    tokens_before = w.total()
-    stages: list[StageTotal] = []
-    for name in names:
-        strategy = STRATEGIES[name]
-        before = w.total()
-        strategy.apply(w)
-        params = {p: getattr(settings, p) for p in strategy.params}
-        stages.append(StageTotal(name, params, before, w.total()))
-    status = w.status
-    tokens_after = [0 if status[i] is Status.DROPPED or status[i] is Status.SUMMARIZED else w.tokens[i] for i in range(w.stop)]
+    w, tokens_before, stages = run(view, table, names, settings, at_call)
+    tokens_after = [t if alive else 0 for t, alive in zip(w.tokens, w.live)]
     return Plan(
         view=view,
         table=table,
@@ -113,7 +147,7 @@ def plan(
         stop=w.stop,
         current_turn=w.current_turn,
         sequence=w.order,
-        status=status,
+        status=w.status,
         tokens_after_of=tokens_after,
         by=w.by,
         reasons=w.reasons,

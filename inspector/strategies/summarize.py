@@ -1,0 +1,215 @@
+"""``summarize``: replace the oldest part of the history by one summary message.
+
+When the request is over ``budget``, the oldest ``summary_ratio`` of the non-system messages is
+replaced by ONE system message ``[Earlier conversation summary]: ...`` of at most
+``summary_tokens`` tokens (counted with the table's encoding), placed where the first replaced
+message was. As in Strands Agents' ``SummarizingConversationManager`` (``summary_ratio=0.3``),
+the cut moves forward until no tool exchange is split; it never enters the current turn (it is
+moved back to the current turn's start instead). If the request is still over budget, the
+summary is folded into the next round with the next ``summary_ratio`` of what remains (Strands
+re-summarises a previous summary the same way), until it fits or only the current turn is left.
+
+Offline and deterministic: the summary is an extractive stand-in (what the user asked, what the
+assistant answered, the tools used), marked ``simulated``; a real run would send a model's
+summary of about the same size. Its token count, not its wording, is what the plan uses.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from ..model import Message, TextBlock
+from ..tokens import count_message, get_counter, get_profile
+from ..units import FINAL_ANSWER
+from .base import Inserted, Reason, Status, Working
+from .common import view_cache
+from .pipeline import register
+
+NAME = "summarize"
+PREFIX = "[Earlier conversation summary]:"
+_REPLACED = "summarized by summarize: among the oldest {} messages replaced by one summary while {} > budget {}"
+_INSERTED = "inserted by summarize: simulated extractive summary of {} messages, at most {} tokens"
+_LINE_CHARS = 160
+
+
+@register(
+    NAME,
+    ("budget", "summary_ratio", "summary_tokens"),
+    "When over budget, replaces the oldest share of the conversation by one short summary "
+    "message (offline: a simulated extractive summary). Keeps a trace of old work in few "
+    "tokens, but details are lost and a real summary costs an extra model call.",
+)
+def summarize(w: Working) -> None:
+    budget = w.settings.budget
+    if budget is None or w.running <= budget:
+        return
+    view = w.view
+    roles, turn_of, unit_of, units = view.roles, view.turn_of, view.unit_of, view.units
+    live, tokens, stop = w.live, w.tokens, w.stop
+    # The candidates: live non-system messages before the current turn, oldest first.
+    seq: list[int] = []
+    for i in w.order:
+        if type(i) is not int or roles[i] == "system":
+            continue
+        if turn_of[i] == w.current_turn:
+            break
+        seq.append(i)
+    if not seq:
+        return
+    position_of = {i: k for k, i in enumerate(seq)}
+    # safe[p]: cutting before seq[p] splits no unit (every unit started before p ends before p).
+    m = len(seq)
+    last_pos: dict[int, int] = {}
+    for k, i in enumerate(seq):
+        u = unit_of[i]
+        if u in last_pos:
+            continue
+        members = units[u].indices
+        end = k
+        if len(members) > 1:
+            for j in members:
+                if j < stop and live[j]:
+                    end = max(end, position_of.get(j, m))  # a member outside seq: never cut past it
+        last_pos[u] = end
+    safe = bytearray(m + 1)
+    reach = -1
+    for k, i in enumerate(seq):
+        safe[k] = reach < k
+        reach = max(reach, last_pos[unit_of[i]])
+    safe[m] = reach < m
+    prefix = [0] * (m + 1)
+    for k, i in enumerate(seq):
+        prefix[k + 1] = prefix[k] + tokens[i]
+
+    counter = get_counter(w.table.encoding)
+    profile = get_profile(w.table.profile)
+    cap = w.settings.summary_tokens
+    builder = _SummaryBuilder(w, seq, counter, profile, cap)
+    estimate = builder.framing + cap  # an upper bound on the summary message
+    ratio = w.settings.summary_ratio
+    base = w.running
+    cut = 0  # seq[:cut] is replaced
+    while cut < m:
+        remaining = m - cut + (1 if cut else 0)  # the summary counts as one message of the rest
+        n = max(1, int(remaining * ratio)) - (1 if cut else 0)
+        new_cut = min(m, cut + max(1, n))
+        while new_cut < m and not safe[new_cut]:
+            new_cut += 1
+        if new_cut == m and not safe[m]:
+            new_cut = max((p for p in range(cut + 1, m) if safe[p]), default=cut)
+            if new_cut == cut:
+                break
+        cut = new_cut
+        rest = base - prefix[cut]
+        if rest + estimate <= budget:
+            break
+        if rest + builder.framing <= budget and rest + builder.tokens(cut) <= budget:
+            break  # the actual summary is smaller than the cap and fits
+    if cut == 0:
+        return
+
+    replaced = seq[:cut]
+    text = builder.text(cut)
+    reason = Reason(_REPLACED, (cut, base, budget))
+    for i in replaced:
+        w.mark(i, Status.SUMMARIZED, NAME, reason)
+    position = w.order.index(replaced[0])
+    item = Inserted(
+        role="system",
+        kind="summary",
+        text=text,
+        tokens=builder.tokens(cut),
+        by=NAME,
+        reason=str(Reason(_INSERTED, (cut, cap))),
+        simulated=True,
+        replaces=tuple(replaced),
+    )
+    w.insert(position, item)
+    w.compact()
+
+
+class _SummaryBuilder:
+    """Builds the extractive stand-in for ``seq[:cut]``: what the user asked and the assistant
+    answered (first lines, oldest first), and the tools used; cut to ``cap`` tokens. The tool
+    tally grows with the cut, so successive rounds cost only what they add."""
+
+    def __init__(self, w: Working, seq: list[int], counter, profile, cap: int) -> None:
+        self.w, self.seq, self.counter, self.profile, self.cap = w, seq, counter, profile, cap
+        self.framing = self._message_tokens("")
+        self.tools: Counter[str] = Counter()
+        self.tallied = 0
+        self.lines: list[tuple[int, str]] = []  # (seq positions scanned when added, line)
+        self.lines_upto = 0  # seq positions scanned for lines
+        self.lines_chars = 0
+        self._memo: dict[int, tuple[str, int]] = {}
+
+    def _message_tokens(self, text: str) -> int:
+        return count_message(Message(index=-1, role="system", content=[TextBlock(text=text)]), self.counter, self.profile).total
+
+    def _extend(self, cut: int) -> None:
+        view = self.w.view
+        seq, call_ids, tool_names = self.seq, view.call_ids, view.tool_names
+        for k in range(self.tallied, cut):
+            i = seq[k]
+            if call_ids[i]:
+                self.tools.update(tool_names[i])
+        self.tallied = max(self.tallied, cut)
+        plain_user = view_cache(view).plain_user
+        roles, flags, messages = view.roles, view.flags, view.messages
+        limit = self.cap * 8 + 200  # enough characters to reach the cap with any tokenizer
+        k = self.lines_upto
+        while k < cut and self.lines_chars <= limit:
+            i = seq[k]
+            k += 1
+            if plain_user[i]:
+                who = "User"
+            elif roles[i] == "assistant" and flags[i] & FINAL_ANSWER:
+                who = "Assistant"
+            else:
+                continue
+            first = next((ln.strip() for ln in messages[i].text.splitlines() if ln.strip()), "")
+            if not first:
+                continue
+            if len(first) > _LINE_CHARS:
+                first = first[: _LINE_CHARS - 3].rstrip() + "..."
+            line = f"- {who}: {first}"
+            self.lines.append((k, line))
+            self.lines_chars += len(line) + 1
+        self.lines_upto = k
+
+    def _build(self, cut: int) -> tuple[str, int]:
+        memo = self._memo.get(cut)
+        if memo is not None:
+            return memo
+        self._extend(cut)
+        view = self.w.view
+        seq = self.seq
+        first_turn, last_turn = view.turn_of[seq[0]], view.turn_of[seq[cut - 1]]
+        span = f"turn {first_turn}" if first_turn == last_turn else f"turns {first_turn}-{last_turn}"
+        parts = [f"{PREFIX} (simulated offline summary of {cut} earlier messages, {span})"]
+        if self.tools:
+            ranked = sorted(self.tools.items(), key=lambda kv: (-kv[1], kv[0]))
+            parts.append("Tools used: " + ", ".join(f"{name} x{n}" for name, n in ranked) + ".")
+        parts.extend(line for upto, line in self.lines if upto <= cut)
+        text = fit("\n".join(parts), self.counter, self.cap)
+        result = (text, self._message_tokens(text))
+        self._memo[cut] = result
+        return result
+
+    def text(self, cut: int) -> str:
+        return self._build(cut)[0]
+
+    def tokens(self, cut: int) -> int:
+        return self._build(cut)[1]
+
+
+def fit(text: str, counter, cap: int) -> str:
+    """``text`` cut to at most ``cap`` tokens (re-checked: a cut can re-tokenize differently)."""
+    if counter.count(text) <= cap:
+        return text
+    limit = cap
+    while True:
+        cut = counter.head(text, limit)
+        if counter.count(cut) <= cap or limit <= 0:
+            return cut
+        limit -= 1

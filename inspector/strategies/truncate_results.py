@@ -1,0 +1,94 @@
+"""``truncate_results``: cut every tool result above ``max_result_tokens``.
+
+``truncate_unit="tokens"`` (default): the result is cut to exactly ``max_result_tokens`` tokens
+with the table's tokenizer and ``\\n[... truncated N tokens ...]`` is appended (N = tokens
+removed). ``truncate_unit="chars"`` is the seeds' character rule: a result longer than
+``max_result_tokens * 4`` characters keeps that many characters, followed by
+``\\n[... truncated N chars ...]``.
+
+Planning never cuts text: the new size is computed arithmetically (tokens mode:
+``max_result_tokens`` + the marker's tokens, the marker counted once per N and cached) and the
+cut text is built only when the plan is materialised (:mod:`.materialize`). Boundary
+approximation: with a BPE tokenizer the cut text plus marker can re-tokenize a token or two
+differently where they meet (and a cut inside a multi-byte character decodes to U+FFFD); the
+``approx`` counter is exact. Chars mode estimates the kept part's tokens in proportion to the
+characters kept (exact for ``approx``, an estimate for tiktoken encodings).
+
+A result given as a list of parts (text and images) is cut on its text: the truncated result
+is one string, images dropped. Results smaller than the cap, and all other blocks, are untouched.
+"""
+
+from __future__ import annotations
+
+from ..model import ToolResultBlock
+from .base import BlockEdit, Reason, Status, Working
+from .common import count_text, view_cache
+from .pipeline import register
+
+NAME = "truncate_results"
+_REASON = "truncated by truncate_results: tool result of {} tokens cut to {} (+{}-token marker)"
+_REASON_CHARS = "truncated by truncate_results: tool result of {} characters cut to {} characters (about {} tokens)"
+
+
+def marker(removed: int, unit: str = "tokens") -> str:
+    """The text appended after a cut (the separating newline included)."""
+    return f"\n[... truncated {removed:,} {unit} ...]"
+
+
+@register(
+    NAME,
+    ("max_result_tokens", "truncate_unit"),
+    "Cuts every tool result longer than the cap to its first max_result_tokens tokens and marks "
+    "the cut. Keeps every exchange valid and in place, but the model loses whatever was past "
+    "the cut, often the end of a log or file.",
+)
+def truncate_results(w: Working) -> None:
+    cap = w.settings.max_result_tokens
+    chars = w.settings.truncate_unit == "chars"
+    encoding = w.table.encoding
+    view = w.view
+    result_ids = view.result_ids
+    tokens = w.tokens
+    cache = view_cache(view)
+    keep_chars = cap * 4
+    for i in w.order:
+        if type(i) is not int or not result_ids[i]:
+            continue
+        if chars:
+            lengths = cache.result_chars[i]
+            if max(lengths, default=0) <= keep_chars and i not in w.edits:
+                continue
+        elif tokens[i] <= cap:
+            continue  # a message's tokens bound each of its blocks
+        for n, k in enumerate(cache.result_blocks[i]):
+            before = w.block_tokens(i, k)
+            if chars:
+                length = len(_current_text(w, i, k)) if i in w.edits else cache.result_chars[i][n]
+                if length <= keep_chars:
+                    continue
+                tail = marker(length - keep_chars, "chars")
+                kept = -(-before * keep_chars // length)  # proportional estimate
+                after = kept + count_text(encoding, tail)
+                edit = BlockEdit(k, "truncate", None, before, after, keep_chars, "chars", tail, NAME)
+                reason = Reason(_REASON_CHARS, (length, keep_chars, after))
+            else:
+                if before <= cap:
+                    continue
+                tail = marker(before - cap)
+                tail_tokens = count_text(encoding, tail)
+                after = cap + tail_tokens
+                edit = BlockEdit(k, "truncate", None, before, after, cap, "tokens", tail, NAME)
+                reason = Reason(_REASON, (before, cap, tail_tokens))
+            w.edit(i, edit, Status.TRUNCATED, reason)
+
+
+def _current_text(w: Working, i: int, k: int) -> str:
+    """The result's text after earlier stages' edits (chars mode needs its length)."""
+    block = w.view.messages[i].content[k]
+    assert isinstance(block, ToolResultBlock)
+    edits = [e for e in w.edits.get(i, ()) if e.block == k]
+    if not edits:
+        return block.text
+    from .materialize import apply_block_edits
+
+    return apply_block_edits(block, edits, w.table.encoding).text
