@@ -1,0 +1,170 @@
+"""Shared plumbing of the whole-document JSON readers (OpenAI, Anthropic).
+
+- :func:`parse_file` reads and parses a file once with orjson, turning a decoder error into a
+  :class:`SessionFormatError` that names the line and column.
+- :class:`ShapeError` is what a reader raises on a structural problem, with the JSON path as a
+  tuple; :func:`shape_error` turns it into a SessionFormatError naming the path and, computed only
+  then, the line the offending value starts on (:func:`line_of`).
+- A one-slot cache lets ``read`` reuse the document that detection already parsed.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from .base import Probe, SessionFormatError
+
+PathParts = tuple[str | int, ...]
+
+NOT_JSON_EXPECTED = "a JSON document (OpenAI or Anthropic messages) or JSONL with one JSON object per line"
+
+
+class ShapeError(Exception):
+    """A value in the document has the wrong shape: ``path`` is where, ``problem`` says what."""
+
+    def __init__(self, path: PathParts, problem: str) -> None:
+        self.path = path
+        self.problem = problem
+        super().__init__(f"{json_path(path)}: {problem}")
+
+
+def json_path(parts: PathParts) -> str:
+    """``("messages", 3, "tool_calls", 0)`` -> ``$.messages[3].tool_calls[0]``."""
+    out = ["$"]
+    for part in parts:
+        out.append(f"[{part}]" if isinstance(part, int) else f".{part}")
+    return "".join(out)
+
+
+def describe(value: Any) -> str:
+    """A short name for what a JSON value is, for error messages."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, list):
+        return "an empty list" if not value else "a list"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
+
+
+# -- parsing -------------------------------------------------------------------------------------
+
+_cache: tuple[str, tuple[int, int, int], bytes | None, Any] | None = None
+
+
+def _signature(path: Path) -> tuple[int, int, int]:
+    st = os.stat(path)
+    return (st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def remember(probe: Probe, document: Any) -> None:
+    """Keep the document detection parsed, so the reader that wins does not parse it again."""
+    global _cache
+    try:
+        _cache = (str(probe.path), _signature(probe.path), None, document)
+    except OSError:
+        _cache = None
+
+
+def parse_file(path: Path) -> tuple[bytes | None, Any]:
+    """``(raw bytes or None when taken from the cache, document)``; SessionFormatError if not JSON."""
+    global _cache
+    cached, _cache = _cache, None
+    if cached is not None and cached[0] == str(path):
+        try:
+            if cached[1] == _signature(path):
+                return cached[2], cached[3]
+        except OSError:
+            pass
+    raw = path.read_bytes()
+    if not raw.strip():
+        raise SessionFormatError(path, "line 1", "the file is empty.", "a JSON or JSONL agent session")
+    try:
+        return raw, orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise SessionFormatError(
+            path, f"line {exc.lineno}, column {exc.colno}", f"this is not valid JSON ({exc.msg}).", NOT_JSON_EXPECTED
+        ) from None
+
+
+def shape_error(path: Path, raw: bytes | None, err: ShapeError, format_name: str) -> SessionFormatError:
+    """The SessionFormatError for a structural problem: line (when it can be found) and JSON path."""
+    if raw is None:
+        try:
+            raw = path.read_bytes()
+        except OSError:
+            raw = b""
+    line = line_of(raw, err.path)
+    where = json_path(err.path) if line is None else f"line {line}, {json_path(err.path)}"
+    return SessionFormatError(path, where, f"{err.problem} (reading it as {format_name}).")
+
+
+# -- locating a JSON path in the text (only on error) ---------------------------------------------
+
+_TOKEN = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[\]{}:,]')
+_SPACE = re.compile(rb"[ \t\r\n]*")
+
+
+def line_of(raw: bytes, target: PathParts) -> int | None:
+    """1-based line on which the value at ``target`` starts in ``raw``, or None if not found.
+
+    A token scan (strings and punctuation only); it stops as soon as it reaches the value, so its
+    cost is proportional to how far into the file the value is.
+    """
+    target = tuple(target)
+    # One frame per open container: [is_object, current key or index]
+    stack: list[list[Any]] = []
+    last_string: bytes | None = None
+
+    def found_at(pos: int) -> int:
+        start = _SPACE.match(raw, pos).end()  # type: ignore[union-attr]
+        return raw.count(b"\n", 0, start) + 1
+
+    def current() -> PathParts:
+        return tuple(frame[1] for frame in stack)
+
+    if not target:
+        return found_at(0)
+    for match in _TOKEN.finditer(raw):
+        tok = match.group()
+        ch = tok[:1]
+        if ch == b'"':
+            last_string = tok
+            continue
+        if ch == b"[":
+            stack.append([False, 0])
+            if current() == target:
+                start = _SPACE.match(raw, match.end()).end()  # type: ignore[union-attr]
+                if raw[start : start + 1] != b"]":
+                    return found_at(start)
+        elif ch == b"{":
+            stack.append([True, None])
+        elif ch in (b"]", b"}"):
+            if stack:
+                stack.pop()
+        elif ch == b":":
+            if stack and stack[-1][0] and last_string is not None:
+                try:
+                    key = orjson.loads(last_string)
+                except orjson.JSONDecodeError:
+                    key = None
+                stack[-1][1] = key
+                if current() == target:
+                    return found_at(match.end())
+        elif ch == b",":
+            if stack and not stack[-1][0]:
+                stack[-1][1] += 1
+                if current() == target:
+                    return found_at(match.end())
+    return None

@@ -1,0 +1,609 @@
+"""OpenAI Chat Completions ``messages``: reader, writer and detector.
+
+Reads a JSON list of messages, or an object with ``messages`` (plus ``tools`` or the legacy
+``functions``; other top-level keys go to ``Session.extra``). Assistant ``tool_calls`` become
+ToolCallBlocks, a ``tool`` message one ToolResultBlock; the legacy ``function_call`` gets a
+synthetic id ``legacy_fc_<message index>`` which the next ``function`` message answers. The
+writer restores every form the reader accepted (see :mod:`inspector.formats.hints`).
+
+The hot path walks plain dicts from orjson and builds models with ``model_construct`` after
+checking the types itself: no per-message pydantic validation.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from ..model import (
+    ImageBlock,
+    Message,
+    RawBlock,
+    Session,
+    SourceRef,
+    TextBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+    ToolDefinition,
+    ToolResultBlock,
+    Usage,
+)
+from . import hints as H
+from .base import Format, Probe, register
+from .imagesize import image_size, split_data_url
+from .jsondoc import PathParts, ShapeError, describe, json_path, parse_file, remember, shape_error
+from .rawtext import raw_text
+
+NAME = "openai"
+
+ROLES = {
+    "system": "system",
+    "developer": "system",
+    "user": "user",
+    "assistant": "assistant",
+    "tool": "tool",
+    "function": "tool",
+}
+_ROLE_LIST = '"system", "developer", "user", "assistant", "tool" or "function"'
+_HANDLED = frozenset({"role", "content", "name", "tool_calls", "tool_call_id", "function_call"})
+_HANDLED_FOR = {"tool_calls": "assistant", "function_call": "assistant", "tool_call_id": "tool"}
+_HANDLED_FOR_ROLE = {
+    role: {k for k, r in _HANDLED_FOR.items() if r == role} for role in ("system", "user", "assistant", "tool")
+}
+_TOP_HANDLED = frozenset({"messages", "tools", "functions"})
+
+
+# -- reading -------------------------------------------------------------------------------------
+
+
+def read(path: Path) -> Session:
+    raw, doc = parse_file(path)
+    try:
+        return session_from_document(doc, str(path))
+    except ShapeError as err:
+        raise shape_error(path, raw, err, NAME) from None
+
+
+def session_from_document(doc: Any, path: str | None = None) -> Session:
+    """A Session from a parsed Chat Completions document; ShapeError on a structural problem."""
+    extra: dict[str, Any]
+    tools: list[ToolDefinition] = []
+    if isinstance(doc, list):
+        items, prefix, extra = doc, (), {H.BARE: True}
+    elif isinstance(doc, dict) and "messages" in doc:
+        items, prefix = doc["messages"], ("messages",)
+        if not isinstance(items, list):
+            raise ShapeError(prefix, f"expected a list of messages, found {describe(items)}")
+        extra = {k: v for k, v in doc.items() if k not in _TOP_HANDLED}
+        tools = _read_tools(doc, extra)
+    else:
+        found = "an object without \"messages\"" if isinstance(doc, dict) else describe(doc)
+        raise ShapeError((), f'expected a list of chat messages or an object with "messages", found {found}')
+    reader = _MessageReader(prefix)
+    messages = [reader.message(item, i) for i, item in enumerate(items)]
+    return Session.model_construct(
+        path=path, format=NAME, messages=messages, tools=tools, extra=extra, sidechains={}, skipped=[]
+    )
+
+
+class _MessageReader:
+    def __init__(self, prefix: PathParts) -> None:
+        self.prefix = prefix
+        self.pending_legacy: str | None = None  # the last function_call not yet answered
+
+    def message(self, d: Any, i: int) -> Message:
+        path = self.prefix + (i,)
+        if not isinstance(d, dict):
+            raise ShapeError(path, f'expected a message object with "role", found {describe(d)}')
+        source_role = d.get("role")
+        role = ROLES.get(source_role) if isinstance(source_role, str) else None
+        if role is None:
+            found = f'"{source_role}"' if isinstance(source_role, str) else describe(source_role)
+            if "role" not in d:
+                found = "no role"
+            raise ShapeError(path + ("role",), f"expected one of {_ROLE_LIST}, found {found}")
+        extra = {k: v for k, v in d.items() if k not in _HANDLED}
+        for key in _HANDLED_FOR.keys() - _HANDLED_FOR_ROLE[role]:
+            if key in d:
+                extra[key] = d[key]  # e.g. tool_calls on a user message: kept, not interpreted
+        if source_role != role:
+            extra[H.ROLE] = source_role
+        name = d.get("name")
+        if name is not None and not isinstance(name, str):
+            extra["name"] = name
+            name = None
+
+        content_present = "content" in d
+        content = d.get("content")
+        if not content_present:
+            extra[H.OMIT] = ["content"]
+
+        blocks: list[Any]
+        if role == "tool":
+            blocks, form = self._tool_result(d, i, path, content, name, extra)
+        else:
+            blocks, form = _content_blocks(content, path + ("content",))
+            if role == "assistant":
+                self._tool_calls(d, i, path, blocks, extra)
+
+        usage = _usage(d.get("usage"))
+        return Message.model_construct(
+            index=i,
+            role=role,
+            content=blocks,
+            name=name,
+            usage=usage,
+            source=SourceRef.model_construct(line=None, json_path=json_path(path), file=None),
+            content_form=form,
+            starts_context=False,
+            extra=extra,
+        )
+
+    def _tool_calls(self, d: dict, i: int, path: PathParts, blocks: list[Any], extra: dict) -> None:
+        if "tool_calls" in d:
+            calls = d["tool_calls"]
+            if calls is None or calls == []:
+                extra["tool_calls"] = calls  # kept as written; the writer omits an empty list
+            elif not isinstance(calls, list):
+                raise ShapeError(path + ("tool_calls",), f"expected a list of tool calls, found {describe(calls)}")
+            else:
+                for k, call in enumerate(calls):
+                    blocks.append(_tool_call(call, path + ("tool_calls", k)))
+        if "function_call" in d:
+            fc = d["function_call"]
+            fpath = path + ("function_call",)
+            if fc is None:
+                extra["function_call"] = None
+                return
+            if not isinstance(fc, dict) or not isinstance(fc.get("name"), str):
+                raise ShapeError(fpath, f'expected an object with "name" and "arguments", found {describe(fc)}')
+            call_id = f"legacy_fc_{i}"
+            args, block_extra = _arguments(fc, fpath)
+            block_extra[H.LEGACY] = True
+            blocks.append(ToolCallBlock.model_construct(id=call_id, name=fc["name"], arguments=args, extra=block_extra))
+            self.pending_legacy = call_id
+
+    def _tool_result(
+        self, d: dict, i: int, path: PathParts, content: Any, name: str | None, extra: dict
+    ) -> tuple[list[Any], str]:
+        block_extra: dict[str, Any] = {}
+        if d.get("role") == "function":
+            call_id = self.pending_legacy or f"legacy_fc_orphan_{i}"
+            self.pending_legacy = None
+            block_extra[H.LEGACY] = True
+        else:
+            call_id = d.get("tool_call_id")
+            if not isinstance(call_id, str):
+                found = describe(call_id) if "tool_call_id" in d else "none"
+                raise ShapeError(path + ("tool_call_id",), f'expected the id of the call a "tool" message answers, found {found}')
+        result: str | list[Any]
+        if content is None:
+            result, form = "", "null"
+        elif isinstance(content, str):
+            result, form = content, "string"
+        elif isinstance(content, list):
+            result = [_result_part(p, path + ("content", k)) for k, p in enumerate(content)]
+            form = "parts"
+        else:
+            raise ShapeError(path + ("content",), f"expected a string, a list of parts or null, found {describe(content)}")
+        block = ToolResultBlock.model_construct(
+            tool_call_id=call_id, content=result, is_error=False, name=name, extra=block_extra
+        )
+        return [block], form
+
+
+def _content_blocks(content: Any, path: PathParts) -> tuple[list[Any], str]:
+    if content is None:
+        return [], "null"
+    if isinstance(content, str):
+        return [TextBlock.model_construct(text=content, extra={})], "string"
+    if isinstance(content, list):
+        return [_part(p, path + (k,)) for k, p in enumerate(content)], "parts"
+    raise ShapeError(path, f"expected a string, a list of parts or null, found {describe(content)}")
+
+
+def _part(p: Any, path: PathParts) -> Any:
+    if not isinstance(p, dict):
+        raise ShapeError(path, f'expected a content part object with "type", found {describe(p)}')
+    kind = p.get("type")
+    if kind == "text" and isinstance(p.get("text"), str):
+        return TextBlock.model_construct(text=p["text"], extra={k: v for k, v in p.items() if k not in ("type", "text")})
+    if kind == "image_url":
+        image = _image(p)
+        if image is not None:
+            return image
+    return RawBlock.model_construct(raw=p, text=raw_text(p), extra={})
+
+
+def _result_part(p: Any, path: PathParts) -> TextBlock | ImageBlock:
+    """A part of a tool message's content; types a result cannot hold become text, kept raw."""
+    block = _part(p, path)
+    if isinstance(block, RawBlock):
+        return TextBlock.model_construct(text=block.text, extra={H.RAW: p})
+    return block
+
+
+def _image(p: dict) -> ImageBlock | None:
+    iu = p.get("image_url")
+    if not isinstance(iu, dict) or not isinstance(iu.get("url"), str):
+        return None
+    url = iu["url"]
+    detail = iu.get("detail")
+    if detail is not None and not isinstance(detail, str):
+        return None
+    extra = {k: v for k, v in p.items() if k not in ("type", "image_url")}
+    nested = {k: v for k, v in iu.items() if k not in ("url", "detail")}
+    if nested:
+        extra[H.NESTED] = nested
+    data_url = split_data_url(url)
+    if data_url is None:
+        return ImageBlock.model_construct(
+            media_type=None, source_kind="url", data=url, detail=detail, width=None, height=None, extra=extra
+        )
+    size = image_size(data_url[1])
+    return ImageBlock.model_construct(
+        media_type=data_url[0],
+        source_kind="base64",
+        data=url,
+        detail=detail,
+        width=size[0] if size else None,
+        height=size[1] if size else None,
+        extra=extra,
+    )
+
+
+def _arguments(obj: dict, path: PathParts) -> tuple[str, dict[str, Any]]:
+    """``obj["arguments"]`` as JSON text, and the block extra that restores ``obj`` as written: its
+    other fields (and a missing ``arguments``) under NESTED, ARGS_OBJECT for an object."""
+    nested = {k: v for k, v in obj.items() if k not in ("name", "arguments")}
+    extra: dict[str, Any] = {}
+    args = obj.get("arguments")
+    if isinstance(args, str):
+        text = args
+    elif "arguments" not in obj:
+        text = "{}"
+        nested[H.OMIT] = ["arguments"]
+    elif isinstance(args, dict):
+        text = orjson.dumps(args).decode()
+        extra[H.ARGS_OBJECT] = True
+    else:
+        raise ShapeError(path + ("arguments",), f"expected the arguments as a JSON string, found {describe(args)}")
+    if nested:
+        extra[H.NESTED] = nested
+    return text, extra
+
+
+def _tool_call(call: Any, path: PathParts) -> ToolCallBlock:
+    if not isinstance(call, dict) or not isinstance(call.get("function"), dict):
+        found = describe(call) if not isinstance(call, dict) else 'an object without "function"'
+        raise ShapeError(path, f'expected an object with "function", found {found}')
+    fn = call["function"]
+    if not isinstance(fn.get("name"), str):
+        found = describe(fn["name"]) if "name" in fn else "none"
+        raise ShapeError(path + ("function", "name"), f"expected the tool name as a string, found {found}")
+    call_id = call.get("id")
+    if not isinstance(call_id, str):
+        found = describe(call_id) if "id" in call else "none"
+        raise ShapeError(path + ("id",), f"expected the call id as a string, found {found}")
+    args, extra = _arguments(fn, path + ("function",))
+    extra.update((k, v) for k, v in call.items() if k not in ("id", "function"))
+    if "type" not in call:
+        extra[H.OMIT] = ["type"]
+    return ToolCallBlock.model_construct(id=call_id, name=fn["name"], arguments=args, extra=extra)
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _usage(u: Any) -> Usage | None:
+    """Recorded usage; OpenAI counts cached tokens inside the prompt, the model keeps them apart."""
+    if not isinstance(u, dict):
+        return None
+    prompt = _int(u.get("prompt_tokens", u.get("input_tokens")))
+    completion = _int(u.get("completion_tokens", u.get("output_tokens")))
+    if "cache_read_input_tokens" in u or "cache_creation_input_tokens" in u:  # Anthropic-style split
+        return Usage.model_construct(
+            input_tokens=prompt,
+            output_tokens=completion,
+            cache_read_input_tokens=_int(u.get("cache_read_input_tokens")),
+            cache_creation_input_tokens=_int(u.get("cache_creation_input_tokens")),
+        )
+    details = u.get("prompt_tokens_details") or u.get("input_tokens_details")
+    cached = _int(details.get("cached_tokens")) if isinstance(details, dict) else None
+    if cached is not None and prompt is not None:
+        prompt -= cached
+    if prompt is None and completion is None:
+        return None
+    return Usage.model_construct(
+        input_tokens=prompt, output_tokens=completion, cache_read_input_tokens=cached, cache_creation_input_tokens=None
+    )
+
+
+def _read_tools(doc: dict, extra: dict) -> list[ToolDefinition]:
+    tools: list[ToolDefinition] = []
+    for key, legacy in (("tools", False), ("functions", True)):
+        if key not in doc:
+            continue
+        items = doc[key]
+        if items is None or items == []:
+            extra[key] = items
+            continue
+        if not isinstance(items, list):
+            raise ShapeError((key,), f"expected a list of tool definitions, found {describe(items)}")
+        for k, t in enumerate(items):
+            tools.append(_tool_definition(t, (key, k), legacy))
+    return tools
+
+
+def _tool_definition(t: Any, path: PathParts, legacy: bool) -> ToolDefinition:
+    if not isinstance(t, dict):
+        raise ShapeError(path, f"expected a tool definition object, found {describe(t)}")
+    if isinstance(t.get("function"), dict) and not legacy:
+        fn, fpath = t["function"], path + ("function",)
+    elif legacy or isinstance(t.get("name"), str):
+        fn, fpath = t, path  # legacy "functions" entry, or the flat (Responses API) spelling
+    else:
+        raise ShapeError(path, 'expected an object with "function": {"name", "description", "parameters"}')
+    name, description, parameters = fn.get("name"), fn.get("description", ""), fn.get("parameters", {})
+    if not isinstance(name, str):
+        raise ShapeError(fpath + ("name",), f"expected the tool name as a string, found {describe(name)}")
+    if not isinstance(description, str):
+        raise ShapeError(fpath + ("description",), f"expected a string, found {describe(description)}")
+    if not isinstance(parameters, dict):
+        raise ShapeError(fpath + ("parameters",), f"expected a JSON Schema object, found {describe(parameters)}")
+    rest: dict[str, Any] = {k: v for k, v in fn.items() if k not in ("name", "description", "parameters")}
+    absent = [k for k in ("description", "parameters") if k not in fn]
+    if absent:
+        rest[H.OMIT] = absent
+    if fn is t:
+        extra = {H.LEGACY if legacy else H.FLAT: True, **rest}
+    else:
+        extra = {k: v for k, v in t.items() if k != "function"}
+        if "type" not in t:
+            extra[H.OMIT] = ["type"]
+        if rest:
+            extra[H.NESTED] = rest
+    return ToolDefinition.model_construct(name=name, description=description, parameters=parameters, extra=extra)
+
+
+# -- writing -------------------------------------------------------------------------------------
+
+
+def dump_messages(messages: list[Message], *, keep_extra: bool = True) -> list[dict]:
+    """Messages in Chat Completions shape.
+
+    ``keep_extra=True`` (the messages came from an OpenAI file) puts back the source's own fields
+    and raw parts; ``False`` writes only what the API defines. Thinking blocks are left out (Chat
+    Completions has no slot for them); a user message carrying tool results (Anthropic shape)
+    becomes one ``tool`` message per result followed by a user message with whatever else it had.
+    """
+    out: list[dict] = []
+    for m in messages:
+        _dump_message(m, keep_extra, out)
+    return out
+
+
+def dump_request(session: Session, messages: list[Message] | None = None) -> dict:
+    """``{"messages": [...], "tools": [...] if any, **session.extra}``. Extras (request fields,
+    per-message source fields) are written only when the session was read from an OpenAI file."""
+    same = session.format == NAME
+    msgs = session.messages if messages is None else messages
+    out: dict[str, Any] = {"messages": dump_messages(msgs, keep_extra=same)}
+    tools = [_dump_tool(t, same) for t in session.tools if not (same and t.extra.get(H.LEGACY))]
+    functions = [_dump_tool(t, same) for t in session.tools if same and t.extra.get(H.LEGACY)]
+    if tools:
+        out["tools"] = tools
+    if functions:
+        out["functions"] = functions
+    if same:
+        H.emit_extra(out, session.extra)
+    return out
+
+
+def write(session: Session) -> str:
+    if session.format == NAME and session.extra.get(H.BARE):
+        data: Any = dump_messages(session.messages)
+    else:
+        data = dump_request(session)
+    return orjson.dumps(data, option=orjson.OPT_INDENT_2).decode() + "\n"
+
+
+def _dump_message(m: Message, keep: bool, out: list[dict]) -> None:
+    results = [b for b in m.content if isinstance(b, ToolResultBlock)]
+    if m.role == "tool" or results:
+        for r in results:
+            d = _dump_result(r, m, keep)
+            if m.role == "tool" and len(results) == 1:
+                if m.name:
+                    d.setdefault("name", m.name)
+                H.emit_extra(d, m.extra, keep)
+            out.append(d)
+        rest = [b for b in m.content if not isinstance(b, (ToolResultBlock, ThinkingBlock))]
+        if rest and any(not isinstance(b, TextBlock) or b.text.strip() for b in rest):
+            out.append({"role": "user", "content": _content(rest, "parts", keep)})
+        return
+
+    role = m.extra.get(H.ROLE, m.role) if keep else m.role
+    d: dict[str, Any] = {"role": role}
+    calls = [b for b in m.content if isinstance(b, ToolCallBlock)]
+    rest = [b for b in m.content if not isinstance(b, (ToolCallBlock, ThinkingBlock))]
+    if m.content_form == "null" and not rest:
+        d["content"] = None
+    elif not rest:
+        d["content"] = None if calls else ""
+    else:
+        d["content"] = _content(rest, m.content_form, keep)
+    if m.name:
+        d["name"] = m.name
+    legacy = [c for c in calls if keep and c.extra.get(H.LEGACY)]
+    modern = [c for c in calls if not (keep and c.extra.get(H.LEGACY))]
+    if modern:
+        d["tool_calls"] = [_dump_call(c, keep) for c in modern]
+    if legacy:
+        c = legacy[0]
+        fc: dict[str, Any] = {"name": c.name, "arguments": _arguments_value(c)}
+        d["function_call"] = H.emit_extra(fc, c.extra.get(H.NESTED) or {})
+    H.emit_extra(d, m.extra, keep)
+    out.append(d)
+
+
+def _content(blocks: list[Any], form: str, keep: bool) -> str | list[dict]:
+    texts_only = all(isinstance(b, TextBlock) and (not keep or not b.extra) for b in blocks)
+    if texts_only and (form == "string" or (form != "parts" and len(blocks) == 1)):
+        return "\n".join(b.text for b in blocks)
+    return [_dump_part(b, keep) for b in blocks]
+
+
+def _dump_part(b: Any, keep: bool) -> dict:
+    if isinstance(b, TextBlock):
+        if H.RAW in b.extra and keep:
+            return b.extra[H.RAW]
+        return H.emit_extra({"type": "text", "text": b.text}, b.extra, keep)
+    if isinstance(b, ImageBlock):
+        image_url: dict[str, Any] = {"url": image_url_of(b)}
+        if b.detail is not None:
+            image_url["detail"] = b.detail
+        H.emit_extra(image_url, b.extra.get(H.NESTED) or {}, keep)
+        return H.emit_extra({"type": "image_url", "image_url": image_url}, b.extra, keep)
+    if isinstance(b, RawBlock):
+        return b.raw if keep else {"type": "text", "text": b.text}
+    raise TypeError(f"cannot write a {type(b).__name__} as an OpenAI content part")
+
+
+def image_url_of(b: ImageBlock) -> str:
+    """The URL OpenAI takes for an image: a data URL for base64 payloads."""
+    if b.source_kind == "base64" and not b.data.startswith("data:"):
+        return f"data:{b.media_type or 'image/png'};base64,{b.data}"
+    return b.data
+
+
+def _arguments_value(c: ToolCallBlock) -> Any:
+    if c.extra.get(H.ARGS_OBJECT):
+        try:
+            return orjson.loads(c.arguments)
+        except orjson.JSONDecodeError:
+            return c.arguments
+    return c.arguments
+
+
+def _dump_call(c: ToolCallBlock, keep: bool) -> dict:
+    fn: dict[str, Any] = {"name": c.name, "arguments": _arguments_value(c) if keep else c.arguments}
+    d = {"id": c.id, "type": "function", "function": fn}
+    if keep:
+        H.emit_extra(fn, c.extra.get(H.NESTED) or {})
+        H.emit_extra(d, c.extra)
+    return d
+
+
+def _dump_result(r: ToolResultBlock, m: Message, keep: bool) -> dict:
+    content: Any
+    if isinstance(r.content, str):
+        content = None if (m.content_form == "null" and r.content == "" and m.role == "tool") else r.content
+    else:
+        content = [_dump_part(p, keep) for p in r.content]
+    if keep and (r.extra.get(H.LEGACY) or m.extra.get(H.ROLE) == "function"):
+        d = {"role": "function", "name": r.name or m.name or "", "content": content}
+    else:
+        d = {"role": "tool", "tool_call_id": r.tool_call_id, "content": content}
+    return d
+
+
+def _dump_tool(t: ToolDefinition, keep: bool) -> dict:
+    fn: dict[str, Any] = {"name": t.name}
+    if t.description or keep:
+        fn["description"] = t.description
+    fn["parameters"] = t.parameters
+    if not keep:
+        return {"type": "function", "function": fn}
+    if t.extra.get(H.LEGACY) or t.extra.get(H.FLAT):
+        return H.emit_extra(fn, t.extra)
+    H.emit_extra(fn, t.extra.get(H.NESTED) or {})
+    return H.emit_extra({"type": "function", "function": fn}, t.extra)
+
+
+# -- detection -----------------------------------------------------------------------------------
+
+_OPENAI_KEYS = ("tool_calls", "tool_call_id", "function_call")
+_OPENAI_ROLES = frozenset({"system", "developer", "tool", "function"})
+_OPENAI_PARTS = frozenset({"image_url", "input_audio", "file", "refusal"})
+_ANTHROPIC_BLOCKS = frozenset(
+    {"tool_use", "tool_result", "thinking", "redacted_thinking", "image", "document", "server_tool_use"}
+)
+SCAN_MESSAGES = 500
+
+
+def signals(doc: Any) -> tuple[bool, bool]:
+    """``(openai, anthropic)``: whether a parsed document shows features only one provider has."""
+    if isinstance(doc, dict):
+        items = doc.get("messages")
+        anthropic = "system" in doc or str(doc.get("model", "")).startswith("claude")
+        openai = "functions" in doc
+        tools = doc.get("tools")
+        if isinstance(tools, list) and tools and isinstance(tools[0], dict):
+            openai = openai or "function" in tools[0]
+            anthropic = anthropic or "input_schema" in tools[0]
+    else:
+        items, openai, anthropic = doc, False, False
+    if not isinstance(items, list):
+        return openai, anthropic
+    for d in items[:SCAN_MESSAGES]:
+        if not isinstance(d, dict):
+            continue
+        if d.get("role") in _OPENAI_ROLES or any(k in d for k in _OPENAI_KEYS):
+            openai = True
+        content = d.get("content")
+        if isinstance(content, list):
+            for p in content:
+                if isinstance(p, dict):
+                    kind = p.get("type")
+                    if kind in _OPENAI_PARTS:
+                        openai = True
+                    elif kind in _ANTHROPIC_BLOCKS:
+                        anthropic = True
+        if openai and anthropic:
+            break
+    return openai, anthropic
+
+
+def is_message_list(items: Any) -> bool:
+    return isinstance(items, list) and all(isinstance(d, dict) and "role" in d for d in items[:SCAN_MESSAGES])
+
+
+def looks_like_broken_json(probe: Probe) -> bool:
+    """Starts like a JSON document, does not parse, and its first line is not a JSON value of its
+    own (so it is not JSONL): a malformed document whose decoder error the reader should report."""
+    head = probe.head.lstrip()
+    return head[:1] in (b"{", b"[") and probe.document is None and probe.first_line is None
+
+
+def detect(probe: Probe) -> int:
+    doc = probe.document
+    if doc is None:
+        return 1 if looks_like_broken_json(probe) else 0
+    if isinstance(doc, dict) and "messages" not in doc:
+        return 0
+    remember(probe, doc)
+    items = doc if isinstance(doc, list) else doc["messages"]
+    if not is_message_list(items):
+        return 1  # right container, wrong contents: the reader names the bad path
+    openai, anthropic = signals(doc)
+    if openai:
+        return 90
+    if anthropic:
+        return 5
+    return 60
+
+
+register(
+    Format(
+        name=NAME,
+        description="OpenAI Chat Completions messages (a JSON list, or an object with \"messages\")",
+        detect=detect,
+        read=read,
+        write=write,
+        suffix=".json",
+    )
+)
