@@ -1,0 +1,383 @@
+"""``context-inspector``: open the TUI on a session, or run one of the subcommands.
+
+    context-inspector [SESSION] [--theme NAME] [--follow/--no-follow] [--format NAME] [--encoding NAME]
+    context-inspector info SESSION [--json]
+    context-inspector schema
+    context-inspector plan SESSION --strategy tool_pruning,sliding_window --budget 8000 [--at CALL] [--json]
+    context-inspector replay SESSION --strategy tool_pruning [--json]
+    context-inspector compare SESSION --budget 8000 [--json]
+    context-inspector export SESSION --strategy fifo --budget 8000 --to anthropic -o request.json
+
+A first argument that is not a subcommand is the SESSION for the TUI. Bad input and bad option
+values print one paragraph to stderr and exit with code 2, never a traceback. Textual is imported
+only when the TUI opens, so ``--json`` runs stay light.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any, NoReturn
+
+from .. import __version__
+from ..tokens import ENCODINGS
+from .options import UsageError, add_session_options, add_strategy_options, make_settings, settings_kwargs
+
+PROG = "context-inspector"
+EXIT_USAGE = 2
+
+#: Pipelines ``compare`` shows after the single strategies (only those whose parts exist).
+COMPARE_PIPELINES = (
+    "tool_pruning,sliding_window",
+    "tool_pruning,truncate_results",
+    "truncate_results,fifo",
+    "clear_tool_uses,fifo",
+)
+
+
+SUMMARIES = {
+    "info": "format, messages, turns, model calls, tokens by unit kind and per tool, recorded usage",
+    "schema": "the JSON Schema of the inspector's JSONL session format",
+    "plan": "what a strategy or pipeline does to every message at one model call, and why",
+    "replay": "input tokens of every model call, without and with a strategy",
+    "compare": "every strategy and a few pipelines side by side",
+    "export": "the pruned history as an OpenAI or Anthropic request body",
+}
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one paragraph (no usage dump) and exit code 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}. See '{self.prog} --help'.\n")
+
+
+# ------------------------------------------------------------------------------------------
+# parsers
+
+
+def _tui_parser() -> Parser:
+    p = Parser(
+        prog=PROG,
+        description=(
+            "See an LLM agent's context the way the model sees it, and what each pruning strategy would do to it. "
+            "Without a subcommand, opens the interactive viewer on SESSION (a bundled sample when omitted)."
+        ),
+        epilog="subcommands (run '%(prog)s SUBCOMMAND --help'):\n"
+        + "\n".join(f"  {name:<9} {text}" for name, text in SUMMARIES.items())
+        + "\n\nA session file named like a subcommand can be opened as ./NAME.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("session", metavar="SESSION", nargs="?", help="session file (default: a bundled sample)")
+    p.add_argument("--theme", metavar="NAME", help="colour theme")
+    p.add_argument("--follow", action=argparse.BooleanOptionalAction, default=None, help="follow a growing JSONL file")
+    p.add_argument("--format", metavar="NAME", help="force a format instead of detecting it")
+    p.add_argument("--encoding", choices=ENCODINGS, default="cl100k_base", help="token counter (default: cl100k_base)")
+    p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    return p
+
+
+def _sub_parsers() -> dict[str, Parser]:
+    parsers: dict[str, Parser] = {}
+
+    def new(name: str, description: str) -> Parser:
+        parser = Parser(prog=f"{PROG} {name}", description=description)
+        parsers[name] = parser
+        return parser
+
+    p = new("info", "Format, messages, turns, model calls, tokens by unit kind, the largest messages, tokens per tool, "
+                    "and the usage the file recorded.")
+    add_session_options(p)
+    p.add_argument("--json", action="store_true", help="print JSON instead of tables")
+    p.add_argument("--largest", type=int, default=10, metavar="N", help="how many of the largest messages to list")
+
+    new("schema", "Print the JSON Schema of the inspector's own JSONL session format.")
+
+    p = new("plan", "What a strategy (or pipeline) does to every message at one model call, and why.")
+    add_session_options(p)
+    add_strategy_options(p)
+    p.add_argument("--at", type=int, metavar="CALL", help="plan the input of model call CALL (1-based; -1 = last); default: the next call")
+    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+    p = new("replay", "Input tokens of every model call, as recorded and under the strategy.")
+    add_session_options(p)
+    add_strategy_options(p)
+    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+    p = new("compare", "Every strategy and a few pipelines side by side: tokens, replay total, saving, validity.")
+    add_session_options(p)
+    add_strategy_options(p)
+    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+    p = new("export", "Write the pruned history as a request body that OpenAI or Anthropic accepts.")
+    add_session_options(p)
+    add_strategy_options(p)
+    p.add_argument("--at", type=int, metavar="CALL", help="export the input of model call CALL; default: the next call")
+    p.add_argument("--to", choices=("openai", "anthropic"), required=True, help="provider whose request shape to write")
+    p.add_argument("-o", "--output", required=True, metavar="OUT", help="file to write ('-' for standard output)")
+    return parsers
+
+
+# ------------------------------------------------------------------------------------------
+# shared steps
+
+
+def _load(args: argparse.Namespace):
+    """Read and count the session: the one expensive step every command shares."""
+    import inspector
+
+    from ..tokens import EncodingUnavailable
+    from .report import default_profile
+
+    session = inspector.load(args.session, args.format)
+    profile = getattr(args, "profile", None) or default_profile(session.format)
+    try:
+        return inspector.analyze(session, args.encoding, profile)
+    except EncodingUnavailable as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _pipeline(args: argparse.Namespace) -> tuple[str, ...]:
+    from ..strategies import parse_pipeline
+
+    return parse_pipeline(args.strategy or "")
+
+
+def _check_call(analysis, at: int | None) -> int | None:
+    if at is None:
+        return None
+    count = len(analysis.view.calls)
+    if count == 0:
+        raise UsageError(f"--at {at}: {analysis.session.path} has no model calls (no assistant messages).")
+    if at == 0 or abs(at) > count:
+        raise UsageError(f"--at {at}: model calls are numbered 1 to {count} (or -1 to -{count} from the end).")
+    return at if at > 0 else count + 1 + at
+
+
+def _print_json(obj: Any) -> None:
+    sys.stdout.write(json.dumps(obj, indent=2, ensure_ascii=False) + "\n")
+
+
+# ------------------------------------------------------------------------------------------
+# commands
+
+
+def cmd_info(args: argparse.Namespace) -> int:
+    from .report import info_report
+
+    analysis = _load(args)
+    report = info_report(analysis, largest=max(0, args.largest))
+    if args.json:
+        _print_json(report)
+    else:
+        from .render import console, render_info
+
+        render_info(report, console())
+    return 0
+
+
+def cmd_schema(args: argparse.Namespace) -> int:
+    from ..schema import jsonl_schema
+
+    _print_json(jsonl_schema())
+    return 0
+
+
+def cmd_plan(args: argparse.Namespace) -> int:
+    from ..strategies import plan as run_plan
+    from .report import plan_report
+
+    pipeline = _pipeline(args)
+    settings = make_settings(settings_kwargs(args))
+    analysis = _load(args)
+    at = _check_call(analysis, args.at)
+    result = run_plan(analysis.view, analysis.table, pipeline, settings, at)
+    report = plan_report(analysis, result)
+    if args.json:
+        _print_json(report)
+    else:
+        from .render import console, render_plan
+
+        render_plan(report, console())
+    return 0
+
+
+def _replay(analysis, pipeline: Sequence[str], settings):
+    from ..replay import replay
+
+    return replay(analysis.view, analysis.table, pipeline, settings)
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from ..strategies import plan as run_plan
+    from .report import pipeline_report, replay_report
+
+    pipeline = _pipeline(args)
+    settings = make_settings(settings_kwargs(args))
+    analysis = _load(args)
+    result = _replay(analysis, pipeline, settings)
+    described = pipeline_report(run_plan(analysis.view, analysis.table, pipeline, settings, None)) if pipeline else []
+    report = replay_report(analysis, result, described)
+    if args.json:
+        _print_json(report)
+    else:
+        from .render import console, render_replay
+
+        render_replay(report, console())
+    return 0
+
+
+def compare_rows(analysis, settings, pipelines: Sequence[tuple[str, ...]]) -> list[dict[str, Any]]:
+    """One row per pipeline: tokens at the last call, replay total, saving, validity."""
+    from ..strategies import plan as run_plan
+
+    at = len(analysis.view.calls) or None
+    rows = []
+    baseline_total = None
+    for names in [()] + list(pipelines):
+        p = run_plan(analysis.view, analysis.table, names, settings, at)
+        result = _replay(analysis, names, settings)
+        total = result.total
+        if baseline_total is None:
+            baseline_total = result.baseline_total
+        violations = p.violations
+        rows.append(
+            {
+                "pipeline": ",".join(names) or "none",
+                "tokens_last_call": p.tokens_after,
+                "replay_total": total,
+                "saving_pct": round(100.0 * (baseline_total - total) / baseline_total, 1) if baseline_total else 0.0,
+                "valid": {provider: not items for provider, items in violations.items()},
+                "violations": {provider: len(items) for provider, items in violations.items()},
+            }
+        )
+    return rows
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from ..strategies import STRATEGIES, parse_pipeline
+    from .report import session_report
+
+    settings = make_settings(settings_kwargs(args))
+    if args.strategy:
+        pipelines = [tuple(parse_pipeline(p)) for p in args.strategy.split(";") if p.strip()]
+    else:
+        pipelines = [(name,) for name in STRATEGIES]
+        pipelines += [tuple(p.split(",")) for p in COMPARE_PIPELINES if all(s in STRATEGIES for s in p.split(","))]
+    analysis = _load(args)
+    rows = compare_rows(analysis, settings, pipelines)
+    last = analysis.view.calls[-1].number if analysis.view.calls else None
+    report = {
+        "session": session_report(analysis),
+        "encoding": analysis.table.encoding,
+        "profile": analysis.table.profile,
+        "at_call": last,
+        "settings": {k: (list(v) if isinstance(v, tuple) else v) for k, v in settings.model_dump().items()},
+        "rows": rows,
+    }
+    if args.json:
+        _print_json(report)
+    else:
+        from .render import console, render_compare
+
+        render_compare(report, console())
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from ..export import export_request, write_export
+    from ..strategies import plan as run_plan
+
+    pipeline = _pipeline(args)
+    settings = make_settings(settings_kwargs(args))
+    analysis = _load(args)
+    at = _check_call(analysis, args.at)
+    result = run_plan(analysis.view, analysis.table, pipeline, settings, at)
+    body = export_request(result, args.to)
+    if args.output == "-":
+        _print_json(body)
+        return 0
+    write_export(body, args.output, args.session)
+    sent = len(body.get("messages", ()))
+    sys.stderr.write(
+        f"wrote {args.output}: {args.to} request body with {sent} messages "
+        f"({result.tokens_after:,} tokens by {analysis.table.encoding}, {analysis.table.profile} profile; "
+        f"{result.tokens_before:,} before {','.join(pipeline) or 'no strategy'}).\n"
+    )
+    return 0
+
+
+def cmd_tui(args: argparse.Namespace) -> int:
+    from .samples import sample_path
+
+    path = args.session or str(sample_path())
+    # Bad input gets the same one-paragraph error as the subcommands, before the screen changes.
+    from .. import formats
+    from ..formats import builtin  # noqa: F401  (registers the built-in readers)
+
+    formats.get_format(args.format) if args.format else formats.detect(path)
+    from ..tui.app import run
+
+    return run(path, theme=args.theme, follow=args.follow, format=args.format, encoding=args.encoding)
+
+
+COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "info": cmd_info,
+    "schema": cmd_schema,
+    "plan": cmd_plan,
+    "replay": cmd_replay,
+    "compare": cmd_compare,
+    "export": cmd_export,
+}
+
+
+# ------------------------------------------------------------------------------------------
+# entry point
+
+
+def _expected_errors() -> tuple[type[BaseException], ...]:
+    from ..formats import SessionFormatError
+    from ..strategies import UnknownStrategy
+    from ..tokens import EncodingUnavailable
+
+    errors: list[type[BaseException]] = [SessionFormatError, UnknownStrategy, EncodingUnavailable, UsageError]
+    try:
+        from .. import export
+
+        errors += [e for e in (getattr(export, "ExportError", None),) if isinstance(e, type)]
+    except ImportError:
+        pass
+    return tuple(errors)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] in COMMANDS:
+        name = argv[0]
+        parser = _sub_parsers()[name]
+        prog = parser.prog
+        args = parser.parse_args(argv[1:])
+        command = COMMANDS[name]
+    else:
+        parser = _tui_parser()
+        prog = parser.prog
+        args = parser.parse_args(argv)
+        command = cmd_tui
+    try:
+        return command(args)
+    except _expected_errors() as exc:
+        sys.stderr.write(f"{prog}: error: {exc}\n")
+        return EXIT_USAGE
+    except BrokenPipeError:  # `context-inspector info x | head`
+        sys.stderr.close()
+        return 0
+    except OSError as exc:  # writing the export, reading a file that vanished...
+        where = f" {exc.filename}:" if getattr(exc, "filename", None) else ""
+        sys.stderr.write(f"{prog}: error:{where} {exc.strerror or exc}.\n")
+        return EXIT_USAGE
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -1,0 +1,314 @@
+"""Rich tables for the CLI, drawn from the report dicts of :mod:`inspector.cli.report`.
+
+Every cell is a :class:`rich.text.Text`: session text is data and is never parsed as markup
+(a message containing ``[bold]`` shows those characters). Previews arrive already stripped of
+control characters.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from rich import box
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+STATUS_STYLES = {
+    "kept": "",
+    "dropped": "red",
+    "truncated": "yellow",
+    "summarized": "magenta",
+    "cleared": "cyan",
+    "inserted": "green",
+}
+
+
+def console() -> Console:
+    """A console on stdout; 120 columns when stdout is not a terminal (pipes, files, tests)."""
+    c = Console(highlight=False)
+    if not c.is_terminal and not os.environ.get("COLUMNS"):
+        c = Console(highlight=False, width=120)
+    return c
+
+
+def T(value: Any, style: str = "") -> Text:
+    """A plain Text cell (never markup); None becomes an empty cell."""
+    if value is None:
+        return Text("")
+    return Text(str(value), style=style)
+
+
+def N(value: int | float | None, style: str = "") -> Text:
+    """A number with thousands separators."""
+    if value is None:
+        return Text("")
+    if isinstance(value, float):
+        return Text(f"{value:,.1f}", style=style)
+    return Text(f"{value:,}", style=style)
+
+
+def _pct(part: int, whole: int) -> str:
+    return f"{100.0 * part / whole:.1f}%" if whole else "-"
+
+
+def _line(*parts: tuple[str, str] | str) -> Text:
+    text = Text()
+    for part in parts:
+        if isinstance(part, tuple):
+            text.append(part[0], style=part[1])
+        else:
+            text.append(part)
+    return text
+
+
+def _session_line(report: dict[str, Any]) -> Text:
+    s = report["session"]
+    return _line(
+        (str(s["path"]), "bold"),
+        f"  format {s['format']}: {s['messages']:,} messages, {s['turns']:,} turns, {s['model_calls']:,} model calls",
+    )
+
+
+def _counting_line(report: dict[str, Any], exact: bool | None = None) -> Text:
+    how = "" if exact is None else (" (exact)" if exact else " (estimate)")
+    return Text(f"Tokens counted with {report['encoding']}{how}, {report['profile']} message framing.", style="dim")
+
+
+# ------------------------------------------------------------------------------------------
+# info
+
+
+def render_info(report: dict[str, Any], out: Console) -> None:
+    out.print(_session_line(report))
+    out.print(_counting_line(report, report["exact"]))
+    tokens = report["tokens"]
+    total = tokens["total"]
+
+    table = Table(title=Text("Tokens by unit kind", style="bold"), box=box.SIMPLE_HEAD, title_justify="left", show_footer=True)
+    table.add_column(T("kind"), footer=T("total"))
+    table.add_column(T("units"), justify="right")
+    table.add_column(T("tokens"), justify="right", footer=N(total))
+    table.add_column(T("share"), justify="right", footer=T("100.0%"))
+    for kind, value in tokens["by_unit_kind"].items():
+        table.add_row(T(kind), N(tokens["units_by_kind"][kind]), N(value), T(_pct(value, total)))
+    table.add_row(T("tool definitions"), T(f"{report['tool_definitions']} tools"), N(tokens["tool_definitions"]),
+                  T(_pct(tokens["tool_definitions"], total)), style="dim")
+    table.add_row(T("reply priming"), T(""), N(tokens["reply_priming"]), T(_pct(tokens["reply_priming"], total)), style="dim")
+    out.print(table)
+    note = (
+        f"Every message in the file ({tokens['messages']:,}) plus what each request adds once: the tool definitions "
+        f"({tokens['tool_definitions']:,}) and the tokens that prime the reply ({tokens['reply_priming']:,})."
+    )
+    nxt = report["context_next_call"]
+    if nxt["compaction_at"] is not None:
+        note += (
+            f" The file records a compaction at message {nxt['compaction_at']}: the next call is sent "
+            f"{nxt['tokens']:,} tokens (system prompts and everything from the compaction on)."
+        )
+    out.print(Text(note, style="dim"))
+
+    if report["largest_messages"]:
+        table = Table(title=Text(f"{len(report['largest_messages'])} largest messages", style="bold"),
+                      box=box.SIMPLE_HEAD, title_justify="left")
+        for name, justify in (("#", "right"), ("role", "left"), ("unit", "left"), ("turn", "right"),
+                              ("tokens", "right"), ("tool", "left"), ("preview", "left")):
+            if name == "preview":
+                table.add_column(T(name), no_wrap=True, overflow="ellipsis", ratio=1)
+            else:
+                table.add_column(T(name), justify=justify, no_wrap=True)
+        for row in report["largest_messages"]:
+            table.add_row(N(row["index"]), T(row["role"]), T(row["unit"]), N(row["turn"]), N(row["tokens"]),
+                          T(", ".join(row["tools"])), T(row["preview"]))
+        out.print(table)
+
+    if report["tools"]:
+        table = Table(title=Text("Tokens per tool (content of calls and results)", style="bold"),
+                      box=box.SIMPLE_HEAD, title_justify="left")
+        for name in ("tool", "calls", "results", "call tokens", "result tokens", "total", "share"):
+            table.add_column(T(name), justify="left" if name == "tool" else "right")
+        for row in report["tools"]:
+            table.add_row(T(row["tool"]), N(row["calls"]), N(row["results"]), N(row["call_tokens"]),
+                          N(row["result_tokens"]), N(row["tokens"]), T(_pct(row["tokens"], total)))
+        out.print(table)
+        out.print(Text("Per-tool figures count the call's name and arguments and the result's content; "
+                       "the message framing around them is in the unit totals above.", style="dim"))
+
+    usage = report["usage"]
+    if usage:
+        render_usage(usage, out)
+
+    flags = {k: v for k, v in report["flags"].items() if v and k != "final_answer"}
+    if flags:
+        out.print(Text("Flags: " + ", ".join(f"{k.replace('_', ' ')} {v:,}" for k, v in flags.items())))
+    skipped = report["skipped"]
+    if skipped:
+        table = Table(title=Text(f"Skipped {len(skipped):,} records", style="bold"), box=box.SIMPLE_HEAD, title_justify="left")
+        table.add_column(T("where"))
+        table.add_column(T("kind"))
+        table.add_column(T("reason"))
+        for row in skipped[:50]:
+            table.add_row(T(row["where"]), T(row["kind"]), T(row["reason"]))
+        out.print(table)
+        if len(skipped) > 50:
+            out.print(Text(f"... and {len(skipped) - 50:,} more (see --json).", style="dim"))
+
+
+def render_usage(usage: dict[str, Any], out: Console, limit: int = 60) -> None:
+    table = Table(title=Text("Recorded usage per model call, beside our estimate", style="bold"),
+                  box=box.SIMPLE_HEAD, title_justify="left", show_footer=True)
+    table.add_column(T("call"), justify="right", footer=T("total"))
+    table.add_column(T("msg"), justify="right")
+    table.add_column(T("turn"), justify="right")
+    table.add_column(T("input"), justify="right")
+    table.add_column(T("cache read"), justify="right")
+    table.add_column(T("cache write"), justify="right")
+    table.add_column(T("recorded"), justify="right", footer=N(usage["recorded_input_total"]))
+    table.add_column(T("estimate"), justify="right", footer=N(usage["estimate_total"]))
+    table.add_column(T("diff"), justify="right")
+    for row in usage["calls"][:limit]:
+        diff = row["estimate"] - row["recorded"]
+        table.add_row(N(row["call"]), N(row["message_index"]), N(row["turn"]), N(row["input_tokens"]),
+                      N(row["cache_read_input_tokens"]), N(row["cache_creation_input_tokens"]), N(row["recorded"]),
+                      N(row["estimate"]), T(f"{diff:+,}"))
+    out.print(table)
+    more = len(usage["calls"]) - limit
+    tail = f" {more:,} more calls in --json." if more > 0 else ""
+    pct = usage["estimate_vs_recorded_pct"]
+    out.print(Text(
+        f"{usage['calls_with_usage']:,} calls recorded usage; recorded = input + cache read + cache write. "
+        f"The estimate is {pct:+.1f}% against the recorded total.{tail}" if pct is not None else tail,
+        style="dim",
+    ))
+
+
+# ------------------------------------------------------------------------------------------
+# plan
+
+
+def _pipeline_text(pipeline: list[dict[str, Any]]) -> str:
+    if not pipeline:
+        return "no strategy"
+    parts = []
+    for stage in pipeline:
+        params = ", ".join(f"{k}={v}" for k, v in stage["params"].items())
+        parts.append(f"{stage['strategy']}({params})")
+    return " -> ".join(parts)
+
+
+def render_plan(report: dict[str, Any], out: Console) -> None:
+    out.print(_session_line(report))
+    out.print(_counting_line(report))
+    at = report["at_call"]
+    out.print(Text(
+        (f"Input of model call {at}" if at else "Input of the next model call")
+        + f" (current turn {report['current_turn']}); pipeline: {_pipeline_text(report['pipeline'])}",
+    ))
+    table = Table(box=box.SIMPLE_HEAD, show_footer=True)
+    table.add_column(T("#"), justify="right", footer=T("total"))
+    table.add_column(T("role"))
+    table.add_column(T("unit"))
+    table.add_column(T("turn"), justify="right")
+    table.add_column(T("tokens"), justify="right", footer=N(report["tokens_before"]))
+    table.add_column(T("after"), justify="right", footer=N(report["tokens_after"]))
+    table.add_column(T("status"))
+    table.add_column(T("reason"), overflow="fold")
+    for row in report["messages"]:
+        style = STATUS_STYLES.get(row["status"], "")
+        unit = row["unit"] if row["unit_id"] is None else f"{row['unit']} #{row['unit_id']}"
+        table.add_row(
+            T("+" if row["index"] is None else row["index"]),
+            T(row["role"]),
+            T(unit),
+            N(row["turn"]),
+            N(row["tokens"]),
+            N(row["tokens_after"]),
+            T(row["status"], style),
+            T(row["reason"], "dim" if row["status"] == "kept" else style),
+        )
+    out.print(table)
+    out.print(_totals_text(report))
+    for stage in report["stages"]:
+        out.print(Text(f"  {stage['strategy']}: {stage['tokens_before']:,} -> {stage['tokens_after']:,}", style="dim"))
+    render_violations(report["violations"], out)
+
+
+def _totals_text(report: dict[str, Any]) -> Text:
+    budget = report["budget"]
+    text = Text(f"{report['tokens_before']:,} -> {report['tokens_after']:,} tokens, saving {report['saving']:,} "
+                f"({report['saving_pct']:.1f}%); includes {report['overhead']:,} of tool definitions and reply priming")
+    if budget is not None:
+        fits = report["tokens_after"] <= budget
+        text.append(f"; budget {budget:,}: ")
+        text.append("fits" if fits else "over budget", style="green" if fits else "red")
+    text.append(".")
+    return text
+
+
+PROVIDER_NAMES = {"openai": "OpenAI", "anthropic": "Anthropic"}
+
+
+def render_violations(violations: dict[str, list[dict[str, Any]]], out: Console, limit: int = 10) -> None:
+    for provider, items in violations.items():
+        name = PROVIDER_NAMES.get(provider, provider)
+        if not items:
+            out.print(_line(f"{name}: ", ("valid", "green")))
+            continue
+        out.print(_line(f"{name}: ", (f"{len(items)} violation{'s' if len(items) != 1 else ''}", "red")))
+        for v in items[:limit]:
+            where = "" if v["index"] is None else f"message {v['index']}: "
+            out.print(Text(f"  {where}{v['message']}"))
+        if len(items) > limit:
+            out.print(Text(f"  ... and {len(items) - limit} more", style="dim"))
+
+
+# ------------------------------------------------------------------------------------------
+# replay and compare
+
+
+def render_replay(report: dict[str, Any], out: Console) -> None:
+    out.print(_session_line(report))
+    out.print(_counting_line(report))
+    out.print(Text(f"Pipeline: {_pipeline_text(report['pipeline'])}"))
+    table = Table(box=box.SIMPLE_HEAD, show_footer=True)
+    table.add_column(T("call"), justify="right", footer=T("total"))
+    table.add_column(T("msg"), justify="right")
+    table.add_column(T("turn"), justify="right")
+    table.add_column(T("baseline"), justify="right", footer=N(report["baseline_total"]))
+    table.add_column(T("with pipeline"), justify="right", footer=N(report["total"]))
+    table.add_column(T("saved"), justify="right", footer=N(report["baseline_total"] - report["total"]))
+    for c in report["calls"]:
+        saved = c["baseline_tokens"] - c["tokens"]
+        table.add_row(N(c["call"]), N(c["message_index"]), N(c["turn"]), N(c["baseline_tokens"]), N(c["tokens"]),
+                      N(saved, "green" if saved > 0 else ""))
+    out.print(table)
+    out.print(Text(f"Input tokens over all {len(report['calls']):,} calls: {report['baseline_total']:,} -> "
+                   f"{report['total']:,}, saving {report['savings_pct']:.1f}%."))
+
+
+def render_compare(report: dict[str, Any], out: Console) -> None:
+    out.print(_session_line(report))
+    out.print(_counting_line(report))
+    at = report["at_call"]
+    table = Table(box=box.SIMPLE_HEAD)
+    table.add_column(T("pipeline"))
+    table.add_column(T(f"tokens at call {at}" if at else "tokens"), justify="right")
+    table.add_column(T("replay total"), justify="right")
+    table.add_column(T("saving"), justify="right")
+    table.add_column(T("OpenAI"))
+    table.add_column(T("Anthropic"))
+    for row in report["rows"]:
+        cells = [T(row["pipeline"]), N(row["tokens_last_call"]), N(row["replay_total"]), T(f"{row['saving_pct']:.1f}%")]
+        for provider in ("openai", "anthropic"):
+            n = row["violations"].get(provider, 0)
+            cells.append(T("valid", "green") if n == 0 else T(f"{n} violation{'s' if n != 1 else ''}", "red"))
+        table.add_row(*cells)
+    out.print(table)
+    s = report["settings"]
+    out.print(Text(
+        f"Budget {s['budget']}, window {s['window_turns']} turns, results capped at {s['max_result_tokens']} tokens, "
+        f"summary {s['summary_ratio']} of history in {s['summary_tokens']} tokens, clear_tool_uses trigger "
+        f"{s['trigger']:,} keep {s['keep']}. Saving is over the replay total of every model call.",
+        style="dim",
+    ))

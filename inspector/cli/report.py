@@ -1,0 +1,363 @@
+"""The JSON-ready dicts behind every command: ``info``, ``plan``, ``replay`` and ``compare``.
+
+Each command builds one of these dicts; ``--json`` prints it and :mod:`inspector.cli.render`
+draws the Rich tables from the same dict, so both outputs always show the same numbers.
+Nothing here prints, and nothing here imports Textual.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections import Counter
+from typing import TYPE_CHECKING, Any
+
+from ..model import ImageBlock, Message, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock
+from ..units import FLAG_NAMES, UnitKind
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .. import Analysis
+    from ..replay import Replay
+    from ..strategies import Plan
+
+#: Formats written by Anthropic models' tooling: counted with the ``anthropic`` profile by default.
+ANTHROPIC_FORMATS = frozenset({"anthropic", "claude_code", "claude_trace"})
+
+UNIT_KINDS = tuple(kind.value for kind in UnitKind)
+
+
+def default_profile(format_name: str) -> str:
+    return "anthropic" if format_name in ANTHROPIC_FORMATS else "openai"
+
+
+# ------------------------------------------------------------------------------------------
+# text helpers
+
+
+def preview(text: str, width: int = 60) -> str:
+    """One line of ``text`` for a table cell: control characters removed, whitespace collapsed."""
+    cleaned = []
+    for ch in text[: width * 4]:
+        if ch in "\n\r\t":
+            cleaned.append(" ")
+        elif unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co"):
+            continue
+        else:
+            cleaned.append(ch)
+    line = " ".join("".join(cleaned).split())
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+def message_preview(message: Message, width: int = 60) -> str:
+    """What a person would recognise the message by: its text, else its tool calls or results."""
+    parts: list[str] = []
+    for block in message.content:
+        if isinstance(block, TextBlock) and block.text.strip():
+            parts.append(block.text)
+        elif isinstance(block, ToolCallBlock):
+            parts.append(f"{block.name}({block.arguments})")
+        elif isinstance(block, ToolResultBlock):
+            parts.append(("error: " if block.is_error else "") + block.text)
+        elif isinstance(block, ImageBlock):
+            parts.append(f"[image {block.media_type or ''}]".replace(" ]", "]"))
+        elif isinstance(block, ThinkingBlock):
+            parts.append("(thinking)")
+        if sum(len(p) for p in parts) > width * 2:
+            break
+    return preview(" ".join(parts), width)
+
+
+# ------------------------------------------------------------------------------------------
+# shared pieces
+
+
+def session_report(analysis: Analysis) -> dict[str, Any]:
+    view = analysis.view
+    return {
+        "path": analysis.session.path,
+        "format": analysis.session.format,
+        "messages": len(view),
+        "turns": sum(1 for turn in view.turns if turn.number > 0),
+        "model_calls": len(view.calls),
+    }
+
+
+def _unit_name(analysis: Analysis, index: int) -> tuple[str, int]:
+    view = analysis.view
+    uid = view.unit_of[index]
+    return view.units[uid].kind.value, uid
+
+
+# ------------------------------------------------------------------------------------------
+# info
+
+
+def info_report(analysis: Analysis, largest: int = 10) -> dict[str, Any]:
+    """Everything ``context-inspector info`` shows."""
+    session, view, table = analysis.session, analysis.view, analysis.table
+    messages = session.messages
+    totals = table.totals
+    n = len(view)
+
+    by_kind = {kind: 0 for kind in UNIT_KINDS}
+    count_by_kind = {kind: 0 for kind in UNIT_KINDS}
+    for unit in view.units:
+        kind = unit.kind.value
+        count_by_kind[kind] += 1
+        by_kind[kind] += sum(totals[i] for i in unit.indices)
+    message_tokens = table.prefix[n]
+    total = message_tokens + table.tools + table.reply_priming
+
+    order = sorted(range(n), key=lambda i: (-totals[i], i))[:largest]
+    largest_rows = []
+    for i in order:
+        unit, uid = _unit_name(analysis, i)
+        largest_rows.append(
+            {
+                "index": i,
+                "role": view.roles[i],
+                "unit": unit,
+                "unit_id": uid,
+                "turn": view.turn_of[i],
+                "tokens": totals[i],
+                "tools": list(dict.fromkeys(view.tool_names[i])),
+                "preview": message_preview(messages[i]),
+            }
+        )
+
+    tools: dict[str, dict[str, int]] = {}
+
+    def tool_row(name: str) -> dict[str, int]:
+        return tools.setdefault(name, {"calls": 0, "results": 0, "call_tokens": 0, "result_tokens": 0})
+
+    name_of_call: dict[str, str] = {}
+    for i, message in enumerate(messages):
+        counts = table.counts[i].blocks
+        for k, block in enumerate(message.content):
+            if isinstance(block, ToolCallBlock):
+                name_of_call[block.id] = block.name
+                row = tool_row(block.name)
+                row["calls"] += 1
+                row["call_tokens"] += counts[k]
+            elif isinstance(block, ToolResultBlock):
+                row = tool_row(name_of_call.get(block.tool_call_id) or block.name or "?")
+                row["results"] += 1
+                row["result_tokens"] += counts[k]
+    tool_rows = [
+        {"tool": name, **row, "tokens": row["call_tokens"] + row["result_tokens"]}
+        for name, row in tools.items()
+    ]
+    tool_rows.sort(key=lambda r: (-r["tokens"], r["tool"]))
+
+    flags = Counter()
+    for f in view.flags:
+        for bit, name in FLAG_NAMES.items():
+            if f & bit:
+                flags[name] += 1
+
+    return {
+        "session": session_report(analysis),
+        "encoding": table.encoding,
+        "exact": table.exact,
+        "profile": table.profile,
+        "tokens": {
+            "total": total,
+            "messages": message_tokens,
+            "tool_definitions": table.tools,
+            "reply_priming": table.reply_priming,
+            "by_unit_kind": by_kind,
+            "units_by_kind": count_by_kind,
+        },
+        "context_next_call": next_call_tokens(analysis),
+        "largest_messages": largest_rows,
+        "tools": tool_rows,
+        "tool_definitions": len(session.tools),
+        "flags": {name: flags.get(name, 0) for name in FLAG_NAMES.values()},
+        "usage": usage_report(analysis),
+        "skipped": [{"where": s.where, "reason": s.reason, "kind": s.kind} for s in session.skipped],
+    }
+
+
+def _context_starts(analysis: Analysis) -> list[int]:
+    """Indices of recorded compactions (messages that start a new context)."""
+    return [i for i, m in enumerate(analysis.session.messages) if m.starts_context]
+
+
+def _estimate(analysis: Analysis, system_prefix: list[int], context_start: int, stop: int) -> int:
+    """Input tokens of a request made of messages[:stop] after a compaction at context_start:
+    the system prompts before the compaction, everything from it on, and the overhead."""
+    table = analysis.table
+    return system_prefix[context_start] + table.range_total(context_start, stop) + table.overhead
+
+
+def _system_prefix(analysis: Analysis) -> list[int]:
+    prefix = [0]
+    for role, tokens in zip(analysis.view.roles, analysis.table.totals):
+        prefix.append(prefix[-1] + (tokens if role == "system" else 0))
+    return prefix
+
+
+def next_call_tokens(analysis: Analysis) -> dict[str, Any]:
+    """What the next model call would be sent: everything, unless the file records a compaction."""
+    starts = _context_starts(analysis)
+    start = starts[-1] if starts else 0
+    tokens = _estimate(analysis, _system_prefix(analysis), start, len(analysis.view))
+    return {"tokens": tokens, "compaction_at": start if starts else None}
+
+
+def usage_report(analysis: Analysis) -> dict[str, Any] | None:
+    """Recorded usage next to our estimate for every call that recorded it; None when none did."""
+    view, messages = analysis.view, analysis.session.messages
+    system_prefix = _system_prefix(analysis)
+    rows = []
+    for call in view.calls:
+        usage = messages[call.message_index].usage
+        if usage is None or usage.input_tokens is None:
+            continue
+        estimate = _estimate(analysis, system_prefix, call.context_start, call.message_index)
+        recorded = usage.context_tokens or 0
+        rows.append(
+            {
+                "call": call.number,
+                "message_index": call.message_index,
+                "turn": call.turn,
+                "input_tokens": usage.input_tokens,
+                "cache_read_input_tokens": usage.cache_read_input_tokens or 0,
+                "cache_creation_input_tokens": usage.cache_creation_input_tokens or 0,
+                "output_tokens": usage.output_tokens,
+                "recorded": recorded,
+                "estimate": estimate,
+            }
+        )
+    if not rows:
+        return None
+    recorded_total = sum(r["recorded"] for r in rows)
+    estimate_total = sum(r["estimate"] for r in rows)
+    return {
+        "calls_with_usage": len(rows),
+        "recorded_input_total": recorded_total,
+        "estimate_total": estimate_total,
+        "output_total": sum(r["output_tokens"] or 0 for r in rows),
+        "estimate_vs_recorded_pct": round(100.0 * (estimate_total - recorded_total) / recorded_total, 1)
+        if recorded_total
+        else None,
+        "calls": rows,
+    }
+
+
+# ------------------------------------------------------------------------------------------
+# plan
+
+
+def pipeline_report(plan: Plan) -> list[dict[str, Any]]:
+    from ..strategies import STRATEGIES
+
+    return [
+        {"strategy": name, "params": {p: _jsonable(getattr(plan.settings, p)) for p in STRATEGIES[name].params}}
+        for name in plan.pipeline
+    ]
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return list(value)
+    return value
+
+
+def violations_report(plan: Plan) -> dict[str, list[dict[str, Any]]]:
+    out: dict[str, list[dict[str, Any]]] = {}
+    for provider, items in plan.violations.items():
+        out[provider] = [{"index": v.index, "message": v.message, "source": v.source, "rule": v.rule} for v in items]
+    return out
+
+
+def plan_report(analysis: Analysis, plan: Plan) -> dict[str, Any]:
+    """The ``plan --json`` object (issue 3): a decision for every message the call saw."""
+    view = analysis.view
+    inserted = iter(plan.inserted)
+    rows = []
+    for d in plan.decisions():
+        if d.index is None:
+            ins = next(inserted)
+            rows.append(
+                {
+                    "index": None,
+                    "role": ins.role,
+                    "unit": ins.kind,
+                    "unit_id": None,
+                    "turn": None,
+                    "tokens": 0,
+                    "status": d.status.value,
+                    "tokens_after": d.tokens_after,
+                    "by": d.by,
+                    "reason": d.reason,
+                    "simulated": ins.simulated,
+                    "replaces": list(ins.replaces),
+                }
+            )
+            continue
+        unit, uid = _unit_name(analysis, d.index)
+        rows.append(
+            {
+                "index": d.index,
+                "role": view.roles[d.index],
+                "unit": unit,
+                "unit_id": uid,
+                "turn": view.turn_of[d.index],
+                "tokens": d.tokens,
+                "status": d.status.value,
+                "tokens_after": d.tokens_after,
+                "by": d.by,
+                "reason": d.reason,
+            }
+        )
+    call = plan.call
+    return {
+        "session": session_report(analysis),
+        "encoding": analysis.table.encoding,
+        "profile": analysis.table.profile,
+        "at_call": call.number if call is not None else None,
+        "current_turn": plan.current_turn,
+        "pipeline": pipeline_report(plan),
+        "budget": plan.budget,
+        "tokens_before": plan.tokens_before,
+        "tokens_after": plan.tokens_after,
+        "saving": plan.saving,
+        "saving_pct": round(plan.saving_pct, 1),
+        "overhead": analysis.table.overhead,
+        "stages": [
+            {"strategy": s.strategy, "tokens_before": s.tokens_before, "tokens_after": s.tokens_after}
+            for s in plan.stages
+        ],
+        "messages": rows,
+        "violations": violations_report(plan),
+    }
+
+
+# ------------------------------------------------------------------------------------------
+# replay
+
+
+def replay_report(analysis: Analysis, result: Replay, pipeline: list[dict[str, Any]]) -> dict[str, Any]:
+    """The ``replay --json`` object: per model call, the baseline and the pruned input tokens
+    (``recorded_tokens``: the usage the file recorded for the call, when it has one)."""
+    calls = [
+        {
+            "call": c.call,
+            "message_index": c.message_index,
+            "turn": c.turn,
+            "baseline_tokens": c.baseline_tokens,
+            "tokens": c.tokens,
+            "recorded_tokens": c.recorded_tokens,
+        }
+        for c in result.calls
+    ]
+    return {
+        "session": session_report(analysis),
+        "encoding": analysis.table.encoding,
+        "profile": analysis.table.profile,
+        "pipeline": pipeline,
+        "calls": calls,
+        "baseline_total": result.baseline_total,
+        "total": result.total,
+        "savings_pct": round(result.savings_pct, 1),
+    }
