@@ -3,3 +3,6 @@
 from . import openai_chat  # noqa: F401
 from . import anthropic  # noqa: F401
 from . import jsonl  # noqa: F401
+from . import claude_code  # noqa: F401
+from . import codex  # noqa: F401
+from . import openai_responses  # noqa: F401

@@ -1,0 +1,499 @@
+"""Claude Code transcripts: ``~/.claude/projects/<slug>/<sessionId>.jsonl``, one entry per line.
+
+How the file becomes a :class:`~inspector.model.Session`:
+
+- **Main chain.** Entries point at their predecessor with ``parentUuid``. Lines are taken in
+  file order; a human prompt whose parent is an earlier entry than the newest one is a rewind
+  (the user went back and edited a prompt), so the messages after that parent leave the main
+  chain (reported in ``Session.skipped`` as ``abandoned branch (rewound)``). Entries whose uuid was
+  already seen (a resume replaying earlier lines) are skipped.
+- **One model response, one message.** Claude Code writes each content block of an API response
+  on its own line, repeating ``message.id`` / ``requestId`` and a partial ``usage``. Lines of the
+  same response merge back into one assistant message (usage per field the largest seen, so it is
+  counted once per call), even when a tool result line was written between two of its blocks.
+  Consecutive user lines carrying tool results merge into one user message, as Claude Code does
+  before it sends them.
+- **Sidechains.** Entries with ``isSidechain`` (inline, older versions) and the sub-agent files
+  next to the session (``<sessionId>/subagents/agent-*.jsonl``, 2.0.x ``agent-*.jsonl`` with the
+  same ``sessionId``) go to ``Session.sidechains`` keyed by ``agentId``. Opening an
+  ``agent-*.jsonl`` file itself reads it as the main chain.
+- **Compaction.** A ``system``/``compact_boundary`` entry and the ``isCompactSummary`` user entry
+  after it become one message: the summary, with ``starts_context=True`` and the boundary's
+  metadata in ``extra["compact_boundary"]``. Everything before stays in the session; the units
+  module makes later calls' context start at the summary, so earlier messages show as no longer sent.
+- **Skipped on purpose** (``kind="ignored"``, ``reason`` = the record type): ``progress``,
+  ``file-history-snapshot``, ``queue-operation``, ``attachment``, titles, other ``system``
+  subtypes (``system/turn_duration``...), synthetic API-error replies and any unknown record type.
+  Unknown fields never fail a line.
+- **Usage.** ``message.usage`` of each response -> :class:`~inspector.model.Usage` (input, output,
+  cache read, cache creation kept apart; Anthropic's ``input_tokens`` excludes cached input).
+
+The headless ``claude -p --output-format stream-json`` log (``session_id``, no ``parentUuid``) reads
+the same way; its ``parent_tool_use_id`` messages are sidechains.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from ..model import (
+    Block,
+    ImageBlock,
+    Message,
+    RawBlock,
+    ResultPart,
+    Session,
+    SourceRef,
+    TextBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+    ToolResultBlock,
+    Usage,
+)
+from .base import Format, Probe, SessionFormatError, register
+from .records import head_records, ignored, int_or_none, iter_lines, json_text, parse_line
+
+NAME = "claude_code"
+
+#: Record types that carry no conversation (seen in 2.0.x-2.1.x files); any other unknown type is
+#: skipped the same way.
+BOOKKEEPING = frozenset(
+    {
+        "progress",
+        "file-history-snapshot",
+        "queue-operation",
+        "summary",
+        "custom-title",
+        "ai-title",
+        "last-prompt",
+        "agent-name",
+        "permission-mode",
+        "pr-link",
+        "worktree-state",
+        "agent-setting",
+        "bridge-session",
+        "attachment",
+    }
+)
+REWOUND = "abandoned branch (rewound)"
+
+
+# --- block conversion (Anthropic message content) ---------------------------------------------
+
+
+def _image(block: dict[str, Any]) -> ImageBlock:
+    source = block.get("source") if isinstance(block.get("source"), dict) else {}
+    kind = source.get("type")
+    data = source.get("data") or source.get("url") or source.get("file_id") or ""
+    return ImageBlock(
+        media_type=source.get("media_type"),
+        source_kind=kind if kind in ("base64", "url", "file") else "url",
+        data=str(data),
+    )
+
+
+def _block_text(block: dict[str, Any]) -> str:
+    for key in ("text", "content", "thinking"):
+        value = block.get(key)
+        if isinstance(value, str):
+            return value
+    return ""
+
+
+def _result_content(content: Any) -> str | list[ResultPart]:
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return json_text(content)
+    parts: list[ResultPart] = []
+    for part in content:
+        if not isinstance(part, dict):
+            parts.append(TextBlock(text=str(part)))
+        elif part.get("type") == "image":
+            parts.append(_image(part))
+        elif part.get("type") == "text":
+            parts.append(TextBlock(text=str(part.get("text", ""))))
+        else:  # tool_reference, search_result...: keep the block, count its text
+            parts.append(TextBlock(text=_block_text(part), extra={"block": part}))
+    return parts
+
+
+def convert_blocks(content: Any) -> tuple[list[Block], str]:
+    """Anthropic message ``content`` (string or blocks) -> model blocks and the content form."""
+    if content is None:
+        return [], "null"
+    if isinstance(content, str):
+        return ([TextBlock(text=content)] if content else []), "string"
+    if not isinstance(content, list):
+        return [RawBlock(raw={"content": content}, text=json_text(content))], "blocks"
+    blocks: list[Block] = []
+    for b in content:
+        if not isinstance(b, dict):
+            blocks.append(TextBlock(text=str(b)))
+            continue
+        t = b.get("type")
+        if t == "text":
+            rest = {k: v for k, v in b.items() if k not in ("type", "text")}
+            blocks.append(TextBlock(text=str(b.get("text", "")), extra=rest))
+        elif t == "tool_use":
+            blocks.append(ToolCallBlock(id=str(b.get("id", "")), name=str(b.get("name", "")), arguments=json_text(b.get("input", {}))))
+        elif t == "tool_result":
+            blocks.append(
+                ToolResultBlock(
+                    tool_call_id=str(b.get("tool_use_id", "")),
+                    content=_result_content(b.get("content")),
+                    is_error=bool(b.get("is_error")),
+                )
+            )
+        elif t == "thinking":
+            blocks.append(ThinkingBlock(thinking=str(b.get("thinking", "")), signature=b.get("signature")))
+        elif t == "redacted_thinking":
+            blocks.append(ThinkingBlock(thinking=str(b.get("data", "")), redacted=True))
+        elif t == "image":
+            blocks.append(_image(b))
+        else:  # document, server_tool_use, web_search_tool_result, compaction, unknown...
+            blocks.append(RawBlock(raw=b, text=_block_text(b)))
+    return blocks, "blocks"
+
+
+def usage_of(raw: Any) -> Usage | None:
+    if not isinstance(raw, dict):
+        return None
+    return Usage(
+        input_tokens=int_or_none(raw.get("input_tokens")),
+        output_tokens=int_or_none(raw.get("output_tokens")),
+        cache_read_input_tokens=int_or_none(raw.get("cache_read_input_tokens")),
+        cache_creation_input_tokens=int_or_none(raw.get("cache_creation_input_tokens")),
+    )
+
+
+def _merge_usage(old: Usage | None, new: Usage | None) -> Usage | None:
+    if old is None or new is None:
+        return new or old
+    fields = {}
+    for name in ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"):
+        a, b = getattr(old, name), getattr(new, name)
+        fields[name] = b if a is None else a if b is None else max(a, b)
+    return Usage(**fields)
+
+
+# --- one conversation (the main chain or one sidechain) ----------------------------------------
+
+
+class _Conversation:
+    """Messages of one chain, with the block-per-line and tool-result merging."""
+
+    def __init__(self, messages: list[Message], file: str | None = None) -> None:
+        self.messages = messages
+        self.file = file
+        self.last_assistant: int | None = None
+        self.pending_boundary: dict[str, Any] | None = None
+        self.dirty = 0  # first index changed since the last take()
+
+    def _touch(self, index: int) -> None:
+        self.dirty = min(self.dirty, index)
+
+    def truncate(self, keep: int) -> list[Message]:
+        dropped = self.messages[keep:]
+        del self.messages[keep:]
+        self._touch(keep)
+        self.last_assistant = next((i for i in range(keep - 1, -1, -1) if self.messages[i].role == "assistant"), None)
+        self.pending_boundary = None
+        return dropped
+
+    def add(self, entry: dict[str, Any], rtype: str, line_no: int) -> None:
+        msg = entry["message"]
+        blocks, form = convert_blocks(msg.get("content"))
+        source = SourceRef(line=line_no, file=self.file)
+        extra: dict[str, Any] = {}
+        for key in ("uuid", "timestamp"):
+            if key in entry:
+                extra[key] = entry[key]
+        if entry.get("isMeta"):
+            extra["isMeta"] = True
+        if rtype == "assistant":
+            self._add_assistant(entry, msg, blocks, form, source, extra)
+        else:
+            self._add_user(entry, blocks, form, source, extra)
+
+    def _add_assistant(self, entry, msg, blocks, form, source, extra) -> None:
+        usage = usage_of(msg.get("usage"))
+        mid, rid = msg.get("id"), entry.get("requestId")
+        if self.last_assistant is not None and mid:
+            prev = self.messages[self.last_assistant]
+            prid = prev.extra.get("request_id")
+            if prev.extra.get("message_id") == mid and (not rid or not prid or rid == prid):
+                prev.content.extend(blocks)
+                prev.usage = _merge_usage(prev.usage, usage)
+                prev.extra.setdefault("lines", [prev.source.line]).append(source.line)
+                self._touch(self.last_assistant)
+                return
+        for key, value in (("message_id", mid), ("request_id", rid), ("model", msg.get("model")), ("stop_reason", msg.get("stop_reason"))):
+            if value is not None:
+                extra[key] = value
+        self.last_assistant = len(self.messages)
+        self._append(Message(index=0, role="assistant", content=blocks, usage=usage, source=source, content_form=form, extra=extra))
+
+    def _add_user(self, entry, blocks, form, source, extra) -> None:
+        has_results = any(isinstance(b, ToolResultBlock) for b in blocks)
+        summary = bool(entry.get("isCompactSummary"))
+        if has_results and not summary and self.pending_boundary is None and self.messages:
+            prev = self.messages[-1]
+            if prev.role == "user" and prev.tool_results:
+                prev.content.extend(blocks)
+                prev.content_form = "blocks"
+                prev.extra.setdefault("lines", [prev.source.line]).append(source.line)
+                self._touch(len(self.messages) - 1)
+                return
+        if summary:
+            extra["isCompactSummary"] = True
+        self._append(Message(index=0, role="user", content=blocks, source=source, content_form=form, extra=extra), starts=summary)
+
+    def _append(self, message: Message, starts: bool = False) -> None:
+        if self.pending_boundary is not None:
+            message.extra["compact_boundary"] = self.pending_boundary
+            self.pending_boundary = None
+            starts = True
+        message.starts_context = starts
+        message.index = len(self.messages)
+        self.messages.append(message)
+
+
+# --- the stream -------------------------------------------------------------------------------
+
+
+def _is_human_prompt(entry: dict[str, Any]) -> bool:
+    if entry.get("isMeta") or entry.get("isCompactSummary"):
+        return False
+    content = entry["message"].get("content")
+    if isinstance(content, list):
+        return not any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content)
+    return True
+
+
+class ClaudeCodeStream:
+    """Incremental Claude Code reader (a :class:`~inspector.formats.base.RecordStream`)."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.session = Session(path=str(path) if path else None, format=NAME)
+        self._main = _Conversation(self.session.messages)
+        self._sides: dict[str, _Conversation] = {}
+        self._parent: dict[str, str | None] = {}
+        self._side_root: dict[str, str] = {}
+        self._main_nodes: list[str] = []
+        self._main_pos: dict[str, int] = {}
+        self._upto: dict[str, int] = {}
+        self._leaf: str | None = None
+        #: An ``agent-*.jsonl`` file opened on its own: its sidechain entries are the main chain.
+        self._sidechain_file = path is not None and path.name.startswith("agent-")
+        #: Lines that looked like Claude Code entries (to tell "empty" from "not this format").
+        self.recognised = 0
+
+    # RecordStream protocol
+    def feed(self, line: bytes, line_no: int) -> None:
+        entry = parse_line(line, line_no, self.session.skipped)
+        if entry is not None:
+            self.add(entry, line_no)
+
+    def take(self) -> tuple[int, list[Message]]:
+        first = min(self._main.dirty, len(self.session.messages))
+        self._main.dirty = len(self.session.messages)
+        return first, self.session.messages[first:]
+
+    # entries
+    def add(self, entry: dict[str, Any], line_no: int, file: str | None = None, side_key: str | None = None) -> None:
+        where = SourceRef(line=line_no, file=file)
+        rtype = entry.get("type")
+        if not isinstance(rtype, str):
+            self.session.skipped.append(ignored(where, "record without a type"))
+            return
+        uuid = entry.get("uuid") if isinstance(entry.get("uuid"), str) else None
+        if uuid is not None and uuid in self._parent:
+            self.session.skipped.append(ignored(where, f"{rtype} (duplicate uuid, replayed entry)"))
+            return
+        self.recognised += 1
+        self._note_session_fields(entry)
+        parent = entry.get("parentUuid") or entry.get("logicalParentUuid")
+        parent = parent if isinstance(parent, str) else None
+        if uuid is not None:
+            self._parent[uuid] = parent
+        sidechain = side_key is not None or (
+            not self._sidechain_file and (bool(entry.get("isSidechain")) or bool(entry.get("parent_tool_use_id")))
+        )
+        conv = self._side(entry, uuid, parent, file, side_key) if sidechain else self._main
+
+        is_message = rtype in ("user", "assistant") and isinstance(entry.get("message"), dict)
+        if is_message and rtype == "assistant" and (
+            entry.get("isApiErrorMessage") or entry["message"].get("model") == "<synthetic>"
+        ):
+            self.session.skipped.append(ignored(where, "assistant/<synthetic> (API error reply)"))
+            is_message = False
+        elif is_message:
+            if conv is self._main and parent is not None and parent != self._leaf and _is_human_prompt(entry):
+                self._rewind_to(parent)
+            conv.add(entry, rtype, line_no)
+        elif rtype == "system" and entry.get("subtype") == "compact_boundary":
+            conv.pending_boundary = {
+                "line": line_no,
+                "uuid": uuid,
+                **({"compactMetadata": entry["compactMetadata"]} if "compactMetadata" in entry else {}),
+                **({"compact_metadata": entry["compact_metadata"]} if "compact_metadata" in entry else {}),
+            }
+        else:
+            self._skip_bookkeeping(entry, rtype, where)
+
+        if conv is self._main and uuid is not None:
+            self._main_pos[uuid] = len(self._main_nodes)
+            self._main_nodes.append(uuid)
+            self._upto[uuid] = len(self.session.messages)
+            self._leaf = uuid
+
+    def _skip_bookkeeping(self, entry: dict[str, Any], rtype: str, where: SourceRef) -> None:
+        if rtype == "system":
+            subtype = entry.get("subtype")
+            reason = f"system/{subtype}" if isinstance(subtype, str) else "system"
+            if subtype == "init" and "session_id" in entry:  # stream-json header
+                for key in ("model", "tools", "cwd"):
+                    if key in entry:
+                        self.session.extra.setdefault(key, entry[key])
+        elif rtype in ("summary", "custom-title", "ai-title"):
+            reason = rtype
+            title = entry.get("summary") or entry.get("customTitle") or entry.get("aiTitle") or entry.get("title")
+            if isinstance(title, str):
+                self.session.extra["title"] = title
+        elif rtype in BOOKKEEPING or rtype == "result":
+            reason = rtype
+        else:
+            reason = f"{rtype} (unknown record type)"
+        self.session.skipped.append(ignored(where, reason))
+
+    def _note_session_fields(self, entry: dict[str, Any]) -> None:
+        extra = self.session.extra
+        if "session_id" not in extra:
+            sid = entry.get("sessionId") or entry.get("session_id")
+            if isinstance(sid, str):
+                extra["session_id"] = sid
+        for key, name in (("cwd", "cwd"), ("version", "version"), ("gitBranch", "git_branch")):
+            if name not in extra and isinstance(entry.get(key), str):
+                extra[name] = entry[key]
+
+    def _side(self, entry, uuid, parent, file, side_key) -> _Conversation:
+        key = side_key or entry.get("agentId") or entry.get("parent_tool_use_id")
+        if not isinstance(key, str):
+            root = self._side_root.get(parent, uuid) if parent else uuid
+            key = root or "sidechain"
+            if uuid:
+                self._side_root[uuid] = key
+        conv = self._sides.get(key)
+        if conv is None:
+            messages: list[Message] = []
+            self.session.sidechains[key] = messages
+            conv = self._sides[key] = _Conversation(messages, file)
+        return conv
+
+    def _rewind_to(self, parent: str) -> None:
+        node: str | None = parent
+        for _ in range(len(self._parent) + 1):
+            if node is None or node in self._main_pos:
+                break
+            if node not in self._parent:
+                return  # parent from another file (a resume): nothing to rewind
+            node = self._parent[node]
+        if node is None or node not in self._main_pos:
+            return
+        keep = self._upto[node]
+        for m in self._main.truncate(keep) if keep < len(self.session.messages) else ():
+            self.session.skipped.append(ignored(m.source, REWOUND))
+        pos = self._main_pos[node]
+        for u in self._main_nodes[pos + 1 :]:
+            del self._main_pos[u]
+            del self._upto[u]
+        del self._main_nodes[pos + 1 :]
+
+    def add_side_file(self, path: Path, label: str) -> None:
+        """Read a sub-agent transcript into ``session.sidechains`` (key: its agentId)."""
+        key = path.stem[len("agent-") :] if path.stem.startswith("agent-") else path.stem
+        for line_no, line in iter_lines(path):
+            entry = parse_line(line, line_no, self.session.skipped, label)
+            if entry is not None:
+                agent = entry.get("agentId")
+                self.add(entry, line_no, file=label, side_key=agent if isinstance(agent, str) else key)
+
+
+# --- format entry points -----------------------------------------------------------------------
+
+
+def _subagent_files(path: Path, session_id: str | None) -> list[Path]:
+    files = sorted((path.parent / path.stem / "subagents").glob("agent-*.jsonl"))
+    if session_id:  # 2.0.x: agent-<id>.jsonl beside the session, tied to it by sessionId
+        for candidate in sorted(path.parent.glob("agent-*.jsonl")):
+            try:
+                with open(candidate, "rb") as fh:
+                    first = orjson.loads(fh.readline(1 << 20) or b"null")
+            except (OSError, orjson.JSONDecodeError):
+                continue
+            if isinstance(first, dict) and first.get("sessionId") == session_id:
+                files.append(candidate)
+    return files
+
+
+def read(path: Path) -> Session:
+    stream = ClaudeCodeStream(path)
+    for line_no, line in iter_lines(path):
+        stream.feed(line, line_no)
+    if not stream.recognised:
+        raise SessionFormatError(
+            path,
+            "line 1",
+            "no Claude Code transcript entries found.",
+            "JSONL lines with a 'type' and a 'message' or 'uuid' (a Claude Code transcript)",
+        )
+    if not stream._sidechain_file:
+        for side in _subagent_files(path, stream.session.extra.get("session_id")):
+            stream.add_side_file(side, str(side.relative_to(path.parent)))
+    return stream.session
+
+
+def detect(probe: Probe) -> int:
+    score = 0
+    for r in head_records(probe):
+        if "role" in r or "payload" in r:
+            return 0  # the inspector's JSONL / Codex
+        t = r.get("type")
+        if not isinstance(t, str):
+            continue
+        keyed = "uuid" in r or "parentUuid" in r or "sessionId" in r
+        if t in ("user", "assistant") and isinstance(r.get("message"), dict):
+            if keyed:
+                return 95
+            if "session_id" in r:
+                score = max(score, 70)  # claude -p stream-json
+        elif t == "system" and keyed and "subtype" in r:
+            score = max(score, 90)
+        elif t in BOOKKEEPING and (keyed or "leafUuid" in r or "snapshot" in r or "messageId" in r):
+            score = max(score, 60)
+        elif t == "system" and r.get("subtype") == "init" and "session_id" in r:
+            score = max(score, 70)
+    return score
+
+
+def stream(path: Path) -> ClaudeCodeStream:
+    return ClaudeCodeStream(path)
+
+
+FORMAT = register(
+    Format(
+        name=NAME,
+        description="Claude Code transcript JSONL (~/.claude/projects/*/<session>.jsonl)",
+        detect=detect,
+        read=read,
+        appendable=True,
+        suffix=".jsonl",
+        stream=stream,
+    )
+)

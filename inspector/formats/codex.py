@@ -1,0 +1,192 @@
+"""Codex CLI rollouts: ``$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<ts>-<uuid>.jsonl``.
+
+Every line is ``{"timestamp", "type", "payload"}``. How the records become a Session:
+
+- ``session_meta``: its ``base_instructions`` (older: ``instructions``) become the system message
+  at the front (Codex sends them as the request's ``instructions``); id, cwd and CLI version go
+  to ``Session.extra``.
+- ``response_item``: a Responses API item, read by
+  :class:`~inspector.formats.openai_responses.ItemReader` (one model response's reasoning,
+  message and calls grouped into one assistant message; ``function_call`` /
+  ``function_call_output`` and ``custom_tool_call`` / ``custom_tool_call_output`` linked by
+  ``call_id``; developer messages as system messages; ``ghost_snapshot`` skipped).
+- ``event_msg``: UI and telemetry. ``user_message``, ``agent_message`` and ``agent_reasoning``
+  repeat text already in a ``response_item``, so they are skipped and never counted twice.
+  ``token_count`` is the recorded usage of the model call that just finished: its
+  ``last_token_usage`` is attached to the latest assistant message since the previous
+  ``token_count`` (repeats with unchanged totals and ``info: null`` updates are skipped). OpenAI
+  ``input_tokens`` include cached input; we store ``input - cached`` as ``input_tokens`` and the
+  cached part as ``cache_read_input_tokens``, so ``Usage.context_tokens`` is the recorded input.
+- ``compacted``: the context after it is its ``replacement_history`` (added as messages, the
+  first one with ``starts_context=True``), or, in older files, its ``message`` summary as a user
+  message with ``starts_context=True``; earlier messages stay visible as no longer sent.
+- ``turn_context`` (model name kept in ``Session.extra["model"]``) and unknown record types are
+  skipped with ``kind="ignored"``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..model import Message, RawBlock, Session, SourceRef, TextBlock
+from .base import Format, Probe, SessionFormatError, register
+from .openai_responses import ItemReader, openai_usage
+from .records import head_records, ignored, iter_lines, parse_line
+
+NAME = "codex"
+RECORD_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted"})
+USAGE_FIELDS = ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_output_tokens", "total_tokens")
+
+
+def _usage_delta(total: dict[str, Any], previous: dict[str, Any] | None) -> dict[str, Any]:
+    previous = previous or {}
+    return {k: total.get(k, 0) - previous.get(k, 0) for k in USAGE_FIELDS if isinstance(total.get(k), int)}
+
+
+class CodexStream:
+    """Incremental Codex rollout reader (a :class:`~inspector.formats.base.RecordStream`)."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.session = Session(path=str(path) if path else None, format=NAME)
+        self._items = ItemReader(self.session.messages, self.session.skipped, prefix="response_item/")
+        self._usage_from = 0  # token_count attaches to an assistant message at or after this index
+        self._last_total: dict[str, Any] | None = None
+        self.recognised = 0
+
+    def feed(self, line: bytes, line_no: int) -> None:
+        record = parse_line(line, line_no, self.session.skipped)
+        if record is not None:
+            self.add(record, line_no)
+
+    def take(self) -> tuple[int, list[Message]]:
+        return self._items.take()
+
+    def add(self, record: dict[str, Any], line_no: int) -> None:
+        source = SourceRef(line=line_no)
+        rtype, payload = record.get("type"), record.get("payload")
+        if not isinstance(rtype, str) or not isinstance(payload, dict):
+            self.session.skipped.append(ignored(source, "record without a type and payload"))
+            return
+        self.recognised += 1
+        if rtype == "response_item":
+            self._items.add(payload, source)
+        elif rtype == "event_msg":
+            self._event(payload, source)
+        elif rtype == "session_meta":
+            self._session_meta(payload, source)
+        elif rtype == "compacted":
+            self._compacted(payload, source)
+        elif rtype == "turn_context":
+            if isinstance(payload.get("model"), str):
+                self.session.extra["model"] = payload["model"]
+            self.session.skipped.append(ignored(source, "turn_context"))
+        else:
+            self.session.skipped.append(ignored(source, f"{rtype} (unknown record type)"))
+
+    def _session_meta(self, payload: dict[str, Any], source: SourceRef) -> None:
+        extra = self.session.extra
+        for key, name in (("id", "session_id"), ("cwd", "cwd"), ("cli_version", "version"), ("originator", "originator"), ("model_provider", "model_provider")):
+            if isinstance(payload.get(key), str):
+                extra.setdefault(name, payload[key])
+        base = payload.get("base_instructions")
+        text = base.get("text") if isinstance(base, dict) else base if isinstance(base, str) else payload.get("instructions")
+        if isinstance(text, str) and text and not self.session.messages:
+            self._items.append(Message(index=0, role="system", content=[TextBlock(text=text)], source=source, extra={"record": "session_meta"}))
+        else:
+            self.session.skipped.append(ignored(source, "session_meta"))
+
+    def _event(self, payload: dict[str, Any], source: SourceRef) -> None:
+        etype = payload.get("type")
+        if etype == "token_count":
+            self._token_count(payload, source)
+            return
+        if etype in ("task_started", "task_complete", "turn_aborted"):
+            self._items.close_response()
+        self.session.skipped.append(ignored(source, f"event_msg/{etype}"))
+
+    def _token_count(self, payload: dict[str, Any], source: SourceRef) -> None:
+        info = payload.get("info")
+        if not isinstance(info, dict):
+            self.session.skipped.append(ignored(source, "event_msg/token_count (no usage info)"))
+            return
+        total = info.get("total_token_usage") if isinstance(info.get("total_token_usage"), dict) else None
+        if total is not None and total == self._last_total:
+            self.session.skipped.append(ignored(source, "event_msg/token_count (repeat)"))
+            return
+        last = info.get("last_token_usage")
+        if not isinstance(last, dict):
+            last = _usage_delta(total, self._last_total) if total is not None else None
+        if total is not None:
+            self._last_total = total
+        messages = self.session.messages
+        target = next((i for i in range(len(messages) - 1, self._usage_from - 1, -1) if messages[i].role == "assistant"), None)
+        if target is None or messages[target].usage is not None or last is None:
+            self.session.skipped.append(ignored(source, "event_msg/token_count (no model call to attach to)"))
+            return
+        messages[target].usage = openai_usage(last)
+        if isinstance(info.get("model_context_window"), int):
+            messages[target].extra["model_context_window"] = info["model_context_window"]
+        self._items.dirty = min(self._items.dirty, target)
+        self._usage_from = target + 1
+        self._items.close_response()
+
+    def _compacted(self, payload: dict[str, Any], source: SourceRef) -> None:
+        self._items.close_response()
+        first = len(self.session.messages)
+        history = payload.get("replacement_history")
+        if isinstance(history, list) and history:
+            for k, item in enumerate(history):
+                self._items.add(item, SourceRef(line=source.line, json_path=f"$.payload.replacement_history[{k}]"))
+            self._items.close_response()
+        elif isinstance(payload.get("message"), str) and payload["message"]:
+            self._items.append(Message(index=0, role="user", content=[TextBlock(text=payload["message"])], source=source))
+        else:
+            self._items.append(Message(index=0, role="user", content=[RawBlock(raw=payload, text="")], source=source, content_form="parts"))
+        if len(self.session.messages) > first:
+            self.session.messages[first].starts_context = True
+            self.session.messages[first].extra["record"] = "compacted"
+        self._usage_from = len(self.session.messages)
+
+
+def read(path: Path) -> Session:
+    stream = CodexStream(path)
+    for line_no, line in iter_lines(path):
+        stream.feed(line, line_no)
+    if not stream.recognised:
+        raise SessionFormatError(
+            path,
+            "line 1",
+            "no Codex rollout records found.",
+            'JSONL lines {"timestamp", "type", "payload"} (a Codex CLI rollout)',
+        )
+    return stream.session
+
+
+def detect(probe: Probe) -> int:
+    score = 0
+    for r in head_records(probe):
+        if "role" in r:
+            return 0
+        if r.get("type") in RECORD_TYPES and isinstance(r.get("payload"), dict):
+            if r["type"] in ("session_meta", "response_item", "compacted"):
+                return 95
+            score = 80
+    return score
+
+
+def stream(path: Path) -> CodexStream:
+    return CodexStream(path)
+
+
+FORMAT = register(
+    Format(
+        name=NAME,
+        description="Codex CLI rollout JSONL (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl)",
+        detect=detect,
+        read=read,
+        appendable=True,
+        suffix=".jsonl",
+        stream=stream,
+    )
+)

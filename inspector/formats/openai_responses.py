@@ -1,0 +1,345 @@
+"""OpenAI Responses API input items: a JSON array of items, or an object with ``input`` (a request
+body; ``instructions`` and ``tools`` read too; a response object's ``output`` items are appended).
+
+:class:`ItemReader` turns a sequence of Responses items into messages; the Codex rollout and
+OpenAI Agents SDK SQLite readers use it too.
+
+- ``message`` items (and the easy form ``{"role", "content"}``): ``user`` -> user, ``system`` and
+  ``developer`` -> system (``extra["original_role"]`` keeps ``developer``), ``assistant`` -> part
+  of an assistant message.
+- Output items of one model response (``reasoning``, assistant ``message``, ``function_call``,
+  ``custom_tool_call``, ``local_shell_call``, hosted ``*_call`` items) are consecutive in the
+  input; they are grouped into ONE assistant message, i.e. one model call, until an input item
+  (a user message or a call output) or :meth:`ItemReader.close_response` ends it.
+- ``reasoning`` -> :class:`~inspector.model.ThinkingBlock` (summary text; ``encrypted_content``
+  kept in ``extra``). Any ``*_call`` item with a ``call_id`` -> a tool call (``arguments`` for
+  function calls; the raw ``input`` text for custom tools such as Codex ``apply_patch``, which is
+  what the model wrote; the ``action`` as JSON otherwise). Hosted calls without ``call_id``
+  (``web_search_call``...) -> a :class:`~inspector.model.RawBlock` in the assistant message.
+- Any ``*_output`` item with a ``call_id`` -> a ``tool`` message answering that call (linked by
+  ``call_id``, not ``id``).
+- ``compaction`` (opaque ``encrypted_content``) -> a user message holding a RawBlock with no
+  countable text, ``starts_context=True``: the server drops what came before it.
+- ``item_reference``, ``ghost_snapshot`` and unknown item types are skipped (``kind="ignored"``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..model import (
+    Block,
+    ImageBlock,
+    Message,
+    RawBlock,
+    ResultPart,
+    Session,
+    Skipped,
+    SourceRef,
+    TextBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+    ToolDefinition,
+    ToolResultBlock,
+    Usage,
+)
+from .base import Format, Probe, SessionFormatError, register
+from .records import ignored, int_or_none, json_text, load_json
+
+NAME = "openai_responses"
+
+TEXT_PARTS = frozenset({"input_text", "output_text", "text", "summary_text", "reasoning_text"})
+OUTPUT_CALLS_WITHOUT_OUTPUT = frozenset(
+    {"web_search_call", "file_search_call", "code_interpreter_call", "image_generation_call", "mcp_call", "mcp_list_tools", "mcp_approval_request"}
+)
+SKIP_ITEMS = frozenset({"item_reference", "ghost_snapshot"})
+#: Item types only ever seen in Responses input (used by detection).
+RESPONSES_TYPES = frozenset(
+    {"function_call", "function_call_output", "reasoning", "custom_tool_call", "custom_tool_call_output", "compaction", "local_shell_call", "item_reference"}
+)
+
+
+def _image(part: dict[str, Any]) -> ImageBlock:
+    url = part.get("image_url") or part.get("file_id") or ""
+    if isinstance(url, dict):
+        url = url.get("url", "")
+    url = str(url)
+    kind = "base64" if url.startswith("data:") else "file" if part.get("file_id") else "url"
+    media = url[5 : url.index(";")] if kind == "base64" and ";" in url else None
+    return ImageBlock(media_type=media, source_kind=kind, data=url, detail=part.get("detail"))
+
+
+def _parts(content: Any) -> tuple[list[Block], str]:
+    if content is None:
+        return [], "null"
+    if isinstance(content, str):
+        return ([TextBlock(text=content)] if content else []), "string"
+    blocks: list[Block] = []
+    for part in content if isinstance(content, list) else [content]:
+        if not isinstance(part, dict):
+            blocks.append(TextBlock(text=str(part)))
+            continue
+        t = part.get("type")
+        if t in TEXT_PARTS and isinstance(part.get("text"), str):
+            rest = {k: v for k, v in part.items() if k not in ("type", "text")}
+            if t != "input_text" and t != "output_text":
+                rest["part_type"] = t
+            blocks.append(TextBlock(text=part["text"], extra=rest))
+        elif t == "input_image":
+            blocks.append(_image(part))
+        elif t == "refusal":
+            blocks.append(TextBlock(text=str(part.get("refusal", "")), extra={"part_type": "refusal"}))
+        else:
+            blocks.append(RawBlock(raw=part, text=str(part.get("text") or "")))
+    return blocks, "parts"
+
+
+def _result_content(output: Any) -> str | list[ResultPart]:
+    if output is None:
+        return ""
+    if isinstance(output, str):
+        return output
+    if isinstance(output, list):
+        parts: list[ResultPart] = []
+        for part in output:
+            if isinstance(part, dict) and part.get("type") == "input_image":
+                parts.append(_image(part))
+            elif isinstance(part, dict) and isinstance(part.get("text"), str):
+                parts.append(TextBlock(text=part["text"]))
+            else:
+                parts.append(TextBlock(text=json_text(part)))
+        return parts
+    if isinstance(output, dict) and isinstance(output.get("content"), (str, list)):
+        return _result_content(output["content"])
+    return json_text(output)
+
+
+def _visible_text(item: dict[str, Any]) -> str:
+    """What of a hosted call item is worth counting: its query/code/arguments/output strings."""
+    texts = []
+    action = item.get("action") if isinstance(item.get("action"), dict) else {}
+    for source in (item, action):
+        for key in ("query", "queries", "code", "arguments", "input", "output", "result", "url"):
+            value = source.get(key)
+            if isinstance(value, str):
+                texts.append(value)
+            elif isinstance(value, list):
+                texts.extend(v for v in value if isinstance(v, str))
+    return "\n".join(texts)
+
+
+def openai_usage(raw: Any) -> Usage | None:
+    """OpenAI usage (``input_tokens``/``prompt_tokens`` include cached input) -> Usage with the
+    cached part split out into ``cache_read_input_tokens``, so ``context_tokens`` is the input."""
+    if not isinstance(raw, dict):
+        return None
+    total_in = int_or_none(raw.get("input_tokens", raw.get("prompt_tokens")))
+    details = raw.get("input_tokens_details") or raw.get("prompt_tokens_details") or {}
+    cached = int_or_none(raw.get("cached_input_tokens"))
+    if cached is None and isinstance(details, dict):
+        cached = int_or_none(details.get("cached_tokens"))
+    return Usage(
+        input_tokens=None if total_in is None else total_in - (cached or 0),
+        output_tokens=int_or_none(raw.get("output_tokens", raw.get("completion_tokens"))),
+        cache_read_input_tokens=cached,
+    )
+
+
+class ItemReader:
+    """Appends Responses items to ``messages``, grouping one response's output items."""
+
+    def __init__(self, messages: list[Message], skipped: list[Skipped], prefix: str = "") -> None:
+        self.messages = messages
+        self.skipped = skipped
+        self.prefix = prefix  # for skipped reasons: "response_item/" in Codex
+        self.open: int | None = None  # the assistant message collecting the current response
+        self.dirty = 0
+
+    def take(self) -> tuple[int, list[Message]]:
+        first = min(self.dirty, len(self.messages))
+        self.dirty = len(self.messages)
+        return first, self.messages[first:]
+
+    def close_response(self) -> int | None:
+        """End the current model response; returns its assistant message index, if any."""
+        index, self.open = self.open, None
+        return index
+
+    def append(self, message: Message) -> Message:
+        message.index = len(self.messages)
+        self.messages.append(message)
+        return message
+
+    def _assistant(self, source: SourceRef) -> Message:
+        if self.open is None:
+            self.append(Message(index=0, role="assistant", source=source, content_form="parts"))
+            self.open = len(self.messages) - 1
+        else:
+            self.dirty = min(self.dirty, self.open)
+        return self.messages[self.open]
+
+    def add(self, item: Any, source: SourceRef, starts_context: bool = False) -> Message | None:
+        """Add one item; returns the message it created or extended (None when skipped)."""
+        if not isinstance(item, dict):
+            self.skipped.append(Skipped(where=str(source), reason=f"expected an item object, got {type(item).__name__}"))
+            return None
+        t = item.get("type")
+        if t is None and "role" in item:
+            t = "message"
+        if t == "message":
+            return self._message(item, source, starts_context)
+        if t == "reasoning":
+            texts = [p.get("text", "") for p in item.get("summary") or [] if isinstance(p, dict)]
+            if not any(texts):
+                texts = [p.get("text", "") for p in item.get("content") or [] if isinstance(p, dict)]
+            extra = {k: item[k] for k in ("id", "encrypted_content") if item.get(k)}
+            block = ThinkingBlock(thinking="\n".join(t for t in texts if isinstance(t, str)), extra=extra)
+            return self._extend(block, source)
+        if t == "compaction":
+            self.close_response()
+            raw = {k: v for k, v in item.items()}
+            msg = Message(index=0, role="user", content=[RawBlock(raw=raw, text="")], source=source, content_form="parts", starts_context=True, extra={"item_type": "compaction"})
+            return self.append(msg)
+        if isinstance(t, str) and t.endswith("_output") and "call_id" in item:
+            self.close_response()
+            status = item.get("status")
+            block = ToolResultBlock(
+                tool_call_id=str(item["call_id"]),
+                content=_result_content(item.get("output")),
+                is_error=status in ("failed", "incomplete") or item.get("success") is False,
+            )
+            extra = {"item_type": t} if t != "function_call_output" else {}
+            return self.append(Message(index=0, role="tool", content=[block], source=source, extra=extra))
+        if isinstance(t, str) and t.endswith("_call") and "call_id" in item:
+            if "arguments" in item:
+                args = json_text(item["arguments"])
+            elif isinstance(item.get("input"), str):
+                args = item["input"]
+            else:
+                args = json_text(item.get("action") or item.get("input") or {})
+            name = item.get("name") or t[: -len("_call")]
+            extra = {k: item[k] for k in ("id", "status") if k in item}
+            if t != "function_call":
+                extra["item_type"] = t
+            return self._extend(ToolCallBlock(id=str(item["call_id"]), name=str(name), arguments=args, extra=extra), source)
+        if t in OUTPUT_CALLS_WITHOUT_OUTPUT:
+            return self._extend(RawBlock(raw=item, text=_visible_text(item)), source)
+        self.skipped.append(ignored(source, f"{self.prefix}{t}" if t in SKIP_ITEMS else f"{self.prefix}{t} (unknown item type)"))
+        return None
+
+    def _extend(self, block: Block, source: SourceRef) -> Message:
+        msg = self._assistant(source)
+        msg.content.append(block)
+        return msg
+
+    def _message(self, item: dict[str, Any], source: SourceRef, starts_context: bool) -> Message:
+        role = item.get("role")
+        blocks, form = _parts(item.get("content"))
+        extra = {k: item[k] for k in ("id", "phase", "status") if k in item}
+        if role == "assistant":
+            msg = self._assistant(source)
+            msg.content.extend(blocks)
+            msg.extra.update(extra)
+            if starts_context:
+                msg.starts_context = True
+            return msg
+        self.close_response()
+        if role not in ("user", "system"):
+            extra["original_role"] = role
+            role = "system" if role == "developer" else "user"
+        return self.append(Message(index=0, role=role, content=blocks, source=source, content_form=form, starts_context=starts_context, extra=extra))
+
+
+# --- the JSON file format ---------------------------------------------------------------------
+
+
+def _items_of(doc: Any) -> tuple[list[Any], str, dict[str, Any]] | None:
+    """``(items, json_path_prefix, request)`` of a Responses input document, or None."""
+    if isinstance(doc, list):
+        return doc, "$", {}
+    if isinstance(doc, dict) and isinstance(doc.get("input"), (list, str)):
+        items = doc["input"]
+        if isinstance(items, str):
+            items = [{"role": "user", "content": items}]
+        return items, "$.input", doc
+    return None
+
+
+def _looks_responses(items: list[Any]) -> bool:
+    for item in items[:200]:
+        if not isinstance(item, dict):
+            return False
+        if item.get("type") in RESPONSES_TYPES or (item.get("type") == "message" and "role" in item):
+            return True
+        content = item.get("content")
+        if isinstance(content, list) and any(isinstance(p, dict) and p.get("type") in ("input_text", "output_text", "input_image") for p in content):
+            return True
+    return False
+
+
+def detect(probe: Probe) -> int:
+    doc = probe.document
+    found = _items_of(doc)
+    if found is None:
+        return 0
+    items, _, request = found
+    if request and ("messages" in request or "system" in request):
+        return 0
+    if _looks_responses(items):
+        return 85
+    if request and isinstance(request.get("input"), list):
+        return 40  # {"input": [...]} with easy-form messages only
+    return 0
+
+
+def read(path: Path) -> Session:
+    doc = load_json(path)
+    found = _items_of(doc)
+    if found is None:
+        raise SessionFormatError(path, "$", "this is not a list of Responses API input items.", 'a JSON array of items, or an object with "input"')
+    items, prefix, request = found
+    session = Session(path=str(path), format=NAME)
+    reader = ItemReader(session.messages, session.skipped)
+    instructions = request.get("instructions")
+    if isinstance(instructions, str) and instructions:
+        reader.append(Message(index=0, role="system", content=[TextBlock(text=instructions)], source=SourceRef(json_path="$.instructions"), extra={"request_field": "instructions"}))
+    for k, item in enumerate(items):
+        reader.add(item, SourceRef(json_path=f"{prefix}[{k}]"))
+    if isinstance(request.get("output"), list):
+        reader.close_response()
+        for k, item in enumerate(request["output"]):
+            reader.add(item, SourceRef(json_path=f"$.output[{k}]"))
+        last = reader.close_response()
+        if last is not None:
+            session.messages[last].usage = openai_usage(request.get("usage"))
+    session.tools = tool_definitions(request.get("tools"))
+    session.extra = {k: v for k, v in request.items() if k not in ("input", "instructions", "tools", "output")}
+    return session
+
+
+def tool_definitions(tools: Any) -> list[ToolDefinition]:
+    """Responses (flat ``{type, name, description, parameters}``) or Chat (``{function: {...}}``)
+    tool definitions; hosted tools without a name are left out."""
+    out: list[ToolDefinition] = []
+    for tool in tools if isinstance(tools, list) else []:
+        if not isinstance(tool, dict):
+            continue
+        spec = tool.get("function") if isinstance(tool.get("function"), dict) else tool
+        name = spec.get("name")
+        if not isinstance(name, str):
+            continue
+        params = spec.get("parameters") if isinstance(spec.get("parameters"), dict) else {}
+        rest = {k: v for k, v in spec.items() if k not in ("name", "description", "parameters")}
+        out.append(ToolDefinition(name=name, description=str(spec.get("description") or ""), parameters=params, extra=rest))
+    return out
+
+
+FORMAT = register(
+    Format(
+        name=NAME,
+        description="OpenAI Responses API input items (JSON array, or an object with 'input')",
+        detect=detect,
+        read=read,
+    )
+)

@@ -1,0 +1,109 @@
+"""Helpers the record-based readers share: sniffing the first JSONL records, feeding a file's
+lines to a :class:`~inspector.formats.base.RecordStream`, and the small conversions several agent
+formats need (tool arguments as JSON text, skipped-record entries).
+
+Used by the Claude Code, Codex, Strands, OpenAI Responses, Agents SDK, LangChain, OpenHands and
+SWE-agent readers. No format knowledge lives here.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from ..model import Skipped, SourceRef
+from .base import Probe
+
+#: First lines can be long (a Claude Code file read, a Codex instructions block); when the probe's
+#: head holds no complete line, read at most this much of the first line to sniff it.
+FIRST_LINE_CAP = 8 * 1024 * 1024
+
+
+def head_records(probe: Probe, limit: int = 25) -> list[dict[str, Any]]:
+    """Up to ``limit`` JSON objects from the complete lines at the start of the file.
+
+    Lines that do not parse, or parse to something other than an object, are left out; a file
+    whose first line is longer than the probe's head is read up to :data:`FIRST_LINE_CAP`.
+    """
+    if probe.is_dir:
+        return []
+    head = probe.head
+    lines = head.split(b"\n")
+    if len(lines) > 1:
+        lines = lines[:-1]  # the last piece may be cut by the head limit
+    elif head:
+        with open(probe.path, "rb") as fh:
+            lines = [fh.readline(FIRST_LINE_CAP)]
+    out: list[dict[str, Any]] = []
+    for raw in lines:
+        if not raw.strip():
+            continue
+        try:
+            value = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            continue
+        if isinstance(value, dict):
+            out.append(value)
+            if len(out) >= limit:
+                break
+    return out
+
+
+def iter_lines(path: Path) -> Iterator[tuple[int, bytes]]:
+    """``(line_no, line)`` for every line of ``path`` (1-based, newline stripped, blank kept)."""
+    data = path.read_bytes()
+    pieces = data.split(b"\n")
+    if data.endswith(b"\n"):
+        pieces.pop()  # the empty piece after the final newline
+    for n, raw in enumerate(pieces, start=1):
+        yield n, raw[:-1] if raw.endswith(b"\r") else raw
+
+
+def parse_line(line: bytes, line_no: int, skipped: list[Skipped], file: str | None = None) -> dict[str, Any] | None:
+    """One JSONL line as an object, or None (blank lines silently; bad ones into ``skipped``)."""
+    if not line.strip():
+        return None
+    where = str(SourceRef(line=line_no, file=file))
+    try:
+        value = orjson.loads(line)
+    except orjson.JSONDecodeError as exc:
+        skipped.append(Skipped(where=where, reason=f"not valid JSON ({exc})"))
+        return None
+    if not isinstance(value, dict):
+        skipped.append(Skipped(where=where, reason=f"expected a JSON object, got {type(value).__name__}"))
+        return None
+    return value
+
+
+def ignored(where: str | SourceRef, record_type: str) -> Skipped:
+    """A record skipped on purpose; ``reason`` is the record type so ``info`` can count them."""
+    return Skipped(where=str(where), reason=record_type, kind="ignored")
+
+
+def json_text(value: Any) -> str:
+    """Tool arguments given as an object, as the JSON text the model produced (compact spacing
+    is unknowable; we use json.dumps' defaults, as the Anthropic reader does)."""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False)
+
+
+def int_or_none(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def load_json(path: Path) -> Any:
+    """The file parsed as one JSON value; SessionFormatError naming the line and column if not."""
+    from .base import SessionFormatError
+
+    data = path.read_bytes()
+    if not data.strip():
+        raise SessionFormatError(path, "line 1", "the file is empty.", "a JSON document")
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        raise SessionFormatError(path, f"line {exc.lineno}, column {exc.colno}", f"not valid JSON ({exc.msg}).") from None
