@@ -72,3 +72,43 @@ class SessionBuilder:
 
     def analyze(self, encoding: str = "approx", profile: str = "openai") -> Analysis:
         return analyze(self.build(), encoding, profile)
+
+
+def small_session() -> SessionBuilder:
+    """Three turns (approx / OpenAI profile token totals in brackets; overhead 3, total 1,064):
+
+    0 system [9] | 1 user [14] 2 call read_file [16] 3 result [504] 4 answer [26] |
+    5 user [14] 6 call read_file [16] 7 result [304] 8 call bash [14] 9 result [104] 10 answer [26] |
+    11 user [14]
+    """
+    b = SessionBuilder()
+    b.system("You are helpful.")
+    b.user(text_of(10, "q"))
+    b.exchange("read_file", '{"path": "a.py"}', text_of(500, "a"))
+    b.answer(text_of(20, "f"))
+    b.user(text_of(10, "r"))
+    b.exchange("read_file", '{"path": "b.py"}', text_of(300, "b"))
+    b.exchange("bash", '{"cmd": "ls"}', text_of(100, "c"))
+    b.answer(text_of(20, "g"))
+    b.user(text_of(10, "s"))
+    return b
+
+
+SEEDS_RESULTS = ((400, 600, 200), (800, 300), (500, 700, 100))
+
+
+def seeds_session() -> SessionBuilder:
+    """Shaped like the session measured in the seeds: 3 user questions, 11 model calls, each
+    turn a few SQL tool calls then a final answer; every result is re-sent on later calls.
+
+    Totals (approx / OpenAI profile): system 55, question 24, call 16, result 4 + size,
+    answer 56; overhead 3. Result sizes per turn: SEEDS_RESULTS.
+    """
+    b = SessionBuilder()
+    b.system(text_of(50, "s"))
+    for turn, sizes in enumerate(SEEDS_RESULTS, 1):
+        b.user(text_of(20, "q"))
+        for size in sizes:
+            b.exchange("run_sql", '{"sql": "SELECT 1"}', text_of(size, "r"))
+        b.answer(text_of(50, "a"))
+    return b

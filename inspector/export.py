@@ -1,0 +1,94 @@
+"""Export a pruned history as a request body a provider accepts, and write it safely.
+
+:func:`export_request` takes a Plan (or an Analysis, exported unpruned) and builds the body with
+the format writers: OpenAI Chat Completions (``{"messages": [...], "tools": [...]}``) or
+Anthropic Messages (system prompt and any inserted summary in the top-level ``system`` field,
+tool results as ``tool_result`` blocks). :func:`write_export` writes JSON atomically (a temporary
+file in the same directory, then ``os.replace``) and refuses to write over the session file.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+import orjson
+
+if TYPE_CHECKING:  # pragma: no cover
+    from . import Analysis
+    from .strategies.base import Plan
+
+ExportProvider = Literal["openai", "anthropic"]
+EXPORT_PROVIDERS = ("openai", "anthropic")
+
+
+class ExportError(Exception):
+    """The export cannot be written (it would overwrite the session, or the path is unusable)."""
+
+
+def export_request(target: Plan | Analysis, provider: ExportProvider) -> dict[str, Any]:
+    """The request body for ``provider`` holding the history ``target`` sends."""
+    from .strategies.base import Plan
+
+    if isinstance(target, Plan):
+        plan = target
+    else:
+        from .strategies import plan as make_plan
+
+        plan = make_plan(target.view, target.table)
+    session = plan.view.session
+    messages = plan.messages_after()
+    if provider == "openai":
+        from .formats import openai_chat
+
+        return openai_chat.dump_request(session, messages)
+    if provider == "anthropic":
+        from .formats import anthropic
+
+        return anthropic.dump_request(session, messages)
+    raise ValueError(f"unknown provider {provider!r}; choose one of: {', '.join(EXPORT_PROVIDERS)}")
+
+
+def write_export(body: dict[str, Any], out_path: str | Path, session_path: str | Path | None) -> Path:
+    """Write ``body`` as indented JSON to ``out_path`` atomically; returns the path written.
+
+    Raises :class:`ExportError` when ``out_path`` is the session file (compared after resolving
+    links and ``..``), or is a directory, or its directory does not exist."""
+    out = Path(out_path)
+    target = out.resolve()
+    if session_path is not None:
+        source = Path(session_path).resolve()
+        same = target == source
+        if not same and target.exists() and source.exists():
+            same = os.path.samefile(target, source)
+        if same:
+            raise ExportError(
+                f"refusing to write the export to {out}: it is the session file being inspected "
+                f"({source}); the inspector never modifies a session. Choose another output path."
+            )
+    if target.is_dir():
+        raise ExportError(f"cannot write the export to {out}: it is a directory; give a file name.")
+    directory = target.parent
+    if not directory.is_dir():
+        raise ExportError(f"cannot write the export to {out}: directory {directory} does not exist.")
+    data = orjson.dumps(body, option=orjson.OPT_INDENT_2) + b"\n"
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+    try:
+        os.fchmod(fd, 0o644)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+    return target
+
+
+__all__ = ["EXPORT_PROVIDERS", "ExportError", "export_request", "write_export"]

@@ -1,0 +1,118 @@
+"""Replay: what every model call of a session cost in input tokens, and would cost under a pipeline.
+
+For model call k (the k-th assistant message), the *baseline* is the input it had: every message
+before it (from the last compaction recorded before it, system messages always), plus the
+request overhead (tool definitions, reply priming). It comes from prefix sums, in O(1) per call.
+``recorded_tokens`` is the usage the file recorded for that call, when it has one. ``tokens``
+is the input the call would have had under the pipeline, applied at that call with that call's
+turn as the current turn: one plan per call, so a full replay costs O(calls x messages).
+``calls`` computes only a subset (a sample first on huge sessions, the rest later).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from .strategies.base import Settings
+from .strategies.pipeline import parse_pipeline, run
+from .tokens import TokenTable
+from .units import SessionView
+
+
+@dataclass(frozen=True, slots=True)
+class CallReplay:
+    call: int  # 1-based model call number
+    message_index: int  # the assistant message the call produced
+    turn: int
+    baseline_tokens: int  # the call's input without any pipeline
+    recorded_tokens: int | None  # Usage.context_tokens the file recorded for it, if any
+    tokens: int  # the call's input under the pipeline
+
+    @property
+    def saving(self) -> int:
+        return self.baseline_tokens - self.tokens
+
+
+@dataclass
+class Replay:
+    pipeline: tuple[str, ...]
+    settings: Settings
+    calls: list[CallReplay] = field(default_factory=list)
+    #: Model calls the session has; ``len(calls)`` is smaller when only a subset was computed.
+    session_calls: int = 0
+
+    @property
+    def baseline_total(self) -> int:
+        return sum(c.baseline_tokens for c in self.calls)
+
+    @property
+    def total(self) -> int:
+        return sum(c.tokens for c in self.calls)
+
+    @property
+    def saving(self) -> int:
+        return self.baseline_total - self.total
+
+    @property
+    def savings_pct(self) -> float:
+        base = self.baseline_total
+        return 100.0 * self.saving / base if base else 0.0
+
+    @property
+    def complete(self) -> bool:
+        return len(self.calls) == self.session_calls
+
+
+def baseline_tokens(view: SessionView, table: TokenTable) -> list[int]:
+    """The input tokens of every model call without pruning, in call order (prefix sums)."""
+    prefix, roles = table.prefix, view.roles
+    system_prefix = [0] * (len(view) + 1)
+    running = 0
+    for i, t in enumerate(table.totals):
+        if roles[i] == "system":
+            running += t
+        system_prefix[i + 1] = running
+    out = []
+    for call in view.calls:
+        stop, start = call.message_index, min(call.context_start, call.message_index)
+        out.append(table.overhead + system_prefix[start] + prefix[stop] - prefix[start])
+    return out
+
+
+def replay(
+    view: SessionView,
+    table: TokenTable,
+    pipeline: Sequence[str] | str = (),
+    settings: Settings | None = None,
+    calls: Sequence[int] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> Replay:
+    """Per-call input tokens with and without ``pipeline``. ``calls``: the 1-based call numbers
+    to compute (default: all). ``progress(done, total)`` is called after each call."""
+    names = parse_pipeline(pipeline)
+    settings = settings or Settings()
+    numbers = list(range(1, len(view.calls) + 1)) if calls is None else sorted(set(calls))
+    for n in numbers:
+        if not 1 <= n <= len(view.calls):
+            raise ValueError(f"model call {n} out of range: the session has {len(view.calls)} calls")
+    baselines = baseline_tokens(view, table)
+    messages = view.messages
+    out = Replay(names, settings, session_calls=len(view.calls))
+    for done, n in enumerate(numbers, 1):
+        call = view.calls[n - 1]
+        baseline = baselines[n - 1]
+        if names:
+            w, _, _ = run(view, table, names, settings, n)
+            tokens = w.total()
+        else:
+            tokens = baseline
+        usage = messages[call.message_index].usage
+        recorded = usage.context_tokens if usage is not None else None
+        out.calls.append(CallReplay(n, call.message_index, call.turn, baseline, recorded, tokens))
+        if progress is not None:
+            progress(done, len(numbers))
+    return out
+
+
+__all__ = ["CallReplay", "Replay", "baseline_tokens", "replay"]
