@@ -85,11 +85,14 @@ def ignored(where: str | SourceRef, record_type: str) -> Skipped:
 
 
 def json_text(value: Any) -> str:
-    """Tool arguments given as an object, as the JSON text the model produced (compact spacing
-    is unknowable; we use json.dumps' defaults, as the Anthropic reader does)."""
+    """Tool arguments given as an object, as JSON text (compact, as the Anthropic reader writes
+    them, so the same call counts the same in every format); a string is kept as it is."""
     if isinstance(value, str):
         return value
-    return json.dumps(value, ensure_ascii=False)
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:  # non-string keys, huge ints
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
 
 
 def int_or_none(value: Any) -> int | None:

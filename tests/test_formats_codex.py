@@ -1,0 +1,172 @@
+"""Codex rollout reader: response items, call_id links, reasoning, token_count usage per call,
+compaction, UI-event duplicates not counted twice, and incremental reading."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import inspector
+from inspector.follow import Follower
+from inspector.formats import SessionFormatError, load
+from inspector.formats import builtin  # noqa: F401  (registers every format)
+from inspector.formats.base import FORMATS, Probe
+from inspector.formats.codex import CodexStream
+from inspector.model import ThinkingBlock, ToolCallBlock
+from inspector.units import build_view
+
+FIX = Path(__file__).parent / "fixtures" / "real" / "codex"
+ROLLOUT = FIX / "rollout-2026-02-11T14-05-00-0195a3c2-7b1e-7f40-9d2a-41c8e07b5a19.jsonl"
+SAMPLES = Path(inspector.__file__).parent / "sample_sessions"
+
+
+@pytest.fixture(scope="module")
+def session():
+    return inspector.load(ROLLOUT)
+
+
+def test_detected_as_codex_only():
+    scores = {name: fmt.detect(Probe(ROLLOUT)) for name, fmt in FORMATS.items()}
+    assert scores.pop("codex") == 95
+    assert set(scores.values()) == {0}
+
+
+@pytest.mark.parametrize("sample", ["coding_agent.jsonl", "vendor_onboarding.json", "hr_leave_balance.json"])
+def test_other_formats_score_zero(sample):
+    assert FORMATS["codex"].detect(Probe(SAMPLES / sample)) == 0
+
+
+def test_messages(session):
+    assert [(m.role, m.source.line) for m in session.messages] == [
+        ("system", 1), ("system", 3), ("user", 4), ("user", 5), ("user", 7),
+        ("assistant", 9), ("tool", 13), ("tool", 14), ("assistant", 16), ("tool", 20), ("assistant", 21),
+        ("user", 26), ("user", 26), ("user", 29), ("assistant", 30), ("tool", 32), ("assistant", 34),
+    ]  # fmt: skip
+    assert session.messages[0].text.startswith("You are Codex, a coding agent")
+    assert session.messages[1].extra["original_role"] == "developer"
+
+
+def test_output_items_of_one_response_are_one_message(session):
+    first = session.messages[5]
+    assert [type(b) for b in first.content] == [ThinkingBlock, ToolCallBlock, ToolCallBlock]
+    assert first.content[0].thinking.startswith("**Locating the orders handler**")
+    assert first.content[0].extra["encrypted_content"] == "gAAAAABpQ1x9"
+    assert [c.id for c in first.tool_calls] == ["call_A", "call_B"]  # parallel calls
+    assert [m.tool_results[0].tool_call_id for m in session.messages[6:8]] == ["call_A", "call_B"]
+    patch = session.messages[8].tool_calls[0]
+    assert (patch.name, patch.extra["item_type"]) == ("apply_patch", "custom_tool_call")
+    assert patch.arguments.startswith("*** Begin Patch\n*** Update File: api/orders.py")
+    assert session.messages[9].tool_results[0].text == "Success. Updated the following files:\nM api/orders.py\n"
+
+
+def test_ui_duplicates_not_counted_twice(session):
+    texts = [m.text for m in session.messages]
+    assert texts.count("Why does GET /orders return 500 when the cart is empty?") == 2  # asked + kept by compaction
+    assert sum("Found it: list_orders divides" in t for t in texts) == 1
+    assert sum("Fixed: an empty cart" in t for t in texts) == 1
+
+
+def test_token_count_usage_per_call(session):
+    view = build_view(session)
+    usage = [session.messages[c.message_index].usage for c in view.calls]
+    assert [(u.input_tokens, u.cache_read_input_tokens, u.output_tokens) for u in usage] == [
+        (2048, 3072, 180),
+        (2780, 5120, 240),
+        (592, 7808, 95),
+        (2600, 0, 150),
+        (540, 2560, 60),
+    ]
+    assert [u.context_tokens for u in usage] == [5120, 7900, 8400, 2600, 3100]
+    assert session.messages[5].extra["model_context_window"] == 258400
+    assert [c.recorded_tokens for c in inspector.replay(session).calls] == [5120, 7900, 8400, 2600, 3100]
+
+
+def test_units_turns_calls_and_compaction(session):
+    view = build_view(session)
+    assert [(u.kind.value, u.indices) for u in view.units] == [
+        ("system", (0,)), ("system", (1,)), ("user", (2,)), ("user", (3,)), ("user", (4,)),
+        ("tool_exchange", (5, 6, 7)), ("tool_exchange", (8, 9)), ("assistant", (10,)),
+        ("summary", (11,)), ("summary", (12,)), ("user", (13,)), ("tool_exchange", (14, 15)), ("assistant", (16,)),
+    ]  # fmt: skip
+    assert [(t.number, t.start, t.stop) for t in view.turns] == [
+        (0, 0, 2), (1, 2, 3), (2, 3, 4), (3, 4, 11), (4, 11, 12), (5, 12, 13), (6, 13, 17)
+    ]  # fmt: skip
+    assert [(c.message_index, c.context_start) for c in view.calls] == [(5, 0), (8, 0), (10, 0), (14, 11), (16, 11)]
+    assert session.messages[11].starts_context and not session.messages[12].starts_context
+    assert str(session.messages[12].source) == "line 26, $.payload.replacement_history[1]"
+
+
+def test_skipped(session):
+    assert [(s.where, s.reason) for s in session.skipped] == [
+        ("line 2", "turn_context"),
+        ("line 6", "event_msg/task_started"),
+        ("line 8", "event_msg/user_message"),
+        ("line 15", "event_msg/token_count (no usage info)"),
+        ("line 17", "event_msg/agent_message"),
+        ("line 22", "event_msg/agent_message"),
+        ("line 24", "event_msg/token_count (repeat)"),
+        ("line 25", "event_msg/task_complete"),
+        ("line 27", "event_msg/context_compacted"),
+        ("line 28", "turn_context"),
+        ("line 33", "response_item/ghost_snapshot"),
+        ("line 36", "world_state (unknown record type)"),
+    ]
+    assert {s.kind for s in session.skipped} == {"ignored"}
+    assert session.extra["model"] == "gpt-5.1-codex"
+    assert session.extra["cwd"] == "/home/dev/api"
+
+
+def test_old_compacted_message_and_missing_last_usage(tmp_path):
+    p = tmp_path / "old.jsonl"
+    p.write_text(
+        '{"timestamp":"t","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}}\n'
+        '{"timestamp":"t","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"hello"}]}}\n'
+        '{"timestamp":"t","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":900,"cached_input_tokens":0,"output_tokens":5}}}}\n'
+        '{"timestamp":"t","type":"compacted","payload":{"message":"The user said hi."}}\n'
+        '{"timestamp":"t","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"again"}]}}\n'
+        '{"timestamp":"t","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":2100,"cached_input_tokens":800,"output_tokens":9}}}}\n'
+    )
+    s = load(p)
+    assert [(m.role, m.text, m.starts_context) for m in s.messages] == [
+        ("user", "hi", False),
+        ("assistant", "hello", False),
+        ("user", "The user said hi.", True),
+        ("assistant", "again", False),
+    ]
+    # without last_token_usage the call's usage is the difference of the cumulative totals
+    assert (s.messages[1].usage.input_tokens, s.messages[1].usage.output_tokens) == (900, 5)
+    assert (s.messages[3].usage.input_tokens, s.messages[3].usage.cache_read_input_tokens, s.messages[3].usage.output_tokens) == (400, 800, 4)
+
+
+def test_forced_on_other_jsonl(tmp_path):
+    p = tmp_path / "x.jsonl"
+    p.write_text('{"role": "user", "content": "hi"}\n')
+    with pytest.raises(SessionFormatError) as err:
+        load(p, format="codex")
+    assert str(err.value).startswith(f"{p}, line 1: no Codex rollout records found.")
+
+
+def test_stream_reports_usage_attached_to_an_earlier_message():
+    lines = ROLLOUT.read_bytes().split(b"\n")
+    stream = CodexStream(ROLLOUT)
+    for n in range(1, 12):
+        stream.feed(lines[n - 1], n)
+    first, msgs = stream.take()
+    assert first == 0 and len(msgs) == 6 and msgs[-1].usage is None
+    stream.feed(lines[11], 12)  # token_count for message 5
+    first, msgs = stream.take()
+    assert first == 5 and msgs[0].usage.context_tokens == 5120
+
+
+def test_follower(tmp_path):
+    lines = ROLLOUT.read_bytes().split(b"\n")
+    live = tmp_path / "rollout.jsonl"
+    live.write_bytes(b"\n".join(lines[:14]) + b"\n")
+    follower = Follower(live, "codex")
+    assert len(follower.session.messages) == 8
+    with open(live, "ab") as fh:
+        fh.write(b"\n".join(lines[14:21]) + b"\n")
+    update = follower.poll()
+    assert update.first == 8
+    assert [m.role for m in update.messages] == ["assistant", "tool", "assistant"]
