@@ -117,54 +117,60 @@ _SPACE = re.compile(rb"[ \t\r\n]*")
 
 
 def line_of(raw: bytes, target: PathParts) -> int | None:
-    """1-based line on which the value at ``target`` starts in ``raw``, or None if not found.
+    """1-based line on which the value at ``target`` starts in ``raw``; when ``target`` does not
+    exist (a missing key), the line of the deepest enclosing value that does. None if not JSON.
 
-    A token scan (strings and punctuation only); it stops as soon as it reaches the value, so its
-    cost is proportional to how far into the file the value is.
+    A token scan (strings and punctuation only) that stops once it is past the value, so its cost
+    is proportional to how far into the file the value is.
     """
     target = tuple(target)
-    # One frame per open container: [is_object, current key or index]
-    stack: list[list[Any]] = []
+    stack: list[list[Any]] = []  # one frame per open container: [is_object, current key or index]
     last_string: bytes | None = None
+    best_line: int | None = None
+    best_depth = -1
 
-    def found_at(pos: int) -> int:
+    def line_at(pos: int) -> int:
         start = _SPACE.match(raw, pos).end()  # type: ignore[union-attr]
         return raw.count(b"\n", 0, start) + 1
 
-    def current() -> PathParts:
-        return tuple(frame[1] for frame in stack)
+    def value_starts(pos: int) -> bool:
+        """Record a value starting at ``pos`` if it is on the way to the target; True when it is it."""
+        nonlocal best_line, best_depth
+        depth = len(stack)
+        if depth > best_depth and target[:depth] == tuple(frame[1] for frame in stack):
+            best_line, best_depth = line_at(pos), depth
+        return best_depth == len(target)
 
-    if not target:
-        return found_at(0)
+    if value_starts(0):
+        return best_line
     for match in _TOKEN.finditer(raw):
         tok = match.group()
         ch = tok[:1]
         if ch == b'"':
             last_string = tok
-            continue
-        if ch == b"[":
+        elif ch == b"[":
             stack.append([False, 0])
-            if current() == target:
-                start = _SPACE.match(raw, match.end()).end()  # type: ignore[union-attr]
-                if raw[start : start + 1] != b"]":
-                    return found_at(start)
+            start = _SPACE.match(raw, match.end()).end()  # type: ignore[union-attr]
+            if raw[start : start + 1] != b"]" and value_starts(start):
+                return best_line
         elif ch == b"{":
             stack.append([True, None])
         elif ch in (b"]", b"}"):
             if stack:
                 stack.pop()
+            if best_depth >= 0 and len(stack) <= best_depth:  # left the deepest match: target absent
+                return best_line
         elif ch == b":":
             if stack and stack[-1][0] and last_string is not None:
                 try:
-                    key = orjson.loads(last_string)
+                    stack[-1][1] = orjson.loads(last_string)
                 except orjson.JSONDecodeError:
-                    key = None
-                stack[-1][1] = key
-                if current() == target:
-                    return found_at(match.end())
+                    stack[-1][1] = None
+                if value_starts(match.end()):
+                    return best_line
         elif ch == b",":
             if stack and not stack[-1][0]:
                 stack[-1][1] += 1
-                if current() == target:
-                    return found_at(match.end())
-    return None
+                if value_starts(match.end()):
+                    return best_line
+    return best_line
