@@ -81,6 +81,11 @@ def plan(
     return _plan(a.view, a.table, pipeline, Settings(**settings), at_call)
 
 
+# Load the ``inspector.replay`` submodule now: importing it later would make the package attribute
+# ``replay`` the module instead of the function below.
+from . import replay as _replay_module  # noqa: E402,F401
+
+
 def replay(
     target: Session | Analysis,
     pipeline: str | list[str] | tuple[str, ...] = (),

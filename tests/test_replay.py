@@ -1,0 +1,98 @@
+"""Replay on a session shaped like the one measured in the seeds: 3 questions, 11 model calls."""
+
+from __future__ import annotations
+
+import pytest
+
+import inspector
+from inspector.model import Usage
+from inspector.replay import baseline_tokens, replay
+from inspector.strategies import Settings
+
+from strategy_builders import SessionBuilder, seeds_session, text_of
+
+# Message totals (approx, OpenAI profile; overhead 3):
+#   0 system 55
+#   turn 1: 1 Q 24 | 2 call 16, 3 result 404 | 4 call 16, 5 result 604 | 6 call 16, 7 result 204 | 8 answer 56
+#   turn 2: 9 Q 24 | 10 call 16, 11 result 804 | 12 call 16, 13 result 304 | 14 answer 56
+#   turn 3: 15 Q 24 | 16 call 16, 17 result 504 | 18 call 16, 19 result 704 | 20 call 16, 21 result 104 | 22 answer 56
+# Each assistant message is a call; its input is everything before it (+3).
+BASELINE = [82, 502, 1122, 1342, 1422, 2242, 2562, 2642, 3162, 3882, 4002]
+# tool_pruning: a prior turn is re-sent as question + answer only: turn 1 costs 80 instead of
+# 1,340 (saving 1,260 on calls 5-7), turns 1 and 2 cost 160 instead of 2,560 (saving 2,400 on calls 8-11).
+PRUNED = [82, 502, 1122, 1342, 162, 982, 1302, 242, 762, 1482, 1602]
+
+
+@pytest.fixture(scope="module")
+def seeds():
+    b = seeds_session()
+    b.messages[8].usage = Usage(input_tokens=1300, cache_read_input_tokens=40)
+    return b.analyze()
+
+
+def test_session_shape(seeds):
+    assert len(seeds.view.calls) == 11
+    assert [t.number for t in seeds.view.turns] == [0, 1, 2, 3]
+    assert [c.message_index for c in seeds.view.calls] == [2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22]
+
+
+def test_baseline_resends_prior_turns_tool_history_on_every_later_call(seeds):
+    assert baseline_tokens(seeds.view, seeds.table) == BASELINE
+    r = replay(seeds.view, seeds.table)
+    assert [c.tokens for c in r.calls] == BASELINE
+    assert r.baseline_total == r.total == 22962 and r.savings_pct == 0.0
+
+
+def test_tool_pruning_removes_it_from_later_turns(seeds):
+    r = replay(seeds.view, seeds.table, "tool_pruning")
+    assert [(c.call, c.message_index, c.turn) for c in r.calls][:5] == [(1, 2, 1), (2, 4, 1), (3, 6, 1), (4, 8, 1), (5, 10, 2)]
+    assert [c.baseline_tokens for c in r.calls] == BASELINE
+    assert [c.tokens for c in r.calls] == PRUNED
+    assert [c.saving for c in r.calls] == [0, 0, 0, 0, 1260, 1260, 1260, 2400, 2400, 2400, 2400]
+    assert r.baseline_total == 22962
+    assert r.total == 9582
+    assert r.savings_pct == pytest.approx(100 * 13380 / 22962)
+    assert r.complete
+
+
+def test_recorded_usage_is_reported_next_to_the_count(seeds):
+    r = replay(seeds.view, seeds.table, "tool_pruning")
+    assert [c.recorded_tokens for c in r.calls] == [None, None, None, 1340] + [None] * 7
+
+
+def test_subset_of_calls_and_progress(seeds):
+    seen = []
+    r = replay(seeds.view, seeds.table, "tool_pruning", calls=[11, 5, 5], progress=lambda d, t: seen.append((d, t)))
+    assert [c.call for c in r.calls] == [5, 11]
+    assert [c.tokens for c in r.calls] == [162, 1602]
+    assert seen == [(1, 2), (2, 2)]
+    assert not r.complete and r.session_calls == 11
+    with pytest.raises(ValueError, match="model call 12 out of range"):
+        replay(seeds.view, seeds.table, "tool_pruning", calls=[12])
+
+
+def test_replay_matches_a_plan_at_each_call(seeds):
+    settings = Settings(budget=1000)
+    r = replay(seeds.view, seeds.table, "tool_pruning,fifo", settings)
+    for c in r.calls:
+        plan = inspector.strategies.plan(seeds.view, seeds.table, "tool_pruning,fifo", settings, c.call)
+        assert c.tokens == plan.tokens_after
+        assert c.baseline_tokens == plan.tokens_before
+
+
+def test_library_replay(seeds):
+    r = inspector.replay(seeds, "tool_pruning")
+    assert r.total == 9582
+
+
+def test_baseline_after_a_recorded_compaction():
+    b = SessionBuilder()
+    b.system("You are helpful.")  # 9
+    b.user(text_of(10))  # 14
+    b.answer(text_of(10))  # 16  call 1: 3 + 9 + 14 = 26
+    b.user("Here is a summary of the conversation to date: " + text_of(3), starts_context=True)
+    b.answer(text_of(10))  # call 2 sees the system prompt and the summary only
+    a = b.analyze()
+    summary = a.table.totals[3]
+    assert baseline_tokens(a.view, a.table) == [26, 3 + 9 + summary]
+    assert [c.tokens for c in replay(a.view, a.table).calls] == [26, 3 + 9 + summary]

@@ -1,0 +1,221 @@
+"""Provider validity rules: exact error texts and indices as each provider's request lays them out."""
+
+from __future__ import annotations
+
+import pytest
+
+import inspector
+from inspector.model import Message, TextBlock, ToolCallBlock, ToolResultBlock
+from inspector.units import build_view
+from inspector.validate import (
+    ANTHROPIC_EMPTY,
+    ANTHROPIC_MISSING,
+    ANTHROPIC_NO_CONTENT,
+    ANTHROPIC_ORPHAN,
+    ANTHROPIC_SYSTEM,
+    OPENAI_EMPTY,
+    OPENAI_MISSING,
+    OPENAI_NULL,
+    OPENAI_ORPHAN,
+    OPENAI_UNKNOWN_ID,
+    validate_messages,
+    validate_plan,
+    validate_session,
+)
+
+from strategy_builders import SessionBuilder, small_session, text_of
+
+
+def brief(violations) -> list[tuple]:
+    return [(v.index, v.source, v.rule, v.message) for v in violations]
+
+
+def msg(index: int, role: str, *blocks) -> Message:
+    return Message(index=index, role=role, content=list(blocks))
+
+
+def call(cid: str, name: str = "read_file") -> ToolCallBlock:
+    return ToolCallBlock(id=cid, name=name, arguments="{}")
+
+
+def result(cid: str, text: str = "ok") -> ToolResultBlock:
+    return ToolResultBlock(tool_call_id=cid, content=text)
+
+
+def text(t: str) -> TextBlock:
+    return TextBlock(text=t)
+
+
+def test_error_texts_are_the_providers_own():
+    assert OPENAI_ORPHAN == (
+        "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'."
+    )
+    assert ANTHROPIC_ORPHAN.format(2, 0, "toolu_01") == (
+        "messages.2.content.0: unexpected `tool_use_id` found in `tool_result` blocks: toolu_01. "
+        "Each `tool_result` block must have a corresponding `tool_use` block in the previous message."
+    )
+
+
+def test_valid_history_has_no_violations():
+    a = small_session().analyze()
+    assert validate_session(a.view) == {"openai": [], "anthropic": []}
+    plan = inspector.plan(a)
+    assert plan.violations == {"openai": [], "anthropic": []}
+    assert plan.valid == {"openai": True, "anthropic": True}
+
+
+def test_orphan_tool_result_at_the_front():
+    messages = [msg(0, "system", text("sys")), msg(3, "tool", result("call_1")), msg(4, "assistant", text("done"))]
+    assert brief(validate_messages(messages, "openai")) == [(1, 3, "orphan_result", OPENAI_ORPHAN)]
+    # Anthropic: the system message moves to `system`, so the result is messages.0.
+    assert brief(validate_messages(messages, "anthropic")) == [
+        (0, 3, "orphan_result", ANTHROPIC_ORPHAN.format(0, 0, "call_1"))
+    ]
+
+
+def test_result_for_an_id_the_previous_assistant_did_not_call():
+    messages = [
+        msg(0, "user", text("hi")),
+        msg(1, "assistant", call("call_1")),
+        msg(2, "tool", result("call_1")),
+        msg(3, "tool", result("call_9")),
+        msg(4, "assistant", text("done")),
+    ]
+    assert brief(validate_messages(messages, "openai")) == [
+        (3, 3, "orphan_result", OPENAI_UNKNOWN_ID.format("call_9"))
+    ]
+    # Anthropic merges the two tool messages into one user message: call_9 is its block 1.
+    assert brief(validate_messages(messages, "anthropic")) == [
+        (2, 3, "orphan_result", ANTHROPIC_ORPHAN.format(2, 1, "call_9"))
+    ]
+
+
+def test_missing_results_of_a_parallel_batch():
+    messages = [
+        msg(0, "user", text("hi")),
+        msg(1, "assistant", call("call_1"), call("call_2")),
+        msg(2, "tool", result("call_1")),
+        msg(3, "user", text("next")),
+    ]
+    assert brief(validate_messages(messages, "openai")) == [
+        (1, 1, "missing_result", OPENAI_MISSING.format("call_2"))
+    ]
+    assert brief(validate_messages(messages, "anthropic")) == [
+        (1, 1, "missing_result", ANTHROPIC_MISSING.format(1, "call_2"))
+    ]
+
+
+def test_user_message_between_a_call_and_its_result():
+    messages = [
+        msg(0, "user", text("hi")),
+        msg(1, "assistant", call("call_1")),
+        msg(2, "user", text("wait")),
+        msg(3, "tool", result("call_1")),
+    ]
+    assert brief(validate_messages(messages, "openai")) == [
+        (1, 1, "missing_result", OPENAI_MISSING.format("call_1")),
+        (3, 3, "orphan_result", OPENAI_ORPHAN),
+    ]
+    assert brief(validate_messages(messages, "anthropic")) == [
+        (1, 1, "missing_result", ANTHROPIC_MISSING.format(1, "call_1")),
+        (3, 3, "orphan_result", ANTHROPIC_ORPHAN.format(3, 0, "call_1")),
+    ]
+
+
+def test_history_ending_with_an_unanswered_call():
+    messages = [msg(0, "user", text("hi")), msg(1, "assistant", call("call_1"))]
+    assert brief(validate_messages(messages, "openai")) == [(1, 1, "missing_result", OPENAI_MISSING.format("call_1"))]
+    assert brief(validate_messages(messages, "anthropic")) == [
+        (1, 1, "missing_result", ANTHROPIC_MISSING.format(1, "call_1"))
+    ]
+
+
+def test_anthropic_style_results_with_text_use_content_positions():
+    messages = [
+        msg(0, "user", text("hi")),
+        msg(1, "assistant", text("Looking."), call("toolu_1")),
+        msg(2, "user", result("toolu_1"), result("toolu_7"), text("<reminder/>")),
+    ]
+    assert brief(validate_messages(messages, "anthropic")) == [
+        (2, 2, "orphan_result", ANTHROPIC_ORPHAN.format(2, 1, "toolu_7"))
+    ]
+    # OpenAI gets one tool message per result, then a user message with the text.
+    assert brief(validate_messages(messages, "openai")) == [
+        (3, 2, "orphan_result", OPENAI_UNKNOWN_ID.format("toolu_7"))
+    ]
+
+
+def test_empty_content():
+    messages = [msg(0, "user", text("hi")), msg(1, "assistant"), msg(2, "user", text(""))]
+    assert brief(validate_messages(messages, "openai")) == [
+        (1, 1, "empty_content", OPENAI_NULL),
+        (2, 2, "empty_content", OPENAI_NULL),
+    ]
+    assert brief(validate_messages(messages, "anthropic")) == [
+        (1, 1, "empty_content", ANTHROPIC_NO_CONTENT.format(1)),
+        (2, 2, "empty_content", ANTHROPIC_NO_CONTENT.format(2)),
+    ]
+    # A final empty assistant message is allowed by Anthropic (a prefill), not by OpenAI.
+    tail = [msg(0, "user", text("hi")), msg(1, "assistant")]
+    assert validate_messages(tail, "anthropic") == []
+    assert brief(validate_messages(tail, "openai")) == [(1, 1, "empty_content", OPENAI_NULL)]
+
+
+def test_assistant_with_tool_calls_and_no_text_is_fine():
+    messages = [msg(0, "user", text("hi")), msg(1, "assistant", call("c")), msg(2, "tool", result("c"))]
+    assert validate_messages(messages, "openai") == [] and validate_messages(messages, "anthropic") == []
+
+
+def test_empty_history():
+    assert brief(validate_messages([], "openai")) == [(None, None, "empty_history", OPENAI_EMPTY)]
+    assert brief(validate_messages([], "anthropic")) == [(None, None, "empty_history", ANTHROPIC_EMPTY)]
+    # Only a system prompt: fine for OpenAI, but Anthropic's messages list is then empty.
+    only_system = [msg(0, "system", text("sys"))]
+    assert validate_messages(only_system, "openai") == []
+    assert brief(validate_messages(only_system, "anthropic")) == [(None, None, "empty_history", ANTHROPIC_EMPTY)]
+
+
+def test_system_messages_are_extracted_for_anthropic_unless_sent_as_is():
+    messages = [msg(0, "system", text("sys")), msg(1, "user", text("hi")), msg(2, "system", text("mid")), msg(3, "assistant", text("ok"))]
+    assert validate_messages(messages, "anthropic") == []
+    assert brief(validate_messages(messages, "anthropic", extract_system=False)) == [
+        (0, 0, "system_role", ANTHROPIC_SYSTEM),
+        (2, 2, "system_role", ANTHROPIC_SYSTEM),
+    ]
+    assert validate_messages(messages, "openai") == []
+
+
+def test_unknown_provider():
+    with pytest.raises(ValueError, match="unknown provider 'bedrock'"):
+        validate_messages([], "bedrock")  # type: ignore[arg-type]
+
+
+def test_session_orphans_are_reported():
+    b = SessionBuilder()
+    b.user(text_of(5))
+    b.tool("call_404", "stray result")
+    b.answer("ok")
+    v = validate_session(build_view(b.build()))
+    assert brief(v["openai"]) == [(1, 1, "orphan_result", OPENAI_ORPHAN)]
+    assert brief(v["anthropic"]) == [(1, 1, "orphan_result", ANTHROPIC_ORPHAN.format(1, 0, "call_404"))]
+
+
+PIPELINES = [
+    ("fifo", {"budget": 1040, "pair_safe": False}),
+    ("fifo", {"budget": 600}),
+    ("summarize", {"budget": 600}),
+    ("tool_pruning", {}),
+    ("clear_tool_uses", {"trigger": 0, "keep": 1, "clear_tool_inputs": True}),
+    ("truncate_results,sliding_window", {"max_result_tokens": 10, "window_turns": 2}),
+]
+
+
+@pytest.mark.parametrize("pipeline,settings", PIPELINES)
+def test_plan_validation_agrees_with_validating_the_materialised_messages(pipeline, settings):
+    a = small_session().analyze()
+    for at_call in (None, 2, 4):
+        plan = inspector.plan(a, pipeline, at_call=at_call, **settings)
+        fast = validate_plan(plan)
+        messages = plan.messages_after()
+        for provider in ("openai", "anthropic"):
+            assert brief(fast[provider]) == brief(validate_messages(messages, provider))
