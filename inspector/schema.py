@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter
 
 
 class _Open(BaseModel):
@@ -64,7 +64,22 @@ class ToolCallPart(_Open):
     arguments: str = Field("{}", description="the arguments as JSON text, as the model produced them")
 
 
-ResultPart = Annotated[Union[TextPart, ImagePart], Field(discriminator="type")]
+KNOWN_BLOCKS = ("text", "image", "thinking", "tool_call", "tool_result")
+
+
+def _not_known(kind: str) -> str:
+    if kind in KNOWN_BLOCKS:
+        raise ValueError(f"a {kind!r} block must have the fields of its type")
+    return kind
+
+
+class OtherBlock(_Open):
+    """Any other block (a provider's ``document``, ``server_tool_use``...): kept verbatim."""
+
+    type: Annotated[str, AfterValidator(_not_known), Field(json_schema_extra={"not": {"enum": list(KNOWN_BLOCKS)}})]
+
+
+ResultPart = Union[Annotated[Union[TextPart, ImagePart], Field(discriminator="type")], OtherBlock]
 
 
 class ToolResultPart(_Open):
@@ -74,8 +89,9 @@ class ToolResultPart(_Open):
     is_error: bool = False
 
 
-ContentBlock = Annotated[
-    Union[TextPart, ImagePart, ThinkingPart, ToolCallPart, ToolResultPart], Field(discriminator="type")
+ContentBlock = Union[
+    Annotated[Union[TextPart, ImagePart, ThinkingPart, ToolCallPart, ToolResultPart], Field(discriminator="type")],
+    OtherBlock,
 ]
 
 
