@@ -1,0 +1,105 @@
+"""Export: provider request bodies from plans, and the atomic, never-over-the-session write."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+import inspector
+from inspector.export import ExportError, export_request, write_export
+from inspector.formats import anthropic, openai_chat
+from inspector.validate import validate_messages
+
+from strategy_builders import small_session
+
+SUMMARY_START = "[Earlier conversation summary]: (simulated offline summary of 3 earlier messages, turn 1)"
+
+
+@pytest.fixture(scope="module")
+def small():
+    return small_session().analyze()
+
+
+def test_anthropic_body_puts_system_prompt_and_summary_in_system(small):
+    plan = inspector.plan(small, "summarize,truncate_results", budget=600, max_result_tokens=5)
+    body = export_request(plan, "anthropic")
+    assert [b["text"] for b in body["system"]][0] == "You are helpful."
+    assert body["system"][1]["text"].startswith(SUMMARY_START)
+    assert [m["role"] for m in body["messages"]] == ["assistant", "user", "assistant", "user", "assistant", "user", "assistant", "user"]
+    assert body["messages"][2]["content"][0] == {"type": "tool_use", "id": "call_2", "name": "read_file", "input": {"path": "b.py"}}
+    assert body["messages"][3]["content"][0]["content"] == "bbb bbb bbb bbb bbb \n[... truncated 295 tokens ...]"
+    assert not any(m["role"] == "system" for m in body["messages"])
+    assert validate_messages(plan.messages_after(), "anthropic") == []
+
+
+def test_openai_body_keeps_the_pruned_history_in_order(small):
+    plan = inspector.plan(small, "tool_pruning")
+    body = export_request(plan, "openai")
+    assert [m["role"] for m in body["messages"]] == ["system", "user", "assistant", "user", "assistant", "user"]
+    assert body["messages"][0] == {"role": "system", "content": "You are helpful."}
+    assert "tools" not in body
+
+
+def test_cleared_results_and_inputs_are_exported(small):
+    plan = inspector.plan(small, "clear_tool_uses", trigger=0, keep=2, clear_tool_inputs=True)
+    body = export_request(plan, "openai")
+    call = body["messages"][2]["tool_calls"][0]
+    assert call["function"]["arguments"] == "{}" and call["id"] == "call_1"
+    assert body["messages"][3] == {"role": "tool", "tool_call_id": "call_1", "content": "[cleared]"}
+    body = export_request(plan, "anthropic")
+    assert body["messages"][1]["content"][0]["input"] == {}
+
+
+def test_an_analysis_exports_unpruned(small):
+    assert export_request(small, "openai") == openai_chat.dump_request(small.session, small.session.messages)
+    assert export_request(small, "anthropic") == anthropic.dump_request(small.session, small.session.messages)
+
+
+def test_unknown_provider(small):
+    with pytest.raises(ValueError, match="unknown provider 'gemini'"):
+        export_request(small, "gemini")  # type: ignore[arg-type]
+
+
+def test_write_export_is_atomic_and_leaves_no_temp_files(tmp_path, small):
+    body = export_request(inspector.plan(small, "tool_pruning"), "anthropic")
+    out = tmp_path / "out.json"
+    out.write_text("old")
+    written = write_export(body, out, tmp_path / "session.json")
+    assert written == out.resolve()
+    assert json.loads(out.read_text()) == body
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.json"]
+    assert oct(out.stat().st_mode & 0o777) == "0o644"
+
+
+def test_write_export_refuses_the_session_file(tmp_path):
+    session = tmp_path / "session.json"
+    session.write_text('{"messages": []}')
+    for target in (session, tmp_path / "sub" / ".." / "session.json"):
+        (tmp_path / "sub").mkdir(exist_ok=True)
+        with pytest.raises(ExportError, match="refusing to write the export to .*it is the session file"):
+            write_export({"messages": []}, target, session)
+    link = tmp_path / "link.json"
+    link.symlink_to(session)
+    with pytest.raises(ExportError, match="it is the session file"):
+        write_export({"messages": []}, link, session)
+    hard = tmp_path / "hard.json"
+    os.link(session, hard)
+    with pytest.raises(ExportError, match="it is the session file"):
+        write_export({"messages": []}, hard, session)
+    assert session.read_text() == '{"messages": []}'
+
+
+def test_write_export_refuses_directories_and_missing_directories(tmp_path):
+    with pytest.raises(ExportError, match="it is a directory"):
+        write_export({}, tmp_path, None)
+    with pytest.raises(ExportError, match="does not exist"):
+        write_export({}, tmp_path / "nope" / "out.json", None)
+
+
+def test_write_export_cleans_up_when_serialising_fails(tmp_path):
+    with pytest.raises(TypeError):
+        write_export({"bad": object()}, tmp_path / "out.json", None)
+    assert list(Path(tmp_path).iterdir()) == []
