@@ -63,11 +63,16 @@ def _line(*parts: tuple[str, str] | str) -> Text:
     return text
 
 
+def plural(n: int, word: str) -> str:
+    return f"{n:,} {word}" + ("" if n == 1 else "s")
+
+
 def _session_line(report: dict[str, Any]) -> Text:
     s = report["session"]
     return _line(
         (str(s["path"]), "bold"),
-        f"  format {s['format']}: {s['messages']:,} messages, {s['turns']:,} turns, {s['model_calls']:,} model calls",
+        f"  format {s['format']}: {plural(s['messages'], 'message')}, {plural(s['turns'], 'turn')}, "
+        f"{plural(s['model_calls'], 'model call')}",
     )
 
 
@@ -112,15 +117,21 @@ def render_info(report: dict[str, Any], out: Console) -> None:
     if report["largest_messages"]:
         table = Table(title=Text(f"{len(report['largest_messages'])} largest messages", style="bold"),
                       box=box.SIMPLE_HEAD, title_justify="left")
-        for name, justify in (("#", "right"), ("role", "left"), ("unit", "left"), ("turn", "right"),
-                              ("tokens", "right"), ("tool", "left"), ("preview", "left")):
-            if name == "preview":
-                table.add_column(T(name), no_wrap=True, overflow="ellipsis", ratio=1)
-            else:
-                table.add_column(T(name), justify=justify, no_wrap=True)
-        for row in report["largest_messages"]:
-            table.add_row(N(row["index"]), T(row["role"]), T(row["unit"]), N(row["turn"]), N(row["tokens"]),
-                          T(", ".join(row["tools"])), T(row["preview"]))
+        rows = [
+            [N(row["index"]), T(row["role"]), T(row["unit"]), N(row["turn"]), N(row["tokens"]),
+             T(", ".join(row["tools"])), T(row["preview"])]
+            for row in report["largest_messages"]
+        ]
+        # The short columns keep their width; the tool list wraps (24 columns, 12 on narrow screens); the preview
+        # gets what is left of the line and is cut with an ellipsis.
+        columns = (("#", "right"), ("role", "left"), ("unit", "left"), ("turn", "right"), ("tokens", "right"), ("tool", "left"))
+        widths = [max([len(name)] + [len(r[k]) for r in rows]) for k, (name, _) in enumerate(columns)]
+        widths[-1] = min(widths[-1], 24 if out.width >= 100 else 12)
+        for (name, justify), width in zip(columns, widths):
+            table.add_column(T(name), justify=justify, width=width, no_wrap=name != "tool")
+        table.add_column(T("preview"), no_wrap=True, overflow="ellipsis", width=max(10, out.width - sum(widths) - 3 * (len(widths) + 1) - 1))
+        for cells in rows:
+            table.add_row(*cells)
         out.print(table)
 
     if report["tools"]:
@@ -144,7 +155,7 @@ def render_info(report: dict[str, Any], out: Console) -> None:
         out.print(Text("Flags: " + ", ".join(f"{k.replace('_', ' ')} {v:,}" for k, v in flags.items())))
     skipped = report["skipped"]
     if skipped:
-        table = Table(title=Text(f"Skipped {len(skipped):,} records", style="bold"), box=box.SIMPLE_HEAD, title_justify="left")
+        table = Table(title=Text(f"Skipped {plural(len(skipped), 'record')}", style="bold"), box=box.SIMPLE_HEAD, title_justify="left")
         table.add_column(T("where"))
         table.add_column(T("kind"))
         table.add_column(T("reason"))
@@ -257,7 +268,12 @@ def render_violations(violations: dict[str, list[dict[str, Any]]], out: Console,
             continue
         out.print(_line(f"{name}: ", (f"{len(items)} violation{'s' if len(items) != 1 else ''}", "red")))
         for v in items[:limit]:
-            where = "" if v["index"] is None else f"message {v['index']}: "
+            if v["index"] is None:
+                where = ""
+            elif v.get("source") is None:
+                where = f"inserted message (position {v['index']} in the request): "
+            else:
+                where = f"message {v['source']} (position {v['index']} in the request): "
             out.print(Text(f"  {where}{v['message']}"))
         if len(items) > limit:
             out.print(Text(f"  ... and {len(items) - limit} more", style="dim"))
@@ -278,11 +294,21 @@ def render_replay(report: dict[str, Any], out: Console) -> None:
     table.add_column(T("baseline"), justify="right", footer=N(report["baseline_total"]))
     table.add_column(T("with pipeline"), justify="right", footer=N(report["total"]))
     table.add_column(T("saved"), justify="right", footer=N(report["baseline_total"] - report["total"]))
+    recorded = any(c.get("recorded_tokens") is not None for c in report["calls"])
+    if recorded:
+        total = sum(c["recorded_tokens"] or 0 for c in report["calls"])
+        table.add_column(T("recorded"), justify="right", footer=N(total), style="dim")
     for c in report["calls"]:
         saved = c["baseline_tokens"] - c["tokens"]
-        table.add_row(N(c["call"]), N(c["message_index"]), N(c["turn"]), N(c["baseline_tokens"]), N(c["tokens"]),
-                      N(saved, "green" if saved > 0 else ""))
+        cells = [N(c["call"]), N(c["message_index"]), N(c["turn"]), N(c["baseline_tokens"]), N(c["tokens"]),
+                 N(saved, "green" if saved > 0 else "")]
+        if recorded:
+            cells.append(N(c.get("recorded_tokens")))
+        table.add_row(*cells)
     out.print(table)
+    if recorded:
+        out.print(Text("baseline = our count of everything before the call; recorded = the usage the file logged "
+                       "for it (input + cache read + cache write).", style="dim"))
     out.print(Text(f"Input tokens over all {len(report['calls']):,} calls: {report['baseline_total']:,} -> "
                    f"{report['total']:,}, saving {report['savings_pct']:.1f}%."))
 
@@ -307,7 +333,7 @@ def render_compare(report: dict[str, Any], out: Console) -> None:
     out.print(table)
     s = report["settings"]
     out.print(Text(
-        f"Budget {s['budget']}, window {s['window_turns']} turns, results capped at {s['max_result_tokens']} tokens, "
+        f"Budget {'none' if s['budget'] is None else format(s['budget'], ',')}, window {s['window_turns']} turns, results capped at {s['max_result_tokens']} tokens, "
         f"summary {s['summary_ratio']} of history in {s['summary_tokens']} tokens, clear_tool_uses trigger "
         f"{s['trigger']:,} keep {s['keep']}. Saving is over the replay total of every model call.",
         style="dim",

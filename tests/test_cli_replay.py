@@ -1,0 +1,97 @@
+"""``replay`` and ``compare``: per-call input tokens with and without a strategy, side by side."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from inspector.cli.main import main
+
+SAMPLES = Path(__file__).resolve().parent.parent / "sample_sessions"
+THREE = SAMPLES / "three_questions.json"
+
+BASELINE = [201, 653, 776, 4566, 4722, 4889, 5103, 7608, 7781, 9317, 9429]
+TOOL_PRUNING = [201, 653, 776, 4566, 357, 524, 738, 3243, 530, 2066, 2178]
+
+
+def run(capsys, *args) -> tuple[int, str, str]:
+    code = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def as_json(capsys, *args) -> dict:
+    code, out, err = run(capsys, *args, "--json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+def test_replay_json_tool_pruning_removes_resent_tool_history(capsys):
+    d = as_json(capsys, "replay", THREE, "--strategy", "tool_pruning")
+    assert d["session"]["model_calls"] == 11
+    assert d["pipeline"] == [{"strategy": "tool_pruning", "params": {}}]
+    calls = d["calls"]
+    assert [list(c)[:5] for c in calls[:1]] == [["call", "message_index", "turn", "baseline_tokens", "tokens"]]
+    assert [c["call"] for c in calls] == list(range(1, 12))
+    assert [c["message_index"] for c in calls] == [2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22]
+    assert [c["turn"] for c in calls] == [1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3]
+    assert [c["baseline_tokens"] for c in calls] == BASELINE
+    assert [c["tokens"] for c in calls] == TOOL_PRUNING
+    # the first turn is the current turn for its own calls: nothing to prune there
+    assert TOOL_PRUNING[:4] == BASELINE[:4]
+    # on every later call, turn 1's tool results (4,365 tokens) are no longer re-sent
+    assert {b - t for b, t in zip(BASELINE[4:8], TOOL_PRUNING[4:8])} == {4365}
+    assert {b - t for b, t in zip(BASELINE[8:], TOOL_PRUNING[8:])} == {7251}
+    assert (d["baseline_total"], d["total"], d["savings_pct"]) == (55045, 15832, 71.2)
+
+
+def test_replay_without_strategy_is_the_baseline_and_shows_recorded_usage(capsys):
+    d = as_json(capsys, "replay", SAMPLES / "coding_agent.jsonl")
+    assert d["pipeline"] == []
+    assert d["baseline_total"] == d["total"] == 139418 and d["savings_pct"] == 0.0
+    assert d["calls"][0] == {
+        "call": 1, "message_index": 2, "turn": 1, "baseline_tokens": 378, "tokens": 378, "recorded_tokens": 842
+    }
+    code, out, _ = run(capsys, "replay", SAMPLES / "coding_agent.jsonl")
+    words = " ".join(out.split())
+    assert "total 139,418 139,418 0 160,047" in words
+
+
+def test_replay_table(capsys):
+    code, out, err = run(capsys, "replay", THREE, "--strategy", "tool_pruning")
+    assert code == 0 and err == ""
+    words = " ".join(out.split())
+    assert "Pipeline: tool_pruning()" in words
+    assert "5 10 2 4,722 357 4,365" in words
+    assert "total 55,045 15,832 39,213" in words
+    assert "Input tokens over all 11 calls: 55,045 -> 15,832, saving 71.2%." in words
+
+
+def test_compare_json(capsys):
+    d = as_json(capsys, "compare", THREE, "--budget", "4000")
+    assert d["at_call"] == 11 and d["settings"]["budget"] == 4000
+    rows = {r["pipeline"]: r for r in d["rows"]}
+    assert list(rows) == [
+        "none", "fifo", "sliding_window", "summarize", "truncate_results", "tool_pruning", "clear_tool_uses",
+        "tool_pruning,sliding_window", "tool_pruning,truncate_results", "truncate_results,fifo", "clear_tool_uses,fifo",
+    ]
+    assert rows["none"] == {
+        "pipeline": "none", "tokens_last_call": 9429, "replay_total": 55045, "saving_pct": 0.0,
+        "valid": {"openai": True, "anthropic": True}, "violations": {"openai": 0, "anthropic": 0},
+    }
+    assert (rows["tool_pruning"]["tokens_last_call"], rows["tool_pruning"]["replay_total"]) == (2178, 15832)
+    assert rows["tool_pruning"]["saving_pct"] == 71.2
+    assert (rows["fifo"]["tokens_last_call"], rows["fifo"]["replay_total"], rows["fifo"]["saving_pct"]) == (2004, 18280, 66.8)
+    assert rows["tool_pruning,truncate_results"]["replay_total"] == 13811
+    assert all(r["valid"] == {"openai": True, "anthropic": True} for r in d["rows"])
+
+
+def test_compare_shows_invalid_naive_fifo(capsys):
+    d = as_json(capsys, "compare", THREE, "--budget", "9300", "--no-pair-safe", "--strategy", "fifo")
+    assert [r["pipeline"] for r in d["rows"]] == ["none", "fifo"]
+    assert d["rows"][1]["valid"] == {"openai": False, "anthropic": False}
+    code, out, _ = run(capsys, "compare", THREE, "--budget", "9300", "--no-pair-safe", "--strategy", "fifo;tool_pruning")
+    words = " ".join(out.split())
+    assert "fifo 8,942 54,522 1.0% 1 violation 1 violation" in words
+    assert "Budget 9,300, window 10 turns" in words
+    assert "tool_pruning 2,178 15,832 71.2% valid valid" in words
