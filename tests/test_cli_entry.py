@@ -106,3 +106,16 @@ def test_a_file_named_like_a_subcommand_opens_with_a_path(fake_tui, tmp_path, mo
     monkeypatch.chdir(tmp_path)
     assert main(["./info"]) == 7
     assert fake_tui[0]["path"] == "./info"
+
+
+def test_samples_lists_the_bundled_sessions(capsys):
+    assert main(["samples"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [Path(p).name for p in lines] == [
+        "coding_agent.jsonl", "hr_leave_balance.json", "three_questions.json", "vendor_onboarding.json"
+    ]
+    assert all(Path(p).is_file() for p in lines)
+    assert main(["samples", "three_questions.json"]) == 0
+    assert capsys.readouterr().out == f"{sample_path('three_questions.json')}\n"
+    assert main(["samples", "nope.json"]) == 2
+    assert capsys.readouterr().err.startswith("context-inspector samples: error: no bundled sample called 'nope.json'")

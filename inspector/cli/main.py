@@ -44,6 +44,7 @@ SUMMARIES = {
     "replay": "input tokens of every model call, without and with a strategy",
     "compare": "every strategy and a few pipelines side by side",
     "export": "the pruned history as an OpenAI or Anthropic request body",
+    "samples": "paths of the bundled sample sessions",
 }
 
 
@@ -117,6 +118,9 @@ def _sub_parsers() -> dict[str, Parser]:
     p.add_argument("--at", type=int, metavar="CALL", help="export the input of model call CALL; default: the next call")
     p.add_argument("--to", choices=("openai", "anthropic"), required=True, help="provider whose request shape to write")
     p.add_argument("-o", "--output", required=True, metavar="OUT", help="file to write ('-' for standard output)")
+
+    p = new("samples", "Print the paths of the bundled sample sessions (or of the one called NAME).")
+    p.add_argument("name", metavar="NAME", nargs="?", help="a sample's file name, e.g. three_questions.json")
     return parsers
 
 
@@ -309,6 +313,17 @@ def cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_samples(args: argparse.Namespace) -> int:
+    from .samples import sample_path, sample_paths
+
+    try:
+        paths = [sample_path(args.name)] if args.name else sample_paths()
+    except FileNotFoundError as exc:
+        raise UsageError(str(exc)) from None
+    sys.stdout.write("".join(f"{p}\n" for p in paths))
+    return 0
+
+
 def cmd_tui(args: argparse.Namespace) -> int:
     from .samples import sample_path
 
@@ -330,6 +345,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "replay": cmd_replay,
     "compare": cmd_compare,
     "export": cmd_export,
+    "samples": cmd_samples,
 }
 
 
