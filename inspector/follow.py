@@ -20,6 +20,7 @@ from pathlib import Path
 import orjson
 
 from .formats.base import Format, RecordStream, SessionFormatError, get_format
+from .formats.jsondoc import paused_gc
 from .model import Message, Session
 
 #: Bytes before the read offset re-read on each poll to notice a file rewritten in place.
@@ -61,7 +62,8 @@ class Follower:
         self._tail = b""
         self.stopped = False
         self.notice: str | None = None
-        self.poll()
+        with paused_gc():
+            self.poll()
 
     @property
     def session(self) -> Session:

@@ -197,3 +197,23 @@ def test_new_message_written_as_jsonl():
     s = Session(format="jsonl", messages=[m])
     assert jsonl.dump_lines(s) == '{"role":"tool","tool_call_id":"c","content":"out","is_error":true}\n'
     assert get_format("jsonl").appendable and get_format("jsonl").stream is jsonl.stream
+
+
+def test_lines_with_openai_shaped_tool_calls(tmp_path):
+    """Logs that write one OpenAI message per line load as JSONL, and are written back as they were."""
+    lines = [
+        {"role": "user", "content": "list files"},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "call_a", "type": "function", "function": {"name": "ls", "arguments": '{"path": "."}'}},
+            {"id": "call_b", "type": "function", "function": {"name": "pwd"}},
+        ]},
+        {"role": "tool", "tool_call_id": "call_a", "content": "a.py\nb.py"},
+        {"role": "tool", "tool_call_id": "call_b", "content": "/src"},
+    ]
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(b"".join(orjson.dumps(d) + b"\n" for d in lines))
+    s = inspector.load(path)
+    assert s.format == "jsonl" and s.skipped == []
+    assert [(c.id, c.name, c.arguments) for c in s.messages[1].tool_calls] == [("call_a", "ls", '{"path": "."}'), ("call_b", "pwd", "{}")]
+    assert lines_of(jsonl.write(s)) == lines
+    assert lines_of(jsonl.dump_lines(s.model_copy(update={"format": "openai"})))[2]["tool_calls"][1] == {"id": "call_b", "name": "pwd", "arguments": "{}"}

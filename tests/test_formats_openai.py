@@ -259,7 +259,7 @@ def _error(tmp_path, doc_text: str) -> SessionFormatError:
 def test_structural_errors_name_the_json_path_and_line(tmp_path, doc, where, problem):
     err = _error(tmp_path, doc)
     assert (err.where, err.problem) == (where, problem)
-    assert str(err).startswith(f"{tmp_path / 'session.json'}, {where}: {problem} Known formats: openai, anthropic, jsonl")
+    assert str(err).startswith(f"{tmp_path / 'session.json'}, {where}: {problem} Known formats: ")
 
 
 def test_unknown_role_is_an_error_when_forced(tmp_path):

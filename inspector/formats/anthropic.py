@@ -34,7 +34,7 @@ from ..model import (
 from . import hints as H
 from .base import Format, Probe, register
 from .imagesize import image_size, split_data_url
-from .jsondoc import PathParts, ShapeError, describe, json_path, parse_file, remember, shape_error
+from .jsondoc import PathParts, ShapeError, describe, json_path, parse_file, paused_gc, remember, shape_error
 from .openai_chat import is_message_list, looks_like_broken_json, signals
 from .rawtext import raw_text
 
@@ -76,8 +76,9 @@ def session_from_document(doc: Any, path: str | None = None) -> Session:
     else:
         found = 'an object without "messages"' if isinstance(doc, dict) else describe(doc)
         raise ShapeError((), f'expected an object with "messages" (and optionally "system", "tools"), found {found}')
-    for i, item in enumerate(items):
-        messages.append(_message(item, len(messages), prefix + (i,)))
+    with paused_gc():
+        for i, item in enumerate(items):
+            messages.append(_message(item, len(messages), prefix + (i,)))
     return Session.model_construct(
         path=path, format=NAME, messages=messages, tools=tools, extra=extra, sidechains={}, skipped=[]
     )

@@ -34,12 +34,15 @@ BARE = "_bare"
 ARGS_OBJECT = "_args_object"
 #: Extra fields of a nested object (``image_url``, ``function``, an image ``source``).
 NESTED = "_nested"
+#: JSONL: a tool call written in OpenAI's nested shape ``{"id", "function": {"name", "arguments"}}``;
+#: the value holds the nested object's other fields.
+FUNCTION = "_function"
 #: JSONL: the file had a ``{"type": "session"}`` header line.
 HEADER = "_header"
 #: An OpenAI tool definition written flat (``{"type", "name", "parameters"}``) instead of nested.
 FLAT = "_flat"
 
-RESERVED = frozenset({OMIT, ROLE, LEGACY, RAW, INLINE, BARE, ARGS_OBJECT, NESTED, FLAT, HEADER})
+RESERVED = frozenset({OMIT, ROLE, LEGACY, RAW, INLINE, BARE, ARGS_OBJECT, NESTED, FLAT, HEADER, FUNCTION})
 
 
 def emit_extra(out: dict[str, Any], extra: dict[str, Any], keep: bool = True) -> dict[str, Any]:

@@ -10,8 +10,11 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +59,19 @@ def describe(value: Any) -> str:
     if isinstance(value, dict):
         return "an object"
     return type(value).__name__
+
+
+@contextmanager
+def paused_gc() -> Iterator[None]:
+    """Pause the cyclic garbage collector while building many objects that are all kept (it would
+    rescan the growing heap again and again: ~40 % of building a 10,000-message session)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 # -- parsing -------------------------------------------------------------------------------------

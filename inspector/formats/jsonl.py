@@ -35,7 +35,7 @@ from ..model import (
 from . import hints as H
 from .base import HEAD_BYTES, Format, Probe, SessionFormatError, register
 from .imagesize import image_size
-from .jsondoc import PathParts, ShapeError, describe, json_path
+from .jsondoc import PathParts, ShapeError, describe, json_path, paused_gc
 from .rawtext import raw_text
 
 NAME = "jsonl"
@@ -318,22 +318,41 @@ def _tool_call(c: Any, path: PathParts, inline: bool) -> ToolCallBlock:
     if not isinstance(c, dict):
         raise ShapeError(path, f'expected an object with "id", "name" and "arguments", found {describe(c)}')
     call_id = _str_field(c, "id", path, "the call id")
+    if not inline and "name" not in c and isinstance(c.get("function"), dict):
+        return _nested_tool_call(c, call_id, path)
     name = _str_field(c, "name", path, "the tool name")
     extra = _rest(c, "id", "name", "arguments") if inline else {k: v for k, v in c.items() if k not in ("id", "name", "arguments")}
     if inline:
         extra[H.INLINE] = True
+    text = _arguments(c, path, extra, extra)
+    return ToolCallBlock.model_construct(id=call_id, name=name, arguments=text, extra=extra)
+
+
+def _nested_tool_call(c: dict, call_id: str, path: PathParts) -> ToolCallBlock:
+    """A call in OpenAI's shape (``{"id", "type", "function": {"name", "arguments"}}``), which
+    logs that write one OpenAI message per line use."""
+    fn, fpath = c["function"], path + ("function",)
+    name = _str_field(fn, "name", fpath, "the tool name")
+    nested = {k: v for k, v in fn.items() if k not in ("name", "arguments")}
+    extra = {k: v for k, v in c.items() if k not in ("id", "function")}
+    extra[H.FUNCTION] = nested
+    text = _arguments(fn, fpath, extra, nested)
+    return ToolCallBlock.model_construct(id=call_id, name=name, arguments=text, extra=extra)
+
+
+def _arguments(c: dict, path: PathParts, extra: dict, container_extra: dict) -> str:
+    """``c["arguments"]`` as JSON text; notes an object (in ``extra``) or a missing key (in the
+    extra of the object that lacked it) for write-back."""
     args = c.get("arguments")
     if isinstance(args, str):
-        text = args
-    elif "arguments" not in c:
-        text = "{}"
-        extra[H.OMIT] = ["arguments"]
-    elif isinstance(args, dict):
-        text = orjson.dumps(args).decode()
+        return args
+    if "arguments" not in c:
+        container_extra[H.OMIT] = ["arguments"]
+        return "{}"
+    if isinstance(args, dict):
         extra[H.ARGS_OBJECT] = True
-    else:
-        raise ShapeError(path + ("arguments",), f"expected the arguments as JSON text, found {describe(args)}")
-    return ToolCallBlock.model_construct(id=call_id, name=name, arguments=text, extra=extra)
+        return orjson.dumps(args).decode()
+    raise ShapeError(path + ("arguments",), f"expected the arguments as JSON text, found {describe(args)}")
 
 
 def _usage(u: Any) -> tuple[Usage | None, bool]:
@@ -359,8 +378,9 @@ def stream(path: Path) -> JsonlStream:
 def read(path: Path) -> Session:
     s = JsonlStream(path)
     data = Path(path).read_bytes()
-    for line_no, line in enumerate(data.split(b"\n"), 1):
-        s.feed(line, line_no)
+    with paused_gc():
+        for line_no, line in enumerate(data.split(b"\n"), 1):
+            s.feed(line, line_no)
     if s.parsed == 0:
         if s.lines == 0:
             raise SessionFormatError(path, "line 1", "the file is empty.", "a JSON or JSONL agent session")
@@ -459,7 +479,11 @@ def _dump_call(c: ToolCallBlock, same: bool, inline: bool) -> dict:
         except orjson.JSONDecodeError:
             pass
     d: dict[str, Any] = {"type": "tool_call"} if inline else {}
-    d.update(id=c.id, name=c.name, arguments=args)
+    if same and H.FUNCTION in c.extra and not inline:
+        d["id"] = c.id
+        d["function"] = H.emit_extra({"name": c.name, "arguments": args}, c.extra[H.FUNCTION])
+    else:
+        d.update(id=c.id, name=c.name, arguments=args)
     return H.emit_extra(d, c.extra, same)
 
 

@@ -33,7 +33,7 @@ from ..model import (
 from . import hints as H
 from .base import Format, Probe, register
 from .imagesize import image_size, split_data_url
-from .jsondoc import PathParts, ShapeError, describe, json_path, parse_file, remember, shape_error
+from .jsondoc import PathParts, ShapeError, describe, json_path, parse_file, paused_gc, remember, shape_error
 from .rawtext import raw_text
 
 NAME = "openai"
@@ -82,7 +82,8 @@ def session_from_document(doc: Any, path: str | None = None) -> Session:
         found = "an object without \"messages\"" if isinstance(doc, dict) else describe(doc)
         raise ShapeError((), f'expected a list of chat messages or an object with "messages", found {found}')
     reader = _MessageReader(prefix)
-    messages = [reader.message(item, i) for i, item in enumerate(items)]
+    with paused_gc():
+        messages = [reader.message(item, i) for i, item in enumerate(items)]
     return Session.model_construct(
         path=path, format=NAME, messages=messages, tools=tools, extra=extra, sidechains={}, skipped=[]
     )
