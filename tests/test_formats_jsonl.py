@@ -216,4 +216,4 @@ def test_lines_with_openai_shaped_tool_calls(tmp_path):
     assert s.format == "jsonl" and s.skipped == []
     assert [(c.id, c.name, c.arguments) for c in s.messages[1].tool_calls] == [("call_a", "ls", '{"path": "."}'), ("call_b", "pwd", "{}")]
     assert lines_of(jsonl.write(s)) == lines
-    assert lines_of(jsonl.dump_lines(s.model_copy(update={"format": "openai"})))[2]["tool_calls"][1] == {"id": "call_b", "name": "pwd", "arguments": "{}"}
+    assert lines_of(jsonl.dump_lines(s.model_copy(update={"format": "openai"})))[1]["tool_calls"][1] == {"id": "call_b", "name": "pwd", "arguments": "{}"}
