@@ -6,3 +6,5 @@ from . import jsonl  # noqa: F401
 from . import claude_code  # noqa: F401
 from . import codex  # noqa: F401
 from . import openai_responses  # noqa: F401
+from . import strands  # noqa: F401
+from . import agents_sqlite  # noqa: F401

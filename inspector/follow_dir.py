@@ -1,0 +1,200 @@
+"""Live-follow the session formats that are not one append-only file: Strands directories (a new
+``message_<n>.json`` per message) and OpenAI Agents SDK SQLite databases (a new row per item).
+No Textual here.
+
+Both followers have the shape of :class:`inspector.follow.Follower`: ``session``, ``stopped``,
+``notice`` and ``poll() -> FollowUpdate`` (``messages`` = ``session.messages[first:]``, new or
+changed since the last poll). The Session object is updated in place, so a view holding it stays
+valid.
+
+- :class:`StrandsFollower` reads only the new message files while ``agent.json`` is unchanged.
+  When ``agent.json`` changes (the conversation manager trimmed or summarised) or a stored message
+  changes (redaction), the directory is read again and the update starts at the first message
+  that differs, with a notice. A file that does not parse yet is retried at the next poll.
+- :class:`SqliteFollower` polls the session's row count and ``max(id)``: new rows are read through
+  the same item reader; rows removed (``pop_item``, ``clear_session``) reload the session with a
+  notice. The database is only ever opened read-only.
+
+:func:`follower_for` picks the right follower (these two, or the JSONL Follower) for a path.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+
+from .follow import FollowUpdate, Follower
+from .formats import agents_sqlite, strands
+from .formats.base import SessionFormatError
+from .model import Message, Session, Skipped
+
+
+def _first_difference(old: list[Message], new: list[Message]) -> int:
+    for i, (a, b) in enumerate(zip(old, new)):
+        if a != b:
+            return i
+    return min(len(old), len(new))
+
+
+def _replace(target: Session, fresh: Session) -> None:
+    target.messages[:] = fresh.messages
+    target.skipped[:] = fresh.skipped
+    target.sidechains = fresh.sidechains
+    target.extra = fresh.extra
+
+
+class _Base:
+    def __init__(self) -> None:
+        self.stopped = False
+        self.notice: str | None = None
+
+    def _stop(self, what: str) -> FollowUpdate:
+        self.stopped = True
+        n = len(self.session.messages)
+        self.notice = f"{self.path} {what}: keeping the {n} message{'s' if n != 1 else ''} already loaded and no longer following it."
+        return self._stopped_update()
+
+    def _stopped_update(self) -> FollowUpdate:
+        return FollowUpdate(len(self.session.messages), [], self.notice, self.session, True)
+
+    session: Session
+    path: Path
+
+
+class StrandsFollower(_Base):
+    """Follows a Strands session or agent directory."""
+
+    def __init__(self, path: str | Path) -> None:
+        super().__init__()
+        self.path = Path(path)
+        self.session = strands.read(self.path)
+        _, self.agent_dir = strands.resolve(self.path)
+        self._seen = {n for n, _ in strands.message_files(self.agent_dir)}
+        self._sigs = self._signatures()
+
+    def _signatures(self) -> dict[str, tuple[int, int]]:
+        """mtime and size of agent.json and every seen message file (to notice rewrites)."""
+        out = {}
+        for p in [self.agent_dir / "agent.json"] + [p for n, p in strands.message_files(self.agent_dir) if n in self._seen]:
+            try:
+                st = os.stat(p)
+            except FileNotFoundError:
+                continue
+            out[p.name] = (st.st_mtime_ns, st.st_size)
+        return out
+
+    def poll(self) -> FollowUpdate:
+        if self.stopped:
+            return self._stopped_update()
+        if not self.agent_dir.is_dir():
+            return self._stop("was deleted")
+        files = strands.message_files(self.agent_dir)
+        numbers = {n for n, _ in files}
+        agent_sig = self._sigs.get("agent.json")
+        try:
+            st = os.stat(self.agent_dir / "agent.json")
+            now_sig = (st.st_mtime_ns, st.st_size)
+        except FileNotFoundError:
+            now_sig = None
+        if now_sig != agent_sig or not self._seen <= numbers or self._rewritten(files):
+            return self._reload("agent.json changed (the conversation manager trimmed or summarised)" if now_sig != agent_sig else "stored messages changed")
+        messages = self.session.messages
+        first = len(messages)
+        for n, p in files:
+            if n in self._seen:
+                continue
+            scratch: list[Skipped] = []
+            msg = strands.read_message_file(p, self.agent_dir, scratch)
+            if msg is None:
+                break  # not complete yet (or bad): try again next poll
+            msg.index = len(messages)
+            messages.append(msg)
+            self._seen.add(n)
+            st = os.stat(p)
+            self._sigs[p.name] = (st.st_mtime_ns, st.st_size)
+        return FollowUpdate(first, messages[first:], None, self.session)
+
+    def _rewritten(self, files: list[tuple[int, Path]]) -> bool:
+        for n, p in files:
+            if n in self._seen:
+                try:
+                    st = os.stat(p)
+                except FileNotFoundError:
+                    return True
+                if self._sigs.get(p.name) != (st.st_mtime_ns, st.st_size):
+                    return True
+        return False
+
+    def _reload(self, why: str) -> FollowUpdate:
+        try:
+            fresh = strands.read(self.path)
+        except SessionFormatError as exc:
+            return self._stop(f"can no longer be read ({exc.problem})")
+        old = list(self.session.messages)
+        _replace(self.session, fresh)
+        self._seen = {n for n, _ in strands.message_files(self.agent_dir)}
+        self._sigs = self._signatures()
+        first = _first_difference(old, self.session.messages)
+        return FollowUpdate(first, self.session.messages[first:], f"{self.path}: {why}; reloaded from message {first}.", self.session)
+
+
+class SqliteFollower(_Base):
+    """Follows one session of an Agents SDK SQLite database by polling its rows."""
+
+    def __init__(self, path: str | Path, session_id: str | None = None) -> None:
+        super().__init__()
+        self.path = Path(path)
+        self._reader = agents_sqlite.SqliteSessionReader(self.path, session_id)
+        self.session = self._reader.session
+        self._with_connection(self._reader.read_new)
+        self._reader.take()
+
+    def _with_connection(self, fn):
+        con = agents_sqlite.connect(self.path)
+        try:
+            return fn(con)
+        finally:
+            con.close()
+
+    def poll(self) -> FollowUpdate:
+        if self.stopped:
+            return self._stopped_update()
+        if not self.path.exists():
+            return self._stop("was deleted")
+        try:
+            rows, last = self._with_connection(self._reader.counts)
+            if rows < self._reader.rows or last < self._reader.last_id:
+                return self._reload()
+            if last > self._reader.last_id:
+                self._with_connection(self._reader.read_new)
+        except sqlite3.DatabaseError as exc:
+            return self._stop(f"can no longer be read ({exc})")
+        first, messages = self._reader.take()
+        return FollowUpdate(first, list(messages), None, self.session)
+
+    def _reload(self) -> FollowUpdate:
+        fresh = agents_sqlite.SqliteSessionReader(self.path, self._reader.session_id)
+        self._with_connection(fresh.read_new)
+        old = list(self.session.messages)
+        _replace(self.session, fresh.session)
+        fresh.session = self.session
+        fresh.items.messages = self.session.messages
+        fresh.items.skipped = self.session.skipped
+        fresh.items.dirty = len(self.session.messages)
+        self._reader = fresh
+        first = _first_difference(old, self.session.messages)
+        notice = f"{self.path}: rows of session {fresh.session_id} were removed; reloaded from message {first}."
+        return FollowUpdate(first, self.session.messages[first:], notice, self.session)
+
+
+def follower_for(path: str | Path, fmt: str) -> Follower | StrandsFollower | SqliteFollower:
+    """The follower for ``path`` read as format ``fmt`` (SessionFormatError if it cannot be followed)."""
+    if fmt == strands.NAME:
+        return StrandsFollower(path)
+    if fmt == agents_sqlite.NAME:
+        return SqliteFollower(path)
+    return Follower(path, fmt)
+
+
+__all__ = ["SqliteFollower", "StrandsFollower", "follower_for"]

@@ -1,0 +1,141 @@
+"""OpenAI Agents SDK ``SQLiteSession`` databases (``agent_sessions`` / ``agent_messages`` tables).
+
+Each ``agent_messages`` row's ``message_data`` is one Responses API item (JSON), in ``id`` order;
+they are read with :class:`~inspector.formats.openai_responses.ItemReader` (output items of one
+response grouped into one assistant message, calls and outputs linked by ``call_id``). Table names
+are configurable in the SDK, so the tables are found by their columns (``session_id`` +
+``message_data``). A database can hold several sessions: :func:`read` opens the one with the
+newest row and lists them all in ``Session.extra["sessions"]``; :func:`read_database` takes a
+``session_id``. ``EncryptedSession`` rows (``{"__enc__": 1, ...}``) cannot be read and are skipped.
+The basic session records no usage (``AdvancedSQLiteSession``'s per-turn ``turn_usage`` is not
+per model call and is not read).
+
+The database is opened read-only (``mode=ro``): the inspector never writes to it.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import orjson
+
+from ..model import Message, Session, Skipped, SourceRef
+from .base import Format, Probe, SessionFormatError, register
+from .openai_responses import ItemReader
+from .records import ignored
+
+NAME = "agents_sqlite"
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def connect(path: Path) -> sqlite3.Connection:
+    """A read-only connection (never creates or writes the file)."""
+    return sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro", uri=True)
+
+
+def messages_table(con: sqlite3.Connection) -> str | None:
+    """The table holding ``session_id`` and ``message_data`` (``agent_messages`` by default)."""
+    names = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+    for name in sorted(names, key=lambda n: n != "agent_messages"):
+        cols = {r[1] for r in con.execute(f'PRAGMA table_info("{name}")')}
+        if {"id", "session_id", "message_data"} <= cols:
+            return name
+    return None
+
+
+def sessions(con: sqlite3.Connection, table: str) -> list[dict[str, Any]]:
+    """Every session in the table, newest (highest row id) first."""
+    rows = con.execute(f'SELECT session_id, COUNT(*), MAX(id) FROM "{table}" GROUP BY session_id ORDER BY MAX(id) DESC').fetchall()
+    return [{"session_id": sid, "items": count, "last_id": last} for sid, count, last in rows]
+
+
+class SqliteSessionReader:
+    """Reads one session's rows into a Session; :meth:`read_new` adds rows appended since."""
+
+    def __init__(self, path: Path, session_id: str | None = None) -> None:
+        self.path = path
+        try:
+            con = connect(path)
+            try:
+                self.table = messages_table(con)
+                if self.table is None:
+                    raise SessionFormatError(path, None, "this SQLite database has no Agents SDK message table.", "a table with session_id and message_data columns (agent_messages)")
+                listed = sessions(con, self.table)
+            finally:
+                con.close()
+        except sqlite3.DatabaseError as exc:
+            raise SessionFormatError(path, None, f"cannot read it as SQLite ({exc}).") from None
+        if session_id is None:
+            session_id = listed[0]["session_id"] if listed else None
+        elif not any(s["session_id"] == session_id for s in listed):
+            raise SessionFormatError(path, None, f"no session {session_id!r} in table {self.table}.")
+        self.session_id = session_id
+        self.session = Session(path=str(path), format=NAME, extra={"session_id": session_id, "table": self.table, "sessions": listed})
+        self.items = ItemReader(self.session.messages, self.session.skipped)
+        self.last_id = 0
+        self.rows = 0
+
+    def counts(self, con: sqlite3.Connection) -> tuple[int, int]:
+        """``(rows, max id)`` of the session now."""
+        n, last = con.execute(f'SELECT COUNT(*), MAX(id) FROM "{self.table}" WHERE session_id = ?', (self.session_id,)).fetchone()
+        return n, last or 0
+
+    def read_new(self, con: sqlite3.Connection) -> None:
+        rows = con.execute(f'SELECT id, message_data FROM "{self.table}" WHERE session_id = ? AND id > ? ORDER BY id', (self.session_id, self.last_id)).fetchall()
+        for row_id, data in rows:
+            self.last_id = row_id
+            self.rows += 1
+            source = SourceRef(json_path=f"{self.table}[id={row_id}].message_data")
+            try:
+                item = orjson.loads(data)
+            except (orjson.JSONDecodeError, TypeError) as exc:
+                self.session.skipped.append(Skipped(where=str(source), reason=f"not valid JSON ({exc})"))
+                continue
+            if isinstance(item, dict) and "__enc__" in item:
+                self.session.skipped.append(ignored(source, "encrypted item (EncryptedSession)"))
+                continue
+            self.items.add(item, source)
+
+    def take(self) -> tuple[int, list[Message]]:
+        return self.items.take()
+
+
+def read_database(path: Path, session_id: str | None = None) -> Session:
+    reader = SqliteSessionReader(path, session_id)
+    con = connect(path)
+    try:
+        reader.read_new(con)
+    finally:
+        con.close()
+    return reader.session
+
+
+def read(path: Path) -> Session:
+    return read_database(path)
+
+
+def detect(probe: Probe) -> int:
+    if probe.is_dir or not probe.head.startswith(SQLITE_MAGIC):
+        return 0
+    try:
+        con = connect(probe.path)
+        try:
+            return 90 if messages_table(con) else 0
+        finally:
+            con.close()
+    except sqlite3.DatabaseError:
+        return 0
+
+
+FORMAT = register(
+    Format(
+        name=NAME,
+        description="OpenAI Agents SDK SQLiteSession database (agent_messages rows of Responses items)",
+        detect=detect,
+        read=read,
+        suffix=".db",
+    )
+)

@@ -1,0 +1,91 @@
+"""OpenAI Agents SDK SQLiteSession reader: rows as Responses items, session choice, encrypted
+rows, read-only access."""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from inspector.formats import SessionFormatError, load
+from inspector.formats import builtin  # noqa: F401  (registers every format)
+from inspector.formats.agents_sqlite import read_database
+from inspector.formats.base import FORMATS, Probe
+from inspector.units import build_view
+
+SQL = Path(__file__).parent / "fixtures" / "real" / "agents_sqlite" / "conversations.sql"
+
+
+@pytest.fixture
+def db(tmp_path):
+    path = tmp_path / "conversations.db"
+    con = sqlite3.connect(path)
+    con.executescript(SQL.read_text())
+    con.commit()
+    con.close()
+    return path
+
+
+def test_detection(db, tmp_path):
+    scores = {n: f.detect(Probe(db)) for n, f in FORMATS.items()}
+    assert scores.pop("agents_sqlite") == 90
+    assert set(scores.values()) == {0}
+    other = tmp_path / "other.db"
+    con = sqlite3.connect(other)
+    con.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)")
+    con.commit()
+    con.close()
+    assert FORMATS["agents_sqlite"].detect(Probe(other)) == 0
+
+
+def test_newest_session_read(db):
+    before = hashlib.sha256(db.read_bytes()).hexdigest()
+    s = load(db)
+    assert hashlib.sha256(db.read_bytes()).hexdigest() == before  # never written
+    assert s.extra["session_id"] == "support-118"
+    assert s.extra["sessions"] == [
+        {"session_id": "support-118", "items": 11, "last_id": 13},
+        {"session_id": "support-117", "items": 2, "last_id": 2},
+    ]
+    assert [(m.role, str(m.source)) for m in s.messages] == [
+        ("user", "agent_messages[id=3].message_data"),
+        ("assistant", "agent_messages[id=4].message_data"),
+        ("tool", "agent_messages[id=7].message_data"),
+        ("tool", "agent_messages[id=8].message_data"),
+        ("assistant", "agent_messages[id=9].message_data"),
+        ("tool", "agent_messages[id=10].message_data"),
+        ("assistant", "agent_messages[id=12].message_data"),
+    ]
+    assert [c.id for c in s.messages[1].tool_calls] == ["call_o1", "call_o2"]
+    assert s.messages[4].tool_calls[0].name == "transfer_to_refunds_agent"
+    view = build_view(s)
+    assert [(u.kind.value, u.indices) for u in view.units] == [
+        ("user", (0,)), ("tool_exchange", (1, 2, 3)), ("tool_exchange", (4, 5)), ("assistant", (6,)),
+    ]  # fmt: skip
+    assert [(t.number, t.start, t.stop) for t in view.turns] == [(1, 0, 7)]
+    assert [c.message_index for c in view.calls] == [1, 4, 6]
+    assert [(x.where, x.reason, x.kind) for x in s.skipped] == [
+        ("agent_messages[id=11].message_data", "encrypted item (EncryptedSession)", "ignored"),
+        ("agent_messages[id=13].message_data", "handoff_marker_v9 (unknown item type)", "ignored"),
+    ]
+
+
+def test_named_session(db):
+    s = read_database(db, "support-117")
+    assert [(m.role, m.text) for m in s.messages] == [("user", "What is your returns window?"), ("assistant", "30 days from delivery.")]
+    with pytest.raises(SessionFormatError) as err:
+        read_database(db, "nope")
+    assert str(err.value).startswith(f"{db}: no session 'nope' in table agent_messages.")
+
+
+def test_forced_on_a_database_without_the_table(tmp_path):
+    other = tmp_path / "other.db"
+    con = sqlite3.connect(other)
+    con.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)")
+    con.commit()
+    con.close()
+    with pytest.raises(SessionFormatError) as err:
+        load(other, format="agents_sqlite")
+    assert str(err.value).startswith(f"{other}: this SQLite database has no Agents SDK message table.")
