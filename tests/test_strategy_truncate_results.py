@@ -126,12 +126,22 @@ def test_result_with_parts_is_cut_on_its_text():
     assert plan.messages_after()[2].tool_results[0].content == text_of(40, "t") + "\n[... truncated 315 tokens ...]"
 
 
-def test_truncating_twice_in_a_pipeline_compounds():
+def test_truncating_twice_in_a_pipeline_is_idempotent():
     a = small_session().analyze()
     plan = inspector.plan(a, ["truncate_results", "truncate_results"], max_result_tokens=50)
-    # The second pass sees 58-token results: cut again to 50 + "\n[... truncated 8 tokens ...]"
-    # (29 characters: 8 tokens).
+    # The second pass sees 58-token results: cutting to 50 + an 8-token marker would not shrink them.
     assert plan.decision(3).tokens_after == 4 + 50 + 8
-    assert len(plan.edits[3]) == 2
-    text = plan.messages_after()[3].tool_results[0].content
-    assert text.endswith("\n[... truncated 8 tokens ...]")
+    assert len(plan.edits[3]) == 1
+    assert plan.stages[1].tokens_before == plan.stages[1].tokens_after == 338
+
+
+def test_a_result_just_over_the_cap_is_left_alone():
+    b = SessionBuilder()
+    b.user(text_of(5))
+    b.exchange("bash", "{}", text_of(55))  # 55 tokens: 50 + an 8-token marker would be 58
+    b.exchange("bash", "{}", text_of(59))  # 59 tokens: cut to 58
+    b.user(text_of(5))
+    a = b.analyze()
+    plan = inspector.plan(a, "truncate_results", max_result_tokens=50)
+    assert truncated(plan) == [4]
+    assert plan.decision(4).tokens_after == 4 + 58

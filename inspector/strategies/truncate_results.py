@@ -15,7 +15,8 @@ differently where they meet (and a cut inside a multi-byte character decodes to 
 characters kept (exact for ``approx``, an estimate for tiktoken encodings).
 
 A result given as a list of parts (text and images) is cut on its text: the truncated result
-is one string, images dropped. Results smaller than the cap, and all other blocks, are untouched.
+is one string, images dropped. Results smaller than the cap, results the marker would make no
+shorter (a few tokens over the cap), and all other blocks are untouched.
 """
 
 from __future__ import annotations
@@ -67,8 +68,13 @@ def truncate_results(w: Working) -> None:
                 if length <= keep_chars:
                     continue
                 tail = marker(length - keep_chars, "chars")
-                kept = -(-before * keep_chars // length)  # proportional estimate
+                if encoding == "approx":
+                    kept = -(-keep_chars // 4)  # exact: the counter is ceil(chars / 4)
+                else:
+                    kept = -(-before * keep_chars // length)  # proportional estimate
                 after = kept + count_text(encoding, tail)
+                if after >= before:
+                    continue  # the marker would make it no shorter
                 edit = BlockEdit(k, "truncate", None, before, after, keep_chars, "chars", tail, NAME)
                 reason = Reason(_REASON_CHARS, (length, keep_chars, after))
             else:
@@ -77,6 +83,8 @@ def truncate_results(w: Working) -> None:
                 tail = marker(before - cap)
                 tail_tokens = count_text(encoding, tail)
                 after = cap + tail_tokens
+                if after >= before:
+                    continue  # the marker would make it no shorter
                 edit = BlockEdit(k, "truncate", None, before, after, cap, "tokens", tail, NAME)
                 reason = Reason(_REASON, (before, cap, tail_tokens))
             w.edit(i, edit, Status.TRUNCATED, reason)
