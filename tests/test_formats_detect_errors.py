@@ -199,3 +199,23 @@ def test_missing_file(tmp_path):
 def test_empty_message_list_loads(tmp_path):
     s = inspector.load(write(tmp_path, "s.json", "[]"))
     assert (s.format, s.messages) == ("openai", [])
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in FIXTURES.iterdir()))
+def test_readers_build_valid_models(name):
+    """Readers build models without validation (speed); validating their dump must give them back."""
+    s = inspector.load(FIXTURES / name)
+    assert type(s).model_validate(s.model_dump()) == s
+
+
+def test_null_tool_result_content_round_trips(tmp_path):
+    anthropic_doc = {"messages": [
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "f", "input": {}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": None}]},
+    ]}
+    s = anthropic.session_from_document(anthropic_doc)
+    assert s.messages[1].content[0].content == ""
+    assert orjson.loads(anthropic.write(s)) == anthropic_doc
+    line = {"role": "user", "content": [{"type": "tool_result", "tool_call_id": "t", "content": None}]}
+    path = write(tmp_path, "s.jsonl", orjson.dumps(line).decode() + "\n")
+    assert orjson.loads(jsonl.write(inspector.load(path))) == line

@@ -401,7 +401,7 @@ def _dump_block(b: Any, same: bool) -> dict:
     if isinstance(b, ToolResultBlock):
         d = {"type": "tool_result", "tool_use_id": b.tool_call_id}
         if isinstance(b.content, str):
-            d["content"] = b.content
+            d["content"] = None if (same and b.content == "" and H.had_null_content(b.extra)) else b.content
         else:
             d["content"] = [_dump_block(p, same) for p in b.content]
         if b.is_error:
@@ -465,9 +465,9 @@ def detect(probe: Probe) -> int:
     items = doc if isinstance(doc, list) else doc["messages"]
     if not is_message_list(items):
         return 0
-    remember(probe, doc)
     openai, anthropic = signals(doc)
     if anthropic and not openai:
+        remember(probe, doc)
         return 95
     if openai:
         return 2 if not anthropic else 40

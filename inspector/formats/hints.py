@@ -60,6 +60,11 @@ def emit_extra(out: dict[str, Any], extra: dict[str, Any], keep: bool = True) ->
     return out
 
 
+def had_null_content(extra: dict[str, Any]) -> bool:
+    """The source block had ``"content": null`` (kept in its extra; the model holds "")."""
+    return "content" in extra and extra["content"] is None
+
+
 def plain_extra(extra: dict[str, Any]) -> dict[str, Any]:
     """``extra`` without hint keys."""
     return {k: v for k, v in extra.items() if k not in RESERVED}

@@ -586,16 +586,14 @@ def detect(probe: Probe) -> int:
         return 1 if looks_like_broken_json(probe) else 0
     if isinstance(doc, dict) and "messages" not in doc:
         return 0
-    remember(probe, doc)
     items = doc if isinstance(doc, list) else doc["messages"]
     if not is_message_list(items):
         return 1  # right container, wrong contents: the reader names the bad path
     openai, anthropic = signals(doc)
-    if openai:
-        return 90
-    if anthropic:
+    if anthropic and not openai:
         return 5
-    return 60
+    remember(probe, doc)  # this reader very likely wins: let it reuse the parsed document
+    return 90 if openai else 60
 
 
 register(
