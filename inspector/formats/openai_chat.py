@@ -49,8 +49,9 @@ ROLES = {
 _ROLE_LIST = '"system", "developer", "user", "assistant", "tool" or "function"'
 _HANDLED = frozenset({"role", "content", "name", "tool_calls", "tool_call_id", "function_call"})
 _HANDLED_FOR = {"tool_calls": "assistant", "function_call": "assistant", "tool_call_id": "tool"}
-_HANDLED_FOR_ROLE = {
-    role: {k for k, r in _HANDLED_FOR.items() if r == role} for role in ("system", "user", "assistant", "tool")
+#: Per role, the handled keys that do not apply to it: kept in extra as written, not interpreted.
+_KEPT_FOR_ROLE = {
+    role: tuple(k for k, r in _HANDLED_FOR.items() if r != role) for role in ("system", "user", "assistant", "tool")
 }
 _TOP_HANDLED = frozenset({"messages", "tools", "functions"})
 
@@ -101,14 +102,15 @@ class _MessageReader:
         source_role = d.get("role")
         role = ROLES.get(source_role) if isinstance(source_role, str) else None
         if role is None:
-            found = f'"{source_role}"' if isinstance(source_role, str) else describe(source_role)
             if "role" not in d:
                 found = "no role"
+            else:
+                found = f'"{source_role}"' if isinstance(source_role, str) else describe(source_role)
             raise ShapeError(path + ("role",), f"expected one of {_ROLE_LIST}, found {found}")
         extra = {k: v for k, v in d.items() if k not in _HANDLED}
-        for key in _HANDLED_FOR.keys() - _HANDLED_FOR_ROLE[role]:
+        for key in _KEPT_FOR_ROLE[role]:
             if key in d:
-                extra[key] = d[key]  # e.g. tool_calls on a user message: kept, not interpreted
+                extra[key] = d[key]
         if source_role != role:
             extra[H.ROLE] = source_role
         name = d.get("name")
