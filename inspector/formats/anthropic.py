@@ -35,7 +35,7 @@ from . import hints as H
 from .base import Format, Probe, register
 from .imagesize import image_size, split_data_url
 from .jsondoc import PathParts, ShapeError, describe, json_path, parse_file, paused_gc, remember, shape_error
-from .openai_chat import is_message_list, looks_like_broken_json, signals
+from .openai_chat import is_message_list, signals
 from .rawtext import raw_text
 
 NAME = "anthropic"
