@@ -1,0 +1,845 @@
+"""The Textual app: the session as the model sees it, and the pipeline tuned live.
+
+State lives here and only here: the session (view, token table), the :class:`PipelineState`,
+the replay cursor. Every change bumps a generation number and asks a thread worker
+(``group="plan"``, exclusive) for a new plan of a frozen :class:`~inspector.tui.engine.Snapshot`;
+the result comes back as a message and is dropped if a newer change has happened since. The
+replay chart fills from its own worker (a sample of calls first, then the rest), exact token
+counts replace the fast estimate from a third, and a followed file is read by a fourth.
+
+:func:`run` is what the command line calls.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Footer, Input, Static
+from textual.worker import get_current_worker
+
+from ..model import Session
+from ..strategies import STRATEGIES
+from ..strategies import builtin as _builtin_strategies  # noqa: F401  (registers the strategies)
+from ..tokens import DEFAULT_ENCODING, ENCODINGS, TokenTable, count_session, get_counter_or_fallback
+from ..units import SessionView, build_view
+from . import engine
+from .commands import InspectorCommands
+from .engine import PlanResult, Snapshot, ViewInfo
+from .messages import CountDone, CountProgress, PlanReady, ReplayPoints, SearchDone, SessionGrew
+from .screens.detail import TextScreen
+from .screens.export import ExportScreen, same_file
+from .screens.help import HelpScreen
+from .state import ParamError, PipelineState, available_presets, format_value, spec_for
+from .themes import DEFAULT_THEME, ThemeError, ThemeFile, builtin_themes, default_variables, resolve
+from .widgets.detail import DetailPane, describe
+from .widgets.message_list import MessageList
+from .widgets.pipeline_panel import PipelinePanel
+from .widgets.replay_chart import ReplayChart
+from .widgets.status import StatusLine
+from .widgets.totals import TotalsBar
+
+#: Sessions at most this big (file bytes, or messages when there is no file) are counted exactly
+#: before the first paint; bigger ones show chars/4 estimates until the exact count arrives.
+SYNC_COUNT_BYTES = 2_000_000
+SYNC_COUNT_MESSAGES = 600
+#: Replay every call only when calls x messages stays under this; beyond it the chart keeps the
+#: evenly spaced sample (each call's replay is a plan over the history before it).
+REPLAY_FULL_WORK = 60_000_000
+REPLAY_SAMPLE = 160
+FOLLOW_POLL_SECONDS = 1.0
+
+
+class InspectorApp(App[int]):
+    CSS_PATH = "app.tcss"
+    TITLE = "context-inspector"
+    COMMANDS = App.COMMANDS | {InspectorCommands}
+    BINDINGS = [
+        Binding("q", "quit", "Quit"),
+        Binding("question_mark", "help", "Help"),
+        Binding("1", "toggle(0)", "Strategies", key_display="1-6"),
+        *[Binding(str(k + 1), f"toggle({k})", f"Toggle strategy {k + 1}", show=False) for k in range(1, 9)],
+        Binding("plus,equals_sign", "budget(1)", "Budget", key_display="+/-"),
+        Binding("minus,underscore", "budget(-1)", "Budget −1k", show=False),
+        Binding("greater_than_sign", "budget(1, True)", "Budget +10%", show=False),
+        Binding("less_than_sign", "budget(-1, True)", "Budget −10%", show=False),
+        Binding("b", "edit_param('budget')", "Type budget", show=False),
+        Binding("left_square_bracket", "call(-1)", "Call", key_display="[ ]"),
+        Binding("right_square_bracket", "call(1)", "Next call", show=False),
+        Binding("slash", "search", "Search"),
+        Binding("n", "search_next(1)", "Next match", show=False),
+        Binding("N", "search_next(-1)", "Previous match", show=False),
+        Binding("v", "rules", "Rules"),
+        Binding("e", "export", "Export"),
+        Binding("p", "preset", "Preset"),
+        Binding("t", "next_theme", "Theme"),
+        Binding("f", "toggle_follow", "Follow"),
+        Binding("escape", "close_inputs", "Close", show=False),
+    ]
+
+    def __init__(
+        self,
+        session: Session,
+        *,
+        path: str | None = None,
+        theme: ThemeFile | str | None = None,
+        follow: bool | None = None,
+        format: str | None = None,
+        encoding: str = DEFAULT_ENCODING,
+        profile: str = "openai",
+        pipeline: tuple[str, ...] = (),
+        budget: int | None = None,
+        sync_count: bool | None = None,
+    ) -> None:
+        super().__init__()
+        self.session = session
+        self.session_path = path or session.path
+        self.format_name = format or session.format
+        self.theme_file = resolve(theme) if not isinstance(theme, ThemeFile) else theme
+        self.view: SessionView = build_view(session)
+        self.info = ViewInfo(self.view)
+        counter, warning = get_counter_or_fallback(encoding) if encoding != "approx" else (None, None)
+        self.encoding_warning = warning
+        encoding = counter.name if counter is not None else encoding
+        self.state = PipelineState.initial(encoding=encoding, profile=profile, enabled=pipeline)
+        self.explicit_budget = budget
+        self.at_call: int | None = None
+        self.table: TokenTable | None = None
+        self.exact_pending = False
+        self.count_status = ""
+        self.result: PlanResult | None = None
+        self._gen = 0
+        self._replay_key: Any = None
+        self.search_term = ""
+        self.editing_param: str | None = None
+        self.follow_requested = follow
+        self.following = False
+        self.follower = None
+        self.notice = ""
+        self.sync_count = sync_count
+        self.plan_timings: list[float] = []
+
+    # --- theme ------------------------------------------------------------------------------
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        return default_variables()
+
+    def theme_names(self) -> list[str]:
+        names = [t.name for t in builtin_themes()]
+        if isinstance(self.theme_file, ThemeFile) and self.theme_file.name not in names:
+            names.append(self.theme_file.name)
+        return names
+
+    # --- layout -----------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        yield StatusLine(id="status")
+        yield TotalsBar(id="totals")
+        yield ReplayChart(id="chart")
+        with Horizontal(id="body"):
+            with Vertical(id="left"):
+                yield MessageList(id="messages")
+                yield DetailPane(id="detail")
+            with Vertical(id="right"):
+                yield PipelinePanel(self.state, id="panel")
+                yield Static("", id="panel-hint")
+                yield Input(id="param-input", classes="hidden")
+        yield Input(placeholder="search message text · enter finds · n/N next/previous · escape closes",
+                    id="search", classes="hidden")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        for t in builtin_themes():
+            self.register_theme(t.theme)
+        if isinstance(self.theme_file, ThemeFile):
+            self.register_theme(self.theme_file.theme)
+            self.theme = self.theme_file.name
+        else:
+            self.theme = self.theme_file or DEFAULT_THEME
+        self.list.focus()
+        self._update_status()
+        self._first_count()
+        if self.encoding_warning:
+            self.notify(self.encoding_warning, severity="warning", timeout=8)
+        self._start_follow()
+        self._update_hint()
+
+    @property
+    def list(self) -> MessageList:
+        return self.query_one("#messages", MessageList)
+
+    @property
+    def panel(self) -> PipelinePanel:
+        return self.query_one("#panel", PipelinePanel)
+
+    @property
+    def chart(self) -> ReplayChart:
+        return self.query_one("#chart", ReplayChart)
+
+    def on_resize(self) -> None:
+        short = self.size.height < 34
+        self.screen.set_class(short, "-short")
+        self.screen.set_class(self.size.width < 110, "-narrow")
+
+    # --- counting ---------------------------------------------------------------------------
+    def _sync_count_ok(self) -> bool:
+        if self.sync_count is not None:
+            return self.sync_count
+        if self.session_path:
+            try:
+                return Path(self.session_path).stat().st_size <= SYNC_COUNT_BYTES
+            except OSError:
+                pass
+        return len(self.session.messages) <= SYNC_COUNT_MESSAGES
+
+    def _first_count(self) -> None:
+        s = self.session
+        if self.state.encoding == "approx" or self._sync_count_ok():
+            self.table = count_session(s.messages, s.tools, encoding=self.state.encoding, profile=self.state.profile)
+            self.exact_pending = False
+        else:
+            self.table = count_session(s.messages, s.tools, encoding="approx", profile=self.state.profile)
+            self.exact_pending = True
+            self.count_status = "counting exactly… 0%"
+            self._count_worker(s, self.state.encoding, self.state.profile, None)
+        self._seed_budget()
+        self.chart.reset_points(len(self.view.calls))
+        self.request_plan()
+
+    def _seed_budget(self) -> None:
+        budget = self.explicit_budget
+        if budget is None and self.state.settings.budget is None and self.table is not None:
+            whole = self.table.prefix[-1] + self.table.overhead
+            budget = max(1000, int(round(whole * 0.5 / 1000.0)) * 1000)
+        if budget is not None:
+            self.state = self.state.set("budget", budget)
+            self.panel.reference_budget = budget
+
+    @work(thread=True, exclusive=True, group="count", exit_on_error=False)
+    def _count_worker(self, session: Session, encoding: str, profile: str, previous: TokenTable | None) -> None:
+        worker = get_current_worker()
+        messages = session.messages
+        n = len(messages)
+
+        def progress(done: int, total: int) -> None:
+            self.post_message(CountProgress(done, total))
+
+        table = count_session(messages[:n], session.tools, encoding=encoding, profile=profile, previous=previous,
+                              progress=progress, cancelled=lambda: worker.is_cancelled)
+        if not worker.is_cancelled:
+            self.post_message(CountDone(table, n))
+
+    def on_count_progress(self, message: CountProgress) -> None:
+        if self.exact_pending:
+            pct = 100 * message.done // max(1, message.total)
+            self.count_status = f"counting exactly… {pct}% (estimates until then)"
+            self.query_one(TotalsBar).counting = self.count_status
+            self.query_one(TotalsBar).refresh()
+
+    def on_count_done(self, message: CountDone) -> None:
+        table = message.table
+        if table.encoding != self.state.encoding or table.profile != self.state.profile:
+            return  # the counter was changed since; a newer count is running
+        n = len(self.session.messages)
+        if message.messages < n:  # the followed file grew meanwhile: count the rest
+            self._count_worker(self.session, table.encoding, table.profile, table)
+            return
+        self.table = table
+        self.exact_pending = False
+        self.count_status = ""
+        self.request_plan()
+
+    def _recount(self) -> None:
+        """The counter or profile changed: count again (estimate at once when the session is big)."""
+        s = self.session
+        if self.state.encoding == "approx" or self._sync_count_ok():
+            self.table = count_session(s.messages, s.tools, encoding=self.state.encoding, profile=self.state.profile)
+            self.exact_pending = False
+            self.count_status = ""
+        else:
+            self.table = count_session(s.messages, s.tools, encoding="approx", profile=self.state.profile)
+            self.exact_pending = True
+            self.count_status = "counting exactly… 0%"
+            self._count_worker(s, self.state.encoding, self.state.profile, None)
+
+    # --- planning ---------------------------------------------------------------------------
+    def request_plan(self) -> None:
+        """Plan the current state off the UI thread; the newest request wins."""
+        if self.table is None:
+            return
+        self._gen += 1
+        snap = Snapshot(self._gen, self.view, self.table, self.state, self.at_call)
+        self._requested_at = time.perf_counter()
+        self._plan_worker(snap, self.info)
+
+    @work(thread=True, exclusive=True, group="plan", exit_on_error=False)
+    def _plan_worker(self, snap: Snapshot, info: ViewInfo) -> None:
+        if snap.generation != self._gen:
+            return  # superseded before it started
+        self.post_message(PlanReady(engine.compute_plan(snap, info)))
+
+    def on_plan_ready(self, message: PlanReady) -> None:
+        result = message.result
+        if result.generation != self._gen:
+            return  # stale: a newer change is being planned
+        self.result = result
+        lst = self.list
+        selected = lst.selected if lst.result is not None else None
+        keep = selected if isinstance(selected, int) else None
+        at_bottom, cursor_at_end = lst.set_result(result, self.info, select_message=keep)
+        if self.following and at_bottom:
+            lst.scroll_end(animate=False, immediate=True)
+            if cursor_at_end:
+                lst.move_cursor(lst.row_count() - 1, scroll=False, announce=False)
+        savings = {}
+        if result.plan is not None:
+            for stage in result.plan.stages:
+                savings[stage.strategy] = savings.get(stage.strategy, 0) + stage.tokens_before - stage.tokens_after
+        self.panel.set_state(self.state, savings)
+        self.query_one(TotalsBar).show(result, engine.recorded_at(self.view, self.at_call), self.count_status)
+        self.chart.set_cursor(self.at_call)
+        self._show_detail()
+        self._update_status()
+        self._update_hint()
+        self.plan_timings.append(time.perf_counter() - self._requested_at)
+        if result.error and result.plan is None:
+            self.notify(result.error, severity="error", timeout=8)
+        self._maybe_replay()
+
+    def _show_detail(self) -> None:
+        lst = self.list
+        self.query_one(DetailPane).show(lst.selected, self.result)
+
+    @on(MessageList.CursorMoved)
+    def _cursor_moved(self, event: MessageList.CursorMoved) -> None:
+        if isinstance(event.widget, MessageList):
+            self._show_detail()
+        elif isinstance(event.widget, PipelinePanel):
+            self._update_hint()
+
+    # --- replay -----------------------------------------------------------------------------
+    def _maybe_replay(self) -> None:
+        key = (id(self.view), id(self.table), self.state.pipeline, self.state.settings)
+        if key == self._replay_key:
+            return
+        same_pipeline = self._replay_key is not None and self._replay_key[2:] == key[2:]
+        self._replay_key = key
+        if not same_pipeline:
+            self.chart.reset_points(len(self.view.calls))
+        else:
+            self.chart.n_calls = len(self.view.calls)
+            self.chart._columns = None
+        self._replay_worker(key, self.view, self.table, self.state)
+
+    @work(thread=True, exclusive=True, group="replay", exit_on_error=False)
+    def _replay_worker(self, key: Any, view: SessionView, table: TokenTable, state: PipelineState) -> None:
+        worker = get_current_worker()
+        n_calls = len(view.calls)
+        order = engine.replay_order(n_calls, REPLAY_SAMPLE)
+        note = ""
+        if n_calls * len(view) > REPLAY_FULL_WORK and n_calls > REPLAY_SAMPLE:
+            order = order[:REPLAY_SAMPLE + 1]
+            note = f"sampled: {len(order):,} of {n_calls:,} calls (a full replay of this session is too long)"
+        done = 0
+        chunk = 8
+        while done < len(order):
+            if worker.is_cancelled or key != self._replay_key:
+                return
+            calls = order[done:done + chunk]
+            try:
+                points = engine.replay_points(view, table, state, calls)
+            except Exception as exc:  # keep the app alive; the chart says what failed
+                self.post_message(ReplayPoints(key, [], 0, f"replay failed: {type(exc).__name__}: {exc}"))
+                return
+            done += len(calls)
+            self.post_message(ReplayPoints(key, points, len(order) - done, note))
+            chunk = min(64, chunk * 2)
+            time.sleep(0.002)  # let the UI thread in between chunks
+
+    def on_replay_points(self, message: ReplayPoints) -> None:
+        if message.key != self._replay_key:
+            return
+        self.chart.note = message.note
+        self.chart.add_points(message.points, message.pending)
+
+    def action_call(self, delta: int) -> None:
+        """Move the replay cursor by ``delta`` calls; past the last call is 'next call'."""
+        n = len(self.view.calls)
+        if not n:
+            self.notify("This session has no model calls (no assistant messages).", timeout=4)
+            return
+        cur = self.at_call
+        if delta < 0:
+            new = n if cur is None else max(1, cur + delta)
+        else:
+            new = None if cur is None or cur + delta > n else cur + delta
+        self.set_call(new)
+
+    def set_call(self, call: int | None) -> None:
+        if call == self.at_call:
+            return
+        self.at_call = call
+        self.chart.set_cursor(call)
+        self.request_plan()
+
+    @on(ReplayChart.CallClicked)
+    def _chart_clicked(self, event: ReplayChart.CallClicked) -> None:
+        self.set_call(event.call)
+
+    # --- pipeline changes -------------------------------------------------------------------
+    def set_state(self, state: PipelineState, what: str = "") -> None:
+        recount = state.encoding != self.state.encoding or state.profile != self.state.profile
+        self.state = state
+        self.panel.set_state(state)
+        if recount:
+            self._recount()
+        self.request_plan()
+
+    @on(PipelinePanel.Changed)
+    def _panel_changed(self, event: PipelinePanel.Changed) -> None:
+        self.set_state(event.state, event.what)
+
+    @on(PipelinePanel.Invalid)
+    def _panel_invalid(self, event: PipelinePanel.Invalid) -> None:
+        self.notify(event.text, severity="warning", timeout=4)
+
+    @on(PipelinePanel.Edit)
+    def _panel_edit(self, event: PipelinePanel.Edit) -> None:
+        self.action_edit_param(event.name)
+
+    def action_toggle(self, position: int) -> None:
+        if position < len(self.state.order):
+            self.set_state(self.state.toggle_at(position))
+
+    def action_budget(self, direction: int, big: bool = False) -> None:
+        ref = self.result.tokens_before if self.result else 0
+        try:
+            self.set_state(self.state.step("budget", direction, big, reference=ref))
+        except ParamError as exc:
+            self.notify(str(exc), severity="warning", timeout=4)
+
+    def action_preset(self) -> None:
+        presets = available_presets()
+        if not presets:
+            return
+        names = [p.name for p in presets]
+        k = (names.index(self.state.preset) + 1) % len(presets) if self.state.preset in names else 0
+        self.apply_preset(presets[k])
+
+    def apply_preset(self, preset) -> None:
+        self.set_state(self.state.apply_preset(preset))
+        self.notify(f"preset: {preset.name}", timeout=2)
+
+    def action_edit_param(self, name: str) -> None:
+        box = self.query_one("#param-input", Input)
+        self.editing_param = name
+        spec = spec_for(name)
+        value = self.state.value(name)
+        box.value = "" if value is None else (",".join(value) if spec.kind == "names" else str(value))
+        box.border_title = f"{spec.label} (enter sets, escape cancels)"
+        box.remove_class("hidden")
+        box.focus()
+
+    @on(Input.Submitted, "#param-input")
+    def _param_submitted(self, event: Input.Submitted) -> None:
+        name = self.editing_param
+        if name is None:
+            return
+        try:
+            state = self.state.set_text(name, event.value)
+        except ParamError as exc:
+            self.notify(str(exc), severity="warning", timeout=4)
+            return
+        self._close_param_input()
+        self.set_state(state)
+
+    def _close_param_input(self) -> None:
+        self.editing_param = None
+        box = self.query_one("#param-input", Input)
+        box.add_class("hidden")
+        self.panel.focus()
+
+    def action_close_inputs(self) -> None:
+        if self.editing_param is not None:
+            self._close_param_input()
+            return
+        search = self.query_one("#search", Input)
+        if not search.has_class("hidden"):
+            search.add_class("hidden")
+            self.list.focus()
+
+    def _update_hint(self) -> None:
+        hint = self.panel.hint()
+        self.query_one("#panel-hint", Static).update(Text(hint))
+
+    # --- search -----------------------------------------------------------------------------
+    def action_search(self) -> None:
+        box = self.query_one("#search", Input)
+        box.remove_class("hidden")
+        box.value = self.search_term
+        box.focus()
+
+    @on(Input.Submitted, "#search")
+    def _search_submitted(self, event: Input.Submitted) -> None:
+        term = event.value.strip()
+        event.input.add_class("hidden")
+        self.list.focus()
+        self.search_term = term
+        self.list.set_search(term)
+        if term:
+            self._search(term, 1, include_current=True)
+
+    def action_search_next(self, direction: int) -> None:
+        if not self.search_term:
+            self.action_search()
+            return
+        self._search(self.search_term, direction)
+
+    def _search(self, term: str, direction: int, include_current: bool = False) -> None:
+        if self.result is None:
+            return
+        start = self.list.cursor if include_current else self.list.cursor + direction
+        self._search_worker(term, self.result, start, direction)
+
+    @work(thread=True, exclusive=True, group="search", exit_on_error=False)
+    def _search_worker(self, term: str, result: PlanResult, start: int, direction: int) -> None:
+        worker = get_current_worker()
+        rows = result.rows
+        n = len(rows)
+        needle = term.lower()
+        messages = result.snapshot.view.messages
+        for step in range(n):
+            if step % 512 == 0 and worker.is_cancelled:
+                return
+            row = (start + direction * step) % n
+            item = rows[row]
+            text = searchable(messages[item]) if type(item) is int else item.text
+            if needle in text.lower():
+                self.post_message(SearchDone(term, row, step + 1))
+                return
+        self.post_message(SearchDone(term, None, n))
+
+    def on_search_done(self, message: SearchDone) -> None:
+        if message.term != self.search_term:
+            return
+        if message.row is None:
+            self.notify(f"no message contains {message.term!r}", timeout=3)
+            self._update_status(f"no match for {message.term!r}")
+            return
+        self.list.move_cursor(message.row)
+        self.list.scroll_cursor_visible(center=True)
+        self._update_status(f"match: row {message.row}")
+
+    # --- screens ----------------------------------------------------------------------------
+    def action_help(self) -> None:
+        self.push_screen(HelpScreen())
+
+    @on(MessageList.OpenDetail)
+    def _open_detail(self, event: MessageList.OpenDetail) -> None:
+        if self.result is None or self.result.plan is None:
+            return
+        item = self.list.message_at(event.row)
+        if item is None:
+            return
+        lines = describe(item, self.result)
+        title = f"message #{item}" if isinstance(item, int) else "inserted message"
+        self.push_screen(TextScreen(f"{title} · escape closes", lines))
+
+    def action_rules(self) -> None:
+        r = self.result
+        if r is None or r.plan is None:
+            return
+        lines: list[tuple[str, str]] = []
+        item = self.list.selected
+        breaks = r.breaks.get(item, []) if isinstance(item, int) else r.inserted_breaks.get(self.list.cursor, [])
+        if breaks:
+            lines.append((f"Selected row {'#' + str(item) if isinstance(item, int) else '(inserted)'}:", "title"))
+            for b in breaks:
+                lines.append((f"{_provider(b.provider)}: {b.text}", "violation"))
+            lines.append(("", "body"))
+        if not r.violations:
+            lines.append(("The validator is not available, so rules were not checked.", "muted"))
+        for provider, items in r.violations.items():
+            lines.append((f"{_provider(provider)}: {'valid' if not items else f'{len(items)} rule break(s)'}", "heading"))
+            for v in items:
+                source, text = engine.violation_fields(v)
+                pos = engine.violation_position(v)
+                where = f"message #{source}" if source is not None else "inserted message"
+                if pos is not None:
+                    where += f" (request position {pos})"
+                lines.append((f"  {where}: {text}", "body"))
+        title = "provider rules" + (" · the selected row breaks none" if not breaks else "")
+        from .text import clean
+
+        lines = [(clean(t), k) for t, k in lines]
+        self.push_screen(TextScreen(f"{title} · escape closes", lines))
+
+    def action_export(self) -> None:
+        if self.result is None or self.result.plan is None:
+            return
+        stem = Path(self.session_path).stem if self.session_path else "session"
+        provider = "anthropic" if "anthropic" in (self.format_name or "") else "openai"
+        default = f"{stem}.pruned.{provider}.json"
+        self.push_screen(ExportScreen(default, provider, self.session_path, self._write_export), self._exported)
+
+    def _write_export(self, path: str, provider: str) -> str:
+        if same_file(path, self.session_path):
+            raise ValueError("that is the session file")
+        from ..export import export_request, write_export
+
+        plan = self.result.plan
+        body = export_request(plan, provider)
+        write_export(body, path, self.session_path)
+        at = f"call {self.at_call}" if self.at_call else "the next call"
+        return f"wrote {path}: the pruned history at {at}, as an {_provider(provider)} request"
+
+    def _exported(self, done: str | None) -> None:
+        if done:
+            self.notify(done, timeout=6)
+            self._update_status(done)
+
+    def action_next_theme(self) -> None:
+        names = self.theme_names()
+        k = (names.index(self.theme) + 1) % len(names) if self.theme in names else 0
+        self.theme = names[k]
+        self.notify(f"theme: {self.theme}", timeout=2)
+
+    def palette_commands(self) -> list[tuple[str, str, Callable[[], Any]]]:
+        cmds: list[tuple[str, str, Callable[[], Any]]] = []
+        for k, name in enumerate(self.state.order):
+            on = name in self.state.enabled
+            summary = STRATEGIES[name].summary if name in STRATEGIES else ""
+            cmds.append((f"Strategy: turn {name} {'off' if on else 'on'} ({k + 1})", summary,
+                         lambda k=k: self.action_toggle(k)))
+        for preset in available_presets():
+            cmds.append((f"Preset: {preset.name}", preset.note or ", ".join(preset.pipeline) or "no strategy",
+                         lambda p=preset: self.apply_preset(p)))
+        for name in self.theme_names():
+            cmds.append((f"Theme: {name}", "switch colour theme", lambda n=name: setattr(self, "theme", n)))
+        for enc in ENCODINGS:
+            cmds.append((f"Token counter: {enc}", "count tokens with this encoding",
+                         lambda e=enc: self.set_state(self.state.set("encoding", e))))
+        cmds += [
+            ("Budget: +1,000 tokens", "step the budget", lambda: self.action_budget(1)),
+            ("Budget: −1,000 tokens", "step the budget", lambda: self.action_budget(-1)),
+            ("Budget: +10%", "step the budget", lambda: self.action_budget(1, True)),
+            ("Budget: −10%", "step the budget", lambda: self.action_budget(-1, True)),
+            ("Budget: type a value", "set the token budget", lambda: self.action_edit_param("budget")),
+            ("Replay: previous model call", "[", lambda: self.action_call(-1)),
+            ("Replay: next model call", "]", lambda: self.action_call(1)),
+            ("Replay: next call after the whole session", "the default view", lambda: self.set_call(None)),
+            ("Search message text", "/", self.action_search),
+            ("Show provider rule text", "v", self.action_rules),
+            ("Open the selected message", "enter", self.list.action_open),
+            ("Export the pruned history", "e", self.action_export),
+            ("Follow the file: on/off", "f", self.action_toggle_follow),
+            ("Help: units, statuses, strategies, keys", "?", self.action_help),
+        ]
+        return cmds
+
+    # --- follow -----------------------------------------------------------------------------
+    def _start_follow(self) -> None:
+        if not self.session_path:
+            return
+        wanted = self.follow_requested
+        if wanted is None:
+            wanted = self._appendable()
+        if not wanted:
+            self._update_status()
+            return
+        try:
+            from ..follow import Follower
+        except ImportError:
+            self.notify("following needs inspector.follow, which is not available", severity="warning")
+            return
+        try:
+            self.follower = Follower(self.session_path, self.format_name)
+        except Exception as exc:  # a format that cannot be followed
+            self.notify(f"cannot follow this file: {exc}", severity="warning", timeout=6)
+            return
+        self.following = True
+        self._watch_worker(self.session_path)
+        self.set_interval(FOLLOW_POLL_SECONDS, self.poll_follow, name="follow-poll")
+        self._update_status()
+
+    def _appendable(self) -> bool:
+        try:
+            from ..formats import FORMATS
+
+            fmt = FORMATS.get(self.format_name)
+            return bool(fmt and fmt.appendable)
+        except Exception:
+            return str(self.session_path).endswith(".jsonl")
+
+    def action_toggle_follow(self) -> None:
+        if self.follower is None:
+            self.follow_requested = True
+            self._start_follow()
+            return
+        self.following = not self.following
+        if self.following:
+            self.list.scroll_end(animate=False)
+            self.poll_follow()
+        self._update_status()
+
+    @work(exclusive=True, group="watch", exit_on_error=False)
+    async def _watch_worker(self, path: str) -> None:
+        """Wake the follower as soon as the file changes (the interval poll is the fallback)."""
+        try:
+            from watchfiles import awatch
+        except ImportError:
+            return
+        target = Path(path).resolve()
+        async for changes in awatch(target.parent, debounce=50, step=25, recursive=False):
+            if any(Path(p).resolve() == target for _, p in changes) and self.following:
+                self.poll_follow()
+
+    def poll_follow(self) -> None:
+        if self.following and self.follower is not None:
+            self._follow_worker()
+
+    @work(thread=True, exclusive=True, group="follow", exit_on_error=False)
+    def _follow_worker(self) -> None:
+        update = self.follower.poll()
+        if update is None:
+            return
+        first = getattr(update, "first", len(self.session.messages))
+        new_messages = getattr(update, "messages", []) or []
+        notice = getattr(update, "notice", None)
+        session = getattr(update, "session", None)
+        if not new_messages:
+            if notice:
+                self.post_message(SessionGrew(None, None, None, first, 0, notice))
+            return
+        if session is None:
+            return
+        session = session.model_copy(update={"messages": list(session.messages)})
+        view = build_view(session)
+        table = self.table
+        new_table = engine.count(session.messages, session.tools, table.encoding, table.profile, previous=table,
+                                 keep=min(first, len(table.counts)))
+        self.post_message(SessionGrew(session, view, new_table, first, len(new_messages), notice))
+
+    def on_session_grew(self, message: SessionGrew) -> None:
+        if message.notice:
+            self.notice = message.notice
+            self.notify(message.notice, severity="warning", timeout=8)
+        if message.session is not None:
+            self.session = message.session
+            self.view = message.view
+            self.info = ViewInfo(message.view)
+            self.table = message.table
+            if self.exact_pending:
+                self._count_worker(self.session, self.state.encoding, self.state.profile, None)
+        self._update_status()
+        if message.session is not None:
+            self.request_plan()
+
+    # --- status -----------------------------------------------------------------------------
+    def _update_status(self, notice: str | None = None) -> None:
+        view = self.view
+        name = Path(self.session_path).name if self.session_path else "(in memory)"
+        turns = sum(1 for t in view.turns if t.number > 0)
+        facts = (f"{self.format_name} · {len(view):,} messages · {turns} turns · {len(view.calls)} model calls"
+                 f" · pipeline: {' → '.join(self.state.pipeline) or 'none'}")
+        if self.search_term:
+            facts += f" · search: {self.search_term!r}"
+        follow = ""
+        if self.follower is not None:
+            follow = "● following" if self.following else "following paused (f)"
+        status = self.query_one(StatusLine)
+        status.set(name=name, facts=facts, follow=follow, notice=self.notice if notice is None else notice)
+
+
+def searchable(message) -> str:
+    """All the text search looks at in a message: text, tool names, arguments and results."""
+    from ..model import TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock
+
+    parts = []
+    for b in message.content:
+        if isinstance(b, TextBlock):
+            parts.append(b.text)
+        elif isinstance(b, ToolCallBlock):
+            parts.append(b.name)
+            parts.append(b.arguments)
+        elif isinstance(b, ToolResultBlock):
+            parts.append(b.text)
+        elif isinstance(b, ThinkingBlock):
+            parts.append(b.thinking)
+    return "\n".join(parts)
+
+
+def _provider(name: str) -> str:
+    return {"openai": "OpenAI", "anthropic": "Anthropic"}.get(name, name)
+
+
+def default_session_path() -> Path | None:
+    """The bundled sample opened when no session is given."""
+    here = Path(__file__).resolve()
+    candidates = [here.parents[1] / "sample_sessions", here.parents[2] / "sample_sessions"]
+    try:
+        from importlib.resources import files
+
+        candidates.insert(0, Path(str(files("inspector") / "sample_sessions")))
+    except Exception:
+        pass
+    for folder in candidates:
+        for name in ("coding_agent.jsonl", "vendor_onboarding.json", "hr_leave_balance.json"):
+            if (folder / name).is_file():
+                return folder / name
+    return None
+
+
+def run(
+    path: str | None,
+    *,
+    theme: str | None = None,
+    follow: bool | None = None,
+    format: str | None = None,
+    encoding: str = DEFAULT_ENCODING,
+) -> int:
+    """Open the TUI on ``path`` (a bundled sample when None). Returns the exit code: 0, or 2 when
+    the session or the theme cannot be used (the reason is printed to stderr, no traceback)."""
+    from .. import load
+    from ..formats import SessionFormatError
+
+    try:
+        theme_file = resolve(theme)
+    except ThemeError as exc:
+        print(f"context-inspector: {exc}", file=sys.stderr)
+        return 2
+    if path is None:
+        sample = default_session_path()
+        if sample is None:
+            print("context-inspector: no session given and no bundled sample found; "
+                  "run: context-inspector SESSION_FILE", file=sys.stderr)
+            return 2
+        path = str(sample)
+    if encoding not in ENCODINGS:
+        print(f"context-inspector: unknown encoding {encoding!r}; choose one of {', '.join(ENCODINGS)}",
+              file=sys.stderr)
+        return 2
+    try:
+        size = Path(path).stat().st_size
+    except OSError:
+        size = 0
+    if size > 20_000_000:
+        print(f"loading {path} ({size / 1e6:.0f} MB)…", file=sys.stderr)
+    try:
+        session = load(path, format)
+    except SessionFormatError as exc:
+        print(str(exc), file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"{path}: cannot read it ({exc.strerror or exc}).", file=sys.stderr)
+        return 2
+    app = InspectorApp(session, path=str(path), theme=theme_file, follow=follow, format=format or session.format,
+                       encoding=encoding)
+    app.run()
+    return app.return_code or 0

@@ -1,0 +1,398 @@
+"""The TUI's bridge to the library: everything the workers compute, and nothing they draw.
+
+A :class:`Snapshot` is an immutable request (session view, token table, pipeline state, replay
+cursor, generation); :func:`compute_plan` turns it into a :class:`PlanResult` with the rows the
+message list shows, the gauge's tokens by kind and the provider violations by message. It runs
+in a worker thread and never touches a widget. Plans, replays, exports and following all go
+through the library (``inspector.strategies``, ``inspector.replay``, ``inspector.export``,
+``inspector.follow``); this module only arranges their results for display. No Textual here.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..model import ImageBlock, Message, RawBlock, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock
+from ..strategies import Inserted, Plan, Status
+from ..strategies import plan as run_plan
+from ..tokens import TokenTable, count_session
+from ..units import SUMMARY, TRUNCATED_IN_SOURCE, SessionView, UnitKind
+from .state import PipelineState
+from .text import one_line
+
+#: Gauge categories, in gauge order: (key, label). "overhead" is tool definitions + reply priming.
+CATEGORIES = (
+    ("system", "system"),
+    ("user", "prompts"),
+    ("assistant", "answers"),
+    ("tool_exchange", "tool exchanges"),
+    ("summary", "summaries"),
+    ("overhead", "tool defs + framing"),
+)
+_CATEGORY_INDEX = {key: k for k, (key, _) in enumerate(CATEGORIES)}
+_KIND_CODE = {
+    UnitKind.SYSTEM: 0,
+    UnitKind.USER: 1,
+    UnitKind.ASSISTANT: 2,
+    UnitKind.TOOL_EXCHANGE: 3,
+    UnitKind.SUMMARY: 4,
+}
+Row = int | Inserted
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """Everything a plan depends on, frozen at the moment the user changed something."""
+
+    generation: int
+    view: SessionView
+    table: TokenTable
+    state: PipelineState
+    at_call: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class RuleBreak:
+    provider: str  # "openai" / "anthropic"
+    text: str  # the provider's error text
+
+
+@dataclass
+class PlanResult:
+    snapshot: Snapshot
+    plan: Plan | None
+    rows: list[Row]
+    row_of: list[int]  # message index -> row in ``rows`` (-1: not in this context)
+    by_category: list[int]  # tokens after the plan per CATEGORIES entry
+    before_by_category: list[int]
+    sent_messages_before: int  # tokens of the messages the call would send, before pruning
+    violations: dict[str, list[Any]] = field(default_factory=dict)
+    breaks: dict[int, list[RuleBreak]] = field(default_factory=dict)  # source index -> rules broken
+    inserted_breaks: dict[int, list[RuleBreak]] = field(default_factory=dict)  # row -> rules broken
+    error: str | None = None
+    seconds: float = 0.0
+
+    @property
+    def generation(self) -> int:
+        return self.snapshot.generation
+
+    @property
+    def tokens_before(self) -> int:
+        return self.plan.tokens_before if self.plan else 0
+
+    @property
+    def tokens_after(self) -> int:
+        return self.plan.tokens_after if self.plan else 0
+
+    @property
+    def valid(self) -> dict[str, bool]:
+        return {p: not v for p, v in self.violations.items()}
+
+
+class ViewInfo:
+    """Per-message facts the list draws, computed lazily and kept for the view's lifetime."""
+
+    def __init__(self, view: SessionView) -> None:
+        self.view = view
+        n = len(view)
+        units = view.units
+        self.category = bytearray(_KIND_CODE[units[view.unit_of[i]].kind] for i in range(n))
+        self._previews: dict[int, str] = {}
+        self._tools: dict[int, str] = {}
+
+    def preview(self, i: int) -> str:
+        text = self._previews.get(i)
+        if text is None:
+            text = preview_of(self.view.messages[i])
+            self._previews[i] = text
+        return text
+
+    def tool(self, i: int) -> str:
+        name = self._tools.get(i)
+        if name is None:
+            names = self.view.tool_names[i]
+            name = ",".join(dict.fromkeys(names)) if names else ""
+            self._tools[i] = name
+        return name
+
+    def truncated_in_source(self, i: int) -> bool:
+        return bool(self.view.flags[i] & TRUNCATED_IN_SOURCE)
+
+    def is_summary(self, i: int) -> bool:
+        return bool(self.view.flags[i] & SUMMARY)
+
+
+def preview_of(message: Message, limit: int = 240) -> str:
+    """One line that says what a message is: its text, its tool calls, or its results."""
+    parts: list[str] = []
+    budget = limit
+    for block in message.content:
+        if budget <= 0:
+            break
+        if isinstance(block, TextBlock):
+            piece = block.text[:budget + 8]
+        elif isinstance(block, ToolCallBlock):
+            piece = f"{block.name}({block.arguments[:budget + 8]})"
+        elif isinstance(block, ToolResultBlock):
+            content = block.content if isinstance(block.content, str) else block.text
+            piece = ("ERROR " if block.is_error else "") + content[:budget + 8]
+        elif isinstance(block, ImageBlock):
+            size = f" {block.width}x{block.height}" if block.width and block.height else ""
+            piece = f"[image{size} {block.media_type or ''}]".replace(" ]", "]")
+        elif isinstance(block, ThinkingBlock):
+            piece = "[thinking]" if block.redacted else f"[thinking] {block.thinking[:60]}"
+        elif isinstance(block, RawBlock):
+            piece = f"[{block.raw.get('type', 'block')}] {block.text[:budget]}"
+        else:  # pragma: no cover - the Block union is closed
+            piece = ""
+        if piece.strip():
+            parts.append(piece)
+            budget -= len(piece)
+    if not parts:
+        return "(empty)"
+    return one_line("  ".join(parts), limit)
+
+
+def violation_fields(v: Any) -> tuple[int | None, str]:
+    """(source message index, error text) of a validator Violation, whatever its field names."""
+    source = None
+    for attr in ("source_index", "source", "message_index"):
+        value = getattr(v, attr, None)
+        if isinstance(value, int):
+            source = value
+            break
+    text = None
+    for attr in ("message", "text", "error"):
+        value = getattr(v, attr, None)
+        if isinstance(value, str):
+            text = value
+            break
+    return source, text or str(v)
+
+
+def violation_position(v: Any) -> int | None:
+    value = getattr(v, "index", None)
+    return value if isinstance(value, int) else None
+
+
+def build_rows(plan: Plan) -> tuple[list[Row], list[int]]:
+    """The list's rows for a plan: every source message the call saw, in order, with inserted
+    messages where they are sent (the same order as :meth:`Plan.decisions`, without formatting
+    any reason)."""
+    n = len(plan.view)
+    rows: list[Row] = []
+    row_of = [-1] * n
+    next_source = 0
+    append = rows.append
+    for slot in plan.sequence:
+        if type(slot) is int:
+            while next_source <= slot:
+                row_of[next_source] = len(rows)
+                append(next_source)
+                next_source += 1
+        else:
+            append(slot)
+    while next_source < plan.stop:
+        row_of[next_source] = len(rows)
+        append(next_source)
+        next_source += 1
+    return rows, row_of
+
+
+def compute_plan(snap: Snapshot, info: ViewInfo) -> PlanResult:
+    """Plan the snapshot and arrange the result for display (runs in a worker thread)."""
+    t0 = time.perf_counter()
+    state = snap.state
+    try:
+        plan = run_plan(snap.view, snap.table, state.pipeline, state.settings, snap.at_call)
+    except Exception as exc:  # a strategy bug must not take the UI down: show it
+        return PlanResult(snap, None, [], [-1] * len(snap.view), [0] * len(CATEGORIES), [0] * len(CATEGORIES), 0,
+                          error=f"{type(exc).__name__}: {exc}")
+    rows, row_of = build_rows(plan)
+    after = [0] * len(CATEGORIES)
+    before = [0] * len(CATEGORIES)
+    category = info.category
+    totals = snap.table.totals
+    tokens_after = plan.tokens_after_of
+    status = plan.status
+    by = plan.by
+    sent_before = 0
+    for r in rows:
+        if type(r) is int:
+            c = category[r]
+            after[c] += tokens_after[r]
+            if not (status[r] is Status.DROPPED and by[r] == "source"):
+                before[c] += totals[r]
+                sent_before += totals[r]
+        else:
+            after[_CATEGORY_INDEX["summary"] if r.kind == "summary" else _CATEGORY_INDEX["tool_exchange"]] += r.tokens
+    overhead = snap.table.overhead
+    after[_CATEGORY_INDEX["overhead"]] = overhead
+    before[_CATEGORY_INDEX["overhead"]] = overhead
+    result = PlanResult(snap, plan, rows, row_of, after, before, sent_before)
+    try:
+        violations = plan.violations
+    except Exception as exc:  # validator missing or failing: say so, keep the plan
+        violations = {}
+        result.error = f"validation unavailable: {type(exc).__name__}: {exc}"
+    result.violations = violations
+    inserted_rows = [k for k, r in enumerate(rows) if type(r) is not int]
+    for provider, items in violations.items():
+        for v in items:
+            source, text = violation_fields(v)
+            if source is not None:
+                result.breaks.setdefault(source, []).append(RuleBreak(provider, text))
+            else:
+                pos = violation_position(v)
+                row = _row_of_position(plan, rows, pos) if pos is not None else None
+                if row is not None and row in inserted_rows:
+                    result.inserted_breaks.setdefault(row, []).append(RuleBreak(provider, text))
+    result.seconds = time.perf_counter() - t0
+    return result
+
+
+def _row_of_position(plan: Plan, rows: list[Row], position: int) -> int | None:
+    """The row of the ``position``-th message the plan sends (0-based), or None."""
+    if not 0 <= position < len(plan.sequence):
+        return None
+    slot = plan.sequence[position]
+    if type(slot) is int:
+        return None
+    for k, r in enumerate(rows):
+        if r is slot:
+            return k
+    return None
+
+
+# --- replay ---------------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class CallPoint:
+    call: int  # 1-based
+    baseline: int
+    tokens: int
+    recorded: int | None
+
+
+def replay_order(n_calls: int, first: int = 160) -> list[int]:
+    """Call numbers in the order a progressive replay computes them: ``first`` evenly spaced
+    calls (so the chart has a shape at once), then every other call."""
+    if n_calls <= 0:
+        return []
+    if n_calls <= first:
+        return list(range(1, n_calls + 1))
+    step = n_calls / first
+    sample = sorted({min(n_calls, 1 + int(k * step)) for k in range(first)} | {n_calls})
+    chosen = set(sample)
+    return sample + [c for c in range(1, n_calls + 1) if c not in chosen]
+
+
+def replay_points(view: SessionView, table: TokenTable, state: PipelineState, calls: Sequence[int]) -> list[CallPoint]:
+    """Baseline and pipeline input tokens of model calls ``calls`` (through inspector.replay)."""
+    try:
+        from ..replay import replay as lib_replay
+    except ImportError:
+        lib_replay = None
+    if lib_replay is not None:
+        result = lib_replay(view, table, state.pipeline, state.settings, calls=list(calls))
+        out = []
+        for c in getattr(result, "calls", result):
+            number = getattr(c, "call", None) or getattr(c, "number", None)
+            recorded = getattr(c, "recorded_tokens", None)
+            out.append(CallPoint(int(number), int(c.baseline_tokens), int(c.tokens), recorded))
+        return out
+    out = []
+    for k in calls:  # fallback while inspector.replay is not there: one plan per call
+        p = run_plan(view, table, state.pipeline, state.settings, k)
+        usage = view.messages[view.calls[k - 1].message_index].usage
+        out.append(CallPoint(k, p.tokens_before, p.tokens_after, usage.context_tokens if usage else None))
+    return out
+
+
+def recorded_at(view: SessionView, call: int | None) -> int | None:
+    """What the file recorded as the input of model call ``call`` (None: not recorded)."""
+    if call is None or not view.calls:
+        return None
+    usage = view.messages[view.calls[call - 1].message_index].usage
+    return usage.context_tokens if usage is not None else None
+
+
+# --- counting -------------------------------------------------------------------------------
+
+def count(messages: Sequence[Message], tools, encoding: str, profile: str, previous: TokenTable | None = None,
+          keep: int | None = None, progress: Callable[[int, int], None] | None = None,
+          cancelled: Callable[[], bool] | None = None) -> TokenTable:
+    """Count ``messages``; reuse ``previous`` counts for the first ``keep`` messages."""
+    if previous is not None and keep is not None and keep < len(previous.counts):
+        previous = TokenTable(previous.encoding, previous.profile, previous.exact, previous.counts[:keep],
+                              previous.totals[:keep], previous.prefix[: keep + 1], previous.tools, previous.reply_priming)
+    return count_session(messages, tools, encoding=encoding, profile=profile, previous=previous,
+                         progress=progress, cancelled=cancelled)
+
+
+# --- detail ---------------------------------------------------------------------------------
+
+#: Content above this size is shown as it is, not re-indented as JSON (keeps opening instant).
+PRETTY_LIMIT = 2_000_000
+
+
+def pretty_json(text: str) -> str:
+    """``text`` re-indented when it is a JSON object or array (and not huge); else unchanged."""
+    s = text.strip()
+    if len(s) > PRETTY_LIMIT or not s or s[0] not in "[{":
+        return text
+    try:
+        return json.dumps(json.loads(s), indent=2, ensure_ascii=False)
+    except ValueError:
+        return text
+
+
+def _head(text: str, max_chars: int | None) -> tuple[str, bool]:
+    if max_chars is None or len(text) <= max_chars:
+        return text, False
+    return text[:max_chars], True
+
+
+def _body(text: str, max_chars: int | None) -> str:
+    head, cut = _head(text, max_chars)
+    if cut:
+        return head + f"\n… {len(text) - len(head):,} more characters (enter opens the full message)"
+    return pretty_json(text)
+
+
+def detail_sections(message: Message, counts: Iterable[int] | None = None, max_chars: int | None = None) -> list[tuple[str, str]]:
+    """(heading, body) for each content block of a message: text, pretty JSON arguments and
+    results, image and thinking summaries. Body text is raw: the viewer escapes it. With
+    ``max_chars`` each body is cut there (a preview that never parses a huge block)."""
+    counts = list(counts) if counts is not None else []
+    out: list[tuple[str, str]] = []
+    for k, block in enumerate(message.content):
+        tokens = f" · {counts[k]:,} tokens" if k < len(counts) else ""
+        if isinstance(block, TextBlock):
+            out.append((f"text{tokens}", _head(block.text, max_chars)[0]))
+        elif isinstance(block, ToolCallBlock):
+            out.append((f"tool call {block.name} (id {block.id}){tokens}", _body(block.arguments, max_chars)))
+        elif isinstance(block, ToolResultBlock):
+            err = " · is_error" if block.is_error else ""
+            content = block.content if isinstance(block.content, str) else block.text
+            extra = ""
+            if not isinstance(block.content, str):
+                images = sum(1 for p in block.content if isinstance(p, ImageBlock))
+                extra = f" · {images} image part(s)" if images else ""
+            out.append((f"tool result for {block.tool_call_id}{err}{extra}{tokens}", _body(content, max_chars)))
+        elif isinstance(block, ImageBlock):
+            size = f"{block.width}x{block.height}" if block.width and block.height else "size unknown"
+            out.append((f"image{tokens}", f"{block.media_type or 'image'}, {size}, {block.source_kind}, {len(block.data):,} characters of data (not shown)"))
+        elif isinstance(block, ThinkingBlock):
+            body = "(redacted)" if block.redacted else _head(block.thinking, max_chars)[0]
+            out.append((f"thinking{tokens} (not re-sent to the model)", body))
+        elif isinstance(block, RawBlock):
+            body = block.text or json.dumps(block.raw, indent=2, ensure_ascii=False)
+            out.append((f"{block.raw.get('type', 'raw')} block{tokens}", _head(body, max_chars)[0]))
+    if not out:
+        out.append(("(no content)", ""))
+    return out

@@ -1,0 +1,108 @@
+"""The help screen (``?``): what each unit colour and status means, each strategy in two
+sentences (the registry's own summaries), and the keys. Meant for teaching pruning too."""
+
+from __future__ import annotations
+
+from rich.style import Style
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.color import Color
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from ...strategies import STRATEGIES
+from ..widgets.totals import CATEGORIES, FREE_GLYPH, GAUGE_GLYPHS
+
+UNITS = (
+    ("unit-system", "system", "The system prompt, sent first on every call. No strategy ever drops it."),
+    ("unit-user", "user", "A prompt a person wrote; it starts a turn (t1, t2... in the turn column). "
+     "The current turn is never pruned."),
+    ("unit-assistant", "answer", "An assistant reply with no tool calls: the final answer of its turn. "
+     "tool_pruning keeps these for earlier turns and drops the work that led to them."),
+    ("unit-tool-exchange", "tool", "An assistant message that calls tools plus every result answering it, "
+     "bracketed ┌│└ on a shaded band: they are kept or dropped together. Tool results are usually "
+     "the biggest part of an agent's context."),
+    ("unit-summary", "summary", "A message standing in for earlier history, recorded in the file or inserted "
+     "by summarize. Calls after it no longer see what it replaced."),
+    ("unit-truncated", "tool ✂ / truncated", "A tool result cut short, already in the file (tool ✂) or by "
+     "the plan (status truncated). The tokens column shows its size before → after."),
+)
+STATUSES = (
+    ("status-kept", "kept", "Sent to the model unchanged."),
+    ("status-dropped", "DROPPED", "Not sent: the row is dimmed and struck through, the reason is in the detail."),
+    ("status-truncated", "truncated", "Sent, cut to the size shown."),
+    ("status-summarized", "summarized", "Not sent: an inserted summary stands in for it."),
+    ("status-cleared", "cleared", "Sent as a short placeholder (Anthropic clear_tool_uses)."),
+    ("status-inserted", "inserted", "Added by the pipeline where it would be sent (a summary, a placeholder)."),
+    ("status-violation", "!O !A", "Breaks an OpenAI (O) or Anthropic (A) request rule; v shows the provider's error text."),
+)
+KEYS = (
+    ("1-6", "toggle the strategies in panel order (space on the panel does the same)"),
+    ("tab", "move between the message list and the pipeline panel"),
+    ("←/→ on the panel", "step the selected parameter; shift steps the budget by 10%; enter types a value"),
+    ("K / J on the panel", "move the selected strategy up / down the pipeline"),
+    ("+ / -", "budget ±1,000 tokens;  > / <  budget ±10%;  b  type the budget"),
+    ("[ / ]", "replay cursor: previous / next model call (or click the chart); the list, totals and gauge follow"),
+    ("enter", "the selected message in full: content, pretty JSON, tokens, reason"),
+    ("v", "the provider rule text for the selected row (or every rule break of the plan)"),
+    ("/  n  N", "search message text; next / previous match"),
+    ("p", "next preset pipeline"),
+    ("t", "next colour theme (ctrl+p lists every command and theme)"),
+    ("e", "export the pruned history as an OpenAI or Anthropic request body"),
+    ("f", "follow the file as it grows (on by default for JSONL)"),
+    ("q", "quit"),
+)
+
+
+class HelpScreen(ModalScreen[None]):
+    BINDINGS = [Binding("escape,q,question_mark", "dismiss", "Close")]
+    DEFAULT_CSS = """
+    HelpScreen { align: center middle; }
+    HelpScreen > VerticalScroll { width: 96; max-width: 100%; height: 90%; background: $panel;
+        border: round $primary; padding: 0 1; }
+    """
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield Static(self.build(), id="help-text")
+
+    def build(self) -> Text:
+        variables = self.app.theme_variables
+
+        def colour(name: str) -> Style:
+            value = variables.get(name)
+            return Style(color=Color.parse(value).rich_color) if value else Style()
+
+        bold = Style(bold=True)
+        t = Text()
+        t.append("What you see\n", bold)
+        t.append("One row per message the model call receives, in order. Colour and the unit word say what "
+                 "a row is; the status says what the pipeline does with it.\n\n")
+        t.append("Units\n", bold)
+        for var, label, text in UNITS:
+            t.append("██ ", colour(var))
+            t.append(f"{label:<20}", colour(var) + bold)
+            t.append(text + "\n")
+        t.append("\nStatuses\n", bold)
+        for var, label, text in STATUSES:
+            t.append(f"   {label:<20}", colour(var) + bold)
+            t.append(text + "\n")
+        t.append("\nThe budget gauge\n", bold)
+        for k, (_, name) in enumerate(CATEGORIES):
+            t.append(f"{GAUGE_GLYPHS[k]} {name}   ")
+        t.append(f"{FREE_GLYPH} free\n")
+        t.append("It fills the budget with what the pruned context holds, by kind; the numbers under it add up "
+                 "to the 'after' total. ≈ marks an estimate (the approx counter); 'recorded' is the usage the "
+                 "file itself logged for that call.\n\n")
+        t.append("Strategies\n", bold)
+        for name, strategy in STRATEGIES.items():
+            t.append(f"{name}\n", colour("chart-pipeline") + bold)
+            t.append(f"   {strategy.summary}\n")
+        t.append("\nKeys\n", bold)
+        for key, text in KEYS:
+            t.append(f"{key:<20}", bold)
+            t.append(text + "\n")
+        t.append("\nescape closes this screen.")
+        return t

@@ -1,0 +1,257 @@
+"""What the user has set up, as one immutable value: the strategies in panel order, which are on,
+every parameter, the token counter and profile; plus presets and the rules for editing a
+parameter (typed or stepped). No Textual here: the panel and the key bindings call these
+methods and get a new :class:`PipelineState` back, which is what the planning worker reads.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from typing import Any
+
+from pydantic import ValidationError
+
+from ..strategies import STRATEGIES, Settings
+from ..tokens import ENCODINGS, PROFILES
+
+#: The panel's default order; strategies registered later follow in registry order.
+PREFERRED_ORDER = ("fifo", "sliding_window", "summarize", "truncate_results", "tool_pruning", "clear_tool_uses")
+
+
+@dataclass(frozen=True)
+class ParamSpec:
+    """How one parameter is shown and edited."""
+
+    name: str  # a Settings field, or "encoding" / "profile"
+    label: str
+    kind: str  # "int", "optional_int", "float", "bool", "choice", "names"
+    step: float = 1
+    choices: tuple[str, ...] = ()
+    #: Step by 10% of the value with the big step keys (the budget).
+    percent_step: bool = False
+
+
+PARAMS: dict[str, ParamSpec] = {
+    p.name: p
+    for p in (
+        ParamSpec("budget", "budget", "optional_int", 1000, percent_step=True),
+        ParamSpec("encoding", "token counter", "choice", choices=ENCODINGS),
+        ParamSpec("profile", "profile", "choice", choices=tuple(PROFILES)),
+        ParamSpec("min_history_messages", "min history msgs", "int", 1),
+        ParamSpec("pair_safe", "pair safe", "bool"),
+        ParamSpec("window_mode", "window mode", "choice", choices=("turns", "messages")),
+        ParamSpec("window_turns", "window (turns)", "int", 1),
+        ParamSpec("window_messages", "window (messages)", "int", 5),
+        ParamSpec("max_result_tokens", "max result tokens", "int", 100, percent_step=True),
+        ParamSpec("truncate_unit", "cut by", "choice", choices=("tokens", "chars")),
+        ParamSpec("summary_ratio", "summary ratio", "float", 0.05),
+        ParamSpec("summary_tokens", "summary size", "int", 50),
+        ParamSpec("trigger", "trigger at", "int", 10_000, percent_step=True),
+        ParamSpec("keep", "keep tool uses", "int", 1),
+        ParamSpec("clear_at_least", "clear at least", "int", 1000),
+        ParamSpec("exclude_tools", "exclude tools", "names"),
+        ParamSpec("clear_tool_inputs", "clear inputs", "bool"),
+    )
+}
+#: Parameters shown above the strategies: they apply to the whole pipeline.
+GLOBAL_PARAMS = ("budget", "encoding", "profile")
+
+
+def spec_for(name: str) -> ParamSpec:
+    if name in PARAMS:
+        return PARAMS[name]
+    field = Settings.model_fields[name]
+    kind = "int" if field.annotation is int else "float" if field.annotation is float else "bool" if field.annotation is bool else "names"
+    return ParamSpec(name, name.replace("_", " "), kind)
+
+
+def strategy_params(name: str) -> tuple[str, ...]:
+    """The parameters listed under a strategy in the panel (global ones are shown once, above)."""
+    strategy = STRATEGIES.get(name)
+    if strategy is None:
+        return ()
+    return tuple(p for p in strategy.params if p not in GLOBAL_PARAMS and p in Settings.model_fields)
+
+
+@dataclass(frozen=True)
+class Preset:
+    name: str
+    pipeline: tuple[str, ...]
+    settings: tuple[tuple[str, Any], ...] = ()
+    note: str = ""
+
+
+PRESETS: tuple[Preset, ...] = (
+    Preset("baseline: no pruning", ()),
+    Preset("seed proposal: tool_pruning", ("tool_pruning",), note="keep each earlier turn's prompt and final answer"),
+    Preset("tool_pruning + sliding_window 5", ("tool_pruning", "sliding_window"), (("window_mode", "turns"), ("window_turns", 5))),
+    Preset("truncate_results + fifo", ("truncate_results", "fifo")),
+    Preset("summarize over budget", ("summarize",)),
+    Preset("Anthropic clear_tool_uses", ("clear_tool_uses",)),
+    Preset("Strands window: 40 messages", ("sliding_window",), (("window_mode", "messages"), ("window_messages", 40))),
+)
+
+
+def available_presets() -> list[Preset]:
+    return [p for p in PRESETS if all(n in STRATEGIES for n in p.pipeline)]
+
+
+class ParamError(ValueError):
+    """A typed or stepped value the parameter does not accept; the message says why."""
+
+
+def parse_int(text: str) -> int:
+    """``"40000"``, ``"40,000"``, ``"40k"``, ``"1.5k"``, ``"2m"`` -> int."""
+    t = text.strip().lower().replace(",", "").replace("_", "").replace(" ", "")
+    scale = 1
+    if t.endswith("k"):
+        scale, t = 1000, t[:-1]
+    elif t.endswith("m"):
+        scale, t = 1_000_000, t[:-1]
+    try:
+        value = float(t) * scale
+    except ValueError:
+        raise ParamError(f"{text!r} is not a number (try 40000 or 40k)") from None
+    if not math.isfinite(value) or value != int(value):
+        raise ParamError(f"{text!r} is not a whole number")
+    return int(value)
+
+
+def format_value(name: str, value: Any) -> str:
+    spec = spec_for(name)
+    if value is None:
+        return "none"
+    if spec.kind == "bool":
+        return "yes" if value else "no"
+    if spec.kind == "float":
+        return f"{value:.2f}"
+    if spec.kind == "names":
+        return ", ".join(value) if value else "—"
+    if isinstance(value, int):
+        return f"{value:,}"
+    return str(value)
+
+
+@dataclass(frozen=True)
+class PipelineState:
+    order: tuple[str, ...]
+    enabled: frozenset[str]
+    settings: Settings
+    encoding: str = "cl100k_base"
+    profile: str = "openai"
+    preset: str | None = None
+
+    @classmethod
+    def initial(cls, settings: Settings | None = None, encoding: str = "cl100k_base", profile: str = "openai",
+                enabled: tuple[str, ...] = ()) -> PipelineState:
+        known = [n for n in PREFERRED_ORDER if n in STRATEGIES] + [n for n in STRATEGIES if n not in PREFERRED_ORDER]
+        return cls(tuple(known), frozenset(enabled), settings or Settings(), encoding, profile)
+
+    @property
+    def pipeline(self) -> tuple[str, ...]:
+        return tuple(n for n in self.order if n in self.enabled)
+
+    def value(self, name: str) -> Any:
+        if name == "encoding":
+            return self.encoding
+        if name == "profile":
+            return self.profile
+        return getattr(self.settings, name)
+
+    # --- strategies -------------------------------------------------------------------------
+    def toggle(self, name: str) -> PipelineState:
+        enabled = self.enabled - {name} if name in self.enabled else self.enabled | {name}
+        return replace(self, enabled=frozenset(enabled), preset=None)
+
+    def toggle_at(self, position: int) -> PipelineState:
+        """Toggle the strategy at 0-based ``position`` in panel order (keys 1-6)."""
+        if not 0 <= position < len(self.order):
+            return self
+        return self.toggle(self.order[position])
+
+    def move(self, name: str, delta: int) -> PipelineState:
+        order = list(self.order)
+        i = order.index(name)
+        j = max(0, min(len(order) - 1, i + delta))
+        order.insert(j, order.pop(i))
+        return replace(self, order=tuple(order), preset=None)
+
+    def apply_preset(self, preset: Preset) -> PipelineState:
+        rest = [n for n in self.order if n not in preset.pipeline]
+        state = replace(self, order=tuple(preset.pipeline) + tuple(rest), enabled=frozenset(preset.pipeline))
+        for name, value in preset.settings:
+            state = state.set(name, value)
+        return replace(state, preset=preset.name)
+
+    # --- parameters -------------------------------------------------------------------------
+    def set(self, name: str, value: Any) -> PipelineState:
+        """A new state with ``name`` set to ``value``; ParamError if the setting rejects it."""
+        if name == "encoding":
+            if value not in ENCODINGS:
+                raise ParamError(f"token counter must be one of {', '.join(ENCODINGS)}")
+            return replace(self, encoding=value)
+        if name == "profile":
+            if value not in PROFILES:
+                raise ParamError(f"profile must be one of {', '.join(PROFILES)}")
+            return replace(self, profile=value)
+        data = self.settings.model_dump()
+        data[name] = value
+        try:
+            settings = Settings(**data)
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            raise ParamError(f"{spec_for(name).label}: {err['msg'].lower()}") from None
+        return replace(self, settings=settings)
+
+    def set_text(self, name: str, text: str) -> PipelineState:
+        """Set a parameter from what the user typed."""
+        spec = spec_for(name)
+        t = text.strip()
+        if spec.kind == "optional_int" and t.lower() in ("", "none", "off", "-"):
+            return self.set(name, None)
+        if spec.kind in ("int", "optional_int"):
+            return self.set(name, parse_int(t))
+        if spec.kind == "float":
+            try:
+                value = float(t[:-1]) / 100 if t.endswith("%") else float(t)
+            except ValueError:
+                raise ParamError(f"{t!r} is not a number (try 0.3 or 30%)") from None
+            return self.set(name, value)
+        if spec.kind == "bool":
+            if t.lower() in ("yes", "y", "true", "on", "1"):
+                return self.set(name, True)
+            if t.lower() in ("no", "n", "false", "off", "0"):
+                return self.set(name, False)
+            raise ParamError(f"{spec.label}: answer yes or no")
+        if spec.kind == "choice":
+            if t not in spec.choices:
+                raise ParamError(f"{spec.label}: choose one of {', '.join(spec.choices)}")
+            return self.set(name, t)
+        names = tuple(s.strip() for s in t.split(",") if s.strip())
+        return self.set(name, names)
+
+    def step(self, name: str, direction: int, big: bool = False, reference: int | None = None) -> PipelineState:
+        """Step a parameter up (+1) or down (-1): by its step, or by 10% with ``big`` where the
+        parameter allows it; choices and booleans cycle. ``reference`` seeds an unset budget."""
+        spec = spec_for(name)
+        value = self.value(name)
+        if spec.kind == "bool":
+            return self.set(name, not value)
+        if spec.kind == "choice":
+            i = spec.choices.index(value) if value in spec.choices else 0
+            return self.set(name, spec.choices[(i + direction) % len(spec.choices)])
+        if spec.kind == "names":
+            return self
+        if spec.kind == "float":
+            new = round(max(spec.step, min(1.0, value + direction * spec.step)), 4)
+            return self.set(name, new)
+        if value is None:
+            base = reference if reference is not None else 0
+            value = max(0, int(round(base / 1000.0)) * 1000)
+            return self.set(name, value)
+        if big and spec.percent_step:
+            delta = max(1, round(value * 0.1))
+        else:
+            delta = int(spec.step)
+        return self.set(name, max(0, value + direction * delta))

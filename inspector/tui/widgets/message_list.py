@@ -1,0 +1,345 @@
+"""The message list: one row per message of the context being viewed, drawn with the Line API.
+
+Columns: tool-exchange bracket, position, turn, unit, role, tool, preview, tokens before -> after,
+status, and the providers whose rules the row breaks (``!O`` OpenAI, ``!A`` Anthropic). Every
+colour is a component class styled from theme variables; every unit and status is also written
+as a word, so the list reads without colour. Session text arrives already escaped
+(:mod:`inspector.tui.text`) and is drawn as plain segments, never parsed as markup.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.cells import cell_len, set_cell_size
+from rich.segment import Segment
+from rich.style import Style
+from textual.binding import Binding
+from textual.message import Message as TMessage
+from textual.strip import Strip
+
+from ...strategies import Inserted, Status
+from ...units import UnitKind
+from ..engine import PlanResult, ViewInfo
+from ..text import one_line
+from .linelist import LineList
+
+UNIT_LABEL = {
+    UnitKind.SYSTEM: "system",
+    UnitKind.USER: "user",
+    UnitKind.ASSISTANT: "answer",
+    UnitKind.TOOL_EXCHANGE: "tool",
+    UnitKind.SUMMARY: "summary",
+}
+UNIT_CLASS = {
+    UnitKind.SYSTEM: "msglist--unit-system",
+    UnitKind.USER: "msglist--unit-user",
+    UnitKind.ASSISTANT: "msglist--unit-assistant",
+    UnitKind.TOOL_EXCHANGE: "msglist--unit-tool-exchange",
+    UnitKind.SUMMARY: "msglist--unit-summary",
+}
+STATUS_LABEL = {
+    Status.KEPT: "kept",
+    Status.DROPPED: "DROPPED",
+    Status.TRUNCATED: "truncated",
+    Status.SUMMARIZED: "summarized",
+    Status.CLEARED: "cleared",
+    Status.INSERTED: "inserted",
+}
+ROLE_LABEL = {"system": "sys", "user": "user", "assistant": "asst", "tool": "tool"}
+PROVIDER_MARK = {"openai": "O", "anthropic": "A"}
+
+
+@dataclass(frozen=True)
+class Columns:
+    pos: int
+    turn: int
+    unit: int
+    role: int
+    tool: int
+    preview: int
+    tokens: int
+    status: int
+    rules: int
+
+
+class MessageList(LineList):
+    """Rows of a :class:`~inspector.tui.engine.PlanResult`."""
+
+    HEADER_LINES = 1
+    BINDINGS = [
+        Binding("enter", "open", "Detail", show=False),
+    ]
+    COMPONENT_CLASSES = {
+        "msglist--header",
+        "msglist--muted",
+        "msglist--band",
+        "msglist--cursor",
+        "msglist--match",
+        "msglist--gone",
+        "msglist--unit-system",
+        "msglist--unit-user",
+        "msglist--unit-assistant",
+        "msglist--unit-tool-exchange",
+        "msglist--unit-summary",
+        "msglist--unit-truncated",
+        "msglist--status-kept",
+        "msglist--status-dropped",
+        "msglist--status-truncated",
+        "msglist--status-summarized",
+        "msglist--status-cleared",
+        "msglist--status-inserted",
+        "msglist--status-violation",
+    }
+    DEFAULT_CSS = """
+    MessageList { background: $surface; color: $foreground; scrollbar-size-vertical: 1; overflow-x: hidden; }
+    MessageList > .msglist--header { color: $text-muted; text-style: bold; background: $panel; }
+    MessageList > .msglist--muted { color: $text-muted; }
+    MessageList > .msglist--band { background: $row-band; }
+    MessageList > .msglist--cursor { background: $row-cursor; }
+    MessageList > .msglist--match { background: $row-match; text-style: bold; }
+    MessageList > .msglist--gone { text-style: strike dim; }
+    MessageList > .msglist--unit-system { color: $unit-system; }
+    MessageList > .msglist--unit-user { color: $unit-user; }
+    MessageList > .msglist--unit-assistant { color: $unit-assistant; }
+    MessageList > .msglist--unit-tool-exchange { color: $unit-tool-exchange; }
+    MessageList > .msglist--unit-summary { color: $unit-summary; }
+    MessageList > .msglist--unit-truncated { color: $unit-truncated; }
+    MessageList > .msglist--status-kept { color: $status-kept; }
+    MessageList > .msglist--status-dropped { color: $status-dropped; text-style: bold; }
+    MessageList > .msglist--status-truncated { color: $status-truncated; }
+    MessageList > .msglist--status-summarized { color: $status-summarized; }
+    MessageList > .msglist--status-cleared { color: $status-cleared; }
+    MessageList > .msglist--status-inserted { color: $status-inserted; text-style: italic; }
+    MessageList > .msglist--status-violation { color: $status-violation; text-style: bold; }
+    """
+
+    class OpenDetail(TMessage):
+        def __init__(self, row: int) -> None:
+            super().__init__()
+            self.row = row
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.result: PlanResult | None = None
+        self.info: ViewInfo | None = None
+        self.search: str = ""
+        self._columns: tuple[int, Columns] | None = None
+
+    # --- data -------------------------------------------------------------------------------
+    def set_result(self, result: PlanResult, info: ViewInfo, select_message: int | None = None) -> None:
+        """Show ``result``; keep the selection on message ``select_message`` when it is there."""
+        at_bottom = self.row_count() == 0 or round(self.scroll_y) >= self.max_scroll_y
+        follow_cursor = self.row_count() > 0 and self.cursor >= self.row_count() - 1
+        self.result = result
+        self.info = info
+        self._columns = None
+        cursor = None
+        if select_message is not None and 0 <= select_message < len(result.row_of) and result.row_of[select_message] >= 0:
+            cursor = result.row_of[select_message]
+        self.reset(keep_cursor=cursor)
+        return at_bottom, follow_cursor
+
+    def set_search(self, term: str) -> None:
+        self.search = term.lower()
+        self._strips.clear()
+        self.refresh()
+
+    def row_count(self) -> int:
+        return len(self.result.rows) if self.result is not None else 0
+
+    def message_at(self, row: int) -> int | Inserted | None:
+        if self.result is None or not 0 <= row < len(self.result.rows):
+            return None
+        return self.result.rows[row]
+
+    @property
+    def selected(self) -> int | Inserted | None:
+        return self.message_at(self.cursor)
+
+    def action_open(self) -> None:
+        if self.row_count():
+            self.post_message(self.OpenDetail(self.cursor))
+
+    def on_double_click(self, row: int) -> None:
+        self.post_message(self.OpenDetail(row))
+
+    # --- layout -----------------------------------------------------------------------------
+    def columns(self, width: int) -> Columns:
+        if self._columns is not None and self._columns[0] == width:
+            return self._columns[1]
+        result = self.result
+        n = len(result.snapshot.view) if result is not None else 0
+        pos = max(3, len(f"{max(n - 1, 0)}"))
+        turns = result.snapshot.view.turns[-1].number if result is not None and result.snapshot.view.turns else 0
+        turn = max(4, len(str(turns)) + 1)
+        biggest = max(result.snapshot.table.totals, default=0) if result is not None else 0
+        tokens = max(9, 2 * len(f"{biggest:,}") + 1)
+        status, rules, unit, role = 10, 3, 7, 4
+        tool = 14 if width >= 110 else 10 if width >= 90 else 0
+        # bracket + spaces between the columns
+        fixed = 1 + pos + turn + unit + role + tool + tokens + status + rules + 9
+        preview = max(8, width - fixed)
+        cols = Columns(pos, turn, unit, role, tool, preview, tokens, status, rules)
+        self._columns = (width, cols)
+        return cols
+
+    def on_resize(self) -> None:
+        self._columns = None
+        super().on_resize()
+
+    # --- rendering --------------------------------------------------------------------------
+    def render_header(self, y: int, width: int) -> Strip:
+        c = self.columns(width)
+        est = ""
+        if self.result is not None and not self.result.snapshot.table.exact:
+            est = "≈"
+        parts = [
+            " ", "#".rjust(c.pos), " ", "turn".ljust(c.turn), " ", "unit".ljust(c.unit), " ",
+            "role".ljust(c.role), " ",
+        ]
+        if c.tool:
+            parts += ["tool".ljust(c.tool), " "]
+        parts += ["preview".ljust(c.preview), " ", (est + "tokens").rjust(c.tokens)[-c.tokens:], " ",
+                  "status".ljust(c.status), " ", "!".ljust(c.rules)]
+        text = "".join(parts)
+        return Strip([Segment(set_cell_size(text, width), self.style("msglist--header"))], width)
+
+    def render_row(self, row: int, width: int, selected: bool) -> Strip:
+        result = self.result
+        info = self.info
+        assert result is not None and info is not None
+        item = result.rows[row]
+        c = self.columns(width)
+        base = self.rich_style
+        muted = self.style("msglist--muted")
+        if type(item) is int:
+            segs, gone, band = self._message_segments(item, c, result, info)
+        else:
+            segs, gone, band = self._inserted_segments(row, item, c, result)
+        overlay = Style()
+        if band:
+            overlay += self.style("msglist--band", partial=True)
+        if selected:
+            overlay += self.style("msglist--cursor", partial=True)
+        gone_style = self.style("msglist--gone", partial=True) if gone else None
+        out: list[Segment] = []
+        used = 0
+        for text, style, strike in segs:
+            if style is None:
+                style = base
+            if gone_style is not None and strike:
+                style = style + gone_style
+            if overlay:
+                style = style + overlay
+            out.append(Segment(text, style))
+            used += cell_len(text)
+        if used < width:
+            out.append(Segment(" " * (width - used), base + overlay if overlay else base))
+        strip = Strip(out, max(used, width))
+        if used > width:
+            strip = strip.crop(0, width)
+        return strip
+
+    def _message_segments(self, i: int, c: Columns, result: PlanResult, info: ViewInfo):
+        view = result.snapshot.view
+        plan = result.plan
+        unit = view.units[view.unit_of[i]]
+        kind = unit.kind
+        unit_style = self.style(UNIT_CLASS[kind])
+        status = plan.status[i]
+        before = result.snapshot.table.totals[i]
+        after = plan.tokens_after_of[i]
+        gone = status is Status.DROPPED or status is Status.SUMMARIZED
+        truncated_src = info.truncated_in_source(i)
+        band = kind is UnitKind.TOOL_EXCHANGE
+        muted = self.style("msglist--muted")
+        # bracket that groups a tool exchange's call and results
+        bracket = " "
+        if band:
+            members = [m for m in unit.indices if m < plan.stop]
+            if len(members) <= 1:
+                bracket = "["
+            elif i == members[0]:
+                bracket = "┌"
+            elif i == members[-1]:
+                bracket = "└"
+            else:
+                bracket = "│"
+        label = UNIT_LABEL[kind]
+        label_style = unit_style
+        if truncated_src or status is Status.TRUNCATED:
+            label_style = self.style("msglist--unit-truncated")
+            label = "tool ✂" if truncated_src else label
+        segs = [
+            (bracket, self.style("msglist--unit-tool-exchange"), False),
+            (f"{i}".rjust(c.pos) + " ", muted, True),
+            (f"t{view.turn_of[i]}".ljust(c.turn) + " ", muted, True),
+            (label.ljust(c.unit)[: c.unit] + " ", label_style, True),
+            (ROLE_LABEL.get(view.roles[i], view.roles[i]).ljust(c.role)[: c.role] + " ", unit_style, True),
+        ]
+        if c.tool:
+            segs.append((set_cell_size(info.tool(i), c.tool) + " ", self.style("msglist--unit-tool-exchange"), True))
+        preview_style = self.style("msglist--unit-summary") if kind is UnitKind.SUMMARY else None
+        segs.extend(self._preview_segments(info.preview(i), c.preview, preview_style))
+        if status is Status.KEPT and after == before:
+            tok = f"{before:,}"
+            tok_style = None
+        else:
+            tok = f"{before:,}→{after:,}"
+            tok_style = self.style(_status_class(status))
+        segs.append((" " + tok.rjust(c.tokens)[-c.tokens:] + " ", tok_style, False))
+        status_label = "compacted" if status is Status.DROPPED and plan.by[i] == "source" else STATUS_LABEL[status]
+        segs.append((status_label.ljust(c.status)[: c.status], self.style(_status_class(status)), False))
+        breaks = result.breaks.get(i)
+        marks = ""
+        if breaks:
+            marks = "!" + "".join(sorted({PROVIDER_MARK.get(b.provider, b.provider[:1].upper()) for b in breaks}))
+        segs.append((" " + marks.ljust(c.rules)[: c.rules], self.style("msglist--status-violation"), False))
+        return segs, gone, band
+
+    def _inserted_segments(self, row: int, item: Inserted, c: Columns, result: PlanResult):
+        style = self.style("msglist--status-inserted")
+        kind_style = self.style("msglist--unit-summary") if item.kind == "summary" else self.style("msglist--unit-tool-exchange")
+        text = ("(simulated) " if item.simulated else "") + one_line(item.text, c.preview + 20)
+        segs = [
+            (" ", None, False),
+            ("+".rjust(c.pos) + " ", style, False),
+            ("".ljust(c.turn) + " ", None, False),
+            (item.kind[: c.unit].ljust(c.unit) + " ", kind_style, False),
+            (ROLE_LABEL.get(item.role, item.role).ljust(c.role) + " ", kind_style, False),
+        ]
+        if c.tool:
+            segs.append(("".ljust(c.tool) + " ", None, False))
+        segs.extend(self._preview_segments(text, c.preview, style))
+        segs.append((" " + f"+{item.tokens:,}".rjust(c.tokens) + " ", style, False))
+        segs.append((STATUS_LABEL[Status.INSERTED].ljust(c.status), style, False))
+        breaks = result.inserted_breaks.get(row)
+        marks = "!" + "".join(sorted({PROVIDER_MARK.get(b.provider, "?") for b in breaks})) if breaks else ""
+        segs.append((" " + marks.ljust(c.rules)[: c.rules], self.style("msglist--status-violation"), False))
+        return segs, False, False
+
+    def _preview_segments(self, text: str, width: int, style: Style | None):
+        cell = set_cell_size(text, width)
+        term = self.search
+        if not term or term not in cell.lower():
+            return [(cell, style, True)]
+        match = self.style("msglist--match", partial=True)
+        low = cell.lower()
+        out = []
+        start = 0
+        while True:
+            k = low.find(term, start)
+            if k < 0:
+                break
+            if k > start:
+                out.append((cell[start:k], style, True))
+            out.append((cell[k : k + len(term)], (style or self.rich_style) + match, True))
+            start = k + len(term)
+        if start < len(cell):
+            out.append((cell[start:], style, True))
+        return out
+
+
+def _status_class(status: Status) -> str:
+    return f"msglist--status-{status.value}"

@@ -1,0 +1,50 @@
+"""The top line: which session, its size, how tokens are counted, and the live-follow state."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widget import Widget
+
+
+class StatusLine(Widget):
+    COMPONENT_CLASSES = {"status--name", "status--label", "status--follow", "status--notice"}
+    DEFAULT_CSS = """
+    StatusLine { height: 1; background: $primary; color: $background; }
+    StatusLine > .status--name { color: $background; text-style: bold; }
+    StatusLine > .status--label { color: $background; }
+    StatusLine > .status--follow { color: $background; text-style: bold reverse; }
+    StatusLine > .status--notice { color: $background; background: $warning; text-style: bold; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.name_text = ""
+        self.facts = ""
+        self.follow = ""
+        self.notice = ""
+
+    def set(self, *, name: str | None = None, facts: str | None = None, follow: str | None = None,
+            notice: str | None = None) -> None:
+        if name is not None:
+            self.name_text = name
+        if facts is not None:
+            self.facts = facts
+        if follow is not None:
+            self.follow = follow
+        if notice is not None:
+            self.notice = notice
+        self.refresh()
+
+    def render(self) -> Text:
+        s = self.get_component_rich_style
+        t = Text(no_wrap=True, overflow="ellipsis")
+        t.append(" context-inspector ", s("status--name"))
+        t.append(self.name_text + "  ", s("status--name"))
+        t.append(self.facts, s("status--label"))
+        if self.follow:
+            t.append("  ")
+            t.append(f" {self.follow} ", s("status--follow"))
+        if self.notice:
+            t.append("  ")
+            t.append(f" {self.notice} ", s("status--notice"))
+        return t

@@ -1,0 +1,209 @@
+"""Totals: tokens before and after, the saving, the budget gauge filled by unit kind, and whether
+the pruned history is valid for OpenAI and Anthropic.
+
+The numbers add up on screen: the gauge's categories (system, prompts, answers, tool exchanges,
+summaries, tool definitions + framing) sum to the "after" total, and "before" is shown as
+messages + tool definitions/framing. Estimates are labelled: an approximate counter marks every
+total with ``≈``, and where the file recorded the call's real input it is shown beside ours.
+"""
+
+from __future__ import annotations
+
+from rich.style import Style
+from rich.text import Text
+from textual.widget import Widget
+
+from ..engine import CATEGORIES, PlanResult
+
+GAUGE_GLYPHS = ("█", "▓", "▒", "▚", "▞", "▪")
+FREE_GLYPH = "░"
+CATEGORY_CLASSES = (
+    "totals--system",
+    "totals--user",
+    "totals--assistant",
+    "totals--tool-exchange",
+    "totals--summary",
+    "totals--overhead",
+)
+
+
+def short(n: int) -> str:
+    """12345 -> '12.3k', 1234567 -> '1.23M'."""
+    a = abs(n)
+    if a < 1000:
+        return f"{n}"
+    if a < 100_000:
+        return f"{n / 1000:.1f}k"
+    if a < 1_000_000:
+        return f"{n / 1000:.0f}k"
+    return f"{n / 1_000_000:.2f}M"
+
+
+def split_widths(values: list[int], scale: int, width: int) -> list[int]:
+    """Cells per value on a bar of ``width`` cells for ``scale`` tokens, rounding so the cells of
+    the running total are exact (no drift) and a non-zero value gets at least one cell when it can."""
+    if scale <= 0 or width <= 0:
+        return [0] * len(values)
+    out = []
+    running = 0
+    placed = 0
+    for v in values:
+        running += v
+        end = min(width, round(running * width / scale))
+        cells = max(0, end - placed)
+        if v > 0 and cells == 0 and placed < width:
+            cells = 1
+        out.append(cells)
+        placed += cells
+    return out
+
+
+class TotalsBar(Widget):
+    COMPONENT_CLASSES = {
+        "totals--label",
+        "totals--number",
+        "totals--saving",
+        "totals--estimate",
+        "totals--recorded",
+        "totals--free",
+        "totals--over",
+        "totals--valid",
+        "totals--invalid",
+        "totals--muted",
+        *CATEGORY_CLASSES,
+    }
+    DEFAULT_CSS = """
+    TotalsBar { height: 4; background: $panel; color: $foreground; padding: 0 1; }
+    TotalsBar > .totals--label { color: $text-muted; }
+    TotalsBar > .totals--number { color: $foreground; text-style: bold; }
+    TotalsBar > .totals--saving { color: $success; text-style: bold; }
+    TotalsBar > .totals--estimate { color: $warning; }
+    TotalsBar > .totals--recorded { color: $secondary; }
+    TotalsBar > .totals--free { color: $gauge-free; }
+    TotalsBar > .totals--over { color: $error; text-style: bold; }
+    TotalsBar > .totals--valid { color: $success; text-style: bold; }
+    TotalsBar > .totals--invalid { color: $status-violation; text-style: bold; }
+    TotalsBar > .totals--muted { color: $text-muted; }
+    TotalsBar > .totals--system { color: $unit-system; }
+    TotalsBar > .totals--user { color: $unit-user; }
+    TotalsBar > .totals--assistant { color: $unit-assistant; }
+    TotalsBar > .totals--tool-exchange { color: $unit-tool-exchange; }
+    TotalsBar > .totals--summary { color: $unit-summary; }
+    TotalsBar > .totals--overhead { color: $gauge-overhead; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.result: PlanResult | None = None
+        self.recorded: int | None = None
+        self.counting: str = ""
+
+    def show(self, result: PlanResult, recorded: int | None, counting: str = "") -> None:
+        self.result = result
+        self.recorded = recorded
+        self.counting = counting
+        self.refresh()
+
+    def s(self, name: str) -> Style:
+        return self.get_component_rich_style(name)
+
+    def render(self) -> Text:
+        r = self.result
+        if r is None:
+            return Text("counting tokens…", style=self.s("totals--label"))
+        width = max(20, self.size.width)
+        exact = r.snapshot.table.exact
+        approx = "" if exact else "≈"
+        num = self.s("totals--number")
+        label = self.s("totals--label")
+        t = Text(no_wrap=True, overflow="crop")
+        # line 1: before -> after, saving, where we are, estimate labels
+        view = r.snapshot.view
+        at = r.snapshot.at_call
+        if at is None:
+            where = f"next call (after all {len(view):,} messages)"
+        else:
+            call = view.calls[at - 1]
+            where = f"call {at}/{len(view.calls)} (turn {call.turn}, reply = #{call.message_index})"
+        t.append(f"{where}  ", label)
+        t.append("before ", label)
+        t.append(f"{approx}{r.tokens_before:,}", num)
+        t.append(" → after ", label)
+        t.append(f"{approx}{r.tokens_after:,}", num)
+        saving = r.tokens_before - r.tokens_after
+        pct = 100.0 * saving / r.tokens_before if r.tokens_before else 0.0
+        t.append("  saving ", label)
+        t.append(f"{saving:,} ({pct:.1f}%)", self.s("totals--saving"))
+        table = r.snapshot.table
+        counter = f"{table.encoding}/{table.profile}"
+        if not exact:
+            t.append(f"  estimate: {counter} chars/4", self.s("totals--estimate"))
+        elif table.profile == "anthropic":
+            t.append(f"  {counter} (Anthropic estimate)", self.s("totals--estimate"))
+        else:
+            t.append(f"  counted: {counter}", label)
+        if self.recorded is not None:
+            t.append("  recorded by the file: ", label)
+            t.append(f"{self.recorded:,}", self.s("totals--recorded"))
+        if self.counting:
+            t.append(f"  {self.counting}", self.s("totals--estimate"))
+        t.append("\n")
+        # line 2: the gauge
+        budget = r.snapshot.state.settings.budget
+        after = r.by_category
+        total_after = sum(after)
+        scale = max(budget or 0, total_after, 1) if budget else max(r.tokens_before, 1)
+        head = f"budget {short(budget)} " if budget else "no budget  "
+        t.append(head.ljust(13), label)
+        bar_width = max(10, width - 13 - 24)
+        cells = split_widths(after, scale, bar_width)
+        budget_cell = round(budget * bar_width / scale) if budget else None
+        drawn = 0
+        for k, n in enumerate(cells):
+            glyph = GAUGE_GLYPHS[k]
+            style = self.s(CATEGORY_CLASSES[k])
+            for _ in range(n):
+                if budget_cell is not None and drawn >= budget_cell:
+                    style = self.s("totals--over")
+                t.append(glyph, style)
+                drawn += 1
+        free_cells = bar_width - drawn
+        if free_cells > 0:
+            t.append(FREE_GLYPH * free_cells, self.s("totals--free"))
+        used_pct = 100.0 * total_after / budget if budget else 100.0 * total_after / max(r.tokens_before, 1)
+        if budget and total_after > budget:
+            t.append(f" {used_pct:.0f}% over by {total_after - budget:,}", self.s("totals--over"))
+        elif budget:
+            t.append(f" {used_pct:.0f}% of budget", label)
+        else:
+            t.append(f" {used_pct:.0f}% of before", label)
+        t.append("\n")
+        # line 3: legend that sums to "after"
+        for k, (_, name) in enumerate(CATEGORIES):
+            t.append(GAUGE_GLYPHS[k] + " ", self.s(CATEGORY_CLASSES[k]))
+            t.append(f"{name} ", label)
+            t.append(f"{approx}{after[k]:,}", num)
+            t.append("  ")
+        if budget:
+            free = budget - total_after
+            t.append(FREE_GLYPH + " ", self.s("totals--free"))
+            t.append("free ", label)
+            t.append(f"{max(free, 0):,}", num)
+        t.append("\n")
+        # line 4: validity, and what "before" is made of
+        for provider, name in (("openai", "OpenAI"), ("anthropic", "Anthropic")):
+            t.append(f"{name} ", label)
+            if provider not in r.violations:
+                t.append("? not checked  ", self.s("totals--muted"))
+            elif r.violations[provider]:
+                n = len(r.violations[provider])
+                t.append(f"✗ INVALID: {n} rule break{'s' if n != 1 else ''} (v)  ", self.s("totals--invalid"))
+            else:
+                t.append("✓ valid  ", self.s("totals--valid"))
+        t.append(" before = messages ", label)
+        t.append(f"{approx}{r.sent_messages_before:,}", num)
+        t.append(" + tool defs & framing ", label)
+        t.append(f"{table.overhead:,}", num)
+        if r.error:
+            t.append(f"  {r.error}", self.s("totals--invalid"))
+        return t
