@@ -15,6 +15,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+SHORT_ROLES = {"system": "sys", "assistant": "asst"}
+
 STATUS_STYLES = {
     "kept": "",
     "dropped": "red",
@@ -217,20 +219,20 @@ def render_plan(report: dict[str, Any], out: Console) -> None:
         + f" (current turn {report['current_turn']}); pipeline: {_pipeline_text(report['pipeline'])}",
     ))
     table = Table(box=box.SIMPLE_HEAD, show_footer=True)
-    table.add_column(T("#"), justify="right", footer=T("total"))
-    table.add_column(T("role"))
-    table.add_column(T("unit"))
-    table.add_column(T("turn"), justify="right")
-    table.add_column(T("tokens"), justify="right", footer=N(report["tokens_before"]))
-    table.add_column(T("after"), justify="right", footer=N(report["tokens_after"]))
-    table.add_column(T("status"))
-    table.add_column(T("reason"), overflow="fold")
+    table.add_column(T("#"), justify="right", no_wrap=True)
+    table.add_column(T("role"), no_wrap=True)
+    table.add_column(T("unit"), footer=T("total"), no_wrap=True)
+    table.add_column(T("turn"), justify="right", no_wrap=True)
+    table.add_column(T("tokens"), justify="right", footer=N(report["tokens_before"]), no_wrap=True)
+    table.add_column(T("after"), justify="right", footer=N(report["tokens_after"]), no_wrap=True)
+    table.add_column(T("status"), no_wrap=True)
+    table.add_column(T("reason"), overflow="fold", ratio=1)
     for row in report["messages"]:
         style = STATUS_STYLES.get(row["status"], "")
         unit = row["unit"] if row["unit_id"] is None else f"{row['unit']} #{row['unit_id']}"
         table.add_row(
             T("+" if row["index"] is None else row["index"]),
-            T(row["role"]),
+            T(SHORT_ROLES.get(row["role"], row["role"])),
             T(unit),
             N(row["turn"]),
             N(row["tokens"]),
@@ -333,7 +335,8 @@ def render_compare(report: dict[str, Any], out: Console) -> None:
     out.print(table)
     s = report["settings"]
     out.print(Text(
-        f"Budget {'none' if s['budget'] is None else format(s['budget'], ',')}, window {s['window_turns']} turns, results capped at {s['max_result_tokens']} tokens, "
+        f"Budget {'none' if s['budget'] is None else format(s['budget'], ',')}, window {s['window_turns']} turns, "
+        f"results capped at {s['max_result_tokens']:,} tokens, "
         f"summary {s['summary_ratio']} of history in {s['summary_tokens']} tokens, clear_tool_uses trigger "
         f"{s['trigger']:,} keep {s['keep']}. Saving is over the replay total of every model call.",
         style="dim",
