@@ -9,6 +9,7 @@ import orjson
 import pytest
 
 import inspector
+import inspector.formats.builtin  # noqa: F401  (registers the formats in their canonical order first)
 from inspector.follow import Follower, FollowUpdate
 from inspector.formats import SessionFormatError, get_format
 

@@ -10,6 +10,7 @@ import orjson
 import pytest
 
 import inspector
+import inspector.formats.builtin  # noqa: F401  (registers the formats in their canonical order first)
 from inspector.formats import SessionFormatError, get_format
 from inspector.formats import anthropic
 from inspector.formats.imagesize import image_size

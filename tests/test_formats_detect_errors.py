@@ -8,6 +8,7 @@ import orjson
 import pytest
 
 import inspector
+import inspector.formats.builtin  # noqa: F401  (registers the formats in their canonical order first)
 from inspector.formats import SessionFormatError, anthropic, jsonl, openai_chat
 from inspector.formats.base import HEAD_BYTES, Probe
 

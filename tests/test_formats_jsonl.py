@@ -8,6 +8,7 @@ import orjson
 import pytest
 
 import inspector
+import inspector.formats.builtin  # noqa: F401  (registers the formats in their canonical order first)
 from inspector.formats import SessionFormatError, get_format, jsonl
 from inspector.model import ImageBlock, Message, RawBlock, Session, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock, Usage
 from inspector.schema import JSONL_LINE, jsonl_schema

@@ -8,6 +8,7 @@ import orjson
 import pytest
 
 import inspector
+import inspector.formats.builtin  # noqa: F401  (registers the formats in their canonical order first)
 from inspector.formats import SessionFormatError, get_format
 from inspector.formats import anthropic, openai_chat
 from inspector.model import (
