@@ -208,10 +208,49 @@ def cmd_plan(args: argparse.Namespace) -> int:
     return 0
 
 
-def _replay(analysis, pipeline: Sequence[str], settings):
+class _Progress:
+    """A transient progress bar on stderr while replaying, only when stderr is a terminal
+    (a replay plans once per model call: seconds to minutes on sessions with thousands of calls)."""
+
+    MIN_CALLS = 300
+
+    def __init__(self, calls: int, steps: int = 1) -> None:
+        self.bar = None
+        if calls * steps >= self.MIN_CALLS and sys.stderr.isatty():
+            from rich.console import Console
+            from rich.progress import Progress
+
+            self.bar = Progress(console=Console(stderr=True), transient=True)
+            self.task = self.bar.add_task("replaying", total=calls * steps)
+            self.base = 0
+
+    def __enter__(self) -> _Progress:
+        if self.bar is not None:
+            self.bar.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+    def stage(self, label: str, calls: int) -> Callable[[int, int], None] | None:
+        """The callback for one replay of ``calls`` calls, labelled ``label``."""
+        if self.bar is None:
+            return None
+        base = self.base
+        self.base += calls
+        self.bar.update(self.task, description=f"replaying {label}")
+
+        def advance(done: int, total: int) -> None:
+            self.bar.update(self.task, completed=base + done)
+
+        return advance
+
+
+def _replay(analysis, pipeline: Sequence[str], settings, progress: Callable[[int, int], None] | None = None):
     from ..replay import replay
 
-    return replay(analysis.view, analysis.table, pipeline, settings)
+    return replay(analysis.view, analysis.table, pipeline, settings, progress=progress)
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
@@ -221,7 +260,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
     pipeline = _pipeline(args)
     settings = make_settings(settings_kwargs(args))
     analysis = _load(args)
-    result = _replay(analysis, pipeline, settings)
+    with _Progress(len(analysis.view.calls)) as bar:
+        result = _replay(analysis, pipeline, settings, bar.stage(",".join(pipeline) or "baseline", len(analysis.view.calls)))
     described = pipeline_report(run_plan(analysis.view, analysis.table, pipeline, settings, None)) if pipeline else []
     report = replay_report(analysis, result, described)
     if args.json:
@@ -237,12 +277,16 @@ def compare_rows(analysis, settings, pipelines: Sequence[tuple[str, ...]]) -> li
     """One row per pipeline: tokens at the last call, replay total, saving, validity."""
     from ..strategies import plan as run_plan
 
-    at = len(analysis.view.calls) or None
+    calls = len(analysis.view.calls)
+    at = calls or None
     rows = []
     baseline_total = None
-    for names in [()] + list(pipelines):
+    with _Progress(calls, len(pipelines)) as bar:
+        results = [_replay(analysis, (), settings)]
+        for names in pipelines:
+            results.append(_replay(analysis, names, settings, bar.stage(",".join(names), calls)))
+    for names, result in zip([()] + list(pipelines), results):
         p = run_plan(analysis.view, analysis.table, names, settings, at)
-        result = _replay(analysis, names, settings)
         total = result.total
         if baseline_total is None:
             baseline_total = result.baseline_total
