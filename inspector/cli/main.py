@@ -254,7 +254,6 @@ def _replay(analysis, pipeline: Sequence[str], settings, progress: Callable[[int
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from ..strategies import plan as run_plan
     from .report import pipeline_report, replay_report
 
     pipeline = _pipeline(args)
@@ -262,8 +261,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     analysis = _load(args)
     with _Progress(len(analysis.view.calls)) as bar:
         result = _replay(analysis, pipeline, settings, bar.stage(",".join(pipeline) or "baseline", len(analysis.view.calls)))
-    described = pipeline_report(run_plan(analysis.view, analysis.table, pipeline, settings, None)) if pipeline else []
-    report = replay_report(analysis, result, described)
+    report = replay_report(analysis, result, pipeline_report(pipeline, settings))
     if args.json:
         _print_json(report)
     else:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import unicodedata
 from collections import Counter
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..model import ImageBlock, Message, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock
@@ -17,7 +18,7 @@ from ..units import FLAG_NAMES, UnitKind
 if TYPE_CHECKING:  # pragma: no cover
     from .. import Analysis
     from ..replay import Replay
-    from ..strategies import Plan
+    from ..strategies import Plan, Settings
 
 #: Formats written by Anthropic models' tooling: counted with the ``anthropic`` profile by default.
 ANTHROPIC_FORMATS = frozenset({"anthropic", "claude_code", "claude_trace"})
@@ -248,12 +249,13 @@ def usage_report(analysis: Analysis) -> dict[str, Any] | None:
 # plan
 
 
-def pipeline_report(plan: Plan) -> list[dict[str, Any]]:
+def pipeline_report(pipeline: Sequence[str], settings: Settings) -> list[dict[str, Any]]:
+    """``[{strategy, params}]``: each stage with the settings it reads."""
     from ..strategies import STRATEGIES
 
     return [
-        {"strategy": name, "params": {p: _jsonable(getattr(plan.settings, p)) for p in STRATEGIES[name].params}}
-        for name in plan.pipeline
+        {"strategy": name, "params": {p: _jsonable(getattr(settings, p)) for p in STRATEGIES[name].params}}
+        for name in pipeline
     ]
 
 
@@ -317,7 +319,7 @@ def plan_report(analysis: Analysis, plan: Plan) -> dict[str, Any]:
         "profile": analysis.table.profile,
         "at_call": call.number if call is not None else None,
         "current_turn": plan.current_turn,
-        "pipeline": pipeline_report(plan),
+        "pipeline": pipeline_report(plan.pipeline, plan.settings),
         "budget": plan.budget,
         "tokens_before": plan.tokens_before,
         "tokens_after": plan.tokens_after,
