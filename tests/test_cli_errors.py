@@ -95,8 +95,11 @@ def test_parser_errors_are_one_paragraph(capsys, args, message):
     assert err.endswith(f"See 'context-inspector {args[0]} --help'.\n")
 
 
-def test_encoding_unavailable(capsys, monkeypatch):
+def test_encoding_unavailable_falls_back_to_cl100k_with_a_warning(capsys, monkeypatch):
+    import json
+
     from inspector import tokens
+    from inspector.cli.main import main
 
     real = tokens.get_counter
 
@@ -106,8 +109,13 @@ def test_encoding_unavailable(capsys, monkeypatch):
         return real(name)
 
     monkeypatch.setattr(tokens, "get_counter", no_o200k)
-    err = fail(capsys, "info", THREE, "--encoding", "o200k_base")
-    assert err == "context-inspector info: error: tiktoken could not load the o200k_base encoding (o200k_base: ConnectionError).\n"
+    assert main(["info", THREE, "--encoding", "o200k_base", "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert err == (
+        "warning: tiktoken could not load the o200k_base encoding (o200k_base: ConnectionError). "
+        "Falling back to cl100k_base.\n"
+    )
+    assert json.loads(out)["encoding"] == "cl100k_base"
 
 
 def test_tui_with_a_bad_file_fails_before_opening(capsys, tmp_path):

@@ -132,15 +132,15 @@ def _load(args: argparse.Namespace):
     """Read and count the session: the one expensive step every command shares."""
     import inspector
 
-    from ..tokens import EncodingUnavailable
+    from ..tokens import get_counter_or_fallback
     from .report import default_profile
 
     session = inspector.load(args.session, args.format)
     profile = getattr(args, "profile", None) or default_profile(session.format)
-    try:
-        return inspector.analyze(session, args.encoding, profile)
-    except EncodingUnavailable as exc:
-        raise UsageError(str(exc)) from None
+    counter, warning = get_counter_or_fallback(args.encoding)
+    if warning:
+        print(f"warning: {warning}", file=sys.stderr)
+    return inspector.analyze(session, counter.name, profile)
 
 
 def _pipeline(args: argparse.Namespace) -> tuple[str, ...]:

@@ -5,5 +5,6 @@ content; ``load(path, format="anthropic")`` forces one.
 """
 
 from .base import FORMATS, Format, Probe, SessionFormatError, detect, get_format, load, register
+from . import builtin  # noqa: E402,F401  (registers the built-in formats, in a fixed order)
 
 __all__ = ["FORMATS", "Format", "Probe", "SessionFormatError", "detect", "get_format", "load", "register"]
