@@ -33,7 +33,7 @@ materialised messages, so it stays cheap on 50,000-message sessions.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
@@ -92,137 +92,202 @@ class Violation:
         return self.message
 
 
-# An entry is one history message, reduced to what the rules need:
-# (role, call ids, result ids, has content besides results, empty, source index, key)
-# ``key`` finds the content positions of its results when an Anthropic error needs them.
-Entry = tuple[str, tuple[str, ...], tuple[str, ...], bool, bool, "int | None", int]
+# The checkers stream over ``slots`` (source indices, or Inserted messages for a plan) and read
+# per-message facts from parallel arrays indexed by slot: roles, call ids, result ids, the set of
+# result messages with other content, the set of empty messages, and ``sources`` (slot -> the
+# source index to report; None means the slot is the source index). ``positions(slot)`` gives
+# the content positions of a message's results, needed only to word an Anthropic error.
 
 
-def _check_openai(entries: Sequence[Entry]) -> list[Violation]:
+class _Facts:
+    __slots__ = ("roles", "call_ids", "result_ids", "other", "empty", "sources", "positions")
+
+    def __init__(self, roles, call_ids, result_ids, other, empty, sources, positions) -> None:
+        self.roles, self.call_ids, self.result_ids = roles, call_ids, result_ids
+        self.other, self.empty, self.sources, self.positions = other, empty, sources, positions
+
+
+def _check_openai(slots: Iterable, f: _Facts) -> list[Violation]:
     out: list[Violation] = []
-    if not entries:
-        return [Violation("openai", None, None, "empty_history", OPENAI_EMPTY)]
+    roles, call_ids, result_ids, other, empty, sources = f.roles, f.call_ids, f.result_ids, f.other, f.empty, f.sources
     pos = 0
     batch: tuple[str, ...] = ()  # call ids of the assistant message the current tool run answers
     pending: list[str] = []
-    batch_pos, batch_source = -1, None
+    batch_pos, batch_source = 0, None
     in_batch = False
-    for role, calls, results, other, empty, source, _key in entries:
-        if results or role == "tool":
-            for rid in results:
-                if not in_batch:
+    for s in slots:
+        if type(s) is int:
+            role = roles[s]
+            results = result_ids[s]
+            source = s if sources is None else sources[s]
+            if results or role == "tool":
+                for rid in results:
+                    if not in_batch:
+                        out.append(Violation("openai", pos, source, "orphan_result", OPENAI_ORPHAN))
+                    elif rid not in batch:
+                        out.append(Violation("openai", pos, source, "orphan_result", OPENAI_UNKNOWN_ID.format(rid)))
+                    elif rid in pending:
+                        pending.remove(rid)
+                    pos += 1
+                if not results:  # a tool message answering nothing
                     out.append(Violation("openai", pos, source, "orphan_result", OPENAI_ORPHAN))
-                elif rid not in batch:
-                    out.append(Violation("openai", pos, source, "orphan_result", OPENAI_UNKNOWN_ID.format(rid)))
-                elif rid in pending:
-                    pending.remove(rid)
-                pos += 1
-            if not results:  # a tool message answering nothing
-                out.append(Violation("openai", pos, source, "orphan_result", OPENAI_ORPHAN))
-                pos += 1
-            if not other:
-                continue
-            role = "user"  # the rest of the message follows the tool messages
-            calls = ()
-        if in_batch and pending:
-            out.append(Violation("openai", batch_pos, batch_source, "missing_result", OPENAI_MISSING.format(", ".join(pending))))
-        in_batch = False
+                    pos += 1
+                if s not in other:
+                    continue
+                role, calls, is_empty = "user", (), False  # its other content follows the tool messages
+            else:
+                calls = call_ids[s]
+                is_empty = s in empty
+        else:  # an inserted message: text only
+            role, calls, is_empty, source = s.role, (), not s.text, None
+        if in_batch:
+            if pending:
+                out.append(Violation("openai", batch_pos, batch_source, "missing_result", OPENAI_MISSING.format(", ".join(pending))))
+            in_batch = False
         if calls and role == "assistant":
             in_batch = True
             batch, pending = calls, list(calls)
             batch_pos, batch_source = pos, source
-        elif empty:
+        elif is_empty:
             out.append(Violation("openai", pos, source, "empty_content", OPENAI_NULL))
         pos += 1
     if in_batch and pending:
         out.append(Violation("openai", batch_pos, batch_source, "missing_result", OPENAI_MISSING.format(", ".join(pending))))
+    if pos == 0:
+        out.append(Violation("openai", None, None, "empty_history", OPENAI_EMPTY))
     return out
 
 
-def _check_anthropic(
-    entries: Sequence[Entry], positions: Callable[[int], tuple[int, ...]], extract_system: bool = True
-) -> list[Violation]:
-    # Lay out the request: [role, uses, [(K, id, source)], empty, first source]
-    request: list[list] = []
-    merging = False  # the last request message is a run of tool messages
+def _check_anthropic(slots: Iterable, f: _Facts, extract_system: bool = True) -> list[Violation]:
     out: list[Violation] = []
-    for role, calls, results, other, empty, source, key in entries:
-        if role == "system":
-            if extract_system:
+    roles, call_ids, result_ids, empty, sources = f.roles, f.call_ids, f.result_ids, f.empty, f.sources
+    # Streaming over the request: ``cur_*`` is message n being built; when the next one starts,
+    # it is checked against ``prev_*`` (message n - 1: its tool uses answered by message n's
+    # results, and its emptiness, now known not to be the last message), then shifted. Result
+    # positions and sources are looked up only to word an error.
+    n = -1
+    cur_role: str | None = None
+    cur_uses: tuple[str, ...] = ()
+    cur_ids: tuple[str, ...] | list[str] = ()  # result ids in message n
+    cur_run: list[int | None] | None = None  # a run of tool messages: the source of each result
+    cur_slot = None  # the slot of a user message holding results (for their content positions)
+    cur_empty = False
+    cur_source: int | None = None
+    prev_role: str | None = None
+    prev_uses: tuple[str, ...] = ()
+    prev_empty = False
+    prev_source: int | None = None
+
+    def orphans(n: int, ids, allowed, run, slot, source) -> None:
+        positions = f.positions(slot) if run is None else None
+        for k, rid in enumerate(ids):
+            if rid not in allowed:
+                if run is None:
+                    pos, src = (positions[k] if k < len(positions) else k), source
+                else:
+                    pos, src = k, run[k]
+                out.append(Violation("anthropic", n, src, "orphan_result", ANTHROPIC_ORPHAN.format(n, pos, rid)))
+
+    def unanswered(n: int, uses, answered, source) -> None:
+        missing = [u for u in uses if u not in answered]
+        if missing:
+            out.append(Violation("anthropic", n, source, "missing_result", ANTHROPIC_MISSING.format(n, ", ".join(missing))))
+
+    for s in slots:
+        if type(s) is int:
+            role = roles[s]
+            if role == "system" and extract_system:
                 continue
-            out.append(Violation("anthropic", len(request), source, "system_role", ANTHROPIC_SYSTEM))
-            request.append(["system", (), [], empty, source])
-            merging = False
-            continue
-        if role == "tool":
-            if merging:
-                msg = request[-1]
-                msg[3] = False
+            source = s if sources is None else sources[s]
+            ids = result_ids[s]
+            if role == "tool":
+                if cur_run is not None:
+                    cur_ids.extend(ids)  # type: ignore[union-attr]
+                    cur_run.extend([source] * len(ids))
+                    continue
+                role, uses, new_ids, run, slot, is_empty = "user", (), list(ids), [source] * len(ids), None, False
             else:
-                msg = ["user", (), [], False, source]
-                request.append(msg)
-                merging = True
-            base = len(msg[2])
-            msg[2].extend((base + n, rid, source) for n, rid in enumerate(results))
-            continue
-        merging = False
-        tool_results: list = []
-        if results:
-            ks = positions(key)
-            tool_results = [(ks[n] if n < len(ks) else n, rid, source) for n, rid in enumerate(results)]
-        request.append([role, calls if role == "assistant" else (), tool_results, empty and not results, source])
-    if not request:
-        return out + [Violation("anthropic", None, None, "empty_history", ANTHROPIC_EMPTY)]
-    last = len(request) - 1
-    for n, (role, uses, tool_results, empty, source) in enumerate(request):
-        if tool_results:
-            prev = request[n - 1] if n else None
-            allowed = prev[1] if prev is not None and prev[0] == "assistant" else ()
-            for k, rid, src in tool_results:
-                if rid not in allowed:
-                    out.append(Violation("anthropic", n, src, "orphan_result", ANTHROPIC_ORPHAN.format(n, k, rid)))
-        if uses:
-            nxt = request[n + 1] if n < last else None
-            answered = {rid for _, rid, _ in nxt[2]} if nxt is not None and nxt[0] == "user" else set()
-            missing = [u for u in uses if u not in answered]
-            if missing:
-                out.append(Violation("anthropic", n, source, "missing_result", ANTHROPIC_MISSING.format(n, ", ".join(missing))))
-        if empty and not (n == last and role == "assistant"):
-            out.append(Violation("anthropic", n, source, "empty_content", ANTHROPIC_NO_CONTENT.format(n)))
+                uses = call_ids[s] if role == "assistant" else ()
+                new_ids, run, slot, is_empty = ids, None, s, (not ids and s in empty)
+        else:  # an inserted message: text only
+            role = s.role
+            if role == "system" and extract_system:
+                continue
+            source, uses, new_ids, run, slot, is_empty = None, (), (), None, None, not s.text
+        if n >= 0:  # finish message n against message n - 1
+            if cur_ids:
+                allowed = prev_uses if prev_role == "assistant" else ()
+                if not (len(cur_ids) == 1 and cur_ids[0] in allowed) and not set(cur_ids).issubset(allowed):
+                    orphans(n, cur_ids, allowed, cur_run, cur_slot, cur_source)
+            if prev_uses:
+                answered = cur_ids if cur_role == "user" else ()
+                if not (len(prev_uses) == 1 and prev_uses[0] in answered) and not set(prev_uses).issubset(answered):
+                    unanswered(n - 1, prev_uses, answered, prev_source)
+            if prev_empty:
+                out.append(Violation("anthropic", n - 1, prev_source, "empty_content", ANTHROPIC_NO_CONTENT.format(n - 1)))
+            prev_role, prev_uses, prev_empty, prev_source = cur_role, cur_uses, cur_empty, cur_source
+        n += 1
+        if role == "system":
+            out.append(Violation("anthropic", n, source, "system_role", ANTHROPIC_SYSTEM))
+        cur_role, cur_uses, cur_ids, cur_run, cur_slot, cur_empty, cur_source = role, uses, new_ids, run, slot, is_empty, source
+    if n < 0:
+        out.append(Violation("anthropic", None, None, "empty_history", ANTHROPIC_EMPTY))
+        return out
+    # The last message: checked against the one before it; its own uses have no next message.
+    if cur_ids:
+        allowed = prev_uses if prev_role == "assistant" else ()
+        if not set(cur_ids).issubset(allowed):
+            orphans(n, cur_ids, allowed, cur_run, cur_slot, cur_source)
+    if prev_uses:
+        unanswered(n - 1, prev_uses, cur_ids if cur_role == "user" else (), prev_source)
+    if prev_empty:
+        out.append(Violation("anthropic", n - 1, prev_source, "empty_content", ANTHROPIC_NO_CONTENT.format(n - 1)))
+    if cur_uses:
+        unanswered(n, cur_uses, (), cur_source)
+    if cur_empty and cur_role != "assistant":
+        out.append(Violation("anthropic", n, cur_source, "empty_content", ANTHROPIC_NO_CONTENT.format(n)))
     out.sort(key=lambda v: -1 if v.index is None else v.index)
     return out
 
 
-def _check(entries: Sequence[Entry], provider: str, positions, extract_system: bool = True) -> list[Violation]:
+def _check(slots, facts: _Facts, provider: str, extract_system: bool = True) -> list[Violation]:
     if provider == "openai":
-        return _check_openai(entries)
+        return _check_openai(slots, facts)
     if provider == "anthropic":
-        return _check_anthropic(entries, positions, extract_system)
+        return _check_anthropic(slots, facts, extract_system)
     raise ValueError(f"unknown provider {provider!r}; choose one of: {', '.join(PROVIDERS)}")
 
 
-# -- entries from messages ---------------------------------------------------------------------
+# -- facts from messages -----------------------------------------------------------------------
 
 
-def _message_entry(m: Message, key: int) -> Entry:
-    calls: list[str] = []
-    results: list[str] = []
-    other = False
-    empty = True
-    for b in m.content:
-        if isinstance(b, ToolCallBlock):
-            calls.append(b.id)
-            empty = False
-        elif isinstance(b, ToolResultBlock):
-            results.append(b.tool_call_id)
-            empty = False
-        elif isinstance(b, TextBlock) and not b.text:
-            continue
-        else:
-            other = True
-            empty = False
-    source = m.index if m.index >= 0 else None
-    return (m.role, tuple(calls), tuple(results), other, empty, source, key)
+def _message_facts(messages: Sequence[Message]) -> _Facts:
+    roles, call_ids, result_ids, sources = [], [], [], []
+    other, empty = set(), set()
+    for key, m in enumerate(messages):
+        calls: list[str] = []
+        results: list[str] = []
+        has_other = False
+        for b in m.content:
+            if isinstance(b, ToolCallBlock):
+                calls.append(b.id)
+            elif isinstance(b, ToolResultBlock):
+                results.append(b.tool_call_id)
+            elif not (isinstance(b, TextBlock) and not b.text):
+                has_other = True
+        roles.append(m.role)
+        call_ids.append(tuple(calls))
+        result_ids.append(tuple(results))
+        sources.append(m.index if m.index >= 0 else None)
+        if has_other:
+            other.add(key)
+        elif not calls and not results:
+            empty.add(key)
+
+    def positions(key: int) -> tuple[int, ...]:
+        return tuple(k for k, b in enumerate(messages[key].content) if isinstance(b, ToolResultBlock))
+
+    return _Facts(roles, call_ids, result_ids, other, empty, sources, positions)
 
 
 def validate_messages(
@@ -232,53 +297,43 @@ def validate_messages(
 
     ``extract_system``: for Anthropic, system messages go to the top-level ``system`` field (as
     the exporter does); False checks the list as sent, where each one is an error."""
-    entries = [_message_entry(m, k) for k, m in enumerate(messages)]
-
-    def positions(key: int) -> tuple[int, ...]:
-        return tuple(k for k, b in enumerate(messages[key].content) if isinstance(b, ToolResultBlock))
-
-    return _check(entries, provider, positions, extract_system)
+    return _check(range(len(messages)), _message_facts(messages), provider, extract_system)
 
 
-# -- entries from a view (no pydantic access in the loop) --------------------------------------
+# -- facts from a view (no pydantic access in the loop) ----------------------------------------
 
 
-def _view_entries(view: SessionView, slots: Iterable) -> list[Entry]:
+def _view_facts(view: SessionView) -> _Facts:
     from .strategies.common import view_cache
 
     cache = view_cache(view)
-    empty = cache.empty
-    roles, call_ids, result_ids = view.roles, view.call_ids, view.result_ids
-    other = cache.results_with_other
-    entries: list[Entry] = []
-    append = entries.append
-    for s in slots:
-        if type(s) is int:
-            results = result_ids[s]
-            append((roles[s], call_ids[s], results, bool(results) and s in other, s in empty, s, s))
-        else:  # an inserted message: text only
-            append((s.role, (), (), True, not s.text, None, -1))
-    return entries
-
-
-def _view_positions(view: SessionView) -> Callable[[int], tuple[int, ...]]:
-    from .strategies.common import view_cache
-
-    return lambda key: view_cache(view).result_blocks[key]
+    return _Facts(
+        view.roles,
+        view.call_ids,
+        view.result_ids,
+        cache.results_with_other,
+        cache.empty,
+        None,
+        lambda key: cache.result_blocks[key],
+    )
 
 
 def validate_plan(plan: Plan) -> dict[str, list[Violation]]:
     """Violations of the history ``plan`` sends, for each provider."""
-    entries = _view_entries(plan.view, plan.sequence)
-    positions = _view_positions(plan.view)
-    return {p: _check(entries, p, positions) for p in PROVIDERS}
+    from .strategies.common import gc_paused
+
+    facts = _view_facts(plan.view)
+    with gc_paused():
+        return {p: _check(plan.sequence, facts, p) for p in PROVIDERS}
 
 
 def validate_session(view: SessionView) -> dict[str, list[Violation]]:
     """Violations of the whole session as recorded (every message, in file order)."""
-    entries = _view_entries(view, range(len(view)))
-    positions = _view_positions(view)
-    return {p: _check(entries, p, positions) for p in PROVIDERS}
+    from .strategies.common import gc_paused
+
+    facts = _view_facts(view)
+    with gc_paused():
+        return {p: _check(range(len(view)), facts, p) for p in PROVIDERS}
 
 
 __all__ = ["PROVIDERS", "Violation", "validate_messages", "validate_plan", "validate_session"]

@@ -193,3 +193,22 @@ def test_naive_fifo_keeps_system_and_current_turn_and_reports_every_orphan(case)
     orphans = {i for i in live if any(r not in live_calls for r in view.result_ids[i])}
     assert {v.source for v in p.violations["openai"] if v.rule == "orphan_result"} == orphans
     assert {v.source for v in p.violations["anthropic"] if v.rule == "orphan_result"} == orphans
+
+
+@PROPERTY_SETTINGS
+@given(cases(), st.sampled_from([(), ("tool_pruning",), ("summarize",), ("truncate_results",)]))
+def test_fifo_fast_path_matches_the_unit_by_unit_loop(case, before):
+    from inspector.strategies import fifo as fifo_module
+    from inspector.strategies.pipeline import STRATEGIES, start
+
+    analysis, s, at_call = case
+    outcomes = []
+    for drop in (fifo_module._drop_units_fast, fifo_module._drop_units_general):
+        w = start(analysis.view, analysis.table, s, at_call)
+        for name in before:
+            STRATEGIES[name].apply(w)
+        if s.budget is not None and w.running > s.budget:
+            drop(w, s.budget)
+        outcomes.append((w.order, w.status, [str(r) for r in w.reasons], w.running, bytes(w.live)))
+        assert w.running == w.recount()
+    assert outcomes[0] == outcomes[1]

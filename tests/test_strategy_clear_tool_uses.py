@@ -29,7 +29,7 @@ def test_clears_all_but_the_last_keep_tool_uses_once_over_the_trigger(small):
     assert plan.decision(3).tokens_after == 7
     assert plan.tokens_after == 1064 - 504 - 304 + 7 + 7 == 270
     assert plan.decision(3).reason == (
-        "cleared by clear_tool_uses: read_file result of 500 tokens replaced by [cleared] "
+        "cleared by clear_tool_uses: read_file result replaced by [cleared] "
         "while 1,064 > trigger 1,000 (keeps the last 1 tool uses)"
     )
     messages = plan.messages_after()
@@ -72,7 +72,7 @@ def test_clear_tool_inputs_clears_the_call_arguments_too(small):
     message = plan.messages_after()[2]
     assert message.tool_calls[0].arguments == "{}" and message.tool_calls[0].id == "call_1"
     assert plan.decision(2).reason == (
-        "cleared by clear_tool_uses: read_file input of 7 tokens replaced by {} "
+        "cleared by clear_tool_uses: read_file input replaced by {} "
         "while 1,064 > trigger 0 (keeps the last 1 tool uses)"
     )
     assert plan.valid == {"openai": True, "anthropic": True}

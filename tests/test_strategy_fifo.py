@@ -156,3 +156,20 @@ def test_recorded_compaction_is_respected():
     assert [d.status for d in plan.decisions()][:3] == [Status.KEPT, Status.DROPPED, Status.DROPPED]
     assert plan.decision(1).by == "source"
     assert plan.tokens_before == a.table.overhead + a.table.totals[0] + sum(a.table.totals[3:])
+
+
+def test_exchange_spanning_turns_is_kept_whole_by_the_general_loop():
+    b = SessionBuilder()
+    b.user(text_of(10))
+    _, ids = b.assistant("", [("slow_job", "{}")])
+    b.user("Are you still there?")  # turn 2 starts before the result arrives
+    b.tool(ids[0], text_of(30))
+    b.answer("The job finished.")
+    b.user(text_of(5))
+    a = b.analyze()
+    plan = inspector.plan(a, "fifo", budget=0, min_history_messages=0)
+    assert dropped(plan) == [0, 1, 2, 3, 4]
+    assert plan.decision(1).reason == plan.decision(3).reason
+    # At call 2 (message 4) turn 2 is current and holds the result 3: its exchange stays whole.
+    plan = inspector.plan(a, "fifo", budget=0, min_history_messages=0, at_call=2)
+    assert dropped(plan) == [0]

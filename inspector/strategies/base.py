@@ -10,10 +10,14 @@ so a plan over 50,000 messages costs little more than its loops.
 
 from __future__ import annotations
 
+import gc
+from bisect import bisect_left
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, Literal, Union
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Union
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -23,6 +27,24 @@ from ..units import ModelCall, SessionView
 if TYPE_CHECKING:  # pragma: no cover
     from ..model import Message
     from ..validate import Violation
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector around a burst of allocations.
+
+    A plan allocates tens of thousands of small objects on a 50,000-message session; with a
+    loaded session's millions of live objects, each full collection those allocations trigger
+    costs 50-100 ms (measured: a validation went from 350 ms to 70 ms). Plans create no cycles,
+    so nothing is lost; collection resumes afterwards."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 class Status(str, Enum):
@@ -63,11 +85,11 @@ class Settings(BaseModel):
         return self.window_turns if self.window_mode == "turns" else self.window_messages
 
 
-@dataclass(frozen=True, slots=True)
-class Reason:
+class Reason(NamedTuple):
     """A reason kept as a format string and its arguments; ``str()`` renders it.
 
-    Numbers are rendered with thousands separators, so templates use plain ``{}`` fields.
+    Numbers are rendered with thousands separators, so templates use plain ``{}`` fields. A
+    tuple, so strategies can make one per dropped unit cheaply (see :func:`reason`).
     """
 
     template: str
@@ -75,6 +97,14 @@ class Reason:
 
     def __str__(self) -> str:
         return self.template.format(*(f"{a:,}" if isinstance(a, int) and not isinstance(a, bool) else a for a in self.args))
+
+
+_new_tuple = tuple.__new__
+
+
+def reason(template: str, args: tuple[Any, ...] = ()) -> Reason:
+    """``Reason(template, args)`` without the keyword handling: for hot loops."""
+    return _new_tuple(Reason, (template, args))
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,8 +123,7 @@ class Inserted:
     replaces: tuple[int, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class BlockEdit:
+class BlockEdit(NamedTuple):
     """How one content block of a kept message changes: truncated, or cleared.
 
     ``text`` is the new content (result text, or the new arguments JSON for ``clear_input``).
@@ -147,7 +176,9 @@ class Working:
     reasons: list[Reason | str | None]
     edits: dict[int, list[BlockEdit]] = field(default_factory=dict)
     live: bytearray = field(default_factory=bytearray)
-    running: int = 0
+    running: int = -1  # -1: computed by __post_init__
+    #: The Inserted messages in ``order`` (while there are none, ``order`` is sorted).
+    inserted: list[Inserted] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if len(self.live) != self.stop:
@@ -156,7 +187,8 @@ class Working:
                 if type(s) is int:
                     live[s] = 1
             self.live = live
-        self.running = self.recount()
+        if self.running < 0:
+            self.running = self.recount()
 
     @property
     def overhead(self) -> int:
@@ -192,12 +224,52 @@ class Working:
 
     def drop(self, indices, by: str, reason: Reason | str) -> None:
         """Drop ``indices`` (any iterable of source indices) with one shared reason."""
-        marked = False
-        for i in indices:
-            self.mark(i, Status.DROPPED, by, reason)
-            marked = True
-        if marked:
-            self.compact()
+        live = [i for i in sorted(set(indices)) if self.live[i]]
+        self.drop_many(live, by, reason)
+
+    def drop_many(
+        self,
+        indices: list[int],
+        by: str,
+        reasons: Reason | str | list[Reason | str],
+        status: Status = Status.DROPPED,
+    ) -> None:
+        """Take live messages ``indices`` (ascending) out of the history, with one shared reason
+        or one per index, and update ``order``. The hot path of every dropping strategy: one
+        contiguous run is written with slice assignments."""
+        n = len(indices)
+        if not n:
+            return
+        a, b = indices[0], indices[-1] + 1
+        if b - a == n:
+            self.status[a:b] = [status] * n
+            self.by[a:b] = [by] * n
+            self.reasons[a:b] = reasons if isinstance(reasons, list) else [reasons] * n
+            self.live[a:b] = bytes(n)
+            self.running -= sum(self.tokens[a:b])
+            if not self.inserted:  # order is sorted: cut the run out directly
+                order = self.order
+                del order[bisect_left(order, a) : bisect_left(order, b)]
+                return
+        else:
+            status_, by_, reasons_, live, tokens = self.status, self.by, self.reasons, self.live, self.tokens
+            removed = 0
+            if isinstance(reasons, list):
+                for i, r in zip(indices, reasons):
+                    status_[i] = status
+                    by_[i] = by
+                    reasons_[i] = r
+                    live[i] = 0
+                    removed += tokens[i]
+            else:
+                for i in indices:
+                    status_[i] = status
+                    by_[i] = by
+                    reasons_[i] = reasons
+                    live[i] = 0
+                    removed += tokens[i]
+            self.running -= removed
+        self.compact()
 
     def edit(self, i: int, edit: BlockEdit, status: Status, reason: Reason | str) -> None:
         """Record a block edit on live message ``i`` and update its tokens."""
@@ -222,11 +294,11 @@ class Working:
     def insert(self, position: int, item: Inserted) -> None:
         """Insert ``item`` at ``position`` in ``order``."""
         self.order.insert(position, item)
+        self.inserted.append(item)
         self.running += item.tokens
 
 
-@dataclass(frozen=True, slots=True)
-class Decision:
+class Decision(NamedTuple):
     """What the plan does with one message, for display."""
 
     index: int | None
@@ -282,31 +354,54 @@ class Plan:
     def inserted(self) -> list[Inserted]:
         return [s for s in self.sequence if type(s) is not int]
 
-    def decision(self, index: int) -> Decision:
+    def reason(self, index: int) -> str:
+        """Why message ``index`` has its status ("kept" when no strategy touched it)."""
         reason = self.reasons[index]
-        return Decision(
-            index,
-            self.status[index],
-            self.table.totals[index],
-            self.tokens_after_of[index],
-            self.by[index],
-            str(reason) if reason is not None else "kept",
+        return str(reason) if reason is not None else "kept"
+
+    def decision(self, index: int) -> Decision:
+        return _new_tuple(
+            Decision,
+            (
+                index,
+                self.status[index],
+                self.table.totals[index],
+                self.tokens_after_of[index],
+                self.by[index],
+                self.reason(index),
+            ),
         )
 
     def decisions(self) -> list[Decision]:
         """One decision per message the call saw, with inserted messages where they are sent."""
-        out: list[Decision] = []
-        next_source = 0
-        for slot in self.sequence:
-            if type(slot) is int:
-                while next_source <= slot:
-                    out.append(self.decision(next_source))
-                    next_source += 1
+        status, totals, after, by, reasons = self.status, self.table.totals, self.tokens_after_of, self.by, self.reasons
+        rendered: dict[int, str] = {}  # reasons are shared between messages: render each once
+
+        def one(i: int) -> Decision:
+            r = reasons[i]
+            if r is None:
+                text = "kept"
+            elif type(r) is str:
+                text = r
             else:
-                out.append(Decision(None, Status.INSERTED, 0, slot.tokens, slot.by, slot.reason))
-        while next_source < self.stop:
-            out.append(self.decision(next_source))
-            next_source += 1
+                text = rendered.get(id(r))
+                if text is None:
+                    text = rendered[id(r)] = str(r)
+            return _new_tuple(Decision, (i, status[i], totals[i], after[i], by[i], text))
+
+        with gc_paused():
+            out: list[Decision] = []
+            next_source = 0
+            for slot in self.sequence:
+                if type(slot) is int:
+                    while next_source <= slot:
+                        out.append(one(next_source))
+                        next_source += 1
+                else:
+                    out.append(Decision(None, Status.INSERTED, 0, slot.tokens, slot.by, slot.reason))
+            while next_source < self.stop:
+                out.append(one(next_source))
+                next_source += 1
         return out
 
     @cached_property

@@ -17,14 +17,18 @@ not publish its own). The ``tool_use`` / ``tool_result`` blocks stay, so every p
 
 from __future__ import annotations
 
-from .base import BlockEdit, Reason, Status, Working
+from bisect import bisect_left
+
+from .base import BlockEdit, Reason, Status, Working, reason
 from .common import count_text, view_cache
 from .pipeline import register
 
+_new_tuple = tuple.__new__
+
 NAME = "clear_tool_uses"
 PLACEHOLDER = "[cleared]"
-_RESULT = "cleared by clear_tool_uses: {} result of {} tokens replaced by [cleared] while {} > trigger {} (keeps the last {} tool uses)"
-_INPUT = "cleared by clear_tool_uses: {} input of {} tokens replaced by {{}} while {} > trigger {} (keeps the last {} tool uses)"
+_RESULT = "cleared by clear_tool_uses: {} result replaced by [cleared] while {} > trigger {} (keeps the last {} tool uses)"
+_INPUT = "cleared by clear_tool_uses: {} input replaced by {{}} while {} > trigger {} (keeps the last {} tool uses)"
 
 
 @register(
@@ -42,57 +46,72 @@ def clear_tool_uses(w: Working) -> None:
         return
     view = w.view
     cache = view_cache(view)
-    live = w.live
-    call_ids, result_ids, tool_names = view.call_ids, view.result_ids, view.tool_names
-    # Where each live result sits: call id -> (message, block).
-    result_at: dict[str, tuple[int, int]] = {}
-    uses: list[tuple[int, int, str, str]] = []  # (message, block, id, name), oldest first
-    result_blocks = cache.result_blocks
-    call_blocks = cache.call_blocks
-    for i in w.order:
-        if type(i) is not int:
-            continue
-        ids = call_ids[i]
-        if ids:
-            names = tool_names[i]
-            for n, k in enumerate(call_blocks[i]):
-                uses.append((i, k, ids[n], names[n]))
-        ids = result_ids[i]
-        if ids:
-            for n, k in enumerate(result_blocks[i]):
-                result_at.setdefault(ids[n], (i, k))
-    eligible = uses[: max(0, len(uses) - s.keep)]
-    if not eligible:
+    call_ids, tool_names = view.call_ids, view.tool_names
+    live, stop, edits, counts = w.live, w.stop, w.edits, w.table.counts
+    call_messages = [i for i in cache.call_messages[: bisect_left(cache.call_messages, stop)] if live[i]]
+    eligible = sum(map(len, map(call_ids.__getitem__, call_messages))) - s.keep
+    if eligible <= 0:
         return
     encoding = w.table.encoding
     placeholder_tokens = count_text(encoding, PLACEHOLDER)
     empty_input_tokens = count_text(encoding, "{}")
     excluded = set(s.exclude_tools)
+    call_results, call_blocks = cache.call_results, cache.call_blocks
+    reasons: dict[tuple[str, str], Reason] = {}
     planned: list[tuple[int, BlockEdit, Reason]] = []
     freed = 0
-    for i, k, call_id, name in eligible:
-        if name in excluded:
-            continue
-        where = result_at.get(call_id)
-        if where is None or not live[where[0]]:
-            continue
-        r, rk = where
-        if w.block_edited(r, rk, "clear"):
-            continue
-        before = w.block_tokens(r, rk)
-        if before <= placeholder_tokens:
-            continue
-        args = (name, before, total, s.trigger, s.keep)
-        planned.append((r, BlockEdit(rk, "clear", PLACEHOLDER, before, placeholder_tokens, by=NAME), Reason(_RESULT, args)))
-        freed += before - placeholder_tokens
-        if s.clear_tool_inputs and not w.block_edited(i, k, "clear_input"):
-            before_input = w.block_tokens(i, k)
-            after_input = count_text(encoding, name) + empty_input_tokens
-            if before_input > after_input:
-                reason = Reason(_INPUT, (name, before_input, total, s.trigger, s.keep))
-                planned.append((i, BlockEdit(k, "clear_input", "{}", before_input, after_input, by=NAME), reason))
-                freed += before_input - after_input
+    seen = 0
+    for i in call_messages:
+        names = tool_names[i]
+        for n, where in enumerate(call_results[i]):
+            if seen == eligible:
+                break
+            seen += 1
+            name = names[n]
+            if where is None or (excluded and name in excluded):
+                continue
+            r, rk = where
+            if r >= stop or not live[r]:
+                continue  # the result is not in this history
+            if r in edits:
+                if w.block_edited(r, rk, "clear"):
+                    continue
+                before = w.block_tokens(r, rk)
+            else:
+                before = counts[r].blocks[rk]
+            if before <= placeholder_tokens:
+                continue
+            why = reasons.get(("result", name))
+            if why is None:
+                why = reasons[("result", name)] = reason(_RESULT, (name, total, s.trigger, s.keep))
+            planned.append((r, _new_tuple(BlockEdit, (rk, "clear", PLACEHOLDER, before, placeholder_tokens, 0, "tokens", "", NAME)), why))
+            freed += before - placeholder_tokens
+            if s.clear_tool_inputs:
+                k = call_blocks[i][n]
+                if w.block_edited(i, k, "clear_input"):
+                    continue
+                before_input = w.block_tokens(i, k)
+                after_input = count_text(encoding, name) + empty_input_tokens
+                if before_input > after_input:
+                    why = reasons.get(("input", name))
+                    if why is None:
+                        why = reasons[("input", name)] = reason(_INPUT, (name, total, s.trigger, s.keep))
+                    planned.append((i, BlockEdit(k, "clear_input", "{}", before_input, after_input, by=NAME), why))
+                    freed += before_input - after_input
+        if seen == eligible:
+            break
     if not planned or freed < s.clear_at_least:
         return
-    for i, edit, reason in planned:
-        w.edit(i, edit, Status.CLEARED, reason)
+    tokens, status, by, reasons_ = w.tokens, w.status, w.by, w.reasons
+    cleared = Status.CLEARED
+    for i, edit, why in planned:
+        listed = edits.get(i)
+        if listed is None:
+            edits[i] = [edit]
+        else:
+            listed.append(edit)
+        tokens[i] += edit.tokens_after - edit.tokens_before
+        status[i] = cleared
+        by[i] = NAME
+        reasons_[i] = why
+    w.running -= freed

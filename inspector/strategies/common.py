@@ -7,12 +7,13 @@ once per :class:`~inspector.units.SessionView` and kept on it (:func:`view_cache
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from functools import cached_property, lru_cache
 
 from ..model import TextBlock, ToolCallBlock, ToolResultBlock
 from ..tokens import get_counter
 from ..units import SessionView
-from .base import Working
+from .base import Working, gc_paused  # noqa: F401  (re-exported)
 
 _CACHE_ATTR = "_strategy_cache"
 
@@ -50,6 +51,35 @@ class ViewCache:
         return out
 
     @cached_property
+    def result_max_chars(self) -> list[int]:
+        """Characters of the longest tool result in each message (0 without results)."""
+        return [max(lengths, default=0) for lengths in self.result_chars]
+
+    @cached_property
+    def call_messages(self) -> list[int]:
+        """Indices of the messages that make tool calls."""
+        return [i for i, ids in enumerate(self.view.call_ids) if ids]
+
+    @cached_property
+    def call_results(self) -> list[tuple[tuple[int, int] | None, ...]]:
+        """``call_results[i][n]``: where the result of call ``view.call_ids[i][n]`` is, as
+        (message, content block), or None when the session has no result for it."""
+        view = self.view
+        result_ids, result_blocks = view.result_ids, self.result_blocks
+        where: dict[str, tuple[int, int]] = {}
+        for j, ids in enumerate(result_ids):
+            for n, rid in enumerate(ids):
+                where.setdefault(rid, (j, result_blocks[j][n]))
+        out: list[tuple] = [()] * len(view)
+        for i in self.call_messages:
+            found = []
+            for cid in view.call_ids[i]:
+                w = where.get(cid)
+                found.append(w if w is not None and w[0] > i else None)
+            out[i] = tuple(found)
+        return out
+
+    @cached_property
     def empty(self) -> frozenset[int]:
         """Messages with no content a provider accepts: no blocks, or only empty text blocks."""
         return frozenset(
@@ -82,6 +112,30 @@ class ViewCache:
         )
 
     @cached_property
+    def units_simple(self) -> bool:
+        """Every unit is a run of consecutive messages in one turn with no system message: then
+        a history cut between units is a cut between index runs, and fast paths apply."""
+        roles, turn_of = self.view.roles, self.view.turn_of
+        for u in self.view.units:
+            ix = u.indices
+            if len(ix) > 1:
+                first, last = ix[0], ix[-1]
+                if last - first + 1 != len(ix) or turn_of[first] != turn_of[last]:
+                    return False
+                if any(roles[i] == "system" for i in ix):
+                    return False
+        return True
+
+    @cached_property
+    def turn_start(self) -> dict[int, int]:
+        """First message index of each turn number."""
+        return {t.number: t.start for t in self.view.turns}
+
+    @cached_property
+    def system_indices(self) -> list[int]:
+        return [i for i, r in enumerate(self.view.roles) if r == "system"]
+
+    @cached_property
     def plain_user(self) -> bytearray:
         """1 for a user message a person wrote (no tool results): where a turn starts."""
         roles, results = self.view.roles, self.view.result_ids
@@ -102,23 +156,48 @@ def count_text(encoding: str, text: str) -> int:
     return get_counter(encoding).count(text)
 
 
-def keep_units_whole(w: Working, drop: set[int]) -> set[int]:
-    """Remove from ``drop`` every message of a unit that would otherwise be split (some of its
+def keep_units_whole(w: Working, drop: list[int]) -> list[int]:
+    """``drop`` (ascending) without the messages of any unit it would split (some of the unit's
     live messages dropped, some kept): a tool exchange is kept or dropped as a whole.
 
     For cuts made at turn starts: only units spanning turns can be split there, so only those
-    are checked. Returns ``drop`` (edited in place)."""
+    are checked (usually there are none and ``drop`` is returned as is)."""
     cache = view_cache(w.view)
+    if not cache.cross_turn_units or not drop:
+        return drop
     live, units, stop = w.live, w.view.units, w.stop
+    dropping = set(drop)
     for uid in cache.cross_turn_units:
         members = [i for i in units[uid].indices if i < stop and live[i]]
-        dropped = [i for i in members if i in drop]
+        dropped = [i for i in members if i in dropping]
         if dropped and len(dropped) != len(members):
-            drop.difference_update(dropped)
-    return drop
+            dropping.difference_update(dropped)
+    return [i for i in drop if i in dropping]
 
 
 def non_system_count(w: Working) -> int:
     """Messages in the history that are not system messages (inserted ones included)."""
-    roles = w.view.roles
-    return sum(1 for s in w.order if (roles[s] != "system" if type(s) is int else s.role != "system"))
+    live, stop = w.live, w.stop
+    live_system = sum(1 for i in view_cache(w.view).system_indices if i < stop and live[i])
+    inserted_system = sum(1 for item in w.inserted if item.role == "system")
+    return len(w.order) - live_system - inserted_system
+
+
+def current_turn_start(w: Working) -> int:
+    """Index where the current turn starts: every live message before it is a candidate for
+    dropping (system messages aside)."""
+    return min(view_cache(w.view).turn_start.get(w.current_turn, 0), w.stop)
+
+
+def candidates(w: Working) -> list[int]:
+    """Live non-system source messages before the current turn, oldest first."""
+    limit = current_turn_start(w)
+    order, roles = w.order, w.view.roles
+    if not w.inserted:  # order is sorted: take the prefix, then take out the few system messages
+        head = order[: bisect_left(order, limit)]
+        system = [i for i in view_cache(w.view).system_indices if i < limit]
+        if not system:
+            return head
+        drop = set(system)
+        return [i for i in head if i not in drop]
+    return [i for i in order if type(i) is int and i < limit and roles[i] != "system"]

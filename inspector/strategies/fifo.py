@@ -14,9 +14,14 @@ reports them); it still keeps system messages, the current turn and ``min_histor
 
 from __future__ import annotations
 
-from .base import Reason, Status, Working
-from .common import non_system_count
+from bisect import bisect_left
+from itertools import accumulate
+
+from .base import Reason, Working, reason
+from .common import candidates, non_system_count, view_cache
 from .pipeline import register
+
+_new_tuple = tuple.__new__
 
 NAME = "fifo"
 _UNIT = "dropped by fifo: oldest removable unit while {} > budget {}"
@@ -42,82 +47,112 @@ def fifo(w: Working) -> None:
 
 
 def _drop_units(w: Working, budget: int) -> None:
+    if view_cache(w.view).units_simple:
+        _drop_units_fast(w, budget)
+    else:
+        _drop_units_general(w, budget)
+
+
+def _drop_units_fast(w: Working, budget: int) -> None:
+    """Units are runs of consecutive messages: find the cut with prefix sums and a bisection
+    instead of walking unit by unit (same result as the general loop, which tests check)."""
+    seq = candidates(w)
+    if not seq:
+        return
+    tokens, unit_of = w.tokens, w.view.unit_of
+    total = w.running
+    cum = list(accumulate([tokens[i] for i in seq]))
+    m = len(seq)
+    # The fewest messages whose tokens bring the total within budget, moved to a unit boundary.
+    k = min(bisect_left(cum, total - budget) + 1, m)
+    while k < m and unit_of[seq[k]] == unit_of[seq[k - 1]]:
+        k += 1
+    limit = non_system_count(w) - w.settings.min_history_messages
+    if k > limit:  # stop at the last unit boundary that keeps min_history_messages
+        k = max(limit, 0)
+        while 0 < k < m and unit_of[seq[k]] == unit_of[seq[k - 1]]:
+            k -= 1
+    if k <= 0:
+        return
+    reasons: list = []
+    append = reasons.append
+    last_unit = -1
+    r = None
+    for p in range(k):
+        u = unit_of[seq[p]]
+        if u != last_unit:
+            last_unit = u
+            r = reason(_UNIT, (total - (cum[p - 1] if p else 0), budget))
+        append(r)
+    w.drop_many(seq[:k], NAME, reasons)
+
+
+def _drop_units_general(w: Working, budget: int) -> None:
+    """Unit by unit, for sessions with units that are not runs (a result arriving late)."""
     view = w.view
     roles, turn_of, unit_of, units = view.roles, view.turn_of, view.unit_of, view.units
-    live, tokens, status, by, reasons = w.live, w.tokens, w.status, w.by, w.reasons
+    live, tokens = w.live, w.tokens
     stop, current = w.stop, w.current_turn
     min_history = w.settings.min_history_messages
     remaining = non_system_count(w)
     total = w.running
-    dropped = Status.DROPPED
-    kept_units: set[int] = set()  # multi-message units found protected
-    changed = False
+    kept_units: set[int] = set()  # units found protected
+    dropped: list[int] = []
+    reasons: list = []
+    gone = bytearray(stop)
     for i in w.order:
-        if type(i) is not int or not live[i]:
+        if type(i) is not int or gone[i]:
             continue
         if turn_of[i] == current:
             break  # the current turn runs to the end of the history
         if roles[i] == "system":
             continue
         u = unit_of[i]
-        members = units[u].indices
-        if len(members) == 1:
-            if remaining <= min_history:
-                break
-            reasons[i] = Reason(_UNIT, (total, budget))
-            status[i] = dropped
-            by[i] = NAME
-            live[i] = 0
-            total -= tokens[i]
-            remaining -= 1
-        else:
-            if u in kept_units:
-                continue
-            group = [j for j in members if j < stop and live[j]]
-            if any(turn_of[j] == current or roles[j] == "system" for j in group):
-                kept_units.add(u)
-                continue
-            if remaining - len(group) < min_history:
-                break
-            reason = Reason(_UNIT, (total, budget))
-            for j in group:
-                reasons[j] = reason
-                status[j] = dropped
-                by[j] = NAME
-                live[j] = 0
-                total -= tokens[j]
-            remaining -= len(group)
-        changed = True
+        if u in kept_units:
+            continue
+        group = [j for j in units[u].indices if j < stop and live[j]]
+        if any(turn_of[j] == current or roles[j] == "system" for j in group):
+            kept_units.add(u)
+            continue
+        if remaining - len(group) < min_history:
+            break
+        r = reason(_UNIT, (total, budget))
+        for j in group:
+            gone[j] = 1
+            dropped.append(j)
+            reasons.append(r)
+            total -= tokens[j]
+        remaining -= len(group)
         if total <= budget:
             break
-    w.running = total
-    if changed:
-        w.compact()
+    if dropped:
+        pairs = sorted(zip(dropped, reasons))
+        w.drop_many([p[0] for p in pairs], NAME, [p[1] for p in pairs])
 
 
 def _drop_naive(w: Working, budget: int) -> None:
-    roles, turn_of = w.view.roles, w.view.turn_of
-    live = w.live
-    current = w.current_turn
+    roles = w.view.roles
     min_history = w.settings.min_history_messages
     remaining = non_system_count(w)
-    candidates = [s for s in w.order if type(s) is int and roles[s] != "system"]
-    k = 0
-    changed = False
-    while w.running > budget and k < len(candidates) and remaining > min_history:
-        first = candidates[k]
-        if turn_of[first] == current:
-            break
-        before = w.running
-        w.mark(first, Status.DROPPED, NAME, Reason(_NAIVE_FIRST, (before, budget)))
+    seq = candidates(w)  # never the current turn or a system message
+    tokens = w.tokens
+    total = w.running
+    dropped: list[int] = []
+    reasons: list = []
+    k, m = 0, len(seq)
+    while total > budget and k < m and remaining > min_history:
+        first = seq[k]
+        why = _new_tuple(Reason, (_NAIVE_FIRST, (total, budget)))
+        dropped.append(first)
+        reasons.append(why)
         remaining -= 1
-        changed = True
         k += 1
-        if k < len(candidates) and remaining > min_history:
-            nxt = candidates[k]
-            if roles[nxt] == "assistant" and turn_of[nxt] != current and live[nxt]:
-                w.mark(nxt, Status.DROPPED, NAME, Reason(_NAIVE_NEXT, (before, budget)))
-                remaining -= 1
-                k += 1
-    if changed:
-        w.compact()
+        if k < m and remaining > min_history and roles[seq[k]] == "assistant":
+            nxt = seq[k]
+            dropped.append(nxt)
+            reasons.append(_new_tuple(Reason, (_NAIVE_NEXT, why.args)))
+            total -= tokens[nxt]
+            remaining -= 1
+            k += 1
+        total -= tokens[first]
+    w.drop_many(dropped, NAME, reasons)

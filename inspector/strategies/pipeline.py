@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from ..tokens import TokenTable
 from ..units import SessionView
 from .base import Plan, Reason, Settings, StageTotal, Status, Working
+from .common import gc_paused
 
 
 @dataclass(frozen=True)
@@ -86,6 +87,7 @@ def start(view: SessionView, table: TokenTable, settings: Settings, at_call: int
     if context_start == 0:
         order: list = list(range(stop))
         live = bytearray(b"\x01") * stop
+        running = table.overhead + table.prefix[stop]
     else:
         roles = view.roles
         order = [i for i in range(context_start) if roles[i] == "system"]
@@ -98,9 +100,10 @@ def start(view: SessionView, table: TokenTable, settings: Settings, at_call: int
                 status[i] = Status.DROPPED
                 by[i] = "source"
                 reasons[i] = _BEFORE_COMPACTION
+        running = -1  # summed by Working
     return Working(
         view, table, settings, call, stop, current_turn, order, table.totals[:stop], status, by, reasons,
-        live=live,
+        live=live, running=running,
     )
 
 
@@ -113,15 +116,16 @@ def run(
 ) -> tuple[Working, int, list[StageTotal]]:
     """Apply already-parsed strategy ``names``: ``(working, tokens_before, stages)``. Replay
     uses this directly; :func:`plan` freezes the result into a :class:`Plan`."""
-    w = start(view, table, settings, at_call)
-    tokens_before = w.total()
-    stages: list[StageTotal] = []
-    for name in names:
-        strategy = STRATEGIES[name]
-        before = w.total()
-        strategy.apply(w)
-        params = {p: getattr(settings, p) for p in strategy.params}
-        stages.append(StageTotal(name, params, before, w.total()))
+    with gc_paused():
+        w = start(view, table, settings, at_call)
+        tokens_before = w.total()
+        stages: list[StageTotal] = []
+        for name in names:
+            strategy = STRATEGIES[name]
+            before = w.total()
+            strategy.apply(w)
+            params = {p: getattr(settings, p) for p in strategy.params}
+            stages.append(StageTotal(name, params, before, w.total()))
     return w, tokens_before, stages
 
 
@@ -137,7 +141,8 @@ def plan(
     names = parse_pipeline(pipeline)
     settings = settings or Settings()
     w, tokens_before, stages = run(view, table, names, settings, at_call)
-    tokens_after = [t if alive else 0 for t, alive in zip(w.tokens, w.live)]
+    with gc_paused():
+        tokens_after = [t if alive else 0 for t, alive in zip(w.tokens, w.live)]
     return Plan(
         view=view,
         table=table,

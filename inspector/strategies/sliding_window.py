@@ -17,8 +17,10 @@ result arrived after the user spoke again, and such an exchange is kept whole.
 
 from __future__ import annotations
 
-from .base import Reason, Status, Working
-from .common import keep_units_whole, view_cache
+from bisect import bisect_left
+
+from .base import Reason, Working, reason
+from .common import candidates, current_turn_start, keep_units_whole, view_cache
 from .pipeline import register
 
 NAME = "sliding_window"
@@ -42,8 +44,7 @@ def sliding_window(w: Working) -> None:
 
 
 def _window_turns(w: Working, window: int) -> None:
-    roles, turn_of = w.view.roles, w.view.turn_of
-    live = w.live
+    turn_of = w.view.turn_of
     # Turn numbers grow with the index, so the last `window` distinct turns are a suffix.
     seen = 0
     last_turn = None
@@ -60,20 +61,20 @@ def _window_turns(w: Working, window: int) -> None:
             seen += 1
             last_turn = t
             oldest_kept = t
-    drop = {
-        i for i in w.order if type(i) is int and 0 < turn_of[i] < oldest_kept and roles[i] != "system" and live[i]
-    }
+    limit = view_cache(w.view).turn_start.get(oldest_kept, 0)
+    drop = [i for i in candidates(w) if i < limit and turn_of[i] > 0]
     if not drop:
         return
-    keep_units_whole(w, drop)
-    reasons: dict[int, Reason] = {}
+    drop = keep_units_whole(w, drop)
+    by_turn: dict[int, Reason] = {}
+    reasons = []
     for i in drop:
         t = turn_of[i]
-        reason = reasons.get(t)
-        if reason is None:
-            reason = reasons[t] = Reason(_TURNS, (t, window))
-        w.mark(i, Status.DROPPED, NAME, reason)
-    w.compact()
+        r = by_turn.get(t)
+        if r is None:
+            r = by_turn[t] = reason(_TURNS, (t, window))
+        reasons.append(r)
+    w.drop_many(drop, NAME, reasons)
 
 
 def _window_messages(w: Working, window: int) -> None:
@@ -83,18 +84,13 @@ def _window_messages(w: Working, window: int) -> None:
     if len(history) <= window:
         return
     p = len(history) - window
-    current_start = next((k for k, i in enumerate(history) if turn_of[i] == w.current_turn), len(history))
+    current_start = bisect_left(history, current_turn_start(w))
     if p >= current_start:  # the window is shorter than the current turn: keep the turn whole
         p = current_start
-        reason = Reason(_MESSAGES_TURN, (window, history[p] if p < len(history) else w.stop))
+        why = reason(_MESSAGES_TURN, (window, history[p] if p < len(history) else w.stop))
     else:
         while p < current_start and not plain_user[history[p]]:
             p += 1
-        reason = Reason(_MESSAGES, (window, history[p] if p < len(history) else w.stop))
-    drop = set(history[:p])
-    if not drop:
-        return
-    keep_units_whole(w, drop)
-    for i in drop:
-        w.mark(i, Status.DROPPED, NAME, reason)
-    w.compact()
+        why = reason(_MESSAGES, (window, history[p] if p < len(history) else w.stop))
+    drop = keep_units_whole(w, history[:p])
+    w.drop_many(drop, NAME, why)

@@ -17,12 +17,13 @@ summary of about the same size. Its token count, not its wording, is what the pl
 from __future__ import annotations
 
 from collections import Counter
+from itertools import accumulate
 
 from ..model import Message, TextBlock
 from ..tokens import count_message, get_counter, get_profile
 from ..units import FINAL_ANSWER
-from .base import Inserted, Reason, Status, Working
-from .common import view_cache
+from .base import Inserted, Reason, Status, Working, reason
+from .common import candidates, view_cache
 from .pipeline import register
 
 NAME = "summarize"
@@ -43,43 +44,14 @@ def summarize(w: Working) -> None:
     budget = w.settings.budget
     if budget is None or w.running <= budget:
         return
-    view = w.view
-    roles, turn_of, unit_of, units = view.roles, view.turn_of, view.unit_of, view.units
-    live, tokens, stop = w.live, w.tokens, w.stop
-    # The candidates: live non-system messages before the current turn, oldest first.
-    seq: list[int] = []
-    for i in w.order:
-        if type(i) is not int or roles[i] == "system":
-            continue
-        if turn_of[i] == w.current_turn:
-            break
-        seq.append(i)
+    seq = candidates(w)  # live non-system messages before the current turn, oldest first
     if not seq:
         return
-    position_of = {i: k for k, i in enumerate(seq)}
-    # safe[p]: cutting before seq[p] splits no unit (every unit started before p ends before p).
     m = len(seq)
-    last_pos: dict[int, int] = {}
-    for k, i in enumerate(seq):
-        u = unit_of[i]
-        if u in last_pos:
-            continue
-        members = units[u].indices
-        end = k
-        if len(members) > 1:
-            for j in members:
-                if j < stop and live[j]:
-                    end = max(end, position_of.get(j, m))  # a member outside seq: never cut past it
-        last_pos[u] = end
-    safe = bytearray(m + 1)
-    reach = -1
-    for k, i in enumerate(seq):
-        safe[k] = reach < k
-        reach = max(reach, last_pos[unit_of[i]])
-    safe[m] = reach < m
-    prefix = [0] * (m + 1)
-    for k, i in enumerate(seq):
-        prefix[k + 1] = prefix[k] + tokens[i]
+    safe = _safe_cuts(w, seq)
+    tokens = w.tokens
+    prefix = [0]
+    prefix.extend(accumulate([tokens[i] for i in seq]))
 
     counter = get_counter(w.table.encoding)
     profile = get_profile(w.table.profile)
@@ -110,10 +82,8 @@ def summarize(w: Working) -> None:
 
     replaced = seq[:cut]
     text = builder.text(cut)
-    reason = Reason(_REPLACED, (cut, base, budget))
-    for i in replaced:
-        w.mark(i, Status.SUMMARIZED, NAME, reason)
     position = w.order.index(replaced[0])
+    w.drop_many(replaced, NAME, reason(_REPLACED, (cut, base, budget)), Status.SUMMARIZED)
     item = Inserted(
         role="system",
         kind="summary",
@@ -125,7 +95,36 @@ def summarize(w: Working) -> None:
         replaces=tuple(replaced),
     )
     w.insert(position, item)
-    w.compact()
+
+
+def _safe_cuts(w: Working, seq: list[int]) -> bytearray:
+    """``safe[p]`` (0 <= p <= len(seq)): replacing ``seq[:p]`` splits no tool exchange."""
+    view = w.view
+    unit_of = view.unit_of
+    m = len(seq)
+    if view_cache(view).units_simple:  # units are runs inside one turn: cut between units
+        units = [unit_of[i] for i in seq]
+        return bytearray([1, *(a != b for a, b in zip(units, units[1:])), 1])
+    units_ = view.units
+    live, stop = w.live, w.stop
+    position_of = {i: k for k, i in enumerate(seq)}
+    last_pos: dict[int, int] = {}
+    for k, i in enumerate(seq):
+        u = unit_of[i]
+        if u in last_pos:
+            continue
+        end = k
+        for j in units_[u].indices:
+            if j < stop and live[j]:
+                end = max(end, position_of.get(j, m))  # a member outside seq: never cut past it
+        last_pos[u] = end
+    safe = bytearray(m + 1)
+    reach = -1
+    for k, i in enumerate(seq):
+        safe[k] = reach < k
+        reach = max(reach, last_pos[unit_of[i]])
+    safe[m] = reach < m
+    return safe
 
 
 class _SummaryBuilder:

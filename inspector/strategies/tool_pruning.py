@@ -13,8 +13,8 @@ exchange whose result arrived after the user spoke again, is kept whole instead 
 
 from __future__ import annotations
 
-from .base import Reason, Status, Working
-from .common import keep_units_whole
+from .base import Reason, Working, reason
+from .common import current_turn_start, keep_units_whole
 from .pipeline import register
 
 NAME = "tool_pruning"
@@ -32,31 +32,38 @@ _OTHER = "dropped by tool_pruning: intermediate message in prior turn {} (only i
 )
 def tool_pruning(w: Working) -> None:
     view = w.view
-    roles, turn_of, call_ids, result_ids = view.roles, view.turn_of, view.call_ids, view.result_ids
+    roles, call_ids, result_ids = view.roles, view.call_ids, view.result_ids
     live = w.live
-    current = w.current_turn
-    keep: set[int] = set()
+    limit = current_turn_start(w)
+    drop: list[int] = []
+    reasons: list[Reason] = []
     for turn in view.turns:
-        if turn.number == 0 or turn.number >= current:
+        if turn.number == 0:
             continue
-        if turn.user_index is not None:
-            keep.add(turn.user_index)
-        if turn.final_index is not None:
-            keep.add(turn.final_index)
-    drop = {
-        i
-        for i in w.order
-        if type(i) is int and 0 < turn_of[i] < current and live[i] and roles[i] != "system" and i not in keep
-    }
+        if turn.start >= limit:
+            break
+        question, answer = turn.user_index, turn.final_index
+        call = result = other = None  # this turn's reasons, made when first needed
+        for i in range(turn.start, min(turn.stop, limit)):
+            if i == question or i == answer or not live[i] or roles[i] == "system":
+                continue
+            drop.append(i)
+            if call_ids[i]:
+                if call is None:
+                    call = reason(_CALL, (turn.number,))
+                reasons.append(call)
+            elif result_ids[i]:
+                if result is None:
+                    result = reason(_RESULT, (turn.number,))
+                reasons.append(result)
+            else:
+                if other is None:
+                    other = reason(_OTHER, (turn.number,))
+                reasons.append(other)
     if not drop:
         return
-    keep_units_whole(w, drop)
-    reasons: dict[tuple[str, int], Reason] = {}
-    for i in drop:
-        kind = _CALL if call_ids[i] else _RESULT if result_ids[i] else _OTHER
-        t = turn_of[i]
-        reason = reasons.get((kind, t))
-        if reason is None:
-            reason = reasons[(kind, t)] = Reason(kind, (t,))
-        w.mark(i, Status.DROPPED, NAME, reason)
-    w.compact()
+    kept = keep_units_whole(w, drop)
+    if len(kept) != len(drop):
+        keep = set(kept)
+        reasons = [r for i, r in zip(drop, reasons) if i in keep]
+    w.drop_many(kept, NAME, reasons)

@@ -52,15 +52,12 @@ def truncate_results(w: Working) -> None:
     tokens = w.tokens
     cache = view_cache(view)
     keep_chars = cap * 4
-    for i in w.order:
-        if type(i) is not int or not result_ids[i]:
-            continue
-        if chars:
-            lengths = cache.result_chars[i]
-            if max(lengths, default=0) <= keep_chars and i not in w.edits:
-                continue
-        elif tokens[i] <= cap:
-            continue  # a message's tokens bound each of its blocks
+    if chars:
+        longest, edits = cache.result_max_chars, w.edits
+        todo = [i for i in w.order if type(i) is int and (longest[i] > keep_chars or (i in edits and result_ids[i]))]
+    else:  # a message's tokens bound each of its blocks
+        todo = [i for i in w.order if type(i) is int and tokens[i] > cap and result_ids[i]]
+    for i in todo:
         for n, k in enumerate(cache.result_blocks[i]):
             before = w.block_tokens(i, k)
             if chars:
