@@ -6,7 +6,8 @@ Generates a deterministic session (bench/gen_session.py, seed 1234), counts it o
 exact cl100k counting of 50k messages takes minutes on this machine), builds the view once, then
 times ``plan()`` for each strategy and two pipelines: the median of ``--runs`` runs, after one
 warm-up run that fills the per-view caches (its time is shown as "first"). Also timed: the
-validator on the plan, ``decisions()`` and ``messages_after()``.
+validator on the plan, ``decisions()``, ``messages_after()``, and a replay of ``--sample`` evenly
+spaced model calls (a replay plans once per call: O(calls x messages) for all of them).
 
 Usage: python bench/bench_plan.py [--messages 50000] [--runs 7] [--budget 128000]
 """
@@ -24,6 +25,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from gen_session import generate  # noqa: E402
 
 from inspector import analyze  # noqa: E402
+from inspector.replay import replay  # noqa: E402
 from inspector.strategies import Settings, plan  # noqa: E402
 from inspector.validate import validate_plan  # noqa: E402
 
@@ -71,6 +73,7 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--budget", type=int, default=128_000)
     ap.add_argument("--at-call", type=int, default=None, help="plan at this model call (default: after the session)")
+    ap.add_argument("--sample", type=int, default=50, help="model calls replayed in the replay timing")
     a = ap.parse_args()
 
     t0 = time.perf_counter()
@@ -97,6 +100,16 @@ def main() -> None:
     _, decisions_ms, _ = timed(p.decisions, 3)
     _, messages_ms, _ = timed(p.messages_after, 3)
     print(f"\ndecisions() {decisions_ms:.1f} ms, messages_after() {messages_ms:.1f} ms (tool_pruning plan)")
+    n_calls = len(view.calls)
+    sample = sorted({1 + k * (n_calls - 1) // (a.sample - 1) for k in range(a.sample)}) if n_calls > 1 else [1]
+    for pipeline in ("", "tool_pruning", "tool_pruning,sliding_window"):
+        t0 = time.perf_counter()
+        r = replay(view, table, pipeline, Settings(budget=a.budget), calls=sample)
+        elapsed = time.perf_counter() - t0
+        print(
+            f"replay {pipeline or '(baseline)':28} {len(sample)} evenly spaced calls of {n_calls:,}: "
+            f"{elapsed * 1000:.0f} ms ({elapsed * 1000 / len(sample):.1f} ms a call), saving {r.savings_pct:.1f} %"
+        )
 
 
 if __name__ == "__main__":

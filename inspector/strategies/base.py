@@ -147,9 +147,6 @@ class BlockEdit(NamedTuple):
 Slot = Union[int, Inserted]
 
 
-_GONE = (Status.DROPPED, Status.SUMMARIZED)
-
-
 @dataclass
 class Working:
     """The history a pipeline is editing. Indices are positions in the session.
