@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import sys
 import time
+from dataclasses import replace
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -29,7 +30,15 @@ from textual.worker import get_current_worker
 from ..model import Session
 from ..strategies import STRATEGIES
 from ..strategies import builtin as _builtin_strategies  # noqa: F401  (registers the strategies)
-from ..tokens import DEFAULT_ENCODING, ENCODINGS, TokenTable, count_session, get_counter_or_fallback
+from ..tokens import (
+    DEFAULT_ENCODING,
+    ENCODINGS,
+    EncodingUnavailable,
+    TokenTable,
+    count_session,
+    get_counter,
+    get_counter_or_fallback,
+)
 from ..units import SessionView, build_view
 from . import engine
 from .commands import InspectorCommands
@@ -215,8 +224,7 @@ class InspectorApp(App[int]):
     def _seed_budget(self) -> None:
         budget = self.explicit_budget
         if budget is None and self.state.settings.budget is None and self.table is not None:
-            whole = self.table.prefix[-1] + self.table.overhead
-            budget = max(1000, int(round(whole * 0.5 / 1000.0)) * 1000)
+            budget = default_budget(self.view, self.table)
         if budget is not None:
             self.state = self.state.set("budget", budget)
             self.panel.reference_budget = budget
@@ -394,6 +402,14 @@ class InspectorApp(App[int]):
 
     # --- pipeline changes -------------------------------------------------------------------
     def set_state(self, state: PipelineState, what: str = "") -> None:
+        if state.encoding != self.state.encoding and state.encoding != "approx":
+            try:
+                get_counter(state.encoding)
+            except EncodingUnavailable as exc:
+                self.panel.unavailable.add(state.encoding)
+                self.notify(str(exc), severity="warning", timeout=8)
+                self._update_status(f"{state.encoding} unavailable: still counting with {self.state.encoding}")
+                state = replace(state, encoding=self.state.encoding)
         recount = state.encoding != self.state.encoding or state.profile != self.state.profile
         self.state = state
         self.panel.set_state(state)
@@ -755,6 +771,16 @@ class InspectorApp(App[int]):
             follow = "● following" if self.following else "following paused (f)"
         status = self.query_one(StatusLine)
         status.set(name=name, facts=facts, follow=follow, notice=self.notice if notice is None else notice)
+
+
+def default_budget(view: SessionView, table: TokenTable) -> int:
+    """Half of what the next call would send, rounded to 1,000 (so fifo and summarize have
+    something to do the moment they are switched on)."""
+    from ..strategies.pipeline import context_start_of
+
+    start = context_start_of(view, None)
+    sent = table.overhead + sum(t for i, t in enumerate(table.totals) if i >= start or view.roles[i] == "system")
+    return max(1000, int(round(sent * 0.5 / 1000.0)) * 1000)
 
 
 def searchable(message) -> str:

@@ -231,16 +231,22 @@ class PipelineState:
         names = tuple(s.strip() for s in t.split(",") if s.strip())
         return self.set(name, names)
 
-    def step(self, name: str, direction: int, big: bool = False, reference: int | None = None) -> PipelineState:
+    def step(self, name: str, direction: int, big: bool = False, reference: int | None = None,
+             skip: frozenset[str] | set[str] = frozenset()) -> PipelineState:
         """Step a parameter up (+1) or down (-1): by its step, or by 10% with ``big`` where the
-        parameter allows it; choices and booleans cycle. ``reference`` seeds an unset budget."""
+        parameter allows it; choices and booleans cycle (past the choices in ``skip``, e.g. an
+        encoding this machine cannot load). ``reference`` seeds an unset budget."""
         spec = spec_for(name)
         value = self.value(name)
         if spec.kind == "bool":
             return self.set(name, not value)
         if spec.kind == "choice":
             i = spec.choices.index(value) if value in spec.choices else 0
-            return self.set(name, spec.choices[(i + direction) % len(spec.choices)])
+            for _ in range(len(spec.choices)):
+                i = (i + direction) % len(spec.choices)
+                if spec.choices[i] not in skip:
+                    break
+            return self.set(name, spec.choices[i])
         if spec.kind == "names":
             return self
         if spec.kind == "float":

@@ -127,8 +127,10 @@ class MessageList(LineList):
         self._columns: tuple[int, Columns] | None = None
 
     # --- data -------------------------------------------------------------------------------
-    def set_result(self, result: PlanResult, info: ViewInfo, select_message: int | None = None) -> None:
-        """Show ``result``; keep the selection on message ``select_message`` when it is there."""
+    def set_result(self, result: PlanResult, info: ViewInfo, select_message: int | None = None) -> tuple[bool, bool]:
+        """Show ``result``; keep the selection on message ``select_message`` when it is there.
+        Returns whether the list was scrolled to the bottom and the cursor on the last row
+        before the change (the app keeps a followed list anchored there)."""
         at_bottom = self.row_count() == 0 or round(self.scroll_y) >= self.max_scroll_y
         follow_cursor = self.row_count() > 0 and self.cursor >= self.row_count() - 1
         self.result = result

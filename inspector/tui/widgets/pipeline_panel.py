@@ -86,6 +86,8 @@ class PipelinePanel(LineList):
         self.state = state
         self.savings: dict[str, int] = {}
         self.reference_budget: int = 0
+        #: Choices this machine cannot use (an encoding tiktoken cannot load); stepping skips them.
+        self.unavailable: set[str] = set()
         self.rows: list[PanelRow] = []
         self._rebuild()
         self.cursor = next((k for k, r in enumerate(self.rows) if r.kind != "header"), 0)
@@ -197,7 +199,7 @@ class PipelinePanel(LineList):
         elif r.kind == "param":
             spec = spec_for(r.name)
             if spec.kind in ("bool", "choice"):
-                self._try(lambda: self.state.step(r.name, 1), r.name)
+                self._try(lambda: self.state.step(r.name, 1, skip=self.unavailable), r.name)
             else:
                 self.post_message(self.Edit(r.name))
 
@@ -213,7 +215,8 @@ class PipelinePanel(LineList):
         if r is None:
             return
         if r.kind == "param":
-            self._try(lambda: self.state.step(r.name, direction, big, reference=self.reference_budget), r.name)
+            self._try(lambda: self.state.step(r.name, direction, big, reference=self.reference_budget,
+                                              skip=self.unavailable), r.name)
         elif r.kind == "strategy":
             want_on = direction > 0
             if (r.name in self.state.enabled) != want_on:
