@@ -8,3 +8,6 @@ from . import codex  # noqa: F401
 from . import openai_responses  # noqa: F401
 from . import strands  # noqa: F401
 from . import agents_sqlite  # noqa: F401
+from . import langchain  # noqa: F401
+from . import openhands  # noqa: F401
+from . import swe_agent  # noqa: F401

@@ -1,0 +1,186 @@
+"""OpenHands (V0) trajectory exports: one JSON array of events (``save_trajectory_path``), each
+``{id, source, action | observation, args | content + extras, cause?, tool_call_metadata?}``.
+
+- ``system`` action -> the system message (its ``args.tools`` -> tool definitions); a ``message``
+  action -> a user message (``source: "user"``) or an assistant reply (``source: "agent"``).
+- Actions carrying ``tool_call_metadata`` are tool calls. Several actions can come from one model
+  response; they share ``tool_call_metadata.model_response.id`` and become ONE assistant message
+  rebuilt from that response (its text and every tool call with the exact argument JSON), with
+  the response's ``usage`` (LiteLLM counts cached and cache-written input inside
+  ``prompt_tokens``; both are split out so ``Usage.context_tokens`` is the prompt size). Without a
+  stored response, the action's ``thought`` and ``args`` stand in.
+- Observations carrying ``tool_call_metadata`` -> a ``tool`` message answering that call
+  (``error`` observations set ``is_error``).
+- ``condensation`` actions: what they forget stays in the session. At the condensation's place
+  (so every earlier call keeps the history it had) we add what the later calls see instead: the
+  ``summary`` as a user message with ``starts_context=True`` (a summary unit), then copies of the
+  user messages the condenser kept (the task prompt in the kept head, any in the kept tail;
+  ``extra["copy_of_event"]``). OpenHands puts the summary after the kept head; the order of these
+  user messages does not change what they cost. Tool exchanges in the kept tail are not copied, because a copied
+  assistant message would count as another model call: they show as no longer sent, so the
+  estimate for calls after a condensation is lower than what OpenHands sent by that tail.
+- Other events (``agent_state_changed``, ``recall``, ``null`` observations, state changes) and
+  unknown ones are skipped with ``kind="ignored"``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..model import ImageBlock, Message, Session, SourceRef, TextBlock, ToolCallBlock, ToolResultBlock, Usage
+from .base import Format, Probe, SessionFormatError, register
+from .openai_responses import openai_usage, tool_definitions
+from .records import ignored, int_or_none, json_text, load_json
+
+NAME = "openhands"
+
+
+def _events_of(doc: Any) -> list[Any] | None:
+    if isinstance(doc, list):
+        return doc
+    if isinstance(doc, dict) and isinstance(doc.get("trajectory"), list) and "history" not in doc:
+        return doc["trajectory"]
+    return None
+
+
+def _is_event(e: Any) -> bool:
+    return isinstance(e, dict) and "source" in e and ("action" in e or "observation" in e)
+
+
+def litellm_usage(raw: Any) -> Usage | None:
+    """LiteLLM usage: ``prompt_tokens`` includes cache reads (``prompt_tokens_details.cached_tokens``
+    or ``cache_read_input_tokens``) and cache writes (``cache_creation_input_tokens``)."""
+    usage = openai_usage(raw)
+    if usage is None or not isinstance(raw, dict):
+        return usage
+    read = int_or_none(raw.get("cache_read_input_tokens"))
+    created = int_or_none(raw.get("cache_creation_input_tokens"))
+    if read is not None and usage.cache_read_input_tokens is None and usage.input_tokens is not None:
+        usage.input_tokens -= read
+        usage.cache_read_input_tokens = read
+    if created and usage.input_tokens is not None:
+        usage.input_tokens -= created
+        usage.cache_creation_input_tokens = created
+    return usage
+
+
+def _response_message(response: dict[str, Any]) -> tuple[list[Any], Usage | None]:
+    choices = response.get("choices") if isinstance(response.get("choices"), list) else []
+    message = choices[0].get("message") if choices and isinstance(choices[0], dict) else None
+    blocks: list[Any] = []
+    if isinstance(message, dict):
+        content = message.get("content")
+        if isinstance(content, str) and content:
+            blocks.append(TextBlock(text=content))
+        elif isinstance(content, list):
+            blocks.extend(TextBlock(text=p["text"]) for p in content if isinstance(p, dict) and isinstance(p.get("text"), str))
+        for call in message.get("tool_calls") or []:
+            fn = call.get("function") if isinstance(call, dict) else None
+            if isinstance(fn, dict):
+                blocks.append(ToolCallBlock(id=str(call.get("id", "")), name=str(fn.get("name", "")), arguments=json_text(fn.get("arguments", "{}"))))
+    return blocks, litellm_usage(response.get("usage"))
+
+
+def read(path: Path) -> Session:
+    doc = load_json(path)
+    events = _events_of(doc)
+    if events is None:
+        raise SessionFormatError(path, "$", "this is not an OpenHands trajectory.", "a JSON array of events with source and action/observation")
+    session = Session(path=str(path), format=NAME)
+    messages: list[Message] = []
+    originals: list[tuple[Any, Message]] = []  # (event id, message) of messages read from events
+    forgotten: set[Any] = set()
+    response_message: dict[str, Message] = {}
+
+    def emit(event: dict[str, Any], msg: Message) -> None:
+        msg.index = len(messages)
+        messages.append(msg)
+        originals.append((event.get("id"), msg))
+
+    for k, e in enumerate(events):
+        where = f"$[{k}]"
+        if not _is_event(e):
+            raise SessionFormatError(path, where, "not an OpenHands event.", "an object with source and action or observation")
+        source = SourceRef(json_path=where)
+        args = e.get("args") if isinstance(e.get("args"), dict) else {}
+        meta = e.get("tool_call_metadata") if isinstance(e.get("tool_call_metadata"), dict) else None
+        extra = {"event_id": e["id"]} if "id" in e else {}
+        action, observation = e.get("action"), e.get("observation")
+
+        if action == "system":
+            emit(e, Message(index=0, role="system", content=[TextBlock(text=str(args.get("content", "")))], source=source, extra=extra))
+            session.tools = tool_definitions(args.get("tools"))
+        elif action == "message" and meta is None:
+            role = "user" if e.get("source") == "user" else "assistant"
+            blocks: list[Any] = [TextBlock(text=str(args.get("content", "")))]
+            blocks += [ImageBlock(data=str(u), source_kind="base64" if str(u).startswith("data:") else "url") for u in args.get("image_urls") or []]
+            emit(e, Message(index=0, role=role, content=blocks, source=source, extra=extra))
+        elif action == "condensation":
+            ids = args.get("forgotten_event_ids")
+            if isinstance(ids, list):
+                forgotten.update(ids)
+            start, end = args.get("forgotten_events_start_id"), args.get("forgotten_events_end_id")
+            if isinstance(start, int) and isinstance(end, int):
+                forgotten.update(range(start, end + 1))
+            kept = [m for eid, m in originals if eid not in forgotten and m.role == "user" and not m.tool_results]
+            view = [m.model_copy(deep=True, update={"extra": {**m.extra, "copy_of_event": m.extra.get("event_id")}}) for m in kept]
+            summary = args.get("summary")
+            if isinstance(summary, str) and summary:
+                view.insert(0, Message(index=0, role="user", content=[TextBlock(text=summary)], source=source, extra={**extra, "condensation": True}))
+            if not view:
+                session.skipped.append(ignored(where, "condensation (nothing kept)"))
+                continue
+            view[0].starts_context = True
+            for m in view:
+                m.index = len(messages)
+                messages.append(m)
+        elif action is not None and meta is not None:
+            response = meta.get("model_response") if isinstance(meta.get("model_response"), dict) else None
+            rid = response.get("id") if response else None
+            if rid is not None and rid in response_message:
+                continue  # another action of a response already read
+            if response is not None:
+                blocks, usage = _response_message(response)
+            else:
+                thought = args.get("thought")
+                blocks = [TextBlock(text=thought)] if isinstance(thought, str) and thought else []
+                call_args = {a: v for a, v in args.items() if a != "thought"}
+                blocks.append(ToolCallBlock(id=str(meta.get("tool_call_id", "")), name=str(meta.get("function_name", action)), arguments=json_text(call_args)))
+                usage = None
+            msg = Message(index=0, role="assistant", content=blocks, usage=usage, source=source, extra=extra)
+            if rid is not None:
+                response_message[rid] = msg
+            emit(e, msg)
+        elif observation is not None and meta is not None:
+            block = ToolResultBlock(
+                tool_call_id=str(meta.get("tool_call_id", "")),
+                content=str(e.get("content", "")),
+                is_error=observation == "error",
+                name=meta.get("function_name") if isinstance(meta.get("function_name"), str) else None,
+            )
+            emit(e, Message(index=0, role="tool", content=[block], source=source, extra=extra))
+        else:
+            session.skipped.append(ignored(where, f"action/{action}" if action is not None else f"observation/{observation}"))
+    session.messages = messages
+    return session
+
+
+def detect(probe: Probe) -> int:
+    events = _events_of(probe.document)
+    if not events:
+        return 0
+    sample = [e for e in events[:50]]
+    if all(_is_event(e) for e in sample):
+        return 90
+    return 0
+
+
+FORMAT = register(
+    Format(
+        name=NAME,
+        description="OpenHands trajectory export (a JSON array of events)",
+        detect=detect,
+        read=read,
+    )
+)

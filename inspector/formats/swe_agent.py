@@ -1,0 +1,113 @@
+"""SWE-agent ``.traj`` files and mini-swe-agent ``*.traj.json`` trajectories.
+
+- SWE-agent: one JSON object; the conversation is ``history`` (chat messages with ``role``,
+  ``content``, and SWE-agent's ``agent``, ``message_type``, ``thought``, ``action``, ``is_demo``
+  kept in ``extra``). Function-calling configs give assistant ``tool_calls`` (OpenAI shape) answered
+  by ``role: "tool"`` messages with a ``tool_call_ids`` list (or ``tool_call_id``); older configs
+  send observations as user messages, which is what the model saw, so they stay user messages.
+  ``history`` keeps everything: history processors (``last_n_observations``...) only changed the
+  per-step ``query`` copies, which are not read; re-simulate them with a strategy instead.
+  ``info.model_stats`` (session totals, not per call) goes to ``Session.extra["model_stats"]``.
+- mini-swe-agent: ``{"info", "messages", "trajectory_format": "mini-swe-agent-..."}``; OpenAI-shape
+  messages whose ``extra.response.usage`` is the usage of the call that produced them.
+- Only the first id of a ``tool_call_ids`` list gets the result (one result per observation);
+  the others are kept in ``extra["tool_call_ids"]``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..model import ImageBlock, Message, Session, SourceRef, TextBlock, ToolCallBlock, ToolResultBlock
+from .base import Format, Probe, SessionFormatError, register
+from .openhands import litellm_usage
+from .records import json_text, load_json
+
+NAME = "swe_agent"
+EXTRA_FIELDS = ("agent", "message_type", "thought", "action", "is_demo", "tags")
+
+
+def _conversation(doc: Any) -> tuple[list[Any], str, bool] | None:
+    """``(messages, json path, is_mini)`` of a trajectory document, or None."""
+    if not isinstance(doc, dict):
+        return None
+    fmt = doc.get("trajectory_format")
+    if isinstance(fmt, str) and fmt.startswith("mini-swe-agent") and isinstance(doc.get("messages"), list):
+        return doc["messages"], "$.messages", True
+    if isinstance(doc.get("history"), list) and ("trajectory" in doc or "info" in doc):
+        return doc["history"], "$.history", False
+    return None
+
+
+def _content(content: Any) -> tuple[list[Any], str]:
+    if content is None:
+        return [], "null"
+    if isinstance(content, str):
+        return ([TextBlock(text=content)] if content else []), "string"
+    blocks: list[Any] = []
+    for part in content if isinstance(content, list) else [content]:
+        if isinstance(part, str):
+            blocks.append(TextBlock(text=part))
+        elif isinstance(part, dict) and part.get("type") == "image_url":
+            url = part.get("image_url")
+            url = str(url.get("url", "") if isinstance(url, dict) else url or "")
+            blocks.append(ImageBlock(data=url, source_kind="base64" if url.startswith("data:") else "url"))
+        elif isinstance(part, dict):
+            extra = {k: v for k, v in part.items() if k not in ("type", "text")}
+            blocks.append(TextBlock(text=str(part.get("text", "")), extra=extra))
+    return blocks, "parts"
+
+
+def read(path: Path) -> Session:
+    doc = load_json(path)
+    found = _conversation(doc)
+    if found is None:
+        raise SessionFormatError(path, "$", "this is not a SWE-agent trajectory.", 'an object with "history" and "trajectory" (.traj) or a mini-swe-agent "messages" list')
+    items, prefix, mini = found
+    session = Session(path=str(path), format=NAME)
+    for k, raw in enumerate(items):
+        where = f"{prefix}[{k}]"
+        if not isinstance(raw, dict) or raw.get("role") not in ("system", "user", "assistant", "tool"):
+            raise SessionFormatError(path, where, "not a chat message.", 'an object with "role" system, user, assistant or tool')
+        role = raw["role"]
+        extra = {f: raw[f] for f in EXTRA_FIELDS if f in raw}
+        blocks, form = _content(raw.get("content"))
+        usage = None
+        if role == "tool":
+            ids = raw.get("tool_call_ids") or ([raw["tool_call_id"]] if raw.get("tool_call_id") else [""])
+            if len(ids) > 1:
+                extra["tool_call_ids"] = ids
+            result_content = raw["content"] if isinstance(raw.get("content"), str) else "\n".join(b.text for b in blocks if isinstance(b, TextBlock))
+            blocks = [ToolResultBlock(tool_call_id=str(ids[0]), content=result_content)]
+        elif role == "assistant":
+            for call in raw.get("tool_calls") or []:
+                fn = call.get("function") if isinstance(call, dict) else None
+                if isinstance(fn, dict):
+                    blocks.append(ToolCallBlock(id=str(call.get("id", "")), name=str(fn.get("name", "")), arguments=json_text(fn.get("arguments", "{}"))))
+            response = (raw.get("extra") or {}).get("response") if mini and isinstance(raw.get("extra"), dict) else None
+            if isinstance(response, dict):
+                usage = litellm_usage(response.get("usage"))
+        session.messages.append(Message(index=len(session.messages), role=role, content=blocks, usage=usage, source=SourceRef(json_path=where), content_form=form, extra=extra))
+    info = doc.get("info") if isinstance(doc.get("info"), dict) else {}
+    session.extra = {k: info[k] for k in ("model_stats", "exit_status", "submission", "mini_version") if k in info}
+    if mini:
+        session.extra["trajectory_format"] = doc["trajectory_format"]
+    return session
+
+
+def detect(probe: Probe) -> int:
+    found = _conversation(probe.document)
+    if found is None:
+        return 0
+    return 95 if found[2] or probe.path.suffix == ".traj" else 92
+
+
+FORMAT = register(
+    Format(
+        name=NAME,
+        description="SWE-agent .traj trajectory (history) or mini-swe-agent .traj.json",
+        detect=detect,
+        read=read,
+    )
+)

@@ -1,0 +1,64 @@
+"""OpenHands trajectory exports: one assistant message per model response, tool results by
+tool_call_id, usage from the stored response, condensation, skipped events."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from inspector.formats import load
+from inspector.formats import builtin  # noqa: F401  (registers every format)
+from inspector.formats.base import FORMATS, Probe
+from inspector.units import ORPHAN_CALL, build_view
+
+TRAJ = Path(__file__).parent / "fixtures" / "real" / "openhands" / "trajectory.json"
+
+
+def test_detection():
+    scores = {n: f.detect(Probe(TRAJ)) for n, f in FORMATS.items()}
+    assert scores.pop("openhands") == 90
+    assert max(scores.values()) <= 1
+
+
+def test_messages_and_responses():
+    s = load(TRAJ)
+    assert [(m.role, str(m.source)) for m in s.messages] == [
+        ("system", "$[0]"), ("user", "$[1]"), ("assistant", "$[4]"), ("tool", "$[6]"), ("tool", "$[7]"),
+        ("assistant", "$[9]"), ("tool", "$[10]"), ("user", "$[11]"), ("user", "$[1]"),
+        ("assistant", "$[12]"), ("tool", "$[13]"), ("assistant", "$[14]"),
+    ]  # fmt: skip
+    first = s.messages[2]  # events 4 and 5 came from one response: one message, both calls
+    assert first.text == "Let me run the failing test and read the module."
+    assert [(c.id, c.name) for c in first.tool_calls] == [("toolu_a", "execute_bash"), ("toolu_b", "str_replace_editor")]
+    assert first.tool_calls[0].arguments == '{"command": "pytest -q tests/test_money.py"}'
+    assert s.messages[3].tool_results[0].text.endswith("1 failed in 0.05s")
+    assert [t.name for t in s.tools] == ["execute_bash", "str_replace_editor", "finish"]
+    assert [(x.where, x.reason) for x in s.skipped] == [
+        ("$[2]", "action/recall"),
+        ("$[3]", "observation/recall"),
+        ("$[8]", "observation/agent_state_changed"),
+        ("$[15]", "action/change_agent_state"),
+        ("$[16]", "action/teleport"),
+    ]
+
+
+def test_condensation_view_and_calls():
+    s = load(TRAJ)
+    summary, task_copy = s.messages[7], s.messages[8]
+    assert summary.starts_context and summary.text.startswith("The agent ran tests/test_money.py")
+    assert (task_copy.text, task_copy.extra["copy_of_event"], task_copy.starts_context) == ("Fix the failing test in tests/test_money.py", 1, False)
+    view = build_view(s)
+    assert [(u.kind.value, u.indices) for u in view.units] == [
+        ("system", (0,)), ("user", (1,)), ("tool_exchange", (2, 3, 4)), ("tool_exchange", (5, 6)),
+        ("summary", (7,)), ("user", (8,)), ("tool_exchange", (9, 10)), ("tool_exchange", (11,)),
+    ]  # fmt: skip
+    assert [(t.number, t.start, t.stop) for t in view.turns] == [(0, 0, 1), (1, 1, 7), (2, 7, 8), (3, 8, 12)]
+    assert [(c.message_index, c.context_start) for c in view.calls] == [(2, 0), (5, 0), (9, 7), (11, 7)]
+    assert view.flags[11] & ORPHAN_CALL  # finish has no observation
+    usage = [s.messages[c.message_index].usage for c in view.calls]
+    assert [(u.input_tokens, u.cache_read_input_tokens, u.cache_creation_input_tokens, u.output_tokens) for u in usage] == [
+        (404, 4096, 900, 120),
+        (1200, 5400, 300, 80),
+        (1052, 2048, None, 30),
+        (300, 3000, None, 40),
+    ]
+    assert [u.context_tokens for u in usage] == [5400, 6900, 3100, 3300]

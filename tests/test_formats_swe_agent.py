@@ -1,0 +1,68 @@
+"""SWE-agent .traj and mini-swe-agent .traj.json: history messages, tool_call_ids, parallel
+calls, per-call usage (mini), totals in extra."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from inspector.formats import SessionFormatError, load
+from inspector.formats import builtin  # noqa: F401  (registers every format)
+from inspector.formats.base import FORMATS, Probe
+from inspector.units import build_view
+
+FIX = Path(__file__).parent / "fixtures" / "real" / "swe_agent"
+TRAJ = FIX / "text__slugify-17.traj"
+MINI = FIX / "slugify-17.traj.json"
+
+
+def test_detection():
+    scores = {n: f.detect(Probe(TRAJ)) for n, f in FORMATS.items()}
+    assert scores.pop("swe_agent") == 95
+    assert max(scores.values()) == 0
+    scores = {n: f.detect(Probe(MINI)) for n, f in FORMATS.items()}
+    assert scores.pop("swe_agent") == 95
+    assert max(scores.values()) == 90  # the OpenAI Chat reader also accepts {"messages": [...]}
+
+
+def test_traj_history():
+    s = load(TRAJ)
+    assert s.format == "swe_agent"
+    assert [(m.role, str(m.source)) for m in s.messages] == [(r, f"$.history[{i}]") for i, r in enumerate(
+        ["system", "user", "assistant", "tool", "assistant", "tool", "assistant", "tool", "tool"])]  # fmt: skip
+    assert s.messages[1].text.startswith("<uploaded_files>")
+    assert s.messages[1].content[0].extra == {"cache_control": {"type": "ephemeral"}}
+    assert [c.id for c in s.messages[6].tool_calls] == ["call_s3", "call_s4"]
+    assert [m.tool_results[0].tool_call_id for m in s.messages[7:9]] == ["call_s3", "call_s4"]
+    assert s.messages[3].tool_results[0].text == "OBSERVATION:\n/testbed/text/utils.py:12:def slugify(value):"
+    assert s.messages[2].extra["message_type"] == "action"
+    view = build_view(s)
+    assert [(u.kind.value, u.indices) for u in view.units] == [
+        ("system", (0,)), ("user", (1,)), ("tool_exchange", (2, 3)), ("tool_exchange", (4, 5)), ("tool_exchange", (6, 7, 8))
+    ]  # fmt: skip
+    assert [(t.number, t.start, t.stop) for t in view.turns] == [(0, 0, 1), (1, 1, 9)]
+    assert [c.message_index for c in view.calls] == [2, 4, 6]
+    assert all(s.messages[c.message_index].usage is None for c in view.calls)
+    assert s.extra["model_stats"] == {"instance_cost": 0.021, "tokens_sent": 8812, "tokens_received": 214, "api_calls": 3}
+
+
+def test_mini_swe_agent_usage_per_call():
+    s = load(MINI)
+    assert s.format == "swe_agent"
+    view = build_view(s)
+    assert [(t.number, t.start, t.stop) for t in view.turns] == [(0, 0, 1), (1, 1, 3), (2, 3, 5)]
+    usage = [s.messages[c.message_index].usage for c in view.calls]
+    assert [(u.input_tokens, u.cache_read_input_tokens, u.output_tokens, u.context_tokens) for u in usage] == [
+        (1900, 0, 40, 1900),
+        (258, 1792, 25, 2050),
+    ]
+    assert s.extra["trajectory_format"] == "mini-swe-agent-1.1"
+
+
+def test_bad_role_names_the_path(tmp_path):
+    p = tmp_path / "x.traj"
+    p.write_text('{"trajectory": [], "history": [{"role": "user", "content": "a"}, {"role": "robot", "content": "b"}]}')
+    with pytest.raises(SessionFormatError) as err:
+        load(p)
+    assert str(err.value).startswith(f"{p}, $.history[1]: not a chat message.")
