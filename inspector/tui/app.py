@@ -194,7 +194,7 @@ class InspectorApp(App[int]):
     def on_resize(self) -> None:
         short = self.size.height < 34
         self.screen.set_class(short, "-short")
-        self.screen.set_class(self.size.width < 110, "-narrow")
+        self.screen.set_class(self.size.width < 130, "-narrow")
 
     # --- counting ---------------------------------------------------------------------------
     def _sync_count_ok(self) -> bool:

@@ -177,10 +177,11 @@ class MessageList(LineList):
         turn = max(4, len(str(turns)) + 1)
         biggest = max(result.snapshot.table.totals, default=0) if result is not None else 0
         tokens = max(9, 2 * len(f"{biggest:,}") + 1)
-        status, rules, unit, role = 10, 3, 7, 4
-        tool = 14 if width >= 110 else 10 if width >= 90 else 0
-        # bracket + spaces between the columns
-        fixed = 1 + pos + turn + unit + role + tool + tokens + status + rules + 9
+        status, rules, unit = 10, 3, 7
+        role = 4 if width >= 90 else 0
+        tool = 14 if width >= 120 else 10 if width >= 96 else 0
+        # bracket + the spaces after each column
+        fixed = 1 + pos + turn + unit + (role + 1 if role else 0) + (tool + 1 if tool else 0) + tokens + status + rules + 6
         preview = max(8, width - fixed)
         cols = Columns(pos, turn, unit, role, tool, preview, tokens, status, rules)
         self._columns = (width, cols)
@@ -198,8 +199,9 @@ class MessageList(LineList):
             est = "≈"
         parts = [
             " ", "#".rjust(c.pos), " ", "turn".ljust(c.turn), " ", "unit".ljust(c.unit), " ",
-            "role".ljust(c.role), " ",
         ]
+        if c.role:
+            parts += ["role".ljust(c.role), " "]
         if c.tool:
             parts += ["tool".ljust(c.tool), " "]
         parts += ["preview".ljust(c.preview), " ", (est + "tokens").rjust(c.tokens)[-c.tokens:], " ",
@@ -278,8 +280,9 @@ class MessageList(LineList):
             (f"{i}".rjust(c.pos) + " ", muted, True),
             (f"t{view.turn_of[i]}".ljust(c.turn) + " ", muted, True),
             (label.ljust(c.unit)[: c.unit] + " ", label_style, True),
-            (ROLE_LABEL.get(view.roles[i], view.roles[i]).ljust(c.role)[: c.role] + " ", unit_style, True),
         ]
+        if c.role:
+            segs.append((ROLE_LABEL.get(view.roles[i], view.roles[i]).ljust(c.role)[: c.role] + " ", unit_style, True))
         if c.tool:
             segs.append((set_cell_size(info.tool(i), c.tool) + " ", self.style("msglist--unit-tool-exchange"), True))
         preview_style = self.style("msglist--unit-summary") if kind is UnitKind.SUMMARY else None
@@ -309,8 +312,9 @@ class MessageList(LineList):
             ("+".rjust(c.pos) + " ", style, False),
             ("".ljust(c.turn) + " ", None, False),
             (item.kind[: c.unit].ljust(c.unit) + " ", kind_style, False),
-            (ROLE_LABEL.get(item.role, item.role).ljust(c.role) + " ", kind_style, False),
         ]
+        if c.role:
+            segs.append((ROLE_LABEL.get(item.role, item.role).ljust(c.role) + " ", kind_style, False))
         if c.tool:
             segs.append(("".ljust(c.tool) + " ", None, False))
         segs.extend(self._preview_segments(text, c.preview, style))

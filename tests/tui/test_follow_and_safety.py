@@ -1,0 +1,176 @@
+"""Live follow of a growing JSONL file, session text that tries to be markup or terminal control,
+and a megabyte message that must preview and open without freezing."""
+
+from __future__ import annotations
+
+import json
+import time
+
+from inspector import load
+from inspector.model import Session, ToolCallBlock, ToolResultBlock
+from inspector.tui.screens.detail import TextScreen
+from inspector.tui.widgets.detail import DetailPane, TextView
+from inspector.tui.widgets.status import StatusLine
+from tui_helpers import make_app, msg, row_of, settle, totals_text
+
+SIZE = (160, 48)
+
+
+def jsonl_line(record: dict) -> str:
+    return json.dumps(record) + "\n"
+
+
+def start_file(path, n_turns: int = 12) -> None:
+    lines = [jsonl_line({"role": "system", "content": "You are a helpful agent."})]
+    for t in range(n_turns):
+        lines.append(jsonl_line({"role": "user", "content": f"question {t}"}))
+        lines.append(jsonl_line({"role": "assistant", "content": f"answer {t}"}))
+    path.write_text("".join(lines))
+
+
+async def wait_for(pilot, predicate, seconds: float = 5.0) -> bool:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if predicate():
+            return True
+        await pilot.pause(0.05)
+    return predicate()
+
+
+async def test_follow_appends_rows_and_stays_at_the_bottom(tmp_path):
+    path = tmp_path / "live.jsonl"
+    start_file(path, 30)
+    app = make_app(load(path), path=str(path), follow=None)  # JSONL: follow is on by default
+    async with app.run_test(size=(160, 30)) as pilot:
+        await settle(pilot, app)
+        assert app.following
+        assert "● following" in app.query_one(StatusLine).render().plain
+        lst = app.list
+        lst.action_last()
+        await pilot.pause()
+        assert round(lst.scroll_y) == lst.max_scroll_y > 0
+        n = lst.row_count()
+        with path.open("a") as fh:
+            fh.write(jsonl_line({"role": "user", "content": "a brand new question about invoices"}))
+            fh.write('{"role": "assistant", "content": "half wri')  # the agent is still writing
+        app.poll_follow()
+        assert await wait_for(pilot, lambda: lst.row_count() == n + 1)
+        await settle(pilot, app)
+        assert "a brand new question about invoices" in row_of(app, n)
+        assert round(lst.scroll_y) == lst.max_scroll_y  # still anchored at the bottom
+        assert lst.cursor == n  # the cursor followed the new last row
+        with path.open("a") as fh:
+            fh.write('tten answer"}\n')
+        app.poll_follow()
+        assert await wait_for(pilot, lambda: lst.row_count() == n + 2)
+        await settle(pilot, app)
+        assert "half written answer" in row_of(app, n + 1)
+        assert f"{len(app.view):,} messages" in app.query_one(StatusLine).render().plain
+        # scrolled away: new rows arrive but the view stays where the user is
+        lst.action_first()
+        await pilot.pause()
+        with path.open("a") as fh:
+            fh.write(jsonl_line({"role": "user", "content": "another one"}))
+        app.poll_follow()
+        assert await wait_for(pilot, lambda: lst.row_count() == n + 3)
+        await settle(pilot, app)
+        assert round(lst.scroll_y) == 0 and lst.cursor == 0
+        # the totals follow the new messages
+        assert f"after all {n + 3} messages" in totals_text(app)
+
+
+async def test_follow_wakes_on_file_change_without_a_poll_call(tmp_path):
+    path = tmp_path / "live.jsonl"
+    start_file(path, 2)
+    app = make_app(load(path), path=str(path), follow=True)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot, app)
+        n = app.list.row_count()
+        with path.open("a") as fh:
+            fh.write(jsonl_line({"role": "user", "content": "appended while watching"}))
+        assert await wait_for(pilot, lambda: app.list.row_count() == n + 1, seconds=4)
+
+
+async def test_truncated_file_shows_a_notice_and_keeps_what_was_loaded(tmp_path):
+    path = tmp_path / "live.jsonl"
+    start_file(path, 5)
+    app = make_app(load(path), path=str(path), follow=True)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot, app)
+        n = app.list.row_count()
+        path.write_text(jsonl_line({"role": "user", "content": "x"}))
+        app.poll_follow()
+        assert await wait_for(pilot, lambda: "truncated" in app.query_one(StatusLine).render().plain)
+        assert app.list.row_count() == n
+        path.unlink()
+        app.poll_follow()
+        await pilot.pause(0.2)
+        assert app.list.row_count() == n
+
+
+async def test_markup_and_escape_codes_show_literally():
+    nasty = "[bold red]not bold[/] [link=http://x]y[/link] \x1b[31mred\x1b[0m \x1b]0;pwned\x07 \x9b2J end"
+    session = Session(format="openai", messages=[
+        msg(0, "system", "sys"),
+        msg(1, "user", nasty),
+        msg(2, "assistant", ToolCallBlock(id="c1", name="bash", arguments='{"cmd": "[/]"}')),
+        msg(3, "tool", ToolResultBlock(tool_call_id="c1", content=nasty)),
+        msg(4, "assistant", "ok"),
+    ])
+    app = make_app(session)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        row = row_of(app, 1)
+        assert "[bold red]not bold[/] [link=http://x]y[/link]" in row
+        assert "[/link] \\x1b" in row  # the preview is cut there; the escape shows as text
+        assert "\x1b" not in row and "\x07" not in row and "\x9b" not in row
+        for strip_row in range(app.list.row_count()):
+            for seg in app.list.render_row(strip_row, 160, False):
+                assert not any(ord(c) < 32 or 0x7F <= ord(c) < 0xA0 for c in seg.text)
+                assert not seg.style or not seg.style.link  # no link smuggled in by markup
+        app.list.move_cursor(3)
+        await pilot.pause()
+        pane = "\n".join(t for t, _ in app.query_one(DetailPane).lines)
+        assert "[bold red]not bold[/]" in pane
+        assert "\\x1b[31mred\\x1b[0m \\x1b]0;pwned\\x07 \\x9b2J end" in pane
+        await pilot.press("enter")
+        await pilot.pause()
+        lines = [t for t, _ in app.screen.query_one(TextView).lines]
+        assert any("\\x1b[31mred" in t for t in lines)
+        assert not any("\x1b" in t for t in lines)
+
+
+async def test_megabyte_message_previews_and_opens_at_once():
+    big = ("0123456789abcdef" * 64 + "\n") * 2048  # about 2 MB, 2,048 lines
+    huge_line = "x" * 3_000_000  # one 3 MB line
+    session = Session(format="openai", messages=[
+        msg(0, "system", "sys"),
+        msg(1, "user", "read both"),
+        msg(2, "assistant", ToolCallBlock(id="a", name="read_file", arguments='{"p": 1}'),
+            ToolCallBlock(id="b", name="read_file", arguments='{"p": 2}')),
+        msg(3, "tool", ToolResultBlock(tool_call_id="a", content=big)),
+        msg(4, "tool", ToolResultBlock(tool_call_id="b", content=huge_line)),
+        msg(5, "assistant", "done"),
+    ])
+    app = make_app(session, encoding="approx")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        assert len(row_of(app, 3)) == app.list.size.width
+        for row in (3, 4):
+            t0 = time.perf_counter()
+            app.list.move_cursor(row)
+            await pilot.pause()
+            assert time.perf_counter() - t0 < 0.5
+            pane = app.query_one(DetailPane).lines
+            assert sum(len(t) for t, _ in pane) < 10_000  # the pane never holds the whole message
+            t0 = time.perf_counter()
+            await pilot.press("enter")
+            await pilot.pause()
+            assert isinstance(app.screen, TextScreen)
+            view = app.screen.query_one(TextView)
+            await pilot.press("end")
+            await pilot.pause()
+            assert time.perf_counter() - t0 < 3.0
+            assert view.virtual_size.height >= (2048 if row == 3 else 3_000_000 // 160)
+            await pilot.press("escape")
+            await pilot.pause()
