@@ -24,6 +24,7 @@ from typing import Any, NoReturn
 from .. import __version__
 from ..tokens import ENCODINGS
 from .options import UsageError, add_session_options, add_strategy_options, make_settings, settings_kwargs
+from . import sessions as _sessions
 
 PROG = "context-inspector"
 EXIT_USAGE = 2
@@ -45,6 +46,7 @@ SUMMARIES = {
     "compare": "every strategy and a few pipelines side by side",
     "export": "the pruned history as an OpenAI or Anthropic request body",
     "samples": "paths of the bundled sample sessions",
+    "sessions": _sessions.SUMMARY,
 }
 
 
@@ -77,6 +79,7 @@ def _tui_parser() -> Parser:
     p.add_argument("--format", metavar="NAME", help="force a format instead of detecting it")
     p.add_argument("--encoding", choices=ENCODINGS, default="cl100k_base", help="token counter (default: cl100k_base)")
     p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    _sessions.add_latest_option(p)
     return p
 
 
@@ -121,6 +124,8 @@ def _sub_parsers() -> dict[str, Parser]:
 
     p = new("samples", "Print the paths of the bundled sample sessions (or of the one called NAME).")
     p.add_argument("name", metavar="NAME", nargs="?", help="a sample's file name, e.g. three_questions.json")
+
+    _sessions.configure(new("sessions", _sessions.DESCRIPTION))
     return parsers
 
 
@@ -369,6 +374,8 @@ def cmd_samples(args: argparse.Namespace) -> int:
 def cmd_tui(args: argparse.Namespace) -> int:
     from .samples import sample_path
 
+    if args.latest:
+        args.session, args.format = _sessions.latest_session(args)
     path = args.session or str(sample_path())
     # Bad input gets the same one-paragraph error as the subcommands, before the screen changes.
     from .. import formats
@@ -388,6 +395,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "compare": cmd_compare,
     "export": cmd_export,
     "samples": cmd_samples,
+    "sessions": _sessions.cmd_sessions,
 }
 
 
