@@ -15,7 +15,8 @@ valid.
   the same item reader; rows removed (``pop_item``, ``clear_session``) reload the session with a
   notice. The database is only ever opened read-only.
 
-:func:`follower_for` picks the right follower (these two, or the JSONL Follower) for a path.
+:func:`follower_for` picks the right follower (these two, or the JSONL Follower) for a path;
+:func:`can_follow` says whether a format can be followed at all.
 """
 
 from __future__ import annotations
@@ -188,6 +189,18 @@ class SqliteFollower(_Base):
         return FollowUpdate(first, self.session.messages[first:], notice, self.session)
 
 
+#: Formats followed here rather than by the JSONL Follower.
+FOLLOWABLE = frozenset({strands.NAME, agents_sqlite.NAME})
+
+
+def can_follow(fmt: str) -> bool:
+    """Whether sessions of format ``fmt`` can be followed live (JSONL streams and these)."""
+    from .formats import FORMATS
+
+    known = FORMATS.get(fmt)
+    return fmt in FOLLOWABLE or bool(known is not None and known.stream is not None)
+
+
 def follower_for(path: str | Path, fmt: str) -> Follower | StrandsFollower | SqliteFollower:
     """The follower for ``path`` read as format ``fmt`` (SessionFormatError if it cannot be followed)."""
     if fmt == strands.NAME:
@@ -197,4 +210,4 @@ def follower_for(path: str | Path, fmt: str) -> Follower | StrandsFollower | Sql
     return Follower(path, fmt)
 
 
-__all__ = ["SqliteFollower", "StrandsFollower", "follower_for"]
+__all__ = ["FOLLOWABLE", "SqliteFollower", "StrandsFollower", "can_follow", "follower_for"]

@@ -129,3 +129,11 @@ def test_sqlite_popped_row_reloads(tmp_path):
 def test_jsonl_formats_use_the_jsonl_follower():
     rollout = next((FIX / "codex").glob("*.jsonl"))
     assert isinstance(follower_for(rollout, "codex"), Follower)
+
+
+def test_can_follow():
+    from inspector.follow_dir import can_follow
+
+    assert [f for f in ("claude_code", "codex", "jsonl", "strands", "agents_sqlite", "openai", "langchain") if can_follow(f)] == [
+        "claude_code", "codex", "jsonl", "strands", "agents_sqlite"
+    ]  # fmt: skip
