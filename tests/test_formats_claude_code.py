@@ -217,3 +217,21 @@ def test_follower_sees_appended_lines(tmp_path):
     update = follower.poll()
     assert update.first == 1
     assert [(m.role, len(m.content)) for m in update.messages] == [("assistant", 3), ("user", 1)]
+
+
+def test_fields_of_unexpected_types_never_raise(tmp_path):
+    p = tmp_path / "odd.jsonl"
+    p.write_text(
+        '{"type":"user","uuid":"a","parentUuid":null,"sessionId":"s","message":{"role":"user","content":"hi"}}\n'
+        '{"type":"assistant","uuid":"b","parentUuid":"a","message":{"id":"m","content":[{"type":"tool_use","id":"t","name":"X","input":"raw"}],"usage":{"input_tokens":"7"}}}\n'
+        '{"type":"user","uuid":"c","parentUuid":"b","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":[1,{"type":"image","source":"?"}]}]}}\n'
+        '{"type":"assistant","uuid":"d","parentUuid":"c","message":{"id":"m2","content":{"weird":true}}}\n'
+        '{"type":"user","uuid":"e","parentUuid":"d","message":{"role":"user","content":[{"type":"image","source":{"type":"base64","data":5}}]},"future":{"field":1}}\n'
+    )
+    s = load(p)
+    assert [m.role for m in s.messages] == ["user", "assistant", "user", "assistant", "user"]
+    assert s.messages[1].tool_calls[0].arguments == "raw"
+    assert s.messages[1].usage.input_tokens is None
+    assert s.messages[2].tool_results[0].content[0].text == "1"
+    assert s.messages[3].content[0].raw == {"content": {"weird": True}}
+    assert s.skipped == []

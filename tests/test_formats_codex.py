@@ -176,3 +176,17 @@ def test_follower(tmp_path):
     update = follower.poll()
     assert update.first == 8
     assert [m.role for m in update.messages] == ["assistant", "tool", "assistant"]
+
+
+def test_fields_of_unexpected_types_are_reported_not_raised(tmp_path):
+    p = tmp_path / "odd.jsonl"
+    p.write_text(
+        '{"timestamp":"t","type":"response_item","payload":{"type":"reasoning","summary":5}}\n'
+        '{"timestamp":"t","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_image","image_url":5}]}}\n'
+        '{"timestamp":"t","type":"response_item","payload":{"type":"function_call_output","call_id":"c","output":{"content":7}}}\n'
+        '{"timestamp":"t","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"ok"}],"new_field":[1]}}\n'
+    )
+    s = load(p)
+    assert [(m.role, m.source.line) for m in s.messages] == [("assistant", 1), ("user", 2), ("tool", 3), ("user", 4)]
+    assert s.messages[2].tool_results[0].content == "{\"content\":7}"
+    assert s.skipped == []

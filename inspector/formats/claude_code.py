@@ -46,6 +46,7 @@ from ..model import (
     RawBlock,
     ResultPart,
     Session,
+    Skipped,
     SourceRef,
     TextBlock,
     ThinkingBlock,
@@ -307,6 +308,14 @@ class ClaudeCodeStream:
 
     # entries
     def add(self, entry: dict[str, Any], line_no: int, file: str | None = None, side_key: str | None = None) -> None:
+        """Consume one entry; an entry whose fields have unexpected types goes to ``skipped``."""
+        try:
+            self._add(entry, line_no, file, side_key)
+        except (TypeError, ValueError, AttributeError) as exc:
+            where = SourceRef(line=line_no, file=file)
+            self.session.skipped.append(Skipped(where=str(where), reason=f"malformed {entry.get('type')} record ({type(exc).__name__}: {exc})"))
+
+    def _add(self, entry: dict[str, Any], line_no: int, file: str | None, side_key: str | None) -> None:
         where = SourceRef(line=line_no, file=file)
         rtype = entry.get("type")
         if not isinstance(rtype, str):

@@ -29,7 +29,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..model import Message, RawBlock, Session, SourceRef, TextBlock
+from ..model import Message, RawBlock, Session, Skipped, SourceRef, TextBlock
 from .base import Format, Probe, SessionFormatError, register
 from .openai_responses import ItemReader, openai_usage
 from .records import head_records, ignored, iter_lines, parse_line
@@ -69,6 +69,12 @@ class CodexStream:
             self.session.skipped.append(ignored(source, "record without a type and payload"))
             return
         self.recognised += 1
+        try:
+            self._dispatch(rtype, payload, source)
+        except (TypeError, ValueError, AttributeError) as exc:  # a field of an unexpected type
+            self.session.skipped.append(Skipped(where=str(source), reason=f"malformed {rtype} record ({type(exc).__name__}: {exc})"))
+
+    def _dispatch(self, rtype: str, payload: dict[str, Any], source: SourceRef) -> None:
         if rtype == "response_item":
             self._items.add(payload, source)
         elif rtype == "event_msg":

@@ -27,6 +27,7 @@ from ..model import (
     RawBlock,
     ResultPart,
     Session,
+    Skipped,
     SourceRef,
     TextBlock,
     ThinkingBlock,
@@ -174,45 +175,49 @@ def read(path: Path) -> Session:
     last_function_call: str | None = None
     for k, item in enumerate(items):
         where = f"{prefix}[{k}]"
-        kind, data = _type_and_data(item)
-        if kind is None or data is None:
-            raise SessionFormatError(path, where, "not a LangChain message.", '{"type": "human"|"ai"|"system"|"tool", "data": {...}}')
-        if kind == "remove":
-            session.skipped.append(ignored(where, "remove"))
-            continue
-        role = ROLE_OF.get(kind) or (data.get("role") if data.get("role") in ("user", "assistant", "system") else "user")
-        if kind not in KNOWN_TYPES:
-            session.skipped.append(ignored(where, f"{kind} (unknown message type)"))
-            continue
-        extra = {key: data[key] for key in ("id",) if data.get(key)}
-        meta = data.get("response_metadata") if isinstance(data.get("response_metadata"), dict) else {}
-        if meta.get("model_name") or meta.get("model"):
-            extra["model"] = meta.get("model_name") or meta.get("model")
-        source = SourceRef(json_path=where)
-        name = data.get("name") if isinstance(data.get("name"), str) else None
-        if role == "tool":
-            call_id = data.get("tool_call_id") or (last_function_call if kind == "function" else None) or ""
-            block = ToolResultBlock(tool_call_id=str(call_id), content=_result(data.get("content", "")), is_error=data.get("status") == "error", name=name)
-            session.messages.append(Message(index=len(session.messages), role="tool", content=[block], source=source, extra=extra))
-            continue
-        calls = _tool_calls(data) if kind == "ai" else []
-        fc = (data.get("additional_kwargs") or {}).get("function_call") if kind == "ai" and isinstance(data.get("additional_kwargs"), dict) else None
-        if isinstance(fc, dict) and not calls:  # legacy functions API: linked by adjacency
-            last_function_call = f"function_call_{k}"
-            calls.append(ToolCallBlock(id=last_function_call, name=str(fc.get("name", "")), arguments=json_text(fc.get("arguments", "{}"))))
-        blocks, form = _content(data.get("content"), {c.id for c in calls})
-        session.messages.append(
-            Message(
-                index=len(session.messages),
-                role=role,
-                content=blocks + calls,
-                name=name,
-                usage=_usage(data.get("usage_metadata")) if kind == "ai" else None,
-                source=source,
-                content_form=form,
-                extra=extra,
+        try:
+            kind, data = _type_and_data(item)
+            if kind is None or data is None:
+                raise SessionFormatError(path, where, "not a LangChain message.", '{"type": "human"|"ai"|"system"|"tool", "data": {...}}')
+            if kind == "remove":
+                session.skipped.append(ignored(where, "remove"))
+                continue
+            role = ROLE_OF.get(kind) or (data.get("role") if data.get("role") in ("user", "assistant", "system") else "user")
+            if kind not in KNOWN_TYPES:
+                session.skipped.append(ignored(where, f"{kind} (unknown message type)"))
+                continue
+            extra = {key: data[key] for key in ("id",) if data.get(key)}
+            meta = data.get("response_metadata") if isinstance(data.get("response_metadata"), dict) else {}
+            if meta.get("model_name") or meta.get("model"):
+                extra["model"] = meta.get("model_name") or meta.get("model")
+            source = SourceRef(json_path=where)
+            name = data.get("name") if isinstance(data.get("name"), str) else None
+            if role == "tool":
+                call_id = data.get("tool_call_id") or (last_function_call if kind == "function" else None) or ""
+                block = ToolResultBlock(tool_call_id=str(call_id), content=_result(data.get("content", "")), is_error=data.get("status") == "error", name=name)
+                session.messages.append(Message(index=len(session.messages), role="tool", content=[block], source=source, extra=extra))
+                continue
+            calls = _tool_calls(data) if kind == "ai" else []
+            fc = (data.get("additional_kwargs") or {}).get("function_call") if kind == "ai" and isinstance(data.get("additional_kwargs"), dict) else None
+            if isinstance(fc, dict) and not calls:  # legacy functions API: linked by adjacency
+                last_function_call = f"function_call_{k}"
+                calls.append(ToolCallBlock(id=last_function_call, name=str(fc.get("name", "")), arguments=json_text(fc.get("arguments", "{}"))))
+            blocks, form = _content(data.get("content"), {c.id for c in calls})
+            session.messages.append(
+                Message(
+                    index=len(session.messages),
+                    role=role,
+                    content=blocks + calls,
+                    name=name,
+                    usage=_usage(data.get("usage_metadata")) if kind == "ai" else None,
+                    source=source,
+                    content_form=form,
+                    extra=extra,
+                )
             )
-        )
+        except (TypeError, ValueError, AttributeError) as exc:  # a field of an unexpected type
+            session.skipped.append(Skipped(where=where, reason=f"malformed message ({type(exc).__name__}: {exc})"))
+
     return session
 
 

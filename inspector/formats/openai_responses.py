@@ -60,6 +60,10 @@ RESPONSES_TYPES = frozenset(
 )
 
 
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
 def _image(part: dict[str, Any]) -> ImageBlock:
     url = part.get("image_url") or part.get("file_id") or ""
     if isinstance(url, dict):
@@ -180,7 +184,16 @@ class ItemReader:
         return self.messages[self.open]
 
     def add(self, item: Any, source: SourceRef, starts_context: bool = False) -> Message | None:
-        """Add one item; returns the message it created or extended (None when skipped)."""
+        """Add one item; returns the message it created or extended (None when skipped). An item
+        whose fields have unexpected types is reported in ``skipped``, never raised."""
+        try:
+            return self._add(item, source, starts_context)
+        except (TypeError, ValueError, AttributeError) as exc:
+            kind = item.get("type") if isinstance(item, dict) else None
+            self.skipped.append(Skipped(where=str(source), reason=f"malformed {kind or 'item'} ({type(exc).__name__}: {exc})"))
+            return None
+
+    def _add(self, item: Any, source: SourceRef, starts_context: bool) -> Message | None:
         if not isinstance(item, dict):
             self.skipped.append(Skipped(where=str(source), reason=f"expected an item object, got {type(item).__name__}"))
             return None
@@ -190,9 +203,9 @@ class ItemReader:
         if t == "message":
             return self._message(item, source, starts_context)
         if t == "reasoning":
-            texts = [p.get("text", "") for p in item.get("summary") or [] if isinstance(p, dict)]
+            texts = [p.get("text", "") for p in _list(item.get("summary")) if isinstance(p, dict)]
             if not any(texts):
-                texts = [p.get("text", "") for p in item.get("content") or [] if isinstance(p, dict)]
+                texts = [p.get("text", "") for p in _list(item.get("content")) if isinstance(p, dict)]
             extra = {k: item[k] for k in ("id", "encrypted_content") if item.get(k)}
             block = ThinkingBlock(thinking="\n".join(t for t in texts if isinstance(t, str)), extra=extra)
             return self._extend(block, source)

@@ -28,7 +28,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..model import ImageBlock, Message, Session, SourceRef, TextBlock, ToolCallBlock, ToolResultBlock, Usage
+from ..model import ImageBlock, Message, Session, Skipped, SourceRef, TextBlock, ToolCallBlock, ToolResultBlock, Usage
 from .base import Format, Probe, SessionFormatError, register
 from .openai_responses import openai_usage, tool_definitions
 from .records import ignored, int_or_none, json_text, load_json
@@ -100,68 +100,72 @@ def read(path: Path) -> Session:
 
     for k, e in enumerate(events):
         where = f"$[{k}]"
-        if not _is_event(e):
-            raise SessionFormatError(path, where, "not an OpenHands event.", "an object with source and action or observation")
-        source = SourceRef(json_path=where)
-        args = e.get("args") if isinstance(e.get("args"), dict) else {}
-        meta = e.get("tool_call_metadata") if isinstance(e.get("tool_call_metadata"), dict) else None
-        extra = {"event_id": e["id"]} if "id" in e else {}
-        action, observation = e.get("action"), e.get("observation")
+        try:
+            if not _is_event(e):
+                raise SessionFormatError(path, where, "not an OpenHands event.", "an object with source and action or observation")
+            source = SourceRef(json_path=where)
+            args = e.get("args") if isinstance(e.get("args"), dict) else {}
+            meta = e.get("tool_call_metadata") if isinstance(e.get("tool_call_metadata"), dict) else None
+            extra = {"event_id": e["id"]} if "id" in e else {}
+            action, observation = e.get("action"), e.get("observation")
 
-        if action == "system":
-            emit(e, Message(index=0, role="system", content=[TextBlock(text=str(args.get("content", "")))], source=source, extra=extra))
-            session.tools = tool_definitions(args.get("tools"))
-        elif action == "message" and meta is None:
-            role = "user" if e.get("source") == "user" else "assistant"
-            blocks: list[Any] = [TextBlock(text=str(args.get("content", "")))]
-            blocks += [ImageBlock(data=str(u), source_kind="base64" if str(u).startswith("data:") else "url") for u in args.get("image_urls") or []]
-            emit(e, Message(index=0, role=role, content=blocks, source=source, extra=extra))
-        elif action == "condensation":
-            ids = args.get("forgotten_event_ids")
-            if isinstance(ids, list):
-                forgotten.update(ids)
-            start, end = args.get("forgotten_events_start_id"), args.get("forgotten_events_end_id")
-            if isinstance(start, int) and isinstance(end, int):
-                forgotten.update(range(start, end + 1))
-            kept = [m for eid, m in originals if eid not in forgotten and m.role == "user" and not m.tool_results]
-            view = [m.model_copy(deep=True, update={"extra": {**m.extra, "copy_of_event": m.extra.get("event_id")}}) for m in kept]
-            summary = args.get("summary")
-            if isinstance(summary, str) and summary:
-                view.insert(0, Message(index=0, role="user", content=[TextBlock(text=summary)], source=source, extra={**extra, "condensation": True}))
-            if not view:
-                session.skipped.append(ignored(where, "condensation (nothing kept)"))
-                continue
-            view[0].starts_context = True
-            for m in view:
-                m.index = len(messages)
-                messages.append(m)
-        elif action is not None and meta is not None:
-            response = meta.get("model_response") if isinstance(meta.get("model_response"), dict) else None
-            rid = response.get("id") if response else None
-            if rid is not None and rid in response_message:
-                continue  # another action of a response already read
-            if response is not None:
-                blocks, usage = _response_message(response)
+            if action == "system":
+                emit(e, Message(index=0, role="system", content=[TextBlock(text=str(args.get("content", "")))], source=source, extra=extra))
+                session.tools = tool_definitions(args.get("tools"))
+            elif action == "message" and meta is None:
+                role = "user" if e.get("source") == "user" else "assistant"
+                blocks: list[Any] = [TextBlock(text=str(args.get("content", "")))]
+                blocks += [ImageBlock(data=str(u), source_kind="base64" if str(u).startswith("data:") else "url") for u in args.get("image_urls") or []]
+                emit(e, Message(index=0, role=role, content=blocks, source=source, extra=extra))
+            elif action == "condensation":
+                ids = args.get("forgotten_event_ids")
+                if isinstance(ids, list):
+                    forgotten.update(ids)
+                start, end = args.get("forgotten_events_start_id"), args.get("forgotten_events_end_id")
+                if isinstance(start, int) and isinstance(end, int):
+                    forgotten.update(range(start, end + 1))
+                kept = [m for eid, m in originals if eid not in forgotten and m.role == "user" and not m.tool_results]
+                view = [m.model_copy(deep=True, update={"extra": {**m.extra, "copy_of_event": m.extra.get("event_id")}}) for m in kept]
+                summary = args.get("summary")
+                if isinstance(summary, str) and summary:
+                    view.insert(0, Message(index=0, role="user", content=[TextBlock(text=summary)], source=source, extra={**extra, "condensation": True}))
+                if not view:
+                    session.skipped.append(ignored(where, "condensation (nothing kept)"))
+                    continue
+                view[0].starts_context = True
+                for m in view:
+                    m.index = len(messages)
+                    messages.append(m)
+            elif action is not None and meta is not None:
+                response = meta.get("model_response") if isinstance(meta.get("model_response"), dict) else None
+                rid = response.get("id") if response else None
+                if rid is not None and rid in response_message:
+                    continue  # another action of a response already read
+                if response is not None:
+                    blocks, usage = _response_message(response)
+                else:
+                    thought = args.get("thought")
+                    blocks = [TextBlock(text=thought)] if isinstance(thought, str) and thought else []
+                    call_args = {a: v for a, v in args.items() if a != "thought"}
+                    blocks.append(ToolCallBlock(id=str(meta.get("tool_call_id", "")), name=str(meta.get("function_name", action)), arguments=json_text(call_args)))
+                    usage = None
+                msg = Message(index=0, role="assistant", content=blocks, usage=usage, source=source, extra=extra)
+                if rid is not None:
+                    response_message[rid] = msg
+                emit(e, msg)
+            elif observation is not None and meta is not None:
+                block = ToolResultBlock(
+                    tool_call_id=str(meta.get("tool_call_id", "")),
+                    content=str(e.get("content", "")),
+                    is_error=observation == "error",
+                    name=meta.get("function_name") if isinstance(meta.get("function_name"), str) else None,
+                )
+                emit(e, Message(index=0, role="tool", content=[block], source=source, extra=extra))
             else:
-                thought = args.get("thought")
-                blocks = [TextBlock(text=thought)] if isinstance(thought, str) and thought else []
-                call_args = {a: v for a, v in args.items() if a != "thought"}
-                blocks.append(ToolCallBlock(id=str(meta.get("tool_call_id", "")), name=str(meta.get("function_name", action)), arguments=json_text(call_args)))
-                usage = None
-            msg = Message(index=0, role="assistant", content=blocks, usage=usage, source=source, extra=extra)
-            if rid is not None:
-                response_message[rid] = msg
-            emit(e, msg)
-        elif observation is not None and meta is not None:
-            block = ToolResultBlock(
-                tool_call_id=str(meta.get("tool_call_id", "")),
-                content=str(e.get("content", "")),
-                is_error=observation == "error",
-                name=meta.get("function_name") if isinstance(meta.get("function_name"), str) else None,
-            )
-            emit(e, Message(index=0, role="tool", content=[block], source=source, extra=extra))
-        else:
-            session.skipped.append(ignored(where, f"action/{action}" if action is not None else f"observation/{observation}"))
+                session.skipped.append(ignored(where, f"action/{action}" if action is not None else f"observation/{observation}"))
+        except (TypeError, ValueError, AttributeError) as exc:  # a field of an unexpected type
+            session.skipped.append(Skipped(where=where, reason=f"malformed message ({type(exc).__name__}: {exc})"))
+
     session.messages = messages
     return session
 

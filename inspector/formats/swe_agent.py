@@ -19,7 +19,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..model import ImageBlock, Message, Session, SourceRef, TextBlock, ToolCallBlock, ToolResultBlock
+from ..model import ImageBlock, Message, Session, Skipped, SourceRef, TextBlock, ToolCallBlock, ToolResultBlock
 from .base import Format, Probe, SessionFormatError, register
 from .openhands import litellm_usage
 from .records import json_text, load_json
@@ -68,27 +68,31 @@ def read(path: Path) -> Session:
     session = Session(path=str(path), format=NAME)
     for k, raw in enumerate(items):
         where = f"{prefix}[{k}]"
-        if not isinstance(raw, dict) or raw.get("role") not in ("system", "user", "assistant", "tool"):
-            raise SessionFormatError(path, where, "not a chat message.", 'an object with "role" system, user, assistant or tool')
-        role = raw["role"]
-        extra = {f: raw[f] for f in EXTRA_FIELDS if f in raw}
-        blocks, form = _content(raw.get("content"))
-        usage = None
-        if role == "tool":
-            ids = raw.get("tool_call_ids") or ([raw["tool_call_id"]] if raw.get("tool_call_id") else [""])
-            if len(ids) > 1:
-                extra["tool_call_ids"] = ids
-            result_content = raw["content"] if isinstance(raw.get("content"), str) else "\n".join(b.text for b in blocks if isinstance(b, TextBlock))
-            blocks = [ToolResultBlock(tool_call_id=str(ids[0]), content=result_content)]
-        elif role == "assistant":
-            for call in raw.get("tool_calls") or []:
-                fn = call.get("function") if isinstance(call, dict) else None
-                if isinstance(fn, dict):
-                    blocks.append(ToolCallBlock(id=str(call.get("id", "")), name=str(fn.get("name", "")), arguments=json_text(fn.get("arguments", "{}"))))
-            response = (raw.get("extra") or {}).get("response") if mini and isinstance(raw.get("extra"), dict) else None
-            if isinstance(response, dict):
-                usage = litellm_usage(response.get("usage"))
-        session.messages.append(Message(index=len(session.messages), role=role, content=blocks, usage=usage, source=SourceRef(json_path=where), content_form=form, extra=extra))
+        try:
+            if not isinstance(raw, dict) or raw.get("role") not in ("system", "user", "assistant", "tool"):
+                raise SessionFormatError(path, where, "not a chat message.", 'an object with "role" system, user, assistant or tool')
+            role = raw["role"]
+            extra = {f: raw[f] for f in EXTRA_FIELDS if f in raw}
+            blocks, form = _content(raw.get("content"))
+            usage = None
+            if role == "tool":
+                ids = raw.get("tool_call_ids") or ([raw["tool_call_id"]] if raw.get("tool_call_id") else [""])
+                if len(ids) > 1:
+                    extra["tool_call_ids"] = ids
+                result_content = raw["content"] if isinstance(raw.get("content"), str) else "\n".join(b.text for b in blocks if isinstance(b, TextBlock))
+                blocks = [ToolResultBlock(tool_call_id=str(ids[0]), content=result_content)]
+            elif role == "assistant":
+                for call in raw.get("tool_calls") or []:
+                    fn = call.get("function") if isinstance(call, dict) else None
+                    if isinstance(fn, dict):
+                        blocks.append(ToolCallBlock(id=str(call.get("id", "")), name=str(fn.get("name", "")), arguments=json_text(fn.get("arguments", "{}"))))
+                response = (raw.get("extra") or {}).get("response") if mini and isinstance(raw.get("extra"), dict) else None
+                if isinstance(response, dict):
+                    usage = litellm_usage(response.get("usage"))
+            session.messages.append(Message(index=len(session.messages), role=role, content=blocks, usage=usage, source=SourceRef(json_path=where), content_form=form, extra=extra))
+        except (TypeError, ValueError, AttributeError) as exc:  # a field of an unexpected type
+            session.skipped.append(Skipped(where=where, reason=f"malformed message ({type(exc).__name__}: {exc})"))
+
     info = doc.get("info") if isinstance(doc.get("info"), dict) else {}
     session.extra = {k: info[k] for k in ("model_stats", "exit_status", "submission", "mini_version") if k in info}
     if mini:
