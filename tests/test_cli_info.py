@@ -47,7 +47,8 @@ def test_info_json_three_questions(capsys):
     }
     assert [t["tool"] for t in d["tools"]] == ["run_sql", "describe_table", "get_metric_definition"]
     assert d["usage"] is None
-    assert d["skipped"] == []
+    assert d["skipped"] == {"ignored": {}, "ignored_at": {}, "errors": []}
+    assert d["sidechains"] == {}
     assert d["flags"]["final_answer"] == 3 and d["flags"]["orphan_result"] == 0
 
 
@@ -128,13 +129,21 @@ def test_rich_never_interprets_session_text_as_markup(capsys, tmp_path):
     assert "\x1b" not in out and "\x07" not in out
 
 
+REASON_LINE_3 = "not valid JSON (invalid literal, expected 'true' at column 1)."
+
+
 def test_info_reports_bad_lines(capsys, tmp_path):
     path = write_markup_session(tmp_path)
     d = info_json(capsys, path)
     assert d["session"]["messages"] == 3
-    assert [s["where"] for s in d["skipped"]] == ["line 3"]
+    assert d["skipped"] == {
+        "ignored": {},
+        "ignored_at": {},
+        "errors": [{"where": "line 3", "reason": REASON_LINE_3}],
+    }
     code, out, _ = run(capsys, "info", path)
-    assert "Skipped 1 record" in out and "line 3" in out
+    assert "Skipped 1 record (1 error)" in out
+    assert f"error {REASON_LINE_3} 1 line 3" in " ".join(out.split())
 
 
 def test_preview_strips_control_characters():

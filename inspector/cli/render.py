@@ -155,17 +155,42 @@ def render_info(report: dict[str, Any], out: Console) -> None:
     flags = {k: v for k, v in report["flags"].items() if v and k != "final_answer"}
     if flags:
         out.print(Text("Flags: " + ", ".join(f"{k.replace('_', ' ')} {v:,}" for k, v in flags.items())))
-    skipped = report["skipped"]
-    if skipped:
-        table = Table(title=Text(f"Skipped {plural(len(skipped), 'record')}", style="bold"), box=box.SIMPLE_HEAD, title_justify="left")
-        table.add_column(T("where"))
-        table.add_column(T("kind"))
-        table.add_column(T("reason"))
-        for row in skipped[:50]:
-            table.add_row(T(row["where"]), T(row["kind"]), T(row["reason"]))
-        out.print(table)
-        if len(skipped) > 50:
-            out.print(Text(f"... and {len(skipped) - 50:,} more (see --json).", style="dim"))
+    if report["sidechains"]:
+        render_sidechains(report["sidechains"], out)
+    render_skipped(report["skipped"], out)
+
+
+def render_sidechains(sidechains: dict[str, int], out: Console) -> None:
+    table = Table(title=Text(plural(len(sidechains), "sidechain"), style="bold"), box=box.SIMPLE_HEAD, title_justify="left")
+    table.add_column(T("sidechain"))
+    table.add_column(T("messages"), justify="right")
+    for key, count in sidechains.items():
+        table.add_row(T(key), N(count))
+    out.print(table)
+    out.print(Text("Sub-agent conversations, kept apart from the main chain: not in the counts above.", style="dim"))
+
+
+def render_skipped(skipped: dict[str, Any], out: Console, limit: int = 50) -> None:
+    """Ignored records as one row per reason; bad input one row each (the first ``limit``)."""
+    ignored, errors = skipped["ignored"], skipped["errors"]
+    if not ignored and not errors:
+        return
+    total = sum(ignored.values()) + len(errors)
+    parts = ([f"{sum(ignored.values()):,} ignored"] if ignored else []) + ([plural(len(errors), "error")] if errors else [])
+    table = Table(title=Text(f"Skipped {plural(total, 'record')} ({', '.join(parts)})", style="bold"),
+                  box=box.SIMPLE_HEAD, title_justify="left")
+    table.add_column(T("kind"), no_wrap=True)
+    table.add_column(T("reason"))
+    table.add_column(T("count"), justify="right", no_wrap=True)
+    table.add_column(T("first lines"))
+    for reason, count in ignored.items():
+        places = skipped["ignored_at"][reason]
+        table.add_row(T("ignored", "dim"), T(reason), N(count), T(", ".join(places) + (", …" if count > len(places) else "")))
+    for row in errors[:limit]:
+        table.add_row(T("error", "red"), T(row["reason"]), N(1), T(row["where"]))
+    out.print(table)
+    if len(errors) > limit:
+        out.print(Text(f"... and {len(errors) - limit:,} more errors (see --json).", style="dim"))
 
 
 def render_usage(usage: dict[str, Any], out: Console, limit: int = 60) -> None:

@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..model import ImageBlock, Message, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock
+from ..model import ImageBlock, Message, Skipped, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock
 from ..units import FLAG_NAMES, UnitKind
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -174,7 +174,34 @@ def info_report(analysis: Analysis, largest: int = 10) -> dict[str, Any]:
         "tool_definitions": len(session.tools),
         "flags": {name: flags.get(name, 0) for name in FLAG_NAMES.values()},
         "usage": usage_report(analysis),
-        "skipped": [{"where": s.where, "reason": s.reason, "kind": s.kind} for s in session.skipped],
+        "sidechains": {key: len(chain) for key, chain in session.sidechains.items()},
+        "skipped": skipped_report(session.skipped),
+    }
+
+
+#: How many places ``skipped.ignored_at`` names per reason.
+FIRST_PLACES = 3
+
+
+def skipped_report(skipped: Sequence[Skipped]) -> dict[str, Any]:
+    """What the reader left out: records ignored on purpose as counts per reason (most frequent
+    first), with the first few places each was seen; bad input listed one by one."""
+    counts: Counter[str] = Counter()
+    places: dict[str, list[str]] = {}
+    errors = []
+    for item in skipped:
+        if item.kind == "error":
+            errors.append({"where": item.where, "reason": item.reason})
+            continue
+        counts[item.reason] += 1
+        seen = places.setdefault(item.reason, [])
+        if len(seen) < FIRST_PLACES:
+            seen.append(item.where)
+    order = sorted(places, key=lambda reason: -counts[reason])  # stable: ties keep file order
+    return {
+        "ignored": {reason: counts[reason] for reason in order},
+        "ignored_at": {reason: places[reason] for reason in order},
+        "errors": errors,
     }
 
 
