@@ -65,7 +65,9 @@ def test_info_json_recorded_usage_and_compaction(capsys):
     assert first == {
         "call": 1, "message_index": 2, "turn": 1, "input_tokens": 3, "cache_read_input_tokens": 0,
         "cache_creation_input_tokens": 839, "output_tokens": 82, "recorded": 842, "estimate": 378,
+        "ratio": 2.228,
     }
+    assert usage["ratio"] == round(160047 / 139418, 3) == 1.148
     # after the recorded compaction the estimate starts again from the summary
     assert [c["estimate"] for c in usage["calls"][19:21]] == [8988, 514]
     assert d["flags"]["summary"] == 1

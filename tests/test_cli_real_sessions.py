@@ -92,3 +92,75 @@ def test_info_codex_counts_ignored_record_types(capsys):
     code, out, _ = run(capsys, "info", CODEX)
     assert "Skipped 12 records (12 ignored)" in out
     assert "sidechain" not in out
+
+
+# ------------------------------------------------------------------------------------------
+# recorded usage beside the estimate
+
+CLAUDE_ESTIMATES = [28, 280, 369, 449, 525, 140, 215]  # anthropic framing, the default for Claude Code
+CLAUDE_RECORDED = [15203, 16205, 16752, 17124, 17406, 6103, 6702]
+CODEX_ESTIMATES = [154, 323, 421, 200, 331]
+CODEX_RECORDED = [5120, 7900, 8400, 2600, 3100]
+
+
+def test_info_claude_code_recorded_usage_per_call(capsys):
+    usage = as_json(capsys, "info", CLAUDE)["usage"]
+    assert [c["estimate"] for c in usage["calls"]] == CLAUDE_ESTIMATES
+    assert [c["recorded"] for c in usage["calls"]] == CLAUDE_RECORDED
+    assert usage["calls"][0] == {
+        "call": 1, "message_index": 1, "turn": 1, "input_tokens": 3, "cache_read_input_tokens": 11000,
+        "cache_creation_input_tokens": 4200, "output_tokens": 131, "recorded": 15203, "estimate": 28, "ratio": 542.964,
+    }
+    # a cache read the file recorded as 0 stays 0
+    assert (usage["calls"][5]["cache_read_input_tokens"], usage["calls"][5]["ratio"]) == (0, 43.593)
+    assert {k: v for k, v in usage.items() if k != "calls"} == {
+        "calls_with_usage": 7, "recorded_input_total": 95495, "estimate_total": 2006, "output_total": 723,
+        "ratio": 47.605,
+    }
+    code, out, _ = run(capsys, "info", CLAUDE)
+    text = words(out)
+    assert "call msg turn input cache read cache write recorded estimate ratio" in text
+    assert "1 1 1 3 11,000 4,200 15,203 28 542.96" in text
+    assert "6 12 4 3 0 6,100 6,103 140 43.59" in text
+    assert "total 95,495 2,006 47.60" in text
+
+
+def test_info_codex_cache_creation_not_recorded_is_a_dash_not_zero(capsys):
+    usage = as_json(capsys, "info", CODEX)["usage"]
+    assert [c["estimate"] for c in usage["calls"]] == CODEX_ESTIMATES
+    assert [c["recorded"] for c in usage["calls"]] == CODEX_RECORDED
+    assert [c["cache_read_input_tokens"] for c in usage["calls"]] == [3072, 5120, 7808, 0, 2560]
+    assert {c["cache_creation_input_tokens"] for c in usage["calls"]} == {None}
+    assert [c["ratio"] for c in usage["calls"]] == [33.247, 24.458, 19.952, 13.0, 9.366]
+    assert (usage["recorded_input_total"], usage["estimate_total"], usage["ratio"]) == (27120, 1429, 18.978)
+    code, out, _ = run(capsys, "info", CODEX)
+    text = words(out)
+    assert "1 5 3 2,048 3,072 — 5,120 154 33.25" in text
+    assert "4 14 6 2,600 0 — 2,600 200 13.00" in text
+
+
+def test_replay_claude_code_recorded_beside_baseline_and_strategy(capsys):
+    d = as_json(capsys, "replay", CLAUDE, "--strategy", "tool_pruning")
+    calls = d["calls"]
+    assert [c["baseline_tokens"] for c in calls] == CLAUDE_ESTIMATES
+    assert [c["recorded_tokens"] for c in calls] == CLAUDE_RECORDED
+    assert [c["cache_read_input_tokens"] for c in calls] == [11000, 15300, 16400, 16700, 17100, 0, 6500]
+    assert [c["cache_creation_input_tokens"] for c in calls] == [4200, 900, 350, 420, 300, 6100, 200]
+    assert [c["ratio"] for c in calls] == [542.964, 57.875, 45.398, 38.138, 33.154, 43.593, 31.172]
+    assert (d["recorded_total"], d["ratio"]) == (95495, 47.605)
+    code, out, _ = run(capsys, "replay", CLAUDE)
+    text = words(out)
+    assert "call msg turn baseline with pipeline saved recorded cache read cache write ratio" in text
+    assert "1 1 1 28 28 0 15,203 11,000 4,200 542.96" in text
+    assert "total 2,006 2,006 0 95,495 47.60" in text
+
+
+def test_replay_codex_recorded_usage(capsys):
+    d = as_json(capsys, "replay", CODEX)
+    assert d["calls"][0] == {
+        "call": 1, "message_index": 5, "turn": 3, "baseline_tokens": 154, "tokens": 154, "recorded_tokens": 5120,
+        "input_tokens": 2048, "cache_read_input_tokens": 3072, "cache_creation_input_tokens": None, "ratio": 33.247,
+    }
+    assert (d["baseline_total"], d["recorded_total"], d["ratio"]) == (1429, 27120, 18.978)
+    code, out, _ = run(capsys, "replay", CODEX)
+    assert "5 16 6 331 331 0 3,100 2,560 — 9.37" in words(out)

@@ -43,6 +43,9 @@ def test_replay_json_tool_pruning_removes_resent_tool_history(capsys):
     assert {b - t for b, t in zip(BASELINE[4:8], TOOL_PRUNING[4:8])} == {4365}
     assert {b - t for b, t in zip(BASELINE[8:], TOOL_PRUNING[8:])} == {7251}
     assert (d["baseline_total"], d["total"], d["savings_pct"]) == (55045, 15832, 71.2)
+    # nothing recorded: no made-up figures
+    assert (d["recorded_total"], d["ratio"]) == (None, None)
+    assert {(c["recorded_tokens"], c["cache_read_input_tokens"], c["ratio"]) for c in calls} == {(None, None, None)}
 
 
 def test_replay_without_strategy_is_the_baseline_and_shows_recorded_usage(capsys):
@@ -50,11 +53,13 @@ def test_replay_without_strategy_is_the_baseline_and_shows_recorded_usage(capsys
     assert d["pipeline"] == []
     assert d["baseline_total"] == d["total"] == 139418 and d["savings_pct"] == 0.0
     assert d["calls"][0] == {
-        "call": 1, "message_index": 2, "turn": 1, "baseline_tokens": 378, "tokens": 378, "recorded_tokens": 842
+        "call": 1, "message_index": 2, "turn": 1, "baseline_tokens": 378, "tokens": 378, "recorded_tokens": 842,
+        "input_tokens": 3, "cache_read_input_tokens": 0, "cache_creation_input_tokens": 839, "ratio": 2.228,
     }
+    assert (d["recorded_total"], d["ratio"]) == (160047, 1.148)
     code, out, _ = run(capsys, "replay", SAMPLES / "coding_agent.jsonl")
     words = " ".join(out.split())
-    assert "total 139,418 139,418 0 160,047" in words
+    assert "total 139,418 139,418 0 160,047 1.15" in words
 
 
 def test_replay_table(capsys):
@@ -65,6 +70,7 @@ def test_replay_table(capsys):
     assert "5 10 2 4,722 357 4,365" in words
     assert "total 55,045 15,832 39,213" in words
     assert "Input tokens over all 11 calls: 55,045 -> 15,832, saving 71.2%." in words
+    assert "recorded" not in words and "ratio" not in words
 
 
 def test_compare_json(capsys):

@@ -193,6 +193,16 @@ def render_skipped(skipped: dict[str, Any], out: Console, limit: int = 50) -> No
         out.print(Text(f"... and {len(errors) - limit:,} more errors (see --json).", style="dim"))
 
 
+def D(value: int | None, style: str = "") -> Text:
+    """A recorded figure: "—" when the file did not record it (never a made-up 0)."""
+    return Text("—", style="dim") if value is None else N(value, style)
+
+
+def R(ratio: float | None) -> Text:
+    """recorded / estimate."""
+    return Text("—", style="dim") if ratio is None else Text(f"{ratio:,.2f}")
+
+
 def render_usage(usage: dict[str, Any], out: Console, limit: int = 60) -> None:
     table = Table(title=Text("Recorded usage per model call, beside our estimate", style="bold"),
                   box=box.SIMPLE_HEAD, title_justify="left", show_footer=True)
@@ -204,19 +214,18 @@ def render_usage(usage: dict[str, Any], out: Console, limit: int = 60) -> None:
     table.add_column(T("cache write"), justify="right")
     table.add_column(T("recorded"), justify="right", footer=N(usage["recorded_input_total"]))
     table.add_column(T("estimate"), justify="right", footer=N(usage["estimate_total"]))
-    table.add_column(T("diff"), justify="right")
+    table.add_column(T("ratio"), justify="right", footer=R(usage["ratio"]))
     for row in usage["calls"][:limit]:
-        diff = row["estimate"] - row["recorded"]
-        table.add_row(N(row["call"]), N(row["message_index"]), N(row["turn"]), N(row["input_tokens"]),
-                      N(row["cache_read_input_tokens"]), N(row["cache_creation_input_tokens"]), N(row["recorded"]),
-                      N(row["estimate"]), T(f"{diff:+,}"))
+        table.add_row(N(row["call"]), N(row["message_index"]), N(row["turn"]), D(row["input_tokens"]),
+                      D(row["cache_read_input_tokens"]), D(row["cache_creation_input_tokens"]), N(row["recorded"]),
+                      N(row["estimate"]), R(row["ratio"]))
     out.print(table)
     more = len(usage["calls"]) - limit
     tail = f" {more:,} more calls in --json." if more > 0 else ""
-    pct = usage["estimate_vs_recorded_pct"]
     out.print(Text(
-        f"{usage['calls_with_usage']:,} calls recorded usage; recorded = input + cache read + cache write. "
-        f"The estimate is {pct:+.1f}% against the recorded total.{tail}" if pct is not None else tail,
+        f"{plural(usage['calls_with_usage'], 'call')} recorded usage; recorded = input + cache read + cache write "
+        f"(— = not in the file); ratio = recorded / estimate. The agent's own system prompt and tool definitions "
+        f"are often missing from the file: --calibrate scales estimates by the total ratio.{tail}",
         style="dim",
     ))
 
@@ -321,21 +330,25 @@ def render_replay(report: dict[str, Any], out: Console) -> None:
     table.add_column(T("baseline"), justify="right", footer=N(report["baseline_total"]))
     table.add_column(T("with pipeline"), justify="right", footer=N(report["total"]))
     table.add_column(T("saved"), justify="right", footer=N(report["baseline_total"] - report["total"]))
-    recorded = any(c.get("recorded_tokens") is not None for c in report["calls"])
+    recorded = report.get("recorded_total") is not None
     if recorded:
-        total = sum(c["recorded_tokens"] or 0 for c in report["calls"])
-        table.add_column(T("recorded"), justify="right", footer=N(total), style="dim")
+        table.add_column(T("recorded"), justify="right", footer=N(report["recorded_total"]))
+        table.add_column(T("cache read"), justify="right")
+        table.add_column(T("cache write"), justify="right")
+        table.add_column(T("ratio"), justify="right", footer=R(report["ratio"]))
     for c in report["calls"]:
         saved = c["baseline_tokens"] - c["tokens"]
         cells = [N(c["call"]), N(c["message_index"]), N(c["turn"]), N(c["baseline_tokens"]), N(c["tokens"]),
                  N(saved, "green" if saved > 0 else "")]
         if recorded:
-            cells.append(N(c.get("recorded_tokens")))
+            cells += [D(c["recorded_tokens"]), D(c["cache_read_input_tokens"]), D(c["cache_creation_input_tokens"]),
+                      R(c["ratio"])]
         table.add_row(*cells)
     out.print(table)
     if recorded:
         out.print(Text("baseline = our count of everything before the call; recorded = the usage the file logged "
-                       "for it (input + cache read + cache write).", style="dim"))
+                       "for it (input + cache read + cache write; — = not in the file); ratio = recorded / baseline.",
+                       style="dim"))
     out.print(Text(f"Input tokens over all {len(report['calls']):,} calls: {report['baseline_total']:,} -> "
                    f"{report['total']:,}, saving {report['savings_pct']:.1f}%."))
 

@@ -12,6 +12,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from ..calibrate import CallUsage, call_usage
 from ..model import ImageBlock, Message, Skipped, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock
 from ..units import FLAG_NAMES, UnitKind
 
@@ -232,28 +233,41 @@ def next_call_tokens(analysis: Analysis) -> dict[str, Any]:
     return {"tokens": tokens, "compaction_at": start if starts else None}
 
 
+def _ratio(recorded: int | None, estimate: int) -> float | None:
+    """recorded / estimate, rounded for display (None without a recording or an estimate)."""
+    if recorded is None or estimate <= 0:
+        return None
+    return round(recorded / estimate, 3)
+
+
+def usage_row(row: CallUsage) -> dict[str, Any]:
+    """The recorded side of one model call: the total the model read and its parts. A cache
+    figure the file did not record stays None (not 0)."""
+    return {
+        "input_tokens": row.input_tokens,
+        "cache_read_input_tokens": row.cache_read_tokens,
+        "cache_creation_input_tokens": row.cache_creation_tokens,
+        "output_tokens": row.output_tokens,
+        "recorded": row.recorded,
+    }
+
+
 def usage_report(analysis: Analysis) -> dict[str, Any] | None:
-    """Recorded usage next to our estimate for every call that recorded it; None when none did."""
-    view, messages = analysis.view, analysis.session.messages
-    system_prefix = _system_prefix(analysis)
+    """Recorded usage next to our estimate for every call that recorded it; None when none did.
+    ``ratio`` is recorded / estimate, per call and over all of them."""
+    view = analysis.view
     rows = []
-    for call in view.calls:
-        usage = messages[call.message_index].usage
-        if usage is None or usage.input_tokens is None:
+    for row in call_usage(view, analysis.table):
+        if row.recorded is None:
             continue
-        estimate = _estimate(analysis, system_prefix, call.context_start, call.message_index)
-        recorded = usage.context_tokens or 0
         rows.append(
             {
-                "call": call.number,
-                "message_index": call.message_index,
-                "turn": call.turn,
-                "input_tokens": usage.input_tokens,
-                "cache_read_input_tokens": usage.cache_read_input_tokens or 0,
-                "cache_creation_input_tokens": usage.cache_creation_input_tokens or 0,
-                "output_tokens": usage.output_tokens,
-                "recorded": recorded,
-                "estimate": estimate,
+                "call": row.call,
+                "message_index": row.message_index,
+                "turn": view.calls[row.call - 1].turn,
+                **usage_row(row),
+                "estimate": row.estimated,
+                "ratio": _ratio(row.recorded, row.estimated),
             }
         )
     if not rows:
@@ -265,9 +279,7 @@ def usage_report(analysis: Analysis) -> dict[str, Any] | None:
         "recorded_input_total": recorded_total,
         "estimate_total": estimate_total,
         "output_total": sum(r["output_tokens"] or 0 for r in rows),
-        "estimate_vs_recorded_pct": round(100.0 * (estimate_total - recorded_total) / recorded_total, 1)
-        if recorded_total
-        else None,
+        "ratio": _ratio(recorded_total, estimate_total),
         "calls": rows,
     }
 
@@ -367,19 +379,29 @@ def plan_report(analysis: Analysis, plan: Plan) -> dict[str, Any]:
 
 
 def replay_report(analysis: Analysis, result: Replay, pipeline: list[dict[str, Any]]) -> dict[str, Any]:
-    """The ``replay --json`` object: per model call, the baseline and the pruned input tokens
-    (``recorded_tokens``: the usage the file recorded for the call, when it has one)."""
-    calls = [
-        {
-            "call": c.call,
-            "message_index": c.message_index,
-            "turn": c.turn,
-            "baseline_tokens": c.baseline_tokens,
-            "tokens": c.tokens,
-            "recorded_tokens": c.recorded_tokens,
-        }
-        for c in result.calls
-    ]
+    """The ``replay --json`` object: per model call, the baseline and the pruned input tokens,
+    and what the file recorded for the call (``recorded_tokens`` = input + cache read + cache
+    write, the parts apart, ``ratio`` = recorded / baseline; None where nothing was recorded)."""
+    recorded = {row.call: row for row in call_usage(analysis.view, analysis.table)}
+    calls = []
+    for c in result.calls:
+        row = recorded[c.call]
+        calls.append(
+            {
+                "call": c.call,
+                "message_index": c.message_index,
+                "turn": c.turn,
+                "baseline_tokens": c.baseline_tokens,
+                "tokens": c.tokens,
+                "recorded_tokens": row.recorded,
+                "input_tokens": row.input_tokens,
+                "cache_read_input_tokens": row.cache_read_tokens,
+                "cache_creation_input_tokens": row.cache_creation_tokens,
+                "ratio": _ratio(row.recorded, c.baseline_tokens),
+            }
+        )
+    with_usage = [c for c in calls if c["recorded_tokens"] is not None]
+    recorded_total = sum(c["recorded_tokens"] for c in with_usage) if with_usage else None
     return {
         "session": session_report(analysis),
         "encoding": analysis.table.encoding,
@@ -389,4 +411,6 @@ def replay_report(analysis: Analysis, result: Replay, pipeline: list[dict[str, A
         "baseline_total": result.baseline_total,
         "total": result.total,
         "savings_pct": round(result.savings_pct, 1),
+        "recorded_total": recorded_total,
+        "ratio": _ratio(recorded_total, sum(c["baseline_tokens"] for c in with_usage)),
     }
