@@ -12,6 +12,7 @@ counts replace the fast estimate from a third, and a followed file is read by a 
 
 from __future__ import annotations
 
+import gc
 import sys
 import time
 from dataclasses import replace
@@ -56,6 +57,9 @@ from .widgets.replay_chart import ReplayChart
 from .widgets.status import StatusLine
 from .widgets.totals import TotalsBar
 
+# Every @work below has a fixed ``description``: without one Textual builds it from repr() of the
+# arguments, which for a Snapshot is the whole session (seconds on 10,000 messages).
+
 #: Sessions at most this big (file bytes, or messages when there is no file) are counted exactly
 #: before the first paint; bigger ones show chars/4 estimates until the exact count arrives.
 SYNC_COUNT_BYTES = 2_000_000
@@ -64,6 +68,9 @@ SYNC_COUNT_MESSAGES = 600
 #: evenly spaced sample (each call's replay is a plan over the history before it).
 REPLAY_FULL_WORK = 60_000_000
 REPLAY_SAMPLE = 160
+REPLAY_DELAY = 0.25  # seconds after the last change before the replay starts
+REPLAY_POST_EVERY = 0.1  # seconds of replay work between chart updates
+REPLAY_YIELD = 0.0005
 FOLLOW_POLL_SECONDS = 1.0
 
 
@@ -127,6 +134,7 @@ class InspectorApp(App[int]):
         self.result: PlanResult | None = None
         self._gen = 0
         self._replay_key: Any = None
+        self._replay_timer = None
         self.search_term = ""
         self.editing_param: str | None = None
         self.follow_requested = follow
@@ -215,10 +223,13 @@ class InspectorApp(App[int]):
         else:
             self.table = count_session(s.messages, s.tools, encoding="approx", profile=self.state.profile)
             self.exact_pending = True
-            self.count_status = "counting exactly… 0%"
+            self.count_status = "exact count 0%…"
             self._count_worker(s, self.state.encoding, self.state.profile, None)
         self._seed_budget()
         self.chart.reset_points(len(self.view.calls))
+        # The session is millions of long-lived objects: keep the cyclic GC from walking them
+        # on every collection (a full collection at 50,000 messages stalls a key for ~0.3 s).
+        gc.freeze()
         self.request_plan()
 
     def _seed_budget(self) -> None:
@@ -229,7 +240,7 @@ class InspectorApp(App[int]):
             self.state = self.state.set("budget", budget)
             self.panel.reference_budget = budget
 
-    @work(thread=True, exclusive=True, group="count", exit_on_error=False)
+    @work(thread=True, exclusive=True, group="count", exit_on_error=False, description="count")
     def _count_worker(self, session: Session, encoding: str, profile: str, previous: TokenTable | None) -> None:
         worker = get_current_worker()
         messages = session.messages
@@ -246,7 +257,7 @@ class InspectorApp(App[int]):
     def on_count_progress(self, message: CountProgress) -> None:
         if self.exact_pending:
             pct = 100 * message.done // max(1, message.total)
-            self.count_status = f"counting exactly… {pct}% (estimates until then)"
+            self.count_status = f"exact count {pct}%…"
             self.query_one(TotalsBar).counting = self.count_status
             self.query_one(TotalsBar).refresh()
 
@@ -273,7 +284,7 @@ class InspectorApp(App[int]):
         else:
             self.table = count_session(s.messages, s.tools, encoding="approx", profile=self.state.profile)
             self.exact_pending = True
-            self.count_status = "counting exactly… 0%"
+            self.count_status = "exact count 0%…"
             self._count_worker(s, self.state.encoding, self.state.profile, None)
 
     # --- planning ---------------------------------------------------------------------------
@@ -286,7 +297,7 @@ class InspectorApp(App[int]):
         self._requested_at = time.perf_counter()
         self._plan_worker(snap, self.info)
 
-    @work(thread=True, exclusive=True, group="plan", exit_on_error=False)
+    @work(thread=True, exclusive=True, group="plan", exit_on_error=False, description="plan")
     def _plan_worker(self, snap: Snapshot, info: ViewInfo) -> None:
         if snap.generation != self._gen:
             return  # superseded before it started
@@ -333,42 +344,50 @@ class InspectorApp(App[int]):
 
     # --- replay -----------------------------------------------------------------------------
     def _maybe_replay(self) -> None:
+        """Restart the replay when what it depends on changed; the chart keeps the old points
+        while only the session grew (following), and clears them when the pipeline changed."""
         key = (id(self.view), id(self.table), self.state.pipeline, self.state.settings)
         if key == self._replay_key:
             return
         same_pipeline = self._replay_key is not None and self._replay_key[2:] == key[2:]
-        self._replay_key = key
+        self._replay_key = key  # a running replay sees this and stops at its next call
         if not same_pipeline:
             self.chart.reset_points(len(self.view.calls))
         else:
             self.chart.n_calls = len(self.view.calls)
             self.chart._columns = None
-        self._replay_worker(key, self.view, self.table, self.state)
+        if self._replay_timer is not None:
+            self._replay_timer.stop()
+        # Wait until the keys stop: replaying is pure-Python work that competes for the GIL.
+        self._replay_timer = self.set_timer(REPLAY_DELAY, lambda: self._replay_worker(key, self.view, self.table, self.state))
 
-    @work(thread=True, exclusive=True, group="replay", exit_on_error=False)
+    @work(thread=True, exclusive=True, group="replay", exit_on_error=False, description="replay")
     def _replay_worker(self, key: Any, view: SessionView, table: TokenTable, state: PipelineState) -> None:
         worker = get_current_worker()
+        if key != self._replay_key:
+            return
         n_calls = len(view.calls)
         order = engine.replay_order(n_calls, REPLAY_SAMPLE)
         note = ""
         if n_calls * len(view) > REPLAY_FULL_WORK and n_calls > REPLAY_SAMPLE:
             order = order[:REPLAY_SAMPLE + 1]
             note = f"sampled: {len(order):,} of {n_calls:,} calls (a full replay of this session is too long)"
-        done = 0
-        chunk = 8
-        while done < len(order):
+        batch: list = []
+        posted = time.perf_counter()
+        for done, call in enumerate(order, start=1):
             if worker.is_cancelled or key != self._replay_key:
-                return
-            calls = order[done:done + chunk]
+                return  # a newer change restarted the replay: stop within one call
             try:
-                points = engine.replay_points(view, table, state, calls)
+                batch.extend(engine.replay_points(view, table, state, [call]))
             except Exception as exc:  # keep the app alive; the chart says what failed
                 self.post_message(ReplayPoints(key, [], 0, f"replay failed: {type(exc).__name__}: {exc}"))
                 return
-            done += len(calls)
-            self.post_message(ReplayPoints(key, points, len(order) - done, note))
-            chunk = min(64, chunk * 2)
-            time.sleep(0.002)  # let the UI thread in between chunks
+            now = time.perf_counter()
+            if done == len(order) or now - posted > REPLAY_POST_EVERY:
+                self.post_message(ReplayPoints(key, batch, len(order) - done, note))
+                batch = []
+                posted = now
+            time.sleep(REPLAY_YIELD)  # hand the GIL to the UI thread between calls
 
     def on_replay_points(self, message: ReplayPoints) -> None:
         if message.key != self._replay_key:
@@ -523,7 +542,7 @@ class InspectorApp(App[int]):
         start = self.list.cursor if include_current else self.list.cursor + direction
         self._search_worker(term, self.result, start, direction)
 
-    @work(thread=True, exclusive=True, group="search", exit_on_error=False)
+    @work(thread=True, exclusive=True, group="search", exit_on_error=False, description="search")
     def _search_worker(self, term: str, result: PlanResult, start: int, direction: int) -> None:
         worker = get_current_worker()
         rows = result.rows
@@ -704,7 +723,7 @@ class InspectorApp(App[int]):
             self.poll_follow()
         self._update_status()
 
-    @work(exclusive=True, group="watch", exit_on_error=False)
+    @work(exclusive=True, group="watch", exit_on_error=False, description="watch")
     async def _watch_worker(self, path: str) -> None:
         """Wake the follower as soon as the file changes (the interval poll is the fallback)."""
         try:
@@ -720,7 +739,7 @@ class InspectorApp(App[int]):
         if self.following and self.follower is not None:
             self._follow_worker()
 
-    @work(thread=True, exclusive=True, group="follow", exit_on_error=False)
+    @work(thread=True, exclusive=True, group="follow", exit_on_error=False, description="follow")
     def _follow_worker(self) -> None:
         update = self.follower.poll()
         if update is None:
@@ -751,6 +770,7 @@ class InspectorApp(App[int]):
             self.view = message.view
             self.info = ViewInfo(message.view)
             self.table = message.table
+            gc.freeze()
             if self.exact_pending:
                 self._count_worker(self.session, self.state.encoding, self.state.profile, None)
         self._update_status()

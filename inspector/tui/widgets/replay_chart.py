@@ -90,7 +90,7 @@ class ReplayChart(Widget):
         if n <= 0:
             pass
         elif n <= width:
-            per = max(1, min(6, width // n))
+            per = max(1, min(10, width // n))
             for k in range(1, n + 1):
                 cols.extend([(k, k)] * per)
         else:

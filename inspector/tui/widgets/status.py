@@ -9,7 +9,7 @@ from textual.widget import Widget
 class StatusLine(Widget):
     COMPONENT_CLASSES = {"status--name", "status--label", "status--follow", "status--notice"}
     DEFAULT_CSS = """
-    StatusLine { height: 1; background: $primary; color: $background; }
+    StatusLine { height: 1; background: $primary; color: $background; text-wrap: nowrap; text-overflow: ellipsis; }
     StatusLine > .status--name { color: $background; text-style: bold; }
     StatusLine > .status--label { color: $background; }
     StatusLine > .status--follow { color: $background; text-style: bold reverse; }

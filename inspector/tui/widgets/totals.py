@@ -73,7 +73,7 @@ class TotalsBar(Widget):
         *CATEGORY_CLASSES,
     }
     DEFAULT_CSS = """
-    TotalsBar { height: 4; background: $panel; color: $foreground; padding: 0 1; }
+    TotalsBar { height: 4; background: $panel; color: $foreground; padding: 0 1; text-wrap: nowrap; text-overflow: clip; }
     TotalsBar > .totals--label { color: $text-muted; }
     TotalsBar > .totals--number { color: $foreground; text-style: bold; }
     TotalsBar > .totals--saving { color: $success; text-style: bold; }
