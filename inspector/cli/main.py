@@ -1,11 +1,11 @@
 """``context-inspector``: open the TUI on a session, or run one of the subcommands.
 
     context-inspector [SESSION] [--theme NAME] [--follow/--no-follow] [--format NAME] [--encoding NAME]
-    context-inspector info SESSION [--json]
+    context-inspector info SESSION [--calibrate] [--json]
     context-inspector schema
-    context-inspector plan SESSION --strategy tool_pruning,sliding_window --budget 8000 [--at CALL] [--json]
-    context-inspector replay SESSION --strategy tool_pruning [--json]
-    context-inspector compare SESSION --budget 8000 [--json]
+    context-inspector plan SESSION --strategy tool_pruning,sliding_window --budget 8000 [--at CALL] [--calibrate] [--json]
+    context-inspector replay SESSION --strategy tool_pruning [--calibrate] [--json]
+    context-inspector compare SESSION --budget 8000 [--calibrate] [--json]
     context-inspector export SESSION --strategy fifo --budget 8000 --to anthropic -o request.json
 
 A first argument that is not a subcommand is the SESSION for the TUI. Bad input and bad option
@@ -23,7 +23,14 @@ from typing import Any, NoReturn
 
 from .. import __version__
 from ..tokens import ENCODINGS
-from .options import UsageError, add_session_options, add_strategy_options, make_settings, settings_kwargs
+from .options import (
+    UsageError,
+    add_calibrate_option,
+    add_session_options,
+    add_strategy_options,
+    make_settings,
+    settings_kwargs,
+)
 from . import sessions as _sessions
 
 PROG = "context-inspector"
@@ -96,6 +103,7 @@ def _sub_parsers() -> dict[str, Parser]:
     add_session_options(p)
     p.add_argument("--json", action="store_true", help="print JSON instead of tables")
     p.add_argument("--largest", type=int, default=10, metavar="N", help="how many of the largest messages to list")
+    add_calibrate_option(p)
 
     new("schema", "Print the JSON Schema of the inspector's own JSONL session format.")
 
@@ -104,16 +112,19 @@ def _sub_parsers() -> dict[str, Parser]:
     add_strategy_options(p)
     p.add_argument("--at", type=int, metavar="CALL", help="plan the input of model call CALL (1-based; -1 = last); default: the next call")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    add_calibrate_option(p)
 
     p = new("replay", "Input tokens of every model call, as recorded and under the strategy.")
     add_session_options(p)
     add_strategy_options(p)
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    add_calibrate_option(p)
 
     p = new("compare", "Every strategy and a few pipelines side by side: tokens, replay total, saving, validity.")
     add_session_options(p)
     add_strategy_options(p)
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    add_calibrate_option(p)
 
     p = new("export", "Write the pruned history as a request body that OpenAI or Anthropic accepts.")
     add_session_options(p)
@@ -174,10 +185,10 @@ def _print_json(obj: Any) -> None:
 
 
 def cmd_info(args: argparse.Namespace) -> int:
-    from .report import info_report
+    from .report import calibration, info_report
 
     analysis = _load(args)
-    report = info_report(analysis, largest=max(0, args.largest))
+    report = info_report(analysis, largest=max(0, args.largest), cal=calibration(analysis, args.calibrate))
     if args.json:
         _print_json(report)
     else:
@@ -196,14 +207,14 @@ def cmd_schema(args: argparse.Namespace) -> int:
 
 def cmd_plan(args: argparse.Namespace) -> int:
     from ..strategies import plan as run_plan
-    from .report import plan_report
+    from .report import calibration, plan_report
 
     pipeline = _pipeline(args)
     settings = make_settings(settings_kwargs(args))
     analysis = _load(args)
     at = _check_call(analysis, args.at)
     result = run_plan(analysis.view, analysis.table, pipeline, settings, at)
-    report = plan_report(analysis, result)
+    report = plan_report(analysis, result, calibration(analysis, args.calibrate))
     if args.json:
         _print_json(report)
     else:
@@ -259,14 +270,14 @@ def _replay(analysis, pipeline: Sequence[str], settings, progress: Callable[[int
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from .report import pipeline_report, replay_report
+    from .report import calibration, pipeline_report, replay_report
 
     pipeline = _pipeline(args)
     settings = make_settings(settings_kwargs(args))
     analysis = _load(args)
     with _Progress(len(analysis.view.calls)) as bar:
         result = _replay(analysis, pipeline, settings, bar.stage(",".join(pipeline) or "baseline", len(analysis.view.calls)))
-    report = replay_report(analysis, result, pipeline_report(pipeline, settings))
+    report = replay_report(analysis, result, pipeline_report(pipeline, settings), calibration(analysis, args.calibrate))
     if args.json:
         _print_json(report)
     else:
@@ -276,10 +287,14 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return 0
 
 
-def compare_rows(analysis, settings, pipelines: Sequence[tuple[str, ...]]) -> list[dict[str, Any]]:
-    """One row per pipeline: tokens at the last call, replay total, saving, validity."""
+def compare_rows(analysis, settings, pipelines: Sequence[tuple[str, ...]], cal=None) -> list[dict[str, Any]]:
+    """One row per pipeline: tokens at the last call, replay total (both scaled by ``cal``, a
+    :class:`~inspector.cli.report.Calibration`), saving, validity."""
     from ..strategies import plan as run_plan
+    from .report import NO_CALIBRATION
 
+    if cal is None:
+        cal = NO_CALIBRATION
     calls = len(analysis.view.calls)
     at = calls or None
     rows = []
@@ -297,8 +312,8 @@ def compare_rows(analysis, settings, pipelines: Sequence[tuple[str, ...]]) -> li
         rows.append(
             {
                 "pipeline": ",".join(names) or "none",
-                "tokens_last_call": p.tokens_after,
-                "replay_total": total,
+                "tokens_last_call": cal(p.tokens_after),
+                "replay_total": cal.total(c.tokens for c in result.calls),
                 "saving_pct": round(100.0 * (baseline_total - total) / baseline_total, 1) if baseline_total else 0.0,
                 "valid": {provider: not items for provider, items in violations.items()},
                 "violations": {provider: len(items) for provider, items in violations.items()},
@@ -309,7 +324,7 @@ def compare_rows(analysis, settings, pipelines: Sequence[tuple[str, ...]]) -> li
 
 def cmd_compare(args: argparse.Namespace) -> int:
     from ..strategies import STRATEGIES, parse_pipeline
-    from .report import session_report
+    from .report import calibration, session_report
 
     settings = make_settings(settings_kwargs(args))
     if args.strategy:
@@ -318,12 +333,14 @@ def cmd_compare(args: argparse.Namespace) -> int:
         pipelines = [(name,) for name in STRATEGIES]
         pipelines += [tuple(p.split(",")) for p in COMPARE_PIPELINES if all(s in STRATEGIES for s in p.split(","))]
     analysis = _load(args)
-    rows = compare_rows(analysis, settings, pipelines)
+    cal = calibration(analysis, args.calibrate)
+    rows = compare_rows(analysis, settings, pipelines, cal)
     last = analysis.view.calls[-1].number if analysis.view.calls else None
     report = {
         "session": session_report(analysis),
         "encoding": analysis.table.encoding,
         "profile": analysis.table.profile,
+        "calibration": cal.report(),
         "at_call": last,
         "settings": {k: (list(v) if isinstance(v, tuple) else v) for k, v in settings.model_dump().items()},
         "rows": rows,

@@ -54,6 +54,14 @@ def add_session_options(parser: argparse.ArgumentParser, *, profile: bool = True
         )
 
 
+def add_calibrate_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--calibrate",
+        action="store_true",
+        help="scale token estimates by recorded / estimated input over the calls the file recorded usage for",
+    )
+
+
 def add_strategy_options(parser: argparse.ArgumentParser, *, strategy_required: bool = False) -> None:
     g = parser.add_argument_group("strategy")
     g.add_argument(

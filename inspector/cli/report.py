@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import unicodedata
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..calibrate import CallUsage, call_usage
+from ..calibrate import CallUsage, calibration_factor, call_usage, scale
 from ..model import ImageBlock, Message, Skipped, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock
 from ..units import FLAG_NAMES, UnitKind
 
@@ -72,6 +73,57 @@ def message_preview(message: Message, width: int = 60) -> str:
 # shared pieces
 
 
+@dataclass(frozen=True, slots=True)
+class Calibration:
+    """How ``--calibrate`` scales the inspector's token estimates: ``cal(tokens)``.
+
+    A view over the report numbers only: the TokenTable and the plans stay in the inspector's own
+    counts (strategies decide on those). Without ``--calibrate``, or with nothing recorded to
+    calibrate against, ``cal(tokens)`` is ``tokens``. Recorded figures are never scaled.
+    """
+
+    requested: bool = False
+    factor: float | None = None  # calibration_factor: sum(recorded) / sum(estimated)
+    calls: int = 0  # model calls with both a recording and an estimate
+    note: str | None = None  # why nothing was scaled, when --calibrate was given in vain
+
+    @property
+    def active(self) -> bool:
+        return self.factor is not None
+
+    def __call__(self, tokens: int) -> int:
+        return scale(tokens, self.factor)
+
+    def total(self, values: Iterable[int]) -> int:
+        """The sum of the scaled values, so a column of calibrated figures adds up to its footer."""
+        return sum(map(self, values))
+
+    def report(self) -> dict[str, Any] | None:
+        if not self.requested:
+            return None
+        return {"factor": self.factor, "calls": self.calls, "note": self.note}
+
+
+NO_CALIBRATION = Calibration()
+
+
+def calibration(analysis: Analysis, requested: bool = True) -> Calibration:
+    """The factor from the usage the session recorded, or a note that there is none."""
+    if not requested:
+        return NO_CALIBRATION
+    view, table = analysis.view, analysis.table
+    factor = calibration_factor(view, table)
+    if not factor:  # None: no call recorded usage; 0: every recording says 0 input tokens
+        what = "no input token usage for any model call" if factor is None else "0 input tokens for every model call"
+        return Calibration(
+            requested=True,
+            note=f"Nothing to calibrate against: {analysis.session.path} records {what}, "
+            "so the figures are the inspector's own estimates.",
+        )
+    calls = sum(1 for row in call_usage(view, table) if row.recorded is not None and row.estimated > 0)
+    return Calibration(requested=True, factor=factor, calls=calls)
+
+
 def session_report(analysis: Analysis) -> dict[str, Any]:
     view = analysis.view
     return {
@@ -93,8 +145,8 @@ def _unit_name(analysis: Analysis, index: int) -> tuple[str, int]:
 # info
 
 
-def info_report(analysis: Analysis, largest: int = 10) -> dict[str, Any]:
-    """Everything ``context-inspector info`` shows."""
+def info_report(analysis: Analysis, largest: int = 10, cal: Calibration = NO_CALIBRATION) -> dict[str, Any]:
+    """Everything ``context-inspector info`` shows (token estimates scaled by ``cal``)."""
     session, view, table = analysis.session, analysis.view, analysis.table
     messages = session.messages
     totals = table.totals
@@ -106,8 +158,10 @@ def info_report(analysis: Analysis, largest: int = 10) -> dict[str, Any]:
         kind = unit.kind.value
         count_by_kind[kind] += 1
         by_kind[kind] += sum(totals[i] for i in unit.indices)
-    message_tokens = table.prefix[n]
-    total = message_tokens + table.tools + table.reply_priming
+    by_kind = {kind: cal(tokens) for kind, tokens in by_kind.items()}
+    message_tokens = sum(by_kind.values())  # == table.prefix[n] uncalibrated
+    tool_definitions, reply_priming = cal(table.tools), cal(table.reply_priming)
+    total = message_tokens + tool_definitions + reply_priming
 
     order = sorted(range(n), key=lambda i: (-totals[i], i))[:largest]
     largest_rows = []
@@ -120,7 +174,7 @@ def info_report(analysis: Analysis, largest: int = 10) -> dict[str, Any]:
                 "unit": unit,
                 "unit_id": uid,
                 "turn": view.turn_of[i],
-                "tokens": totals[i],
+                "tokens": cal(totals[i]),
                 "tools": list(dict.fromkeys(view.tool_names[i])),
                 "preview": message_preview(messages[i]),
             }
@@ -144,6 +198,8 @@ def info_report(analysis: Analysis, largest: int = 10) -> dict[str, Any]:
                 row = tool_row(name_of_call.get(block.tool_call_id) or block.name or "?")
                 row["results"] += 1
                 row["result_tokens"] += counts[k]
+    for row in tools.values():
+        row["call_tokens"], row["result_tokens"] = cal(row["call_tokens"]), cal(row["result_tokens"])
     tool_rows = [
         {"tool": name, **row, "tokens": row["call_tokens"] + row["result_tokens"]}
         for name, row in tools.items()
@@ -161,20 +217,21 @@ def info_report(analysis: Analysis, largest: int = 10) -> dict[str, Any]:
         "encoding": table.encoding,
         "exact": table.exact,
         "profile": table.profile,
+        "calibration": cal.report(),
         "tokens": {
             "total": total,
             "messages": message_tokens,
-            "tool_definitions": table.tools,
-            "reply_priming": table.reply_priming,
+            "tool_definitions": tool_definitions,
+            "reply_priming": reply_priming,
             "by_unit_kind": by_kind,
             "units_by_kind": count_by_kind,
         },
-        "context_next_call": next_call_tokens(analysis),
+        "context_next_call": next_call_tokens(analysis, cal),
         "largest_messages": largest_rows,
         "tools": tool_rows,
         "tool_definitions": len(session.tools),
         "flags": {name: flags.get(name, 0) for name in FLAG_NAMES.values()},
-        "usage": usage_report(analysis),
+        "usage": usage_report(analysis, cal),
         "sidechains": {key: len(chain) for key, chain in session.sidechains.items()},
         "skipped": skipped_report(session.skipped),
     }
@@ -225,12 +282,12 @@ def _system_prefix(analysis: Analysis) -> list[int]:
     return prefix
 
 
-def next_call_tokens(analysis: Analysis) -> dict[str, Any]:
+def next_call_tokens(analysis: Analysis, cal: Calibration = NO_CALIBRATION) -> dict[str, Any]:
     """What the next model call would be sent: everything, unless the file records a compaction."""
     starts = _context_starts(analysis)
     start = starts[-1] if starts else 0
     tokens = _estimate(analysis, _system_prefix(analysis), start, len(analysis.view))
-    return {"tokens": tokens, "compaction_at": start if starts else None}
+    return {"tokens": cal(tokens), "compaction_at": start if starts else None}
 
 
 def _ratio(recorded: int | None, estimate: int) -> float | None:
@@ -252,22 +309,24 @@ def usage_row(row: CallUsage) -> dict[str, Any]:
     }
 
 
-def usage_report(analysis: Analysis) -> dict[str, Any] | None:
+def usage_report(analysis: Analysis, cal: Calibration = NO_CALIBRATION) -> dict[str, Any] | None:
     """Recorded usage next to our estimate for every call that recorded it; None when none did.
-    ``ratio`` is recorded / estimate, per call and over all of them."""
+    ``ratio`` is recorded / estimate (as shown: calibrated under ``--calibrate``), per call and over
+    all of them."""
     view = analysis.view
     rows = []
     for row in call_usage(view, analysis.table):
         if row.recorded is None:
             continue
+        estimate = cal(row.estimated)
         rows.append(
             {
                 "call": row.call,
                 "message_index": row.message_index,
                 "turn": view.calls[row.call - 1].turn,
                 **usage_row(row),
-                "estimate": row.estimated,
-                "ratio": _ratio(row.recorded, row.estimated),
+                "estimate": estimate,
+                "ratio": _ratio(row.recorded, estimate),
             }
         )
     if not rows:
@@ -311,8 +370,9 @@ def violations_report(plan: Plan) -> dict[str, list[dict[str, Any]]]:
     return out
 
 
-def plan_report(analysis: Analysis, plan: Plan) -> dict[str, Any]:
-    """The ``plan --json`` object (issue 3): a decision for every message the call saw."""
+def plan_report(analysis: Analysis, plan: Plan, cal: Calibration = NO_CALIBRATION) -> dict[str, Any]:
+    """The ``plan --json`` object (issue 3): a decision for every message the call saw. Token
+    figures are scaled by ``cal``; ``fits`` and the reasons stay in the counts the plan was made on."""
     view = analysis.view
     inserted = iter(plan.inserted)
     rows = []
@@ -328,7 +388,7 @@ def plan_report(analysis: Analysis, plan: Plan) -> dict[str, Any]:
                     "turn": None,
                     "tokens": 0,
                     "status": d.status.value,
-                    "tokens_after": d.tokens_after,
+                    "tokens_after": cal(d.tokens_after),
                     "by": d.by,
                     "reason": d.reason,
                     "simulated": ins.simulated,
@@ -344,9 +404,9 @@ def plan_report(analysis: Analysis, plan: Plan) -> dict[str, Any]:
                 "unit": unit,
                 "unit_id": uid,
                 "turn": view.turn_of[d.index],
-                "tokens": d.tokens,
+                "tokens": cal(d.tokens),
                 "status": d.status.value,
-                "tokens_after": d.tokens_after,
+                "tokens_after": cal(d.tokens_after),
                 "by": d.by,
                 "reason": d.reason,
             }
@@ -359,14 +419,16 @@ def plan_report(analysis: Analysis, plan: Plan) -> dict[str, Any]:
         "at_call": call.number if call is not None else None,
         "current_turn": plan.current_turn,
         "pipeline": pipeline_report(plan.pipeline, plan.settings),
+        "calibration": cal.report(),
         "budget": plan.budget,
-        "tokens_before": plan.tokens_before,
-        "tokens_after": plan.tokens_after,
-        "saving": plan.saving,
+        "fits": None if plan.budget is None else plan.tokens_after <= plan.budget,
+        "tokens_before": cal(plan.tokens_before),
+        "tokens_after": cal(plan.tokens_after),
+        "saving": cal(plan.tokens_before) - cal(plan.tokens_after),
         "saving_pct": round(plan.saving_pct, 1),
-        "overhead": analysis.table.overhead,
+        "overhead": cal(analysis.table.overhead),
         "stages": [
-            {"strategy": s.strategy, "tokens_before": s.tokens_before, "tokens_after": s.tokens_after}
+            {"strategy": s.strategy, "tokens_before": cal(s.tokens_before), "tokens_after": cal(s.tokens_after)}
             for s in plan.stages
         ],
         "messages": rows,
@@ -378,26 +440,30 @@ def plan_report(analysis: Analysis, plan: Plan) -> dict[str, Any]:
 # replay
 
 
-def replay_report(analysis: Analysis, result: Replay, pipeline: list[dict[str, Any]]) -> dict[str, Any]:
-    """The ``replay --json`` object: per model call, the baseline and the pruned input tokens,
-    and what the file recorded for the call (``recorded_tokens`` = input + cache read + cache
-    write, the parts apart, ``ratio`` = recorded / baseline; None where nothing was recorded)."""
+def replay_report(
+    analysis: Analysis, result: Replay, pipeline: list[dict[str, Any]], cal: Calibration = NO_CALIBRATION
+) -> dict[str, Any]:
+    """The ``replay --json`` object: per model call, the baseline and the pruned input tokens
+    (scaled by ``cal``; the totals are sums of the figures shown), and what the file recorded for
+    the call (``recorded_tokens`` = input + cache read + cache write, the parts apart, ``ratio`` =
+    recorded / baseline as shown; None where nothing was recorded)."""
     recorded = {row.call: row for row in call_usage(analysis.view, analysis.table)}
     calls = []
     for c in result.calls:
         row = recorded[c.call]
+        baseline = cal(c.baseline_tokens)
         calls.append(
             {
                 "call": c.call,
                 "message_index": c.message_index,
                 "turn": c.turn,
-                "baseline_tokens": c.baseline_tokens,
-                "tokens": c.tokens,
+                "baseline_tokens": baseline,
+                "tokens": cal(c.tokens),
                 "recorded_tokens": row.recorded,
                 "input_tokens": row.input_tokens,
                 "cache_read_input_tokens": row.cache_read_tokens,
                 "cache_creation_input_tokens": row.cache_creation_tokens,
-                "ratio": _ratio(row.recorded, c.baseline_tokens),
+                "ratio": _ratio(row.recorded, baseline),
             }
         )
     with_usage = [c for c in calls if c["recorded_tokens"] is not None]
@@ -407,9 +473,10 @@ def replay_report(analysis: Analysis, result: Replay, pipeline: list[dict[str, A
         "encoding": analysis.table.encoding,
         "profile": analysis.table.profile,
         "pipeline": pipeline,
+        "calibration": cal.report(),
         "calls": calls,
-        "baseline_total": result.baseline_total,
-        "total": result.total,
+        "baseline_total": sum(c["baseline_tokens"] for c in calls),
+        "total": sum(c["tokens"] for c in calls),
         "savings_pct": round(result.savings_pct, 1),
         "recorded_total": recorded_total,
         "ratio": _ratio(recorded_total, sum(c["baseline_tokens"] for c in with_usage)),
