@@ -151,3 +151,24 @@ def test_info_reports_bad_lines(capsys, tmp_path):
 def test_preview_strips_control_characters():
     assert preview("a\tb\nc\x1b[1m\x07d\u200b e") == "a b c[1md e"
     assert preview("x" * 100, width=10) == "xxxxxxxxx…"
+
+
+def test_skipped_report_counts_per_reason_and_keeps_the_first_three_places(capsys):
+    from inspector.cli.render import console, render_skipped
+    from inspector.cli.report import skipped_report
+    from inspector.model import Skipped
+
+    items = [Skipped(where=f"line {n}", reason="progress", kind="ignored") for n in (2, 5, 9, 11, 14)]
+    items.insert(1, Skipped(where="line 3", reason="turn_context", kind="ignored"))
+    items.append(Skipped(where="line 20", reason="not valid JSON", kind="error"))
+    report = skipped_report(items)
+    assert report == {
+        "ignored": {"progress": 5, "turn_context": 1},
+        "ignored_at": {"progress": ["line 2", "line 5", "line 9"], "turn_context": ["line 3"]},
+        "errors": [{"where": "line 20", "reason": "not valid JSON"}],
+    }
+    render_skipped(report, console())
+    text = " ".join(capsys.readouterr().out.split())
+    assert "Skipped 7 records (6 ignored, 1 error)" in text
+    assert "ignored progress 5 line 2, line 5, line 9, …" in text
+    assert "ignored turn_context 1 line 3" in text and "error not valid JSON 1 line 20" in text
