@@ -72,6 +72,8 @@ REPLAY_DELAY = 0.25  # seconds after the last change before the replay starts
 REPLAY_POST_EVERY = 0.1  # seconds of replay work between chart updates
 REPLAY_YIELD = 0.0005
 FOLLOW_POLL_SECONDS = 1.0
+#: Formats written by Anthropic models: counted with the anthropic profile unless changed.
+ANTHROPIC_FORMATS = ("anthropic", "claude_code")
 
 
 class InspectorApp(App[int]):
@@ -110,7 +112,7 @@ class InspectorApp(App[int]):
         follow: bool | None = None,
         format: str | None = None,
         encoding: str = DEFAULT_ENCODING,
-        profile: str = "openai",
+        profile: str | None = None,
         pipeline: tuple[str, ...] = (),
         budget: int | None = None,
         sync_count: bool | None = None,
@@ -125,6 +127,8 @@ class InspectorApp(App[int]):
         counter, warning = get_counter_or_fallback(encoding) if encoding != "approx" else (None, None)
         self.encoding_warning = warning
         encoding = counter.name if counter is not None else encoding
+        if profile is None:  # frame the messages the way the session's own provider does
+            profile = "anthropic" if self.format_name in ANTHROPIC_FORMATS else "openai"
         self.state = PipelineState.initial(encoding=encoding, profile=profile, enabled=pipeline)
         self.explicit_budget = budget
         self.at_call: int | None = None
@@ -203,6 +207,7 @@ class InspectorApp(App[int]):
         short = self.size.height < 34
         self.screen.set_class(short, "-short")
         self.screen.set_class(self.size.width < 130, "-narrow")
+        self.screen.set_class(self.size.width < 110, "-tight")
 
     # --- counting ---------------------------------------------------------------------------
     def _sync_count_ok(self) -> bool:

@@ -3,7 +3,11 @@ sentences (the registry's own summaries), and the keys. Meant for teaching pruni
 
 from __future__ import annotations
 
+import io
+
+from rich.console import Console, Group
 from rich.style import Style
+from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -69,7 +73,7 @@ class HelpScreen(ModalScreen[None]):
         with VerticalScroll():
             yield Static(self.build(), id="help-text")
 
-    def build(self) -> Text:
+    def build(self) -> Group:
         variables = self.app.theme_variables
 
         def colour(name: str) -> Style:
@@ -77,33 +81,50 @@ class HelpScreen(ModalScreen[None]):
             return Style(color=Color.parse(value).rich_color) if value else Style()
 
         bold = Style(bold=True)
-        t = Text()
-        t.append("What you see\n", bold)
-        t.append("One row per message the model call receives, in order. Colour and the unit word say what "
-                 "a row is; the status says what the pipeline does with it.\n\n")
-        t.append("Units\n", bold)
+
+        def table() -> Table:
+            t = Table(box=None, show_header=False, padding=(0, 1), expand=True)
+            t.add_column(width=22, no_wrap=True)
+            t.add_column(ratio=1)
+            return t
+
+        parts: list = []
+        parts.append(Text("What you see", bold))
+        parts.append(Text("One row per message the model call receives, in order. Colour and the unit word say what "
+                          "a row is; the status says what the pipeline does with it.\n"))
+        parts.append(Text("Units", bold))
+        units = table()
         for var, label, text in UNITS:
-            t.append("██ ", colour(var))
-            t.append(f"{label:<20}", colour(var) + bold)
-            t.append(text + "\n")
-        t.append("\nStatuses\n", bold)
+            units.add_row(Text.assemble(("██ ", colour(var)), (label, colour(var) + bold)), Text(text))
+        parts += [units, Text()]
+        parts.append(Text("Statuses", bold))
+        statuses = table()
         for var, label, text in STATUSES:
-            t.append(f"   {label:<20}", colour(var) + bold)
-            t.append(text + "\n")
-        t.append("\nThe budget gauge\n", bold)
+            statuses.add_row(Text("   " + label, colour(var) + bold), Text(text))
+        parts += [statuses, Text()]
+        parts.append(Text("The budget gauge", bold))
+        legend = Text()
         for k, (_, name) in enumerate(CATEGORIES):
-            t.append(f"{GAUGE_GLYPHS[k]} {name}   ")
-        t.append(f"{FREE_GLYPH} free\n")
-        t.append("It fills the budget with what the pruned context holds, by kind; the numbers under it add up "
-                 "to the 'after' total. ≈ marks an estimate (the approx counter); 'recorded' is the usage the "
-                 "file itself logged for that call.\n\n")
-        t.append("Strategies\n", bold)
+            legend.append(f"{GAUGE_GLYPHS[k]} {name}   ")
+        legend.append(f"{FREE_GLYPH} free")
+        parts.append(legend)
+        parts.append(Text("It fills the budget with what the pruned context holds, by kind; the numbers under it add up "
+                          "to the 'after' total. ≈ marks an estimate (the approx counter); 'recorded' is the usage the "
+                          "file itself logged for that call.\n"))
+        parts.append(Text("Strategies", bold))
+        strategies = table()
         for name, strategy in STRATEGIES.items():
-            t.append(f"{name}\n", colour("chart-pipeline") + bold)
-            t.append(f"   {strategy.summary}\n")
-        t.append("\nKeys\n", bold)
+            strategies.add_row(Text(name, colour("chart-pipeline") + bold), Text(strategy.summary))
+        parts += [strategies, Text()]
+        parts.append(Text("Keys", bold))
+        keys = table()
         for key, text in KEYS:
-            t.append(f"{key:<20}", bold)
-            t.append(text + "\n")
-        t.append("\nescape closes this screen.")
-        return t
+            keys.add_row(Text(key, bold), Text(text))
+        parts += [keys, Text(), Text("escape closes this screen.")]
+        return Group(*parts)
+
+    def plain(self) -> str:
+        """The help text without styles (for tests)."""
+        console = Console(width=120, record=True, file=io.StringIO())
+        console.print(self.build())
+        return console.export_text()

@@ -306,7 +306,7 @@ class MessageList(LineList):
     def _inserted_segments(self, row: int, item: Inserted, c: Columns, result: PlanResult):
         style = self.style("msglist--status-inserted")
         kind_style = self.style("msglist--unit-summary") if item.kind == "summary" else self.style("msglist--unit-tool-exchange")
-        text = ("(simulated) " if item.simulated else "") + one_line(item.text, c.preview + 20)
+        text = one_line(item.text, c.preview + 20)
         segs = [
             (" ", None, False),
             ("+".rjust(c.pos) + " ", style, False),
