@@ -151,11 +151,14 @@ def test_replay_claude_code_recorded_beside_baseline_and_strategy(capsys):
     assert [c["cache_creation_input_tokens"] for c in calls] == [4200, 900, 350, 420, 300, 6100, 200]
     assert [c["ratio"] for c in calls] == [542.964, 57.875, 45.398, 38.138, 33.154, 43.593, 31.172]
     assert (d["recorded_total"], d["ratio"]) == (95495, 47.605)
-    code, out, _ = run(capsys, "replay", CLAUDE)
+    assert [c["tokens"] for c in calls] == [28, 280, 369, 108, 184, 140, 215]
+    code, out, _ = run(capsys, "replay", CLAUDE, "--strategy", "tool_pruning")
     text = words(out)
     assert "call msg turn baseline with pipeline saved recorded cache read cache write ratio" in text
     assert "1 1 1 28 28 0 15,203 11,000 4,200 542.96" in text
-    assert "total 2,006 2,006 0 95,495 47.60" in text
+    assert "4 7 2 449 108 341 17,124 16,700 420 38.14" in text
+    assert "total 2,006 1,324 682 95,495 47.60" in text
+    assert "Input tokens over all 7 calls: 2,006 -> 1,324, saving 34.0%." in text
 
 
 def test_replay_codex_recorded_usage(capsys):
@@ -166,7 +169,12 @@ def test_replay_codex_recorded_usage(capsys):
     }
     assert (d["baseline_total"], d["recorded_total"], d["ratio"]) == (1429, 27120, 18.978)
     code, out, _ = run(capsys, "replay", CODEX)
-    assert "5 16 6 331 331 0 3,100 2,560 — 9.37" in words(out)
+    text = words(out)
+    # without a pipeline the table is the baseline beside the recording (no repeated columns)
+    assert "call msg turn baseline recorded cache read cache write ratio" in text
+    assert "5 16 6 331 3,100 2,560 — 9.37" in text
+    assert "total 1,429 27,120 18.98" in text
+    assert "Input tokens over all 5 calls: 1,429." in text
 
 
 # ------------------------------------------------------------------------------------------

@@ -356,17 +356,19 @@ def render_violations(violations: dict[str, list[dict[str, Any]]], out: Console,
 
 
 def render_replay(report: dict[str, Any], out: Console) -> None:
+    piped = bool(report["pipeline"])  # without one, "with pipeline" and "saved" would repeat the baseline
     out.print(_session_line(report))
     out.print(_counting_line(report))
-    render_calibration(report, out, strategies=True)
+    render_calibration(report, out, strategies=piped)
     out.print(Text(f"Pipeline: {_pipeline_text(report['pipeline'])}"))
     table = Table(box=box.SIMPLE_HEAD, show_footer=True)
     table.add_column(T("call"), justify="right", footer=T("total"))
     table.add_column(T("msg"), justify="right")
     table.add_column(T("turn"), justify="right")
     table.add_column(T(cal_label(report, "baseline")), justify="right", footer=N(report["baseline_total"]))
-    table.add_column(T(cal_label(report, "with pipeline")), justify="right", footer=N(report["total"]))
-    table.add_column(T("saved"), justify="right", footer=N(report["baseline_total"] - report["total"]))
+    if piped:
+        table.add_column(T(cal_label(report, "with pipeline")), justify="right", footer=N(report["total"]))
+        table.add_column(T("saved"), justify="right", footer=N(report["baseline_total"] - report["total"]))
     recorded = report.get("recorded_total") is not None
     if recorded:
         table.add_column(T("recorded"), justify="right", footer=N(report["recorded_total"]))
@@ -374,9 +376,10 @@ def render_replay(report: dict[str, Any], out: Console) -> None:
         table.add_column(T("cache write"), justify="right")
         table.add_column(T("ratio"), justify="right", footer=R(report["ratio"]))
     for c in report["calls"]:
-        saved = c["baseline_tokens"] - c["tokens"]
-        cells = [N(c["call"]), N(c["message_index"]), N(c["turn"]), N(c["baseline_tokens"]), N(c["tokens"]),
-                 N(saved, "green" if saved > 0 else "")]
+        cells = [N(c["call"]), N(c["message_index"]), N(c["turn"]), N(c["baseline_tokens"])]
+        if piped:
+            saved = c["baseline_tokens"] - c["tokens"]
+            cells += [N(c["tokens"]), N(saved, "green" if saved > 0 else "")]
         if recorded:
             cells += [D(c["recorded_tokens"]), D(c["cache_read_input_tokens"]), D(c["cache_creation_input_tokens"]),
                       R(c["ratio"])]
@@ -386,8 +389,10 @@ def render_replay(report: dict[str, Any], out: Console) -> None:
         out.print(Text("baseline = our count of everything before the call; recorded = the usage the file logged "
                        "for it (input + cache read + cache write; — = not in the file); ratio = recorded / baseline.",
                        style="dim"))
-    out.print(Text(f"{cal_label(report, 'Input tokens')} over all {len(report['calls']):,} calls: {report['baseline_total']:,} -> "
-                   f"{report['total']:,}, saving {report['savings_pct']:.1f}%."))
+    summary = f"{cal_label(report, 'Input tokens')} over all {len(report['calls']):,} calls: {report['baseline_total']:,}"
+    if piped:
+        summary += f" -> {report['total']:,}, saving {report['savings_pct']:.1f}%"
+    out.print(Text(summary + "."))
 
 
 def render_compare(report: dict[str, Any], out: Console) -> None:
