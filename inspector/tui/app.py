@@ -7,7 +7,8 @@ the result comes back as a message and is dropped if a newer change has happened
 replay chart fills from its own worker (a sample of calls first, then the rest), exact token
 counts replace the fast estimate from a third, and a followed file is read by a fourth.
 
-:func:`run` is what the command line calls.
+:func:`run` is what the command line calls. Search, the dialogs, the palette's commands and live
+follow are mixins in :mod:`.search`, :mod:`.dialogs`, :mod:`.commands` and :mod:`.live`.
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ import gc
 import sys
 import time
 from dataclasses import replace
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +29,6 @@ from textual.widgets import Footer, Input, Static
 from textual.worker import get_current_worker
 
 from ..model import Session
-from ..strategies import STRATEGIES
 from ..strategies import builtin as _builtin_strategies  # noqa: F401  (registers the strategies)
 from ..tokens import (
     DEFAULT_ENCODING,
@@ -42,15 +41,15 @@ from ..tokens import (
 )
 from ..units import SessionView, build_view
 from . import engine
-from .commands import InspectorCommands
+from .commands import InspectorCommands, PaletteMixin
+from .dialogs import DialogsMixin
 from .engine import PlanResult, Snapshot, ViewInfo
-from .messages import CountDone, CountProgress, PlanReady, ReplayPoints, SearchDone, SessionGrew
-from .screens.detail import TextScreen
-from .screens.export import ExportScreen, same_file
-from .screens.help import HelpScreen
-from .state import ParamError, PipelineState, available_presets, format_value, spec_for
+from .live import FollowMixin
+from .messages import CountDone, CountProgress, PlanReady, ReplayPoints
+from .search import SearchMixin
+from .state import ParamError, PipelineState, available_presets, spec_for
 from .themes import DEFAULT_THEME, ThemeError, ThemeFile, builtin_themes, default_variables, resolve
-from .widgets.detail import DetailPane, describe
+from .widgets.detail import DetailPane
 from .widgets.message_list import MessageList
 from .widgets.pipeline_panel import PipelinePanel
 from .widgets.replay_chart import ReplayChart
@@ -71,12 +70,11 @@ REPLAY_SAMPLE = 160
 REPLAY_DELAY = 0.25  # seconds after the last change before the replay starts
 REPLAY_POST_EVERY = 0.1  # seconds of replay work between chart updates
 REPLAY_YIELD = 0.0005
-FOLLOW_POLL_SECONDS = 1.0
 #: Formats written by Anthropic models: counted with the anthropic profile unless changed.
 ANTHROPIC_FORMATS = ("anthropic", "claude_code")
 
 
-class InspectorApp(App[int]):
+class InspectorApp(SearchMixin, DialogsMixin, PaletteMixin, FollowMixin, App[int]):
     CSS_PATH = "app.tcss"
     TITLE = "context-inspector"
     COMMANDS = App.COMMANDS | {InspectorCommands}
@@ -312,6 +310,7 @@ class InspectorApp(App[int]):
         result = message.result
         if result.generation != self._gen:
             return  # stale: a newer change is being planned
+        first_result = self.result is None
         self.result = result
         lst = self.list
         selected = lst.selected if lst.result is not None else None
@@ -319,7 +318,7 @@ class InspectorApp(App[int]):
         at_bottom, cursor_at_end = lst.set_result(result, self.info, select_message=keep)
         if self.following and at_bottom:
             lst.scroll_end(animate=False, immediate=True)
-            if cursor_at_end:
+            if cursor_at_end or first_result:  # a followed file opens on its newest message
                 lst.move_cursor(lst.row_count() - 1, scroll=False, announce=False)
         savings = {}
         if result.plan is not None:
@@ -505,6 +504,13 @@ class InspectorApp(App[int]):
         box.add_class("hidden")
         self.panel.focus()
 
+    @on(Input.Submitted, "#search")
+    def _search_submitted(self, event: Input.Submitted) -> None:
+        term = event.value.strip()
+        event.input.add_class("hidden")
+        self.list.focus()
+        self.start_search(term)
+
     def action_close_inputs(self) -> None:
         if self.editing_param is not None:
             self._close_param_input()
@@ -518,269 +524,11 @@ class InspectorApp(App[int]):
         hint = self.panel.hint()
         self.query_one("#panel-hint", Static).update(Text(hint))
 
-    # --- search -----------------------------------------------------------------------------
-    def action_search(self) -> None:
-        box = self.query_one("#search", Input)
-        box.remove_class("hidden")
-        box.value = self.search_term
-        box.focus()
-
-    @on(Input.Submitted, "#search")
-    def _search_submitted(self, event: Input.Submitted) -> None:
-        term = event.value.strip()
-        event.input.add_class("hidden")
-        self.list.focus()
-        self.search_term = term
-        self.list.set_search(term)
-        if term:
-            self._search(term, 1, include_current=True)
-
-    def action_search_next(self, direction: int) -> None:
-        if not self.search_term:
-            self.action_search()
-            return
-        self._search(self.search_term, direction)
-
-    def _search(self, term: str, direction: int, include_current: bool = False) -> None:
-        if self.result is None:
-            return
-        start = self.list.cursor if include_current else self.list.cursor + direction
-        self._search_worker(term, self.result, start, direction)
-
-    @work(thread=True, exclusive=True, group="search", exit_on_error=False, description="search")
-    def _search_worker(self, term: str, result: PlanResult, start: int, direction: int) -> None:
-        worker = get_current_worker()
-        rows = result.rows
-        n = len(rows)
-        needle = term.lower()
-        messages = result.snapshot.view.messages
-        for step in range(n):
-            if step % 512 == 0 and worker.is_cancelled:
-                return
-            row = (start + direction * step) % n
-            item = rows[row]
-            text = searchable(messages[item]) if type(item) is int else item.text
-            if needle in text.lower():
-                self.post_message(SearchDone(term, row, step + 1))
-                return
-        self.post_message(SearchDone(term, None, n))
-
-    def on_search_done(self, message: SearchDone) -> None:
-        if message.term != self.search_term:
-            return
-        if message.row is None:
-            self.notify(f"no message contains {message.term!r}", timeout=3)
-            self._update_status(f"no match for {message.term!r}")
-            return
-        self.list.move_cursor(message.row)
-        self.list.scroll_cursor_visible(center=True)
-        self._update_status(f"match: row {message.row}")
-
-    # --- screens ----------------------------------------------------------------------------
-    def action_help(self) -> None:
-        self.push_screen(HelpScreen())
-
-    @on(MessageList.OpenDetail)
-    def _open_detail(self, event: MessageList.OpenDetail) -> None:
-        if self.result is None or self.result.plan is None:
-            return
-        item = self.list.message_at(event.row)
-        if item is None:
-            return
-        lines = describe(item, self.result)
-        title = f"message #{item}" if isinstance(item, int) else "inserted message"
-        self.push_screen(TextScreen(f"{title} · escape closes", lines))
-
-    def action_rules(self) -> None:
-        r = self.result
-        if r is None or r.plan is None:
-            return
-        lines: list[tuple[str, str]] = []
-        item = self.list.selected
-        breaks = r.breaks.get(item, []) if isinstance(item, int) else r.inserted_breaks.get(self.list.cursor, [])
-        if breaks:
-            lines.append((f"Selected row {'#' + str(item) if isinstance(item, int) else '(inserted)'}:", "title"))
-            for b in breaks:
-                lines.append((f"{_provider(b.provider)}: {b.text}", "violation"))
-            lines.append(("", "body"))
-        if not r.violations:
-            lines.append(("The validator is not available, so rules were not checked.", "muted"))
-        for provider, items in r.violations.items():
-            lines.append((f"{_provider(provider)}: {'valid' if not items else f'{len(items)} rule break(s)'}", "heading"))
-            for v in items:
-                source, text = engine.violation_fields(v)
-                pos = engine.violation_position(v)
-                where = f"message #{source}" if source is not None else "inserted message"
-                if pos is not None:
-                    where += f" (request position {pos})"
-                lines.append((f"  {where}: {text}", "body"))
-        title = "provider rules" + (" · the selected row breaks none" if not breaks else "")
-        from .text import clean
-
-        lines = [(clean(t), k) for t, k in lines]
-        self.push_screen(TextScreen(f"{title} · escape closes", lines))
-
-    def action_export(self) -> None:
-        if self.result is None or self.result.plan is None:
-            return
-        stem = Path(self.session_path).stem if self.session_path else "session"
-        provider = "anthropic" if "anthropic" in (self.format_name or "") else "openai"
-        default = f"{stem}.pruned.{provider}.json"
-        self.push_screen(ExportScreen(default, provider, self.session_path, self._write_export), self._exported)
-
-    def _write_export(self, path: str, provider: str) -> str:
-        if same_file(path, self.session_path):
-            raise ValueError("that is the session file")
-        from ..export import export_request, write_export
-
-        plan = self.result.plan
-        body = export_request(plan, provider)
-        write_export(body, path, self.session_path)
-        at = f"call {self.at_call}" if self.at_call else "the next call"
-        return f"wrote {path}: the pruned history at {at}, as an {_provider(provider)} request"
-
-    def _exported(self, done: str | None) -> None:
-        if done:
-            self.notify(done, timeout=6)
-            self._update_status(done)
-
     def action_next_theme(self) -> None:
         names = self.theme_names()
         k = (names.index(self.theme) + 1) % len(names) if self.theme in names else 0
         self.theme = names[k]
         self.notify(f"theme: {self.theme}", timeout=2)
-
-    def palette_commands(self) -> list[tuple[str, str, Callable[[], Any]]]:
-        cmds: list[tuple[str, str, Callable[[], Any]]] = []
-        for k, name in enumerate(self.state.order):
-            on = name in self.state.enabled
-            summary = STRATEGIES[name].summary if name in STRATEGIES else ""
-            cmds.append((f"Strategy: turn {name} {'off' if on else 'on'} ({k + 1})", summary,
-                         lambda k=k: self.action_toggle(k)))
-        for preset in available_presets():
-            cmds.append((f"Preset: {preset.name}", preset.note or ", ".join(preset.pipeline) or "no strategy",
-                         lambda p=preset: self.apply_preset(p)))
-        for name in self.theme_names():
-            cmds.append((f"Theme: {name}", "switch colour theme", lambda n=name: setattr(self, "theme", n)))
-        for enc in ENCODINGS:
-            cmds.append((f"Token counter: {enc}", "count tokens with this encoding",
-                         lambda e=enc: self.set_state(self.state.set("encoding", e))))
-        cmds += [
-            ("Budget: +1,000 tokens", "step the budget", lambda: self.action_budget(1)),
-            ("Budget: −1,000 tokens", "step the budget", lambda: self.action_budget(-1)),
-            ("Budget: +10%", "step the budget", lambda: self.action_budget(1, True)),
-            ("Budget: −10%", "step the budget", lambda: self.action_budget(-1, True)),
-            ("Budget: type a value", "set the token budget", lambda: self.action_edit_param("budget")),
-            ("Replay: previous model call", "[", lambda: self.action_call(-1)),
-            ("Replay: next model call", "]", lambda: self.action_call(1)),
-            ("Replay: next call after the whole session", "the default view", lambda: self.set_call(None)),
-            ("Search message text", "/", self.action_search),
-            ("Show provider rule text", "v", self.action_rules),
-            ("Open the selected message", "enter", self.list.action_open),
-            ("Export the pruned history", "e", self.action_export),
-            ("Follow the file: on/off", "f", self.action_toggle_follow),
-            ("Help: units, statuses, strategies, keys", "?", self.action_help),
-        ]
-        return cmds
-
-    # --- follow -----------------------------------------------------------------------------
-    def _start_follow(self) -> None:
-        if not self.session_path:
-            return
-        wanted = self.follow_requested
-        if wanted is None:
-            wanted = self._appendable()
-        if not wanted:
-            self._update_status()
-            return
-        try:
-            from ..follow import Follower
-        except ImportError:
-            self.notify("following needs inspector.follow, which is not available", severity="warning")
-            return
-        try:
-            self.follower = Follower(self.session_path, self.format_name)
-        except Exception as exc:  # a format that cannot be followed
-            self.notify(f"cannot follow this file: {exc}", severity="warning", timeout=6)
-            return
-        self.following = True
-        self._watch_worker(self.session_path)
-        self.set_interval(FOLLOW_POLL_SECONDS, self.poll_follow, name="follow-poll")
-        self._update_status()
-
-    def _appendable(self) -> bool:
-        try:
-            from ..formats import FORMATS
-
-            fmt = FORMATS.get(self.format_name)
-            return bool(fmt and fmt.appendable)
-        except Exception:
-            return str(self.session_path).endswith(".jsonl")
-
-    def action_toggle_follow(self) -> None:
-        if self.follower is None:
-            self.follow_requested = True
-            self._start_follow()
-            return
-        self.following = not self.following
-        if self.following:
-            self.list.scroll_end(animate=False)
-            self.poll_follow()
-        self._update_status()
-
-    @work(exclusive=True, group="watch", exit_on_error=False, description="watch")
-    async def _watch_worker(self, path: str) -> None:
-        """Wake the follower as soon as the file changes (the interval poll is the fallback)."""
-        try:
-            from watchfiles import awatch
-        except ImportError:
-            return
-        target = Path(path).resolve()
-        async for changes in awatch(target.parent, debounce=50, step=25, recursive=False):
-            if any(Path(p).resolve() == target for _, p in changes) and self.following:
-                self.poll_follow()
-
-    def poll_follow(self) -> None:
-        if self.following and self.follower is not None:
-            self._follow_worker()
-
-    @work(thread=True, exclusive=True, group="follow", exit_on_error=False, description="follow")
-    def _follow_worker(self) -> None:
-        update = self.follower.poll()
-        if update is None:
-            return
-        first = getattr(update, "first", len(self.session.messages))
-        new_messages = getattr(update, "messages", []) or []
-        notice = getattr(update, "notice", None)
-        session = getattr(update, "session", None)
-        if not new_messages:
-            if notice:
-                self.post_message(SessionGrew(None, None, None, first, 0, notice))
-            return
-        if session is None:
-            return
-        session = session.model_copy(update={"messages": list(session.messages)})
-        view = build_view(session)
-        table = self.table
-        new_table = engine.count(session.messages, session.tools, table.encoding, table.profile, previous=table,
-                                 keep=min(first, len(table.counts)))
-        self.post_message(SessionGrew(session, view, new_table, first, len(new_messages), notice))
-
-    def on_session_grew(self, message: SessionGrew) -> None:
-        if message.notice:
-            self.notice = message.notice
-            self.notify(message.notice, severity="warning", timeout=8)
-        if message.session is not None:
-            self.session = message.session
-            self.view = message.view
-            self.info = ViewInfo(message.view)
-            self.table = message.table
-            gc.freeze()
-            if self.exact_pending:
-                self._count_worker(self.session, self.state.encoding, self.state.profile, None)
-        self._update_status()
-        if message.session is not None:
-            self.request_plan()
 
     # --- status -----------------------------------------------------------------------------
     def _update_status(self, notice: str | None = None) -> None:
@@ -806,28 +554,6 @@ def default_budget(view: SessionView, table: TokenTable) -> int:
     start = context_start_of(view, None)
     sent = table.overhead + sum(t for i, t in enumerate(table.totals) if i >= start or view.roles[i] == "system")
     return max(1000, int(round(sent * 0.5 / 1000.0)) * 1000)
-
-
-def searchable(message) -> str:
-    """All the text search looks at in a message: text, tool names, arguments and results."""
-    from ..model import TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock
-
-    parts = []
-    for b in message.content:
-        if isinstance(b, TextBlock):
-            parts.append(b.text)
-        elif isinstance(b, ToolCallBlock):
-            parts.append(b.name)
-            parts.append(b.arguments)
-        elif isinstance(b, ToolResultBlock):
-            parts.append(b.text)
-        elif isinstance(b, ThinkingBlock):
-            parts.append(b.thinking)
-    return "\n".join(parts)
-
-
-def _provider(name: str) -> str:
-    return {"openai": "OpenAI", "anthropic": "Anthropic"}.get(name, name)
 
 
 def default_session_path() -> Path | None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import inspector
 from inspector.strategies import STRATEGIES, Settings
 
-from tui_helpers import make_app, panel_text, row_of, rows_text, sample, settle, totals_text
+from tui_helpers import make_app, panel_text, row_of, rows_text, settle, totals_text
 
 SIZE = (160, 48)
 

@@ -18,7 +18,7 @@ from textual.color import Color
 from textual.widgets import Static
 from tui_helpers import SAMPLES, make_app, msg, row_of, rows_text, settle, totals_text
 
-from inspector.model import Session, ToolCallBlock, ToolResultBlock
+from inspector.model import Session, ToolResultBlock
 
 SIZE = (160, 48)
 
@@ -92,7 +92,7 @@ async def test_search_moves_to_matches_and_n_goes_on():
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app)
         view = app.view
-        from inspector.tui.app import searchable
+        from inspector.tui.search import searchable
 
         matches = [i for i in range(len(view)) if "rounding" in searchable(view.messages[i]).lower()]
         assert len(matches) >= 2
@@ -194,9 +194,9 @@ async def test_help_explains_units_and_every_strategy():
         await pilot.press("question_mark")
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
-        text = app.screen.build().plain
+        text = " ".join(app.screen.plain().split())
         for name, strategy in STRATEGIES.items():
-            assert name in text and strategy.summary in text
+            assert name in text and " ".join(strategy.summary.split()) in text
         for word in ("system", "user", "answer", "tool", "summary", "DROPPED", "compacted", "inserted", "!O !A"):
             assert word in text
         await pilot.press("escape")
@@ -234,3 +234,37 @@ async def test_keys_repaint_rows_at_once():
         screen_line = app.list.render_line(3).text  # what the compositor would paint now
         assert screen_line == app.list.render_row(app.list.scroll_offset.y + 2, app.list.size.width,
                                                   app.list.cursor == app.list.scroll_offset.y + 2).text
+
+
+async def test_recorded_usage_is_shown_beside_the_estimate():
+    app = make_app("coding_agent.jsonl")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        await pilot.press("left_square_bracket")
+        await settle(pilot, app, replay=True)
+        call = app.view.calls[-1]
+        recorded = app.view.messages[call.message_index].usage.context_tokens
+        text = totals_text(app)
+        assert f"before {app.result.tokens_before:,}" in text
+        assert f"recorded by the file: {recorded:,}" in text
+        axis = app.chart.render_line(app.chart.size.height - 1).text
+        assert f"recorded {recorded:,}" in axis
+        app.list.move_cursor(app.list.row_count() - 1)
+        await pilot.pause()
+
+
+async def test_escape_closes_the_search_bar_and_the_parameter_box():
+    app = make_app("coding_agent.jsonl")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        await pilot.press("slash")
+        search = app.query_one("#search")
+        assert search.display and app.focused is search
+        await pilot.press("escape")
+        assert not search.display and app.focused is app.list
+        await pilot.press("b")
+        box = app.query_one("#param-input")
+        assert box.display and app.focused is box
+        await pilot.press("escape")
+        assert not box.display and app.focused is app.panel
+        assert app.state.settings.budget == 2000

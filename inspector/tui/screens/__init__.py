@@ -1,0 +1,1 @@
+"""Screens pushed over the main view: help, full message or rule text, the export prompt."""

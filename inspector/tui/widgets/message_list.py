@@ -216,7 +216,6 @@ class MessageList(LineList):
         item = result.rows[row]
         c = self.columns(width)
         base = self.rich_style
-        muted = self.style("msglist--muted")
         if type(item) is int:
             segs, gone, band = self._message_segments(item, c, result, info)
         else:

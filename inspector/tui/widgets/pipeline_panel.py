@@ -107,7 +107,8 @@ class PipelinePanel(LineList):
         self.reset()
 
     def _rebuild(self) -> None:
-        rows = [PanelRow("header", text="Settings")]
+        preset = f"  preset: {self.state.preset} (p)" if self.state.preset else "  (p: presets)"
+        rows = [PanelRow("header", text="Settings" + preset)]
         rows += [PanelRow("param", p) for p in GLOBAL_PARAMS]
         rows.append(PanelRow("header", text="Strategies  (space on/off · K/J move)"))
         for name in self.state.order:

@@ -10,7 +10,6 @@ calls first (the chart has its shape at once), then the rest.
 from __future__ import annotations
 
 from rich.segment import Segment
-from rich.style import Style
 from textual.events import Click
 from textual.message import Message as TMessage
 from textual.strip import Strip
