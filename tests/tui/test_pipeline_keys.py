@@ -190,3 +190,50 @@ def test_every_registered_strategy_has_a_number_key():
     keys = {b.key: b.action for b in InspectorApp.BINDINGS}
     for k in range(len(STRATEGIES)):
         assert keys[str(k + 1)] == f"toggle({k})"
+
+
+async def test_big_sessions_show_labelled_estimates_until_exact_counts_arrive(monkeypatch):
+    import threading
+
+    import inspector.tui.app as app_module
+
+    release = threading.Event()
+    real = app_module.count_session
+
+    def slow_exact(messages, tools=(), **kw):
+        if kw.get("encoding") != "approx":
+            release.wait(10)
+        return real(messages, tools, **kw)
+
+    monkeypatch.setattr(app_module, "count_session", slow_exact)
+    app = make_app("three_questions.json", sync_count=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        assert app.exact_pending and not app.table.exact
+        text = totals_text(app)
+        approx_before = app.result.tokens_before
+        assert f"before ≈{approx_before:,}" in text and "estimate: approx" in text
+        assert "exact count" in text
+        release.set()
+        for _ in range(200):
+            await pilot.pause(0.01)
+            if not app.exact_pending:
+                break
+        await settle(pilot, app)
+        exact = inspector.plan(inspector.analyze(app.session), (), budget=app.state.settings.budget)
+        assert app.table.exact and app.result.tokens_before == exact.tokens_before != approx_before
+        assert f"before {exact.tokens_before:,}" in totals_text(app) and "≈" not in totals_text(app)
+
+
+async def test_fast_key_presses_end_on_the_last_state():
+    """Plans for superseded key presses are dropped; what stays on screen is the last one."""
+    app = make_app("three_questions.json")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        await pilot.press("5", "5", "5", "4", "plus", "plus", "4")
+        await settle(pilot, app)
+        assert app.state.pipeline == ("tool_pruning",)
+        assert app.result.snapshot.state == app.state
+        lib = expected_plan(app, ("tool_pruning",))
+        assert app.result.tokens_after == lib.tokens_after
+        assert f"after {lib.tokens_after:,}" in totals_text(app)
