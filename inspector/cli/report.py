@@ -2,6 +2,8 @@
 
 Each command builds one of these dicts; ``--json`` prints it and :mod:`inspector.cli.render`
 draws the Rich tables from the same dict, so both outputs always show the same numbers.
+``--calibrate`` is a :class:`Calibration` passed to the builders: it scales the estimates as they
+go into the dict, never the TokenTable or the plans.
 Nothing here prints, and nothing here imports Textual.
 """
 
@@ -86,10 +88,6 @@ class Calibration:
     factor: float | None = None  # calibration_factor: sum(recorded) / sum(estimated)
     calls: int = 0  # model calls with both a recording and an estimate
     note: str | None = None  # why nothing was scaled, when --calibrate was given in vain
-
-    @property
-    def active(self) -> bool:
-        return self.factor is not None
 
     def __call__(self, tokens: int) -> int:
         return scale(tokens, self.factor)
