@@ -237,3 +237,17 @@ async def test_fast_key_presses_end_on_the_last_state():
         lib = expected_plan(app, ("tool_pruning",))
         assert app.result.tokens_after == lib.tokens_after
         assert f"after {lib.tokens_after:,}" in totals_text(app)
+
+
+async def test_clicking_a_strategy_box_toggles_it():
+    app = make_app("three_questions.json")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        row = next(k for k, r in enumerate(app.panel.rows) if r.name == "tool_pruning" and r.kind == "strategy")
+        await pilot.click("#panel", offset=(3, row))
+        await settle(pilot, app)
+        assert app.state.pipeline == ("tool_pruning",)
+        assert "5 [x] tool_pruning" in panel_text(app)
+        await pilot.click("#panel", offset=(20, row + 1))  # a parameter row: selected, not changed
+        await settle(pilot, app)
+        assert app.panel.current.kind in ("param", "strategy") and app.state.pipeline == ("tool_pruning",)

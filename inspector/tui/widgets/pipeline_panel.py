@@ -232,6 +232,20 @@ class PipelinePanel(LineList):
             return
         self._emit(self.state.move(name, delta), f"{name} moved")
 
+    def on_click(self, event) -> None:
+        """A click selects the row; a click on a strategy's box (or a second click) toggles it."""
+        event.prevent_default()  # instead of LineList's plain row selection
+        row = round(self.scroll_y) + event.y
+        if not 0 <= row < len(self.rows) or self.rows[row].kind == "header":
+            return
+        already = row == self.cursor
+        self.move_cursor(row, scroll=False)
+        r = self.rows[row]
+        if r.kind == "strategy" and (event.x < 6 or already):
+            self.action_activate()
+        elif r.kind == "param" and already:
+            self.action_edit()
+
     def hint(self) -> str:
         """What the keys do on the selected row (shown under the panel)."""
         r = self.current
