@@ -227,7 +227,7 @@ class InspectorApp(SearchMixin, DialogsMixin, PaletteMixin, FollowMixin, App[int
             self.table = count_session(s.messages, s.tools, encoding="approx", profile=self.state.profile)
             self.exact_pending = True
             self.count_status = "exact count 0%…"
-            self._count_worker(s, self.state.encoding, self.state.profile, None)
+            # started once the first plan is on screen, so it does not slow the first paint
         self._seed_budget()
         self.chart.reset_points(len(self.view.calls))
         # The session is millions of long-lived objects: keep the cyclic GC from walking them
@@ -320,6 +320,8 @@ class InspectorApp(SearchMixin, DialogsMixin, PaletteMixin, FollowMixin, App[int
             lst.scroll_end(animate=False, immediate=True)
             if cursor_at_end or first_result:  # a followed file opens on its newest message
                 lst.move_cursor(lst.row_count() - 1, scroll=False, announce=False)
+        if first_result and self.exact_pending:
+            self._count_worker(self.session, self.state.encoding, self.state.profile, None)
         savings = {}
         if result.plan is not None:
             for stage in result.plan.stages:

@@ -145,6 +145,8 @@ class TotalsBar(Widget):
         if self.recorded is not None:
             t.append("  recorded by the file: ", label)
             t.append(f"{self.recorded:,}", self.s("totals--recorded"))
+            if r.tokens_before:
+                t.append(f" (ratio {self.recorded / r.tokens_before:.2f})", label)
         if self.counting:
             t.append(f"  {self.counting}", self.s("totals--estimate"))
         t.append("\n")
