@@ -68,6 +68,7 @@ SYNC_COUNT_MESSAGES = 600
 REPLAY_FULL_WORK = 60_000_000
 REPLAY_SAMPLE = 160
 REPLAY_DELAY = 0.25  # seconds after the last change before the replay starts
+REPLAY_GROWTH_DELAY = 0.05  # the same when only the followed session grew (a few calls to redo)
 REPLAY_POST_EVERY = 0.1  # seconds of replay work between chart updates
 REPLAY_YIELD = 0.0005
 #: Formats written by Anthropic models: counted with the anthropic profile unless changed.
@@ -141,8 +142,22 @@ class InspectorApp(SearchMixin, DialogsMixin, PaletteMixin, FollowMixin, App[int
         self.editing_param: str | None = None
         self.follow_requested = follow
         self.following = False
+        self.follow_started = False
+        self.follow_stopped = False
         self.follower = None
         self.notice = ""
+        self._shown_notice: str | None = None
+        self._follow_busy = False
+        self._follow_again = False
+        self._follow_not_before = 0.0
+        self._follow_timer = None
+        self._follow_interval = None
+        #: First message a followed session changed while the exact count was running.
+        self._count_dirty = 0
+        #: First model call whose replay the followed session changed (not yet replayed), and the
+        #: same for the replay now scheduled or running (None: nothing to redo).
+        self._replay_growth: int | None = None
+        self._replay_unfinished: int | None = None
         self.sync_count = sync_count
         self.plan_timings: list[float] = []
 
@@ -243,8 +258,14 @@ class InspectorApp(SearchMixin, DialogsMixin, PaletteMixin, FollowMixin, App[int
             self.state = self.state.set("budget", budget)
             self.panel.reference_budget = budget
 
+    def _start_count(self, previous: TokenTable | None = None, keep: int | None = None) -> None:
+        """Count the session exactly in the background (reusing ``previous[:keep]``)."""
+        self._count_dirty = len(self.session.messages)
+        self._count_worker(self.session, self.state.encoding, self.state.profile, previous, keep)
+
     @work(thread=True, exclusive=True, group="count", exit_on_error=False, description="count")
-    def _count_worker(self, session: Session, encoding: str, profile: str, previous: TokenTable | None) -> None:
+    def _count_worker(self, session: Session, encoding: str, profile: str, previous: TokenTable | None,
+                      keep: int | None = None) -> None:
         worker = get_current_worker()
         messages = session.messages
         n = len(messages)
@@ -252,8 +273,9 @@ class InspectorApp(SearchMixin, DialogsMixin, PaletteMixin, FollowMixin, App[int
         def progress(done: int, total: int) -> None:
             self.post_message(CountProgress(done, total))
 
-        table = count_session(messages[:n], session.tools, encoding=encoding, profile=profile, previous=previous,
-                              progress=progress, cancelled=lambda: worker.is_cancelled)
+        table = count_session(messages[:n], session.tools, encoding=encoding, profile=profile,
+                              previous=engine.first_counts(previous, keep), progress=progress,
+                              cancelled=lambda: worker.is_cancelled)
         if not worker.is_cancelled:
             self.post_message(CountDone(table, n))
 
@@ -269,17 +291,20 @@ class InspectorApp(SearchMixin, DialogsMixin, PaletteMixin, FollowMixin, App[int
         if table.encoding != self.state.encoding or table.profile != self.state.profile:
             return  # the counter was changed since; a newer count is running
         n = len(self.session.messages)
-        if message.messages < n:  # the followed file grew meanwhile: count the rest
-            self._count_worker(self.session, table.encoding, table.profile, table)
+        keep = min(message.messages, self._count_dirty)
+        if keep < n:  # the followed session grew or changed meanwhile: count from there
+            self._start_count(table, keep)
             return
         self.table = table
         self.exact_pending = False
         self.count_status = ""
+        self._replay_unfinished = 1  # every call's baseline changed
         self.request_plan()
 
     def _recount(self) -> None:
         """The counter or profile changed: count again (estimate at once when the session is big)."""
         s = self.session
+        self._replay_unfinished = 1  # every call's baseline changed
         if self.state.encoding == "approx" or self._sync_count_ok():
             self.table = count_session(s.messages, s.tools, encoding=self.state.encoding, profile=self.state.profile)
             self.exact_pending = False
@@ -288,7 +313,7 @@ class InspectorApp(SearchMixin, DialogsMixin, PaletteMixin, FollowMixin, App[int
             self.table = count_session(s.messages, s.tools, encoding="approx", profile=self.state.profile)
             self.exact_pending = True
             self.count_status = "exact count 0%…"
-            self._count_worker(s, self.state.encoding, self.state.profile, None)
+            self._start_count()
 
     # --- planning ---------------------------------------------------------------------------
     def request_plan(self) -> None:
@@ -321,7 +346,7 @@ class InspectorApp(SearchMixin, DialogsMixin, PaletteMixin, FollowMixin, App[int
             if cursor_at_end or first_result:  # a followed file opens on its newest message
                 lst.move_cursor(lst.row_count() - 1, scroll=False, announce=False)
         if first_result and self.exact_pending:
-            self._count_worker(self.session, self.state.encoding, self.state.profile, None)
+            self._start_count()
         savings = {}
         if result.plan is not None:
             for stage in result.plan.stages:
@@ -350,34 +375,61 @@ class InspectorApp(SearchMixin, DialogsMixin, PaletteMixin, FollowMixin, App[int
 
     # --- replay -----------------------------------------------------------------------------
     def _maybe_replay(self) -> None:
-        """Restart the replay when what it depends on changed; the chart keeps the old points
-        while only the session grew (following), and clears them when the pipeline changed."""
+        """Restart the replay when what it depends on changed. A pipeline change clears the chart
+        and replays every call; when only the followed session grew, the chart keeps its points
+        and only the calls the new messages can change are replayed (and any not done yet)."""
         key = (id(self.view), id(self.table), self.state.pipeline, self.state.settings)
         if key == self._replay_key:
             return
         same_pipeline = self._replay_key is not None and self._replay_key[2:] == key[2:]
         self._replay_key = key  # a running replay sees this and stops at its next call
+        n = len(self.view.calls)
+        calls: list[int] | None = None
+        delay = REPLAY_DELAY
         if not same_pipeline:
-            self.chart.reset_points(len(self.view.calls))
+            self.chart.reset_points(n)
+            self._replay_growth = self._replay_unfinished = None
         else:
-            self.chart.n_calls = len(self.view.calls)
-            self.chart._columns = None
+            self.chart.set_call_count(n)
+            redo = [c for c in (self._replay_growth, self._replay_unfinished) if c is not None]
+            if redo and min(redo) > 1:
+                calls = self._growth_calls(min(redo))
+                delay = REPLAY_GROWTH_DELAY
+        self._replay_growth = None
+        self._replay_unfinished = 1 if calls is None else (calls[0] if calls else None)
         if self._replay_timer is not None:
             self._replay_timer.stop()
         # Wait until the keys stop: replaying is pure-Python work that competes for the GIL.
-        self._replay_timer = self.set_timer(REPLAY_DELAY, lambda: self._replay_worker(key, self.view, self.table, self.state))
+        self._replay_timer = self.set_timer(
+            delay, lambda: self._replay_worker(key, self.view, self.table, self.state, calls))
+
+    def _growth_calls(self, start: int) -> list[int]:
+        """The calls to replay after the followed session grew: from call ``start`` on, and the
+        ones the chart has no point for yet (of the sample, when the session is replayed sampled)."""
+        n = len(self.view.calls)
+        points = self.chart.points
+        if n * len(self.view) > REPLAY_FULL_WORK and n > REPLAY_SAMPLE:
+            sample = engine.replay_order(n, REPLAY_SAMPLE)[:REPLAY_SAMPLE + 1]
+            return sorted({c for c in sample if c not in points} | ({n} if n >= start else set()))
+        return [c for c in range(1, n + 1) if c >= start or c not in points]
 
     @work(thread=True, exclusive=True, group="replay", exit_on_error=False, description="replay")
-    def _replay_worker(self, key: Any, view: SessionView, table: TokenTable, state: PipelineState) -> None:
+    def _replay_worker(self, key: Any, view: SessionView, table: TokenTable, state: PipelineState,
+                       calls: list[int] | None = None) -> None:
         worker = get_current_worker()
         if key != self._replay_key:
             return
         n_calls = len(view.calls)
-        order = engine.replay_order(n_calls, REPLAY_SAMPLE)
         note = ""
+        order = engine.replay_order(n_calls, REPLAY_SAMPLE)
         if n_calls * len(view) > REPLAY_FULL_WORK and n_calls > REPLAY_SAMPLE:
             order = order[:REPLAY_SAMPLE + 1]
             note = f"sampled: {len(order):,} of {n_calls:,} calls (a full replay of this session is too long)"
+        if calls is not None:
+            order = calls
+        if not order:
+            self.post_message(ReplayPoints(key, [], 0, note))
+            return
         batch: list = []
         posted = time.perf_counter()
         for done, call in enumerate(order, start=1):
@@ -398,6 +450,8 @@ class InspectorApp(SearchMixin, DialogsMixin, PaletteMixin, FollowMixin, App[int
     def on_replay_points(self, message: ReplayPoints) -> None:
         if message.key != self._replay_key:
             return
+        if message.pending == 0:
+            self._replay_unfinished = None
         self.chart.note = message.note
         self.chart.add_points(message.points, message.pending)
 
@@ -542,7 +596,9 @@ class InspectorApp(SearchMixin, DialogsMixin, PaletteMixin, FollowMixin, App[int
         if self.search_term:
             facts += f" · search: {self.search_term!r}"
         follow = ""
-        if self.follower is not None:
+        if self.follow_stopped:
+            follow = "follow stopped"
+        elif self.follow_started:
             follow = "● following" if self.following else "following paused (f)"
         status = self.query_one(StatusLine)
         status.set(name=name, facts=facts, follow=follow, notice=self.notice if notice is None else notice)

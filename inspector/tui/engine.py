@@ -104,6 +104,12 @@ class ViewInfo:
         self._previews: dict[int, str] = {}
         self._tools: dict[int, str] = {}
 
+    def keep_from(self, old: ViewInfo, upto: int) -> None:
+        """Reuse ``old``'s previews and tool names of messages before ``upto`` (a followed
+        session changed only the messages from ``upto`` on)."""
+        self._previews = {i: t for i, t in old._previews.items() if i < upto}
+        self._tools = {i: t for i, t in old._tools.items() if i < upto}
+
     def preview(self, i: int) -> str:
         text = self._previews.get(i)
         if text is None:
@@ -327,11 +333,16 @@ def count(messages: Sequence[Message], tools, encoding: str, profile: str, previ
           keep: int | None = None, progress: Callable[[int, int], None] | None = None,
           cancelled: Callable[[], bool] | None = None) -> TokenTable:
     """Count ``messages``; reuse ``previous`` counts for the first ``keep`` messages."""
-    if previous is not None and keep is not None and keep < len(previous.counts):
-        previous = TokenTable(previous.encoding, previous.profile, previous.exact, previous.counts[:keep],
-                              previous.totals[:keep], previous.prefix[: keep + 1], previous.tools, previous.reply_priming)
-    return count_session(messages, tools, encoding=encoding, profile=profile, previous=previous,
+    return count_session(messages, tools, encoding=encoding, profile=profile, previous=first_counts(previous, keep),
                          progress=progress, cancelled=cancelled)
+
+
+def first_counts(previous: TokenTable | None, keep: int | None) -> TokenTable | None:
+    """``previous`` cut to its first ``keep`` messages (the rest changed and must be counted again)."""
+    if previous is not None and keep is not None and keep < len(previous.counts):
+        return TokenTable(previous.encoding, previous.profile, previous.exact, previous.counts[:keep],
+                          previous.totals[:keep], previous.prefix[: keep + 1], previous.tools, previous.reply_priming)
+    return previous
 
 
 # --- detail ---------------------------------------------------------------------------------

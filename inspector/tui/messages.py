@@ -45,18 +45,27 @@ class CountDone(TMessage):
         self.messages = messages
 
 
-class SessionGrew(TMessage):
-    """The followed file changed: a new session, its view and counts (``notice`` for the user)."""
+class FollowPolled(TMessage):
+    """One poll of the follower, done. ``session`` is None when nothing changed; otherwise it is
+    the app's new session (messages ``first:`` are new or changed), with its view, view info and
+    counts (``table``, counted on top of ``base_table``). ``seconds``: the worker's time."""
 
-    def __init__(self, session: Session | None, view: SessionView | None, table: TokenTable | None,
-                 first: int, added: int, notice: str | None) -> None:
+    def __init__(self, follower: Any, *, session: Session | None = None, view: SessionView | None = None,
+                 info: Any = None, table: TokenTable | None = None, base_table: TokenTable | None = None,
+                 first: int = 0, notice: str | None = None, stopped: bool = False, error: str | None = None,
+                 seconds: float = 0.0) -> None:
         super().__init__()
+        self.follower = follower
         self.session = session
         self.view = view
+        self.info = info
         self.table = table
+        self.base_table = base_table
         self.first = first
-        self.added = added
         self.notice = notice
+        self.stopped = stopped
+        self.error = error
+        self.seconds = seconds
 
 
 class SearchDone(TMessage):

@@ -65,6 +65,14 @@ class ReplayChart(Widget):
         self._columns = None
         self.refresh()
 
+    def set_call_count(self, n_calls: int) -> None:
+        """The session grew or shrank: keep the points of the calls it still has."""
+        self.n_calls = n_calls
+        if any(c > n_calls for c in self.points):
+            self.points = {c: p for c, p in self.points.items() if c <= n_calls}
+        self._columns = None
+        self.refresh()
+
     def add_points(self, points: list[CallPoint], pending: int) -> None:
         for p in points:
             self.points[p.call] = p
