@@ -83,3 +83,21 @@ def tiny_session() -> Session:
             msg(6, "assistant", "Yes: fix the bike."),
         ],
     )
+
+
+def status_text(app: InspectorApp) -> str:
+    from inspector.tui.widgets.status import StatusLine
+
+    return app.query_one(StatusLine).render().plain
+
+
+async def wait_for(pilot, predicate, seconds: float = 5.0) -> bool:
+    """Pause the app until ``predicate()`` holds (False if it still does not after ``seconds``)."""
+    import time
+
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if predicate():
+            return True
+        await pilot.pause(0.05)
+    return predicate()

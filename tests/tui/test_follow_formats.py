@@ -1,0 +1,291 @@
+"""Following every live format in the app: the inspector's JSONL, Claude Code and Codex JSONL files,
+a Strands session directory and an Agents SDK SQLite database. Each test opens the app on a small
+session copied from the fixtures, adds records, message files or rows the way the agent would
+while the app follows it (woken by watchfiles, or its one-second poll), and checks what the user
+sees: the new rows in the list as drawn on screen, and the message count in the header."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+
+from inspector import load
+from inspector.tui.engine import replay_points
+from inspector.tui.live import merge_messages, sync_start, watch_target
+from tui_helpers import make_app, msg, row_of, settle, status_text, wait_for
+
+FIX = Path(__file__).resolve().parents[1] / "fixtures"
+CLAUDE = FIX / "real" / "claude_code" / "3f2b9c1e-5d4a-4e8b-9c71-2a6f0d8e4b13.jsonl"
+CODEX = FIX / "real" / "codex" / "rollout-2026-02-11T14-05-00-0195a3c2-7b1e-7f40-9d2a-41c8e07b5a19.jsonl"
+SIZE = (160, 48)
+
+
+def on_screen(app) -> str:
+    """The message list as drawn: its header and the rows in view, one line each."""
+    lst = app.list
+    return "\n".join(lst.render_line(y).text for y in range(lst.size.height))
+
+
+def append(path: Path, *records: dict) -> None:
+    with path.open("a") as fh:
+        fh.write("".join(json.dumps(r) + "\n" for r in records))
+
+
+async def open_following(path: Path, fmt: str, messages: int):
+    session = load(path)
+    assert (session.format, len(session.messages)) == (fmt, messages)
+    return make_app(session, path=str(path), follow=None)  # following is on by default
+
+
+async def grows_to(pilot, app, n: int) -> None:
+    """Wait until the list shows ``n`` messages (and the plan of the last change is on screen)."""
+    assert await wait_for(pilot, lambda: len(app.view) == n and app.list.row_count() == n, seconds=6), (
+        f"still {len(app.view)} messages, {app.list.row_count()} rows")
+    await settle(pilot, app)
+    assert f"{n} messages" in status_text(app)
+
+
+async def test_inspector_jsonl(tmp_path):
+    path = tmp_path / "session.jsonl"
+    shutil.copy(FIX / "formats" / "session.jsonl", path)
+    app = await open_following(path, "jsonl", 10)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        assert app.following and "● following" in status_text(app)
+        append(path, {"role": "user", "content": "Also parse ordinal dates like 2026-326."},
+               {"role": "assistant", "content": "Added ordinal dates; 5 tests pass.", "usage": {"input_tokens": 1100, "output_tokens": 12}})
+        await grows_to(pilot, app, 12)
+        screen = on_screen(app)
+        assert "Also parse ordinal dates like 2026-326." in screen
+        assert "Added ordinal dates; 5 tests pass." in screen
+        assert "Also parse ordinal dates" in row_of(app, 10) and "Added ordinal dates" in row_of(app, 11)
+        assert app.list.cursor == 11  # a followed list keeps its cursor on the newest message
+
+
+async def test_claude_code_block_per_line_merges_into_its_row(tmp_path):
+    path = tmp_path / CLAUDE.name
+    shutil.copy(CLAUDE, path)
+    app = await open_following(path, "claude_code", 15)
+    base = {"isSidechain": False, "sessionId": "3f2b9c1e-5d4a-4e8b-9c71-2a6f0d8e4b13", "userType": "external"}
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        assert app.following and app.state.profile == "anthropic"
+        await pilot.press("5")  # tool_pruning: the replay chart has something to recompute
+        await settle(pilot, app, replay=True)
+        assert app.state.pipeline == ("tool_pruning",)
+        calls = len(app.view.calls)
+        append(path,
+               {**base, "type": "user", "uuid": "u20", "parentUuid": "a10",
+                "message": {"role": "user", "content": "Now run the auth tests."}},
+               {**base, "type": "assistant", "uuid": "a20", "parentUuid": "u20", "requestId": "req_20",
+                "message": {"id": "msg_20", "role": "assistant", "model": "claude-opus-4-6",
+                            "content": [{"type": "text", "text": "Running the auth tests now."}],
+                            "usage": {"input_tokens": 4, "cache_read_input_tokens": 7000, "output_tokens": 9}}})
+        await grows_to(pilot, app, 17)
+        assert "Now run the auth tests." in on_screen(app)
+        assert "Running the auth tests now." in row_of(app, 16)
+        assert "Bash" not in row_of(app, 16)
+        tokens_before = app.table.totals[16]
+        # the same response's next content block arrives as its own line: it joins row 16
+        append(path, {**base, "type": "assistant", "uuid": "a21", "parentUuid": "a20", "requestId": "req_20",
+                      "message": {"id": "msg_20", "role": "assistant", "model": "claude-opus-4-6",
+                                  "content": [{"type": "tool_use", "id": "toolu_20", "name": "Bash",
+                                               "input": {"command": "pytest tests/test_auth.py -q"}}],
+                                  "usage": {"input_tokens": 4, "cache_read_input_tokens": 7000, "output_tokens": 60}}})
+        assert await wait_for(pilot, lambda: app.table.totals[16] > tokens_before, seconds=6)
+        await settle(pilot, app)
+        assert len(app.view) == 17 and app.list.row_count() == 17  # merged, not a new row
+        assert "17 messages" in status_text(app)
+        row = row_of(app, 16)
+        assert "Bash" in row and "Running the auth tests now." in row
+        assert 'Bash({"command":"pytest' in row
+        assert row.rstrip().endswith("!AO")  # the call waits for its result: both providers would refuse it
+        screen = on_screen(app)
+        assert screen.count("Running the auth tests now.") == 1
+        assert len(app.view.calls) == calls + 1  # one model call, counted once
+        assert app.session.messages[16].usage.output_tokens == 60
+        # the result and the final answer
+        append(path,
+               {**base, "type": "user", "uuid": "r20", "parentUuid": "a21",
+                "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_20",
+                                                         "content": "7 passed in 0.41s"}]}},
+               {**base, "type": "assistant", "uuid": "a22", "parentUuid": "r20", "requestId": "req_21",
+                "message": {"id": "msg_21", "role": "assistant", "content": [{"type": "text", "text": "All 7 auth tests pass."}],
+                            "usage": {"input_tokens": 4, "cache_read_input_tokens": 7100, "output_tokens": 8}}})
+        await grows_to(pilot, app, 19)
+        screen = on_screen(app)
+        assert "7 passed in 0.41s" in screen and "All 7 auth tests pass." in screen
+        assert not row_of(app, 16).rstrip().endswith("!AO")  # answered now
+        assert len(app.view.calls) == calls + 2
+        # the chart replayed only the calls the new lines could change, and agrees with a full replay
+        await settle(pilot, app, replay=True)
+        full = replay_points(app.view, app.table, app.state, range(1, calls + 3))
+        assert sorted(app.chart.points.values(), key=lambda p: p.call) == full
+        assert full[-1].recorded == 4 + 7100
+
+
+async def test_codex_rollout(tmp_path):
+    path = tmp_path / CODEX.name
+    shutil.copy(CODEX, path)
+    app = await open_following(path, "codex", 17)
+
+    def item(payload: dict) -> dict:
+        return {"timestamp": "2026-02-11T14:09:30.000Z", "type": "response_item", "payload": payload}
+
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        assert app.following
+        append(path,
+               item({"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Run the whole suite."}]}),
+               {"timestamp": "2026-02-11T14:09:30.100Z", "type": "event_msg",
+                "payload": {"type": "user_message", "message": "Run the whole suite."}},
+               item({"type": "function_call", "name": "shell", "arguments": "{\"command\": [\"pytest\", \"-q\"]}",
+                     "call_id": "call_suite"}))
+        await grows_to(pilot, app, 19)
+        screen = on_screen(app)
+        assert "Run the whole suite." in screen and screen.count("Run the whole suite.") == 1  # the UI event is not a row
+        assert "shell" in row_of(app, 18) and "pytest" in row_of(app, 18)
+        append(path,
+               item({"type": "function_call_output", "call_id": "call_suite", "output": "42 passed in 3.10s"}),
+               item({"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "The suite passes: 42 tests."}]}))
+        await grows_to(pilot, app, 21)
+        assert "42 passed in 3.10s" in row_of(app, 19)
+        assert "The suite passes: 42 tests." in on_screen(app)
+
+
+def message_file(agent: Path, n: int, role: str, text: str) -> None:
+    body = {"message": {"role": role, "content": [{"text": text}]}, "message_id": n, "redact_message": None,
+            "created_at": "2026-03-01T10:00:00Z", "updated_at": "2026-03-01T10:00:00Z"}
+    tmp = agent / "messages" / f"message_{n}.json.tmp"
+    tmp.write_text(json.dumps(body))
+    tmp.rename(agent / "messages" / f"message_{n}.json")  # as FileSessionManager writes it
+
+
+async def test_strands_directory(tmp_path):
+    session_dir = tmp_path / "session_notes-7"
+    shutil.copytree(FIX / "real" / "strands" / "session_notes-7", session_dir)
+    agent = session_dir / "agents" / "agent_default"
+    app = await open_following(session_dir, "strands", 6)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        assert app.following and "● following" in status_text(app)
+        message_file(agent, 6, "user", "Note: renew the passport.")
+        await grows_to(pilot, app, 7)
+        assert "Note: renew the passport." in on_screen(app)
+        message_file(agent, 7, "assistant", "Saved: renew the passport.")
+        (agent / "messages" / "message_8.json").write_text('{"message": {"role": "user", "cont')  # still being written
+        await grows_to(pilot, app, 8)
+        assert "Saved: renew the passport." in row_of(app, 7)
+        message_file(agent, 8, "user", "Read my notes back.")
+        await grows_to(pilot, app, 9)
+        assert "Read my notes back." in on_screen(app)
+
+
+def make_db(tmp_path: Path) -> Path:
+    path = tmp_path / "conversations.db"
+    con = sqlite3.connect(path)
+    con.executescript((FIX / "real" / "agents_sqlite" / "conversations.sql").read_text())
+    con.commit()
+    con.close()
+    return path
+
+
+def insert(path: Path, *items: dict) -> None:
+    con = sqlite3.connect(path)
+    con.executemany("INSERT INTO agent_messages (session_id, message_data) VALUES ('support-118', ?)",
+                    [(json.dumps(i),) for i in items])
+    con.commit()
+    con.close()
+
+
+async def test_agents_sdk_sqlite(tmp_path):
+    path = make_db(tmp_path)
+    app = await open_following(path, "agents_sqlite", 7)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        assert app.following
+        insert(path, {"role": "user", "content": "And order 5523?"},
+               {"type": "function_call", "call_id": "call_o3", "name": "get_order", "arguments": "{\"order_id\": \"5523\"}"})
+        await grows_to(pilot, app, 9)
+        assert "And order 5523?" in on_screen(app)
+        assert "get_order" in row_of(app, 8) and "5523" in row_of(app, 8)
+        insert(path, {"type": "function_call_output", "call_id": "call_o3", "output": "order 5523: not found"})
+        await grows_to(pilot, app, 10)
+        assert "order 5523: not found" in on_screen(app)
+        # pop_item twice: no new message, a notice, and the list loses the popped rows
+        con = sqlite3.connect(path)
+        con.execute("DELETE FROM agent_messages WHERE id IN (SELECT id FROM agent_messages "
+                    "WHERE session_id = 'support-118' ORDER BY id DESC LIMIT 2)")
+        con.commit()
+        con.close()
+        await grows_to(pilot, app, 8)
+        assert f"{path}: rows of session support-118 were removed; reloaded from message 8." in status_text(app)
+        assert "order 5523: not found" not in on_screen(app)
+        assert app.following  # it goes on following after a reload
+
+
+async def test_sqlite_notice_without_new_rows_is_shown_once(tmp_path):
+    path = make_db(tmp_path)
+    app = await open_following(path, "agents_sqlite", 7)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        path.unlink()
+        app.poll_follow()
+        notice = f"{path} was deleted: keeping the 7 messages already loaded and no longer following it."
+        assert await wait_for(pilot, lambda: notice in status_text(app))
+        assert "follow stopped" in status_text(app)
+        assert app.list.row_count() == 7 and not app.following
+        app.poll_follow()  # a stopped follower is not polled again
+        await pilot.pause(0.2)
+        assert not app._follow_busy and app.list.row_count() == 7
+
+
+async def test_formats_that_cannot_grow_are_not_followed():
+    from tui_helpers import SAMPLES
+
+    path = SAMPLES / "vendor_onboarding.json"
+    app = make_app(load(path), path=str(path), follow=None)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        assert not app.following and not app.follow_started
+        assert "following" not in status_text(app)
+
+
+def test_update_replaces_rows_from_first():
+    old = [msg(0, "user", "q"), msg(1, "assistant", "a")]
+    merged_reply = msg(1, "assistant", "a", "and more")
+    new = merge_messages(old, 1, [merged_reply, msg(2, "user", "q2")])
+    assert [m.text for m in new] == ["q", "a\nand more", "q2"]
+    assert new[0] is old[0] and new[1] is not merged_reply  # the app owns a copy of what changed
+    merged_reply.content.append(msg(9, "user", "late").content[0])
+    assert len(new[1].content) == 2  # the follower extending its message does not reach the app
+    assert merge_messages(old, 2, []) is None
+    assert [m.text for m in merge_messages(old, 1, [])] == ["q"]  # rows removed at the source
+
+
+def test_sync_start_finds_what_changed_between_load_and_follow():
+    loaded = [msg(0, "user", "q"), msg(1, "assistant", "a")]
+    assert sync_start(loaded, loaded + [msg(2, "user", "q2")]) == 2
+    assert sync_start(loaded, [loaded[0], msg(1, "assistant", "a", "b")]) == 1
+    assert sync_start(loaded, list(loaded)) == 2
+
+
+def test_watch_targets(tmp_path):
+    db = tmp_path / "c.db"
+    db.touch()
+    root, recursive, matters = watch_target(db, "agents_sqlite")
+    assert (root, recursive) == (tmp_path.resolve(), False)
+    assert [matters(str(tmp_path / n)) for n in ("c.db", "c.db-wal", "c.db-journal", "c.db-shm", "d.db")] == [
+        True, True, True, False, False]
+    session_dir = tmp_path / "session_x"
+    session_dir.mkdir()
+    root, recursive, matters = watch_target(session_dir, "strands")
+    assert (root, recursive) == (session_dir.resolve(), True)
+    assert matters(str(session_dir / "agents" / "agent_a" / "messages" / "message_3.json"))
+    assert not matters(str(session_dir / "agents" / "agent_a" / "messages" / "message_3.json.tmp"))
+    log = tmp_path / "t.jsonl"
+    log.touch()
+    root, recursive, matters = watch_target(log, "claude_code")
+    assert (root, recursive, matters(str(log)), matters(str(tmp_path / "other.jsonl"))) == (tmp_path.resolve(), False, True, False)
