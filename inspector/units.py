@@ -3,11 +3,13 @@
 Built once per session (:func:`build_view`) into plain lists indexed by message position, so the
 strategies' hot loops never touch pydantic objects.
 
-- A *turn* starts at a user message that a person wrote (text or images, no tool results) and
-  runs to the next one. Messages before the first such message (system prompts) are turn 0;
-  turns are numbered from 1. A user message that carries tool results belongs to the tool
-  exchange it answers even when it also has text (Claude Code appends reminders that way): it
-  never starts a turn, so keeping or dropping a turn never splits a call from its result.
+- A *turn* starts at a user message that is not only tool results, and runs to the next one.
+  Messages before the first such message (system prompts) are turn 0; turns are numbered from 1.
+  A user message that carries tool results *and* text a person wrote (an interjection during a
+  tool loop) starts a turn but stays in the tool exchange whose results it carries: strategies
+  keep or drop that exchange whole, so a call is never split from its result.
+- A turn's *final answer* is its last message when that is an assistant reply with no tool
+  calls; a turn that ends any other way (the user interrupted a tool loop) has none.
 - A *unit* is what is kept or dropped together: ``system``, ``user``, ``assistant`` (a reply with
   no tool calls, a turn's final answer), ``tool_exchange`` (an assistant message with tool calls
   plus every message carrying one of its results, parallel calls included) and ``summary``.
@@ -160,9 +162,11 @@ def build_view(session: Session) -> SessionView:
     units_kind: list[UnitKind] = []
     units_turn: list[int] = []
     units_tools: list[list[str]] = []
-    unit_of_call: dict[str, int] = {}
+    unit_of_call: dict[str, int] = {}  # id -> unit of the latest call with that id
     name_of_call: dict[str, str] = {}
-    answered: set[str] = set()
+    # Calls still waiting for a result, by id -> message index. Keyed on the latest call, so
+    # agents that reuse ids (``call_0`` in every turn) pair each result with its own call.
+    unanswered: dict[str, int] = {}
 
     def new_unit(kind: UnitKind, i: int, turn: int) -> int:
         uid = len(units_indices)
@@ -189,7 +193,7 @@ def build_view(session: Session) -> SessionView:
         first_text = text_parts[0] if text_parts else ""
         summary = m.starts_context or (m.role in ("system", "user") and is_summary_text(first_text))
 
-        if m.role == "user" and not results:
+        if m.role == "user" and not m.only_tool_results:
             turn += 1
             turn_starts.append(i)
         turn_of[i] = turn
@@ -201,8 +205,11 @@ def build_view(session: Session) -> SessionView:
             uid = new_unit(UnitKind.TOOL_EXCHANGE, i, turn)
             units_tools[uid].extend(tool_names[i])
             for c in calls:
+                if c.id in unanswered:  # an earlier call with this id never got its result
+                    flags[unanswered[c.id]] |= ORPHAN_CALL
                 unit_of_call[c.id] = uid
                 name_of_call[c.id] = c.name
+                unanswered[c.id] = i
         elif results:
             ids = tuple(r.tool_call_id for r in results)
             result_ids[i] = ids
@@ -216,7 +223,8 @@ def build_view(session: Session) -> SessionView:
             else:
                 units_indices[owner].append(i)
                 unit_of[i] = owner
-            answered.update(ids)
+            for c in ids:
+                unanswered.pop(c, None)
             if any(has_truncation_marker(r.text) for r in results):
                 flags[i] |= TRUNCATED_IN_SOURCE
         elif summary:
@@ -231,9 +239,8 @@ def build_view(session: Session) -> SessionView:
         if summary:
             flags[i] |= SUMMARY
 
-    for i in range(n):
-        if call_ids[i] and any(c not in answered for c in call_ids[i]):
-            flags[i] |= ORPHAN_CALL
+    for i in unanswered.values():
+        flags[i] |= ORPHAN_CALL
 
     units = [
         Unit(uid, units_kind[uid], tuple(units_indices[uid]), units_turn[uid], tuple(dict.fromkeys(units_tools[uid])))
@@ -250,9 +257,11 @@ def build_view(session: Session) -> SessionView:
         number = first_number + k
         final = None
         for j in range(stop - 1, start - 1, -1):
+            if roles[j] == "system":
+                continue
             if flags[j] & FINAL_ANSWER:
                 final = j
-                break
+            break
         user_index = start if number > 0 else None
         turns.append(Turn(number, start, stop, user_index, final))
 
