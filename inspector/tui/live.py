@@ -33,7 +33,8 @@ from .messages import FollowPolled
 
 #: Fallback poll when watchfiles is missing or misses an event.
 FOLLOW_POLL_SECONDS = 1.0
-#: Two polls start at least this far apart, and at least this many times what the last one cost.
+#: Two polls start at least this far apart, and at least this many times the CPU the last one
+#: took (so following a big session uses at most about a quarter of a core).
 FOLLOW_MIN_GAP = 0.1
 FOLLOW_COST_FACTOR = 3.0
 #: Messages at the end of the loaded session compared with the follower's own first read (the
@@ -185,7 +186,7 @@ class FollowMixin:
 
     @work(thread=True, group="follow", exit_on_error=False, description="follow")
     def _follow_worker(self, follower: Any, session: Session, table: TokenTable, info: ViewInfo) -> None:
-        t0 = time.perf_counter()
+        t0 = time.thread_time()  # the worker's own CPU, not the time it waited for the GIL
         try:
             if follower is None:
                 from ..follow_dir import follower_for
@@ -203,7 +204,7 @@ class FollowMixin:
             messages = merge_messages(session.messages, first, changed)
             if messages is None:
                 self.post_message(FollowPolled(follower, notice=notice, stopped=stopped,
-                                               seconds=time.perf_counter() - t0))
+                                               seconds=time.thread_time() - t0))
                 return
             source = follower.session
             grown = source.model_copy(update={"messages": messages, "tools": list(source.tools),
@@ -218,7 +219,7 @@ class FollowMixin:
             return
         self.post_message(FollowPolled(follower, session=grown, view=view, info=new_info, table=new_table,
                                        base_table=table, first=first, notice=notice, stopped=stopped,
-                                       seconds=time.perf_counter() - t0))
+                                       seconds=time.thread_time() - t0))
 
     def on_follow_polled(self, message: FollowPolled) -> None:
         self._follow_busy = False

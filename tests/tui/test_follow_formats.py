@@ -289,3 +289,40 @@ def test_watch_targets(tmp_path):
     log.touch()
     root, recursive, matters = watch_target(log, "claude_code")
     assert (root, recursive, matters(str(log)), matters(str(tmp_path / "other.jsonl"))) == (tmp_path.resolve(), False, True, False)
+
+
+async def test_lines_arriving_during_the_exact_count_are_counted_again(tmp_path, monkeypatch):
+    """A continuation merged into a message the background exact count already counted makes
+    that count start again from the changed message, so the final counts are the session's."""
+    import threading
+
+    import inspector.tui.app as app_module
+    from inspector.tokens import count_session
+
+    release = threading.Event()
+    real = app_module.count_session
+
+    def slow_exact(messages, tools=(), **kw):
+        if kw.get("encoding") != "approx":
+            release.wait(10)
+        return real(messages, tools, **kw)
+
+    monkeypatch.setattr(app_module, "count_session", slow_exact)
+    path = tmp_path / CLAUDE.name
+    shutil.copy(CLAUDE, path)
+    app = make_app(load(path), path=str(path), follow=None, sync_count=False)
+    base = {"isSidechain": False, "sessionId": "3f2b9c1e-5d4a-4e8b-9c71-2a6f0d8e4b13", "type": "assistant"}
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        assert app.exact_pending and app.following
+        # message 14 (msg_07) gets a second block while its first version is being counted
+        append(path, {**base, "uuid": "a11", "parentUuid": "a10", "requestId": "req_07",
+                      "message": {"id": "msg_07", "role": "assistant", "content": [
+                          {"type": "text", "text": "It explains why the clock is injected. " * 30}]}})
+        assert await wait_for(pilot, lambda: len(app.session.messages[14].content) == 2)
+        release.set()
+        assert await wait_for(pilot, lambda: not app.exact_pending)
+        await settle(pilot, app)
+        fresh = count_session(app.session.messages, app.session.tools, encoding=app.state.encoding, profile=app.state.profile)
+        assert app.table.exact and app.table.totals == fresh.totals and len(app.table.totals) == 15
+        assert "≈" not in on_screen(app).splitlines()[0]
