@@ -1,9 +1,11 @@
 """Property tests (hypothesis) over generated sessions, for every strategy and a few pipelines.
 
 Generated sessions are valid to start with and mix the shapes strategies must survive: parallel
-calls, OpenAI tool messages and Anthropic-style result blocks (with text after them), assistant
-text next to tool calls, interrupted turns with no final answer, summary messages, and system
-messages in the middle. Counting uses ``approx`` so every figure can be checked exactly.
+calls, OpenAI tool messages and Anthropic-style result blocks (with text after them: such a
+message opens a turn while staying in its exchange, whose call sits in the turn before), a
+person's interjection sent with the results of an interrupted tool loop, assistant text next to
+tool calls, interrupted turns with no final answer, summary messages, and system messages in
+the middle. Counting uses ``approx`` so every figure can be checked exactly.
 """
 
 from __future__ import annotations
@@ -69,8 +71,13 @@ def sessions(draw) -> Session:
             add("assistant", text + calls)
             results = [ToolResultBlock(tool_call_id=c.id, content=words(draw, 0, 300)) for c in calls]
             if anthropic_style:
-                extra = [TextBlock(text="<reminder>" + words(draw, 1, 5) + "</reminder>")] if draw(st.booleans()) else []
-                add("user", results + extra)
+                shape = draw(st.sampled_from(["results", "reminder_after", "interjection_before"]))
+                if shape == "reminder_after":
+                    add("user", results + [TextBlock(text="<reminder>" + words(draw, 1, 5) + "</reminder>")])
+                elif shape == "interjection_before":  # typed text first: still results, then other content
+                    add("user", [TextBlock(text="stop, " + words(draw, 1, 8))] + results)
+                else:
+                    add("user", results)
             else:
                 for r in results:
                     add("tool", [r])
@@ -119,13 +126,22 @@ def live_units_split(p) -> list[int]:
     return split
 
 
+def protected_indices(view, stop: int, current: int) -> list[int]:
+    """What no strategy may drop: system messages, the current turn, and the exchange whose
+    results message opens the current turn (its call sits in the turn before)."""
+    out = {i for i in range(stop) if view.roles[i] == "system" or view.turn_of[i] == current}
+    opening = next((t.user_index for t in view.turns if t.number == current), None)
+    if opening is not None and opening < stop and view.result_ids[opening]:
+        out.update(i for i in view.units[view.unit_of[opening]].indices if i < stop)
+    return sorted(out)
+
+
 def check_common(analysis, s: Settings, at_call, names, p) -> None:
     view = analysis.view
     gone = (Status.DROPPED, Status.SUMMARIZED)
-    # System messages and the current turn are always sent.
-    for i in range(p.stop):
-        if view.roles[i] == "system" or view.turn_of[i] == p.current_turn:
-            assert p.status[i] not in gone, (i, p.status[i], p.reasons[i])
+    # System messages and the current turn (with its opening exchange) are always sent.
+    for i in protected_indices(view, p.stop, p.current_turn):
+        assert p.status[i] not in gone, (i, p.status[i], p.reasons[i])
     # Every figure adds up: the running total, the decisions, and the materialised messages.
     decisions = p.decisions()
     assert p.tokens_after == analysis.table.overhead + sum(d.tokens_after for d in decisions)
@@ -167,9 +183,7 @@ def test_budget_is_met_whenever_it_covers_system_and_current_turn(case, names):
     view, table = analysis.view, analysis.table
     stop = view.call_for(at_call).message_index if at_call is not None else len(view)
     current = view.calls[at_call - 1].turn if at_call is not None else (view.turn_of[-1] if stop else 0)
-    floor = table.overhead + sum(
-        table.totals[i] for i in range(stop) if view.roles[i] == "system" or view.turn_of[i] == current
-    )
+    floor = table.overhead + sum(table.totals[i] for i in protected_indices(view, stop, current))
     if "summarize" in names:  # room for the summary message (system framing + its cap)
         floor += count_message(Message(index=-1, role="system", content=[TextBlock(text="")]), get_counter("approx"), get_profile(table.profile)).total
         floor += s.summary_tokens

@@ -201,8 +201,14 @@ class Working:
         return self.overhead + sum(tokens[s] if type(s) is int else s.tokens for s in self.order)
 
     def protected(self, i: int) -> bool:
-        """System messages and the current turn are never dropped by any strategy."""
-        return self.view.roles[i] == "system" or self.view.turn_of[i] == self.current_turn
+        """System messages and the current turn are never dropped by any strategy. The current
+        turn includes the call of the exchange whose results message opens it (a person typed
+        during a tool loop), so its results are never orphaned."""
+        if self.view.roles[i] == "system" or self.view.turn_of[i] == self.current_turn:
+            return True
+        from .common import current_opening_unit
+
+        return i in current_opening_unit(self)
 
     def mark(self, i: int, status: Status, by: str, reason: Reason | str) -> None:
         """Take source message ``i`` out of the history (dropped or summarized). Call

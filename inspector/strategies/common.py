@@ -136,8 +136,29 @@ class ViewCache:
         return [i for i, r in enumerate(self.view.roles) if r == "system"]
 
     @cached_property
+    def opening_unit_before(self) -> dict[int, tuple[int, ...]]:
+        """For each turn opened by a message that also carries tool results (a person typed
+        while a tool loop ran), the members of that message's tool exchange that lie before the
+        turn (the assistant message with the calls, sibling results): they belong to the turn
+        for protection and for cuts at its start. Turns opened by a plain user message are not
+        listed."""
+        view = self.view
+        units, unit_of, result_ids = view.units, view.unit_of, view.result_ids
+        out: dict[int, tuple[int, ...]] = {}
+        for t in view.turns:
+            q = t.user_index
+            if q is None or not result_ids[q]:
+                continue
+            before = tuple(i for i in units[unit_of[q]].indices if i < t.start)
+            if before:
+                out[t.number] = before
+        return out
+
+    @cached_property
     def plain_user(self) -> bytearray:
-        """1 for a user message a person wrote (no tool results): where a turn starts."""
+        """1 for a user message a person wrote with no tool results: a cut there splits no
+        exchange (a turn can also open at a message carrying results, see
+        :attr:`opening_unit_before`)."""
         roles, results = self.view.roles, self.view.result_ids
         return bytearray(1 if r == "user" and not results[i] else 0 for i, r in enumerate(roles))
 
@@ -185,19 +206,43 @@ def non_system_count(w: Working) -> int:
 
 def current_turn_start(w: Working) -> int:
     """Index where the current turn starts: every live message before it is a candidate for
-    dropping (system messages aside)."""
+    dropping (system messages and :func:`current_opening_unit` aside)."""
     return min(view_cache(w.view).turn_start.get(w.current_turn, 0), w.stop)
 
 
+def opening_unit_before(w: Working, turn: int) -> tuple[int, ...]:
+    """Messages before ``turn`` of the tool exchange whose results message opens it (empty for
+    a turn opened by a plain user message); see :attr:`ViewCache.opening_unit_before`."""
+    return view_cache(w.view).opening_unit_before.get(turn, ())
+
+
+def current_opening_unit(w: Working) -> tuple[int, ...]:
+    """The messages before the current turn that are protected with it: the call (and sibling
+    results) of the exchange whose results message opens the current turn."""
+    return tuple(i for i in opening_unit_before(w, w.current_turn) if i < w.stop)
+
+
+def turn_cut(w: Working, turn: int) -> int:
+    """Where to cut the history so ``turn`` and everything after it are kept: the turn's start,
+    moved back to the call of the exchange whose results message opens the turn."""
+    start = view_cache(w.view).turn_start.get(turn, 0)
+    before = opening_unit_before(w, turn)
+    return min(before[0], start) if before else start
+
+
 def candidates(w: Working) -> list[int]:
-    """Live non-system source messages before the current turn, oldest first."""
+    """Live non-system source messages before the current turn, oldest first, without the
+    current turn's opening exchange (:func:`current_opening_unit`)."""
     limit = current_turn_start(w)
     order, roles = w.order, w.view.roles
+    protected = current_opening_unit(w)
     if not w.inserted:  # order is sorted: take the prefix, then take out the few system messages
         head = order[: bisect_left(order, limit)]
         system = [i for i in view_cache(w.view).system_indices if i < limit]
-        if not system:
+        if not system and not protected:
             return head
         drop = set(system)
+        drop.update(protected)
         return [i for i in head if i not in drop]
-    return [i for i in order if type(i) is int and i < limit and roles[i] != "system"]
+    protected_set = set(protected)
+    return [i for i in order if type(i) is int and i < limit and roles[i] != "system" and i not in protected_set]

@@ -12,7 +12,9 @@ never enters the current turn: when the window is shorter than the current turn,
 current turn is kept instead.
 
 Neither mode splits a tool exchange: a cut at a turn start can only split an exchange whose
-result arrived after the user spoke again, and such an exchange is kept whole.
+result arrived after the user spoke again, and such an exchange is kept whole. A turn opened by
+a message that also carries tool results (a person typed during a tool loop) is cut before the
+call those results answer, so the kept turn starts with that call.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from __future__ import annotations
 from bisect import bisect_left
 
 from .base import Reason, Working, reason
-from .common import candidates, current_turn_start, keep_units_whole, view_cache
+from .common import candidates, keep_units_whole, turn_cut, view_cache
 from .pipeline import register
 
 NAME = "sliding_window"
@@ -61,7 +63,7 @@ def _window_turns(w: Working, window: int) -> None:
             seen += 1
             last_turn = t
             oldest_kept = t
-    limit = view_cache(w.view).turn_start.get(oldest_kept, 0)
+    limit = turn_cut(w, oldest_kept)
     drop = [i for i in candidates(w) if i < limit and turn_of[i] > 0]
     if not drop:
         return
@@ -84,7 +86,7 @@ def _window_messages(w: Working, window: int) -> None:
     if len(history) <= window:
         return
     p = len(history) - window
-    current_start = bisect_left(history, current_turn_start(w))
+    current_start = bisect_left(history, turn_cut(w, w.current_turn))
     if p >= current_start:  # the window is shorter than the current turn: keep the turn whole
         p = current_start
         why = reason(_MESSAGES_TURN, (window, history[p] if p < len(history) else w.stop))

@@ -8,19 +8,25 @@ messages often do), all tool results, and intermediate replies. A turn the user 
 session is unchanged; system messages and the preamble are never dropped.
 
 Tool exchanges are dropped whole, so the result is valid for both providers; the exception, an
-exchange whose result arrived after the user spoke again, is kept whole instead of split.
+exchange whose result arrived after the user spoke again, is kept whole instead of split. A
+turn opened by a message that carries tool results as well as what the person typed (an
+interjection during a tool loop) keeps that message, and with it its whole exchange: the call
+in the turn before and any sibling results (the reason says so), so no result is orphaned and
+no typed text is lost.
 """
 
 from __future__ import annotations
 
 from .base import Reason, Working, reason
-from .common import current_turn_start, keep_units_whole
+from .common import current_opening_unit, current_turn_start, keep_units_whole, view_cache
 from .pipeline import register
 
 NAME = "tool_pruning"
 _CALL = "dropped by tool_pruning: tool call in prior turn {} (only its question and final answer are kept)"
 _RESULT = "dropped by tool_pruning: tool result in prior turn {} (only its question and final answer are kept)"
 _OTHER = "dropped by tool_pruning: intermediate message in prior turn {} (only its question and final answer are kept)"
+_OPENING = "kept by tool_pruning: opens turn {} and also carries tool results, so their call (message {}) is kept with it"
+_OPENING_CALL = "kept by tool_pruning: its results are in message {}, which opens turn {} with the user's text; kept with it"
 
 
 @register(
@@ -35,6 +41,17 @@ def tool_pruning(w: Working) -> None:
     roles, call_ids, result_ids = view.roles, view.call_ids, view.result_ids
     live = w.live
     limit = current_turn_start(w)
+    # Exchanges whose results message opens a turn stay with it: index -> why it is kept.
+    kept_with: dict[int, Reason] = {}
+    cache = view_cache(view)
+    for number, before in cache.opening_unit_before.items():
+        opening = cache.turn_start[number]
+        if opening >= limit:
+            continue  # the current turn's opening exchange is protected with it
+        kept_with[opening] = reason(_OPENING, (number, before[0]))
+        for j in before:
+            kept_with[j] = reason(_OPENING_CALL, (opening, number))
+    protected = set(current_opening_unit(w))
     drop: list[int] = []
     reasons: list[Reason] = []
     for turn in view.turns:
@@ -46,6 +63,8 @@ def tool_pruning(w: Working) -> None:
         call = result = other = None  # this turn's reasons, made when first needed
         for i in range(turn.start, min(turn.stop, limit)):
             if i == question or i == answer or not live[i] or roles[i] == "system":
+                continue
+            if i in kept_with or i in protected:
                 continue
             drop.append(i)
             if call_ids[i]:
@@ -60,10 +79,13 @@ def tool_pruning(w: Working) -> None:
                 if other is None:
                     other = reason(_OTHER, (turn.number,))
                 reasons.append(other)
-    if not drop:
-        return
-    kept = keep_units_whole(w, drop)
-    if len(kept) != len(drop):
-        keep = set(kept)
-        reasons = [r for i, r in zip(drop, reasons) if i in keep]
-    w.drop_many(kept, NAME, reasons)
+    if drop:
+        kept = keep_units_whole(w, drop)
+        if len(kept) != len(drop):
+            keep = set(kept)
+            reasons = [r for i, r in zip(drop, reasons) if i in keep]
+        w.drop_many(kept, NAME, reasons)
+    for i, why in kept_with.items():  # say why they stay, unless an earlier stage edited them
+        if i < w.stop and live[i] and w.reasons[i] is None:
+            w.by[i] = NAME
+            w.reasons[i] = why
