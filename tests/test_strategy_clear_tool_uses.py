@@ -116,3 +116,23 @@ def test_clearing_after_truncation_uses_the_truncated_size(small):
     assert [e.kind for e in plan.edits[3]] == ["truncate", "clear"]
     assert plan.edits[3][1].tokens_before == 58
     assert plan.messages_after()[3].tool_results[0].content == "[cleared]"
+
+
+def test_reused_call_ids_pair_each_result_with_its_own_call():
+    """Agents that number calls per turn send ``call_0`` in every turn: each result answers the
+    latest call with its id, so every old result is cleared, not only the first one."""
+    b = SessionBuilder()
+    b.system("You are helpful.")
+    for k in range(4):
+        b.user(text_of(10, "q"))
+        a, _ = b.assistant("", [("read_file", '{"path": "a.py"}')])
+        b.messages[a].content[0].id = "call_0"
+        b.tool("call_0", text_of(200, "r"))
+        b.answer(text_of(10, "a"))
+    b.user(text_of(10, "q"))
+    a = b.analyze()
+    plan = inspector.plan(a, "clear_tool_uses", trigger=100, keep=1)
+    assert cleared(plan) == [3, 7, 11]
+    assert [plan.decision(i).tokens_after for i in (3, 7, 11, 15)] == [7, 7, 7, 204]
+    assert plan.tokens_after == a.table.prefix[-1] + 3 - 3 * (204 - 7)
+    assert plan.valid == {"openai": True, "anthropic": True}

@@ -63,20 +63,30 @@ class ViewCache:
     @cached_property
     def call_results(self) -> list[tuple[tuple[int, int] | None, ...]]:
         """``call_results[i][n]``: where the result of call ``view.call_ids[i][n]`` is, as
-        (message, content block), or None when the session has no result for it."""
+        (message, content block), or None when the session has no result for it.
+
+        Paired in message order as :func:`~inspector.units.build_view` pairs them: a result
+        answers the latest call with its id still waiting for one, so agents that reuse ids
+        (``call_0`` in every turn) get each result paired with its own call."""
         view = self.view
-        result_ids, result_blocks = view.result_ids, self.result_blocks
-        where: dict[str, tuple[int, int]] = {}
-        for j, ids in enumerate(result_ids):
-            for n, rid in enumerate(ids):
-                where.setdefault(rid, (j, result_blocks[j][n]))
+        call_ids, result_ids, result_blocks = view.call_ids, view.result_ids, self.result_blocks
         out: list[tuple] = [()] * len(view)
-        for i in self.call_messages:
-            found = []
-            for cid in view.call_ids[i]:
-                w = where.get(cid)
-                found.append(w if w is not None and w[0] > i else None)
-            out[i] = tuple(found)
+        found: dict[int, list] = {}
+        waiting: dict[str, tuple[int, int]] = {}  # call id -> (call message, position in it)
+        for j in range(len(view)):
+            calls = call_ids[j]
+            if calls:
+                found[j] = [None] * len(calls)
+                for n, cid in enumerate(calls):
+                    waiting[cid] = (j, n)
+            else:
+                ids = result_ids[j]
+                for n, rid in enumerate(ids):
+                    call = waiting.pop(rid, None)
+                    if call is not None:
+                        found[call[0]][call[1]] = (j, result_blocks[j][n])
+        for i, where in found.items():
+            out[i] = tuple(where)
         return out
 
     @cached_property
