@@ -30,7 +30,8 @@ def small():
 
 def test_replaces_the_oldest_messages_by_one_system_summary(small):
     plan = inspector.plan(small, "summarize", budget=600)
-    # 10 candidates (1-10); 30% = 3 messages: 1, 2, 3 (the cut after 3 splits nothing).
+    # 11 non-system messages (1-11, the current turn's included); int(11 * 0.3) = 3 messages:
+    # 1, 2, 3 (the cut after 3 splits nothing).
     assert summarized(plan) == [1, 2, 3]
     [summary] = plan.inserted
     assert summary.role == "system" and summary.kind == "summary" and summary.simulated
@@ -118,3 +119,32 @@ def test_same_input_gives_the_same_summary(small):
     one = inspector.plan(small, "summarize", budget=0)
     two = inspector.plan(small, "summarize", budget=0)
     assert one.inserted == two.inserted
+
+
+def test_the_ratio_is_of_the_whole_history_not_of_the_messages_before_the_current_turn():
+    """30 non-system messages, 22 of them before the current turn: int(30 * 0.3) = 9 are
+    replaced (int(22 * 0.3) = 6 would have been moved to 7, inside turn 2's exchange)."""
+    b = SessionBuilder()
+    b.system("You are helpful.")
+    for k in range(5):
+        b.user(text_of(2, "q"))
+        b.exchange("read", "{}", text_of(200, "r"))
+        b.answer(text_of(2, "a"))
+    b.user(text_of(2, "q"))
+    for k in range(4):
+        b.exchange("read", "{}", "x")
+    b.answer("fin")
+    a = b.analyze()
+    assert sum(1 for r in a.view.roles if r != "system") == 30
+    plan = inspector.plan(a, "summarize", budget=900)
+    assert summarized(plan) == [1, 2, 3, 4, 5, 6, 7, 8, 9]
+    [summary] = plan.inserted
+    assert summary.replaces == tuple(range(1, 10))
+    assert summary.text.startswith(
+        "[Earlier conversation summary]: (simulated offline summary of 9 earlier messages, turns 1-3)"
+    )
+    assert plan.decision(1).reason == (
+        "summarized by summarize: among the oldest 9 messages replaced by one summary while 1,234 > budget 900"
+    )
+    assert sum(a.table.totals[1:10]) == 464 and summary.tokens == 56
+    assert plan.tokens_after == 1234 - 464 + 56 == 826

@@ -1,7 +1,8 @@
 """``summarize``: replace the oldest part of the history by one summary message.
 
-When the request is over ``budget``, the oldest ``summary_ratio`` of the non-system messages is
-replaced by ONE system message ``[Earlier conversation summary]: ...`` of at most
+When the request is over ``budget``, the oldest ``summary_ratio`` of the non-system messages of
+the history (all of them, the current turn included: ``int(count * summary_ratio)``, at least
+one) is replaced by ONE system message ``[Earlier conversation summary]: ...`` of at most
 ``summary_tokens`` tokens (counted with the table's encoding), placed where the first replaced
 message was. As in Strands Agents' ``SummarizingConversationManager`` (``summary_ratio=0.3``),
 the cut moves forward until no tool exchange is split; it never enters the current turn (it is
@@ -23,7 +24,7 @@ from ..model import Message, TextBlock
 from ..tokens import count_message, get_counter, get_profile
 from ..units import FINAL_ANSWER
 from .base import Inserted, Reason, Status, Working, reason
-from .common import candidates, view_cache
+from .common import candidates, non_system_count, view_cache
 from .pipeline import register
 
 NAME = "summarize"
@@ -60,9 +61,10 @@ def summarize(w: Working) -> None:
     estimate = builder.framing + cap  # an upper bound on the summary message
     ratio = w.settings.summary_ratio
     base = w.running
+    history = non_system_count(w)  # the ratio is of the whole history, the current turn included
     cut = 0  # seq[:cut] is replaced
     while cut < m:
-        remaining = m - cut + (1 if cut else 0)  # the summary counts as one message of the rest
+        remaining = history - cut + (1 if cut else 0)  # the summary counts as one message of the rest
         n = max(1, int(remaining * ratio)) - (1 if cut else 0)
         new_cut = min(m, cut + max(1, n))
         while new_cut < m and not safe[new_cut]:
