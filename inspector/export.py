@@ -3,7 +3,7 @@
 :func:`export_request` takes a Plan (or an Analysis, exported unpruned) and builds the body with
 the format writers: OpenAI Chat Completions (``{"messages": [...], "tools": [...]}``) or
 Anthropic Messages (system prompt and any inserted summary in the top-level ``system`` field,
-tool results as ``tool_result`` blocks). :func:`write_export` writes JSON atomically (a temporary
+tool results as ``tool_result`` blocks, listed first in their user message). :func:`write_export` writes JSON atomically (a temporary
 file in the same directory, then ``os.replace``) and refuses to write over the session file.
 """
 
@@ -47,7 +47,7 @@ def export_request(target: Plan | Analysis, provider: ExportProvider) -> dict[st
     if provider == "anthropic":
         from .formats import anthropic
 
-        return anthropic.dump_request(session, messages)
+        return anthropic.dump_request(session, messages, results_first=True)
     raise ValueError(f"unknown provider {provider!r}; choose one of: {', '.join(EXPORT_PROVIDERS)}")
 
 

@@ -25,7 +25,8 @@ must be answered before any other message; content may be null (empty) only on a
 message with tool calls; the history may not be empty. Anthropic: every ``tool_result`` must
 answer a ``tool_use`` of the previous message; every ``tool_use`` needs its ``tool_result`` in
 the next message; no empty message except a final assistant one; no ``system`` role in
-``messages`` (only when not extracted); at least one message.
+``messages`` and ``tool_result`` blocks first in their user message (both only for a list sent
+as is); at least one message.
 
 :func:`validate_plan` reads the view's per-message lists (roles, call and result ids), not
 materialised messages, so it stays cheap on 50,000-message sessions.
@@ -72,6 +73,13 @@ ANTHROPIC_MISSING = (
     "Each `tool_use` block must have a corresponding `tool_result` block in the next message."
 )
 ANTHROPIC_NO_CONTENT = "messages.{}: all messages must have non-empty content except for the optional final assistant message"
+# Anthropic's tool-use documentation: in a user message, the ``tool_result`` blocks come first
+# and any text after them. Worded here after the docs; the API's exact text is not recorded
+# (strategies.md section 9.3, rule 5). Checked only for a list sent as is: the exporter reorders.
+ANTHROPIC_RESULTS_FIRST = (
+    "messages.{}.content.{}: `tool_result` blocks must come first in the content of a `user` "
+    "message, before any text or other block."
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +91,8 @@ class Violation:
     index: int | None
     #: The source message (session index) it comes from; None for inserted messages.
     source: int | None
-    #: Short rule name: empty_history, orphan_result, missing_result, empty_content, system_role.
+    #: Short rule name: empty_history, orphan_result, missing_result, empty_content, system_role,
+    #: results_not_first.
     rule: str
     #: The error text the provider returns.
     message: str
@@ -178,12 +187,16 @@ def _check_anthropic(slots: Iterable, f: _Facts, extract_system: bool = True) ->
     prev_empty = False
     prev_source: int | None = None
 
+    as_is = not extract_system
+
     def orphans(n: int, ids, allowed, run, slot, source) -> None:
-        positions = f.positions(slot) if run is None else None
+        # Exported, a message's results come first: result k is content.k. Sent as is, the
+        # results stand where they are in the message.
+        positions = f.positions(slot) if run is None and as_is else None
         for k, rid in enumerate(ids):
             if rid not in allowed:
                 if run is None:
-                    pos, src = (positions[k] if k < len(positions) else k), source
+                    pos, src = (positions[k] if positions is not None and k < len(positions) else k), source
                 else:
                     pos, src = k, run[k]
                 out.append(Violation("anthropic", n, src, "orphan_result", ANTHROPIC_ORPHAN.format(n, pos, rid)))
@@ -229,6 +242,10 @@ def _check_anthropic(slots: Iterable, f: _Facts, extract_system: bool = True) ->
         n += 1
         if role == "system":
             out.append(Violation("anthropic", n, source, "system_role", ANTHROPIC_SYSTEM))
+        elif as_is and new_ids and run is None:
+            misplaced = next((p for k, p in enumerate(f.positions(slot)) if p != k), None)
+            if misplaced is not None:
+                out.append(Violation("anthropic", n, source, "results_not_first", ANTHROPIC_RESULTS_FIRST.format(n, misplaced)))
         cur_role, cur_uses, cur_ids, cur_run, cur_slot, cur_empty, cur_source = role, uses, new_ids, run, slot, is_empty, source
     if n < 0:
         out.append(Violation("anthropic", None, None, "empty_history", ANTHROPIC_EMPTY))
@@ -262,26 +279,28 @@ def _check(slots, facts: _Facts, provider: str, extract_system: bool = True) -> 
 
 
 def _message_facts(messages: Sequence[Message]) -> _Facts:
+    from .strategies.common import sent_beside_results
+
     roles, call_ids, result_ids, sources = [], [], [], []
     other, empty = set(), set()
     for key, m in enumerate(messages):
         calls: list[str] = []
         results: list[str] = []
-        has_other = False
+        has_content = False
         for b in m.content:
             if isinstance(b, ToolCallBlock):
                 calls.append(b.id)
             elif isinstance(b, ToolResultBlock):
                 results.append(b.tool_call_id)
             elif not (isinstance(b, TextBlock) and not b.text):
-                has_other = True
+                has_content = True
         roles.append(m.role)
         call_ids.append(tuple(calls))
         result_ids.append(tuple(results))
         sources.append(m.index if m.index >= 0 else None)
-        if has_other:
+        if results and any(map(sent_beside_results, m.content)):
             other.add(key)
-        elif not calls and not results:
+        if not has_content and not calls and not results:
             empty.add(key)
 
     def positions(key: int) -> tuple[int, ...]:
@@ -295,8 +314,10 @@ def validate_messages(
 ) -> list[Violation]:
     """Violations of ``messages`` sent to ``provider`` ("openai" or "anthropic").
 
-    ``extract_system``: for Anthropic, system messages go to the top-level ``system`` field (as
-    the exporter does); False checks the list as sent, where each one is an error."""
+    ``extract_system``: for Anthropic, the request the exporter writes (system messages in the
+    top-level ``system`` field, tool results first in their user message); False checks the
+    list as sent, where each system message is an error and so is a ``tool_result`` block after
+    other content."""
     return _check(range(len(messages)), _message_facts(messages), provider, extract_system)
 
 

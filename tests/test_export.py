@@ -11,6 +11,7 @@ import pytest
 import inspector
 from inspector.export import ExportError, export_request, write_export
 from inspector.formats import anthropic, openai_chat
+from inspector import validate
 from inspector.validate import validate_messages
 
 from strategy_builders import small_session
@@ -103,3 +104,66 @@ def test_write_export_cleans_up_when_serialising_fails(tmp_path):
     with pytest.raises(TypeError):
         write_export({"bad": object()}, tmp_path / "out.json", None)
     assert list(Path(tmp_path).iterdir()) == []
+
+
+def interjection_before_results() -> inspector.Analysis:
+    """A user message with typed text *before* its tool result (as some agents record it)."""
+    from strategy_builders import SessionBuilder
+
+    b = SessionBuilder(id_prefix="toolu_")
+    b.system("sys")
+    b.user("q1")
+    _, ids = b.assistant("", [("read", "{}")])
+    from inspector.model import TextBlock, ToolResultBlock
+
+    b._add("user", [TextBlock(text="<system-reminder>note</system-reminder>"), ToolResultBlock(tool_call_id=ids[0], content="file body")], content_form="blocks")
+    b.answer("a1")
+    b.user("q2")
+    return b.analyze()
+
+
+def test_anthropic_export_lists_tool_results_before_other_content():
+    a = interjection_before_results()
+    plan = inspector.plan(a)
+    body = export_request(plan, "anthropic")
+    assert body["messages"][2] == {
+        "role": "user",
+        "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_1", "content": "file body"},
+            {"type": "text", "text": "<system-reminder>note</system-reminder>"},
+        ],
+    }
+    # The plan's validation describes this exported request: valid.
+    assert plan.violations == {"openai": [], "anthropic": []}
+    # Sent as is (no exporter), the order is reported at the result's own position.
+    as_is = validate_messages(a.session.messages, "anthropic", extract_system=False)
+    assert [(v.index, v.source, v.rule, v.message) for v in as_is] == [
+        (0, 0, "system_role", validate.ANTHROPIC_SYSTEM),
+        (3, 3, "results_not_first", "messages.3.content.1: `tool_result` blocks must come first in the content of a `user` message, before any text or other block."),
+    ]
+    # The exported body, read back and checked as sent, is valid.
+    back = anthropic.session_from_document(body)
+    assert validate_messages(back.messages, "anthropic", extract_system=True) == []
+    assert [v.rule for v in validate_messages(back.messages, "anthropic", extract_system=False)] == ["system_role"]
+
+
+def test_anthropic_round_trip_keeps_the_source_block_order():
+    a = interjection_before_results()
+    plain = anthropic.dump_request(a.session)
+    assert [b["type"] for b in plain["messages"][2]["content"]] == ["text", "tool_result"]
+
+
+def test_orphan_result_after_text_is_content_0_exported_and_content_1_as_is():
+    a = interjection_before_results()
+    plan = inspector.plan(a, "fifo", budget=0, min_history_messages=3, pair_safe=False)
+    # the naive loop drops 1 and 2 (the call): message 3's result is orphaned
+    assert [d.index for d in plan.decisions() if d.status.value == "dropped"] == [1, 2]
+    [v] = plan.violations["anthropic"]
+    assert (v.index, v.source, v.rule) == (0, 3, "orphan_result")
+    assert v.message == validate.ANTHROPIC_ORPHAN.format(0, 0, "toolu_1")
+    as_is = validate_messages(plan.messages_after(), "anthropic", extract_system=False)
+    assert [(v.index, v.rule, v.message) for v in as_is] == [
+        (0, "system_role", validate.ANTHROPIC_SYSTEM),
+        (1, "results_not_first", validate.ANTHROPIC_RESULTS_FIRST.format(1, 1)),
+        (1, "orphan_result", validate.ANTHROPIC_ORPHAN.format(1, 1, "toolu_1")),
+    ]

@@ -219,3 +219,22 @@ def test_plan_validation_agrees_with_validating_the_materialised_messages(pipeli
         messages = plan.messages_after()
         for provider in ("openai", "anthropic"):
             assert brief(fast[provider]) == brief(validate_messages(messages, provider))
+
+
+def test_openai_layout_matches_the_exporter_for_blank_text_and_thinking_beside_results():
+    """The exporter sends no user message for blank text or thinking next to tool results, so the
+    validator's messages.N must not count one either."""
+    from inspector.export import export_request
+    from inspector.model import Session, ThinkingBlock
+
+    messages = [
+        msg(0, "user", text("q")),
+        msg(1, "assistant", call("call_1")),
+        Message(index=2, role="user", content=[result("call_1"), text(" \n"), ThinkingBlock(thinking="hm")], content_form="blocks"),
+        msg(3, "assistant", call("call_2")),
+    ]
+    plan = inspector.plan(inspector.analyze(Session(format="inspector", messages=messages), "approx"))
+    body = export_request(plan, "openai")
+    assert [m["role"] for m in body["messages"]] == ["user", "assistant", "tool", "assistant"]
+    assert brief(plan.violations["openai"]) == [(3, 3, "missing_result", OPENAI_MISSING.format("call_2"))]
+    assert brief(validate_messages(messages, "openai")) == brief(plan.violations["openai"])

@@ -8,7 +8,9 @@ the ToolCallBlock's JSON text (compact), which loads back to the same object. Un
 
 The writer (:func:`dump_request`) also turns any session into a valid-shaped Anthropic request:
 system messages wherever they are go to ``system``, ``tool`` messages become ``tool_result``
-blocks, consecutive ones merged into one user message.
+blocks, consecutive ones merged into one user message. With ``results_first=True`` (the export
+path) a user message holding ``tool_result`` blocks lists them first, then its other content, as
+Anthropic's tool-use rules require; a round trip (:func:`write`) keeps the source's block order.
 """
 
 from __future__ import annotations
@@ -315,7 +317,7 @@ def _read_tools(doc: dict, extra: dict) -> list[ToolDefinition]:
 # -- writing -------------------------------------------------------------------------------------
 
 
-def dump_request(session: Session, messages: list[Message] | None = None) -> dict:
+def dump_request(session: Session, messages: list[Message] | None = None, *, results_first: bool = False) -> dict:
     """The session (or ``messages``) as an Anthropic Messages request body.
 
     System messages, wherever they are, go to the top-level ``system`` (a string when there is one
@@ -323,6 +325,8 @@ def dump_request(session: Session, messages: list[Message] | None = None) -> dic
     merged into one user message; tool call arguments become ``input`` objects (arguments that are
     not a JSON object are wrapped as ``{"_unparsed_arguments": text}``). Source fields kept in
     ``extra`` are written only when the session was read from an Anthropic file.
+    ``results_first``: move a user message's ``tool_result`` blocks before its other blocks (text
+    a person typed, reminders, images), keeping each group's order (:func:`results_first_order`).
     """
     same = session.format == NAME
     msgs = session.messages if messages is None else messages
@@ -344,6 +348,8 @@ def dump_request(session: Session, messages: list[Message] | None = None) -> dic
                 merging = True
             continue
         merging = False
+        if results_first and m.role == "user":
+            m = results_first_order(m)
         d: dict[str, Any] = {"role": m.role, "content": _dump_content(m, same)}
         H.emit_extra(d, m.extra, same)
         dumped.append(d)
@@ -359,6 +365,24 @@ def write(session: Session) -> str:
     request = dump_request(session)
     data: Any = request["messages"] if session.format == NAME and session.extra.get(H.BARE) else request
     return orjson.dumps(data, option=orjson.OPT_INDENT_2).decode() + "\n"
+
+
+def results_first_order(m: Message) -> Message:
+    """``m`` with its ``tool_result`` blocks moved before its other blocks (each group in order);
+    ``m`` itself when they already come first."""
+    blocks = m.content
+    seen_other = False
+    for b in blocks:
+        if isinstance(b, ToolResultBlock):
+            if seen_other:
+                break
+        else:
+            seen_other = True
+    else:
+        return m
+    results = [b for b in blocks if isinstance(b, ToolResultBlock)]
+    others = [b for b in blocks if not isinstance(b, ToolResultBlock)]
+    return m.model_copy(update={"content": results + others})
 
 
 def _dump_system(system: list[Message], same: bool) -> str | list[dict]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from functools import cached_property, lru_cache
 
-from ..model import TextBlock, ToolCallBlock, ToolResultBlock
+from ..model import TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock
 from ..tokens import get_counter
 from ..units import SessionView
 from .base import Working, gc_paused  # noqa: F401  (re-exported)
@@ -100,16 +100,11 @@ class ViewCache:
 
     @cached_property
     def results_with_other(self) -> frozenset[int]:
-        """Messages holding tool results and other non-empty content too (text, images)."""
+        """Messages holding tool results and other content the OpenAI exporter sends as a user
+        message after the tool messages (:func:`sent_beside_results`)."""
         messages = self.view.messages
         return frozenset(
-            i
-            for i, ids in enumerate(self.view.result_ids)
-            if ids
-            and any(
-                not isinstance(b, ToolResultBlock) and not (isinstance(b, TextBlock) and not b.text)
-                for b in messages[i].content
-            )
+            i for i, ids in enumerate(self.view.result_ids) if ids and any(map(sent_beside_results, messages[i].content))
         )
 
     @cached_property
@@ -171,6 +166,15 @@ class ViewCache:
         :attr:`opening_unit_before`)."""
         roles, results = self.view.roles, self.view.result_ids
         return bytearray(1 if r == "user" and not results[i] else 0 for i, r in enumerate(roles))
+
+
+def sent_beside_results(block) -> bool:
+    """Whether a block next to tool results is sent to OpenAI (as a user message after the tool
+    messages): not a result, not thinking (Chat Completions has no slot for it), not blank text.
+    The rule ``formats.openai_chat`` writes by; the validator lays requests out with it."""
+    if isinstance(block, (ToolResultBlock, ThinkingBlock)):
+        return False
+    return not isinstance(block, TextBlock) or bool(block.text.strip())
 
 
 def view_cache(view: SessionView) -> ViewCache:
