@@ -113,17 +113,30 @@ def test_anthropic_style_message_with_two_results_cuts_each_block():
     assert plan.valid == {"openai": True, "anthropic": True}
 
 
-def test_result_with_parts_is_cut_on_its_text():
+def test_result_with_parts_has_its_text_cut_and_its_images_kept():
+    """The cap applies to the text; the image (512 x 512, OpenAI estimate 85 + 170 = 255 tokens)
+    stays, and the plan's figures are those of the materialised message."""
     b = SessionBuilder()
     b.user(text_of(10))
     _, ids = b.assistant("", [("screenshot", "{}")])
-    parts = [TextBlock(text=text_of(100, "t")), ImageBlock(media_type="image/png", data="x", width=512, height=512)]
+    image = ImageBlock(media_type="image/png", data="x", width=512, height=512)
+    parts = [TextBlock(text=text_of(100, "t")), image]
     b._add("tool", [ToolResultBlock(tool_call_id=ids[0], content=parts)])
     b.user(text_of(5))
     a = b.analyze()
-    plan = inspector.plan(a, "truncate_results", max_result_tokens=40)
-    assert plan.decision(2).tokens_after == 4 + 40 + 8
-    assert plan.messages_after()[2].tool_results[0].content == text_of(40, "t") + "\n[... truncated 315 tokens ...]"
+    assert a.table.totals[2] == 4 + 100 + 255
+    for unit, tail, reason in (
+        ("tokens", "\n[... truncated 60 tokens ...]", "tool result text of 100 tokens cut to 40 tokens"),
+        ("chars", "\n[... truncated 240 chars ...]", "tool result text of 400 characters cut to 160 characters"),
+    ):
+        plan = inspector.plan(a, "truncate_results", max_result_tokens=40, truncate_unit=unit)
+        assert plan.decision(2).tokens_after == 4 + 40 + 8 + 255 == 307
+        assert plan.decision(2).reason == f"truncated by truncate_results: {reason} (its 1 image(s) kept; the result is now 303 tokens)"
+        [result] = plan.messages_after()[2].tool_results
+        assert result.content == [TextBlock(text=text_of(40, "t") + tail), image]
+        counted = count_message(plan.messages_after()[2], get_counter("approx"), get_profile("openai"))
+        assert counted.total == 307
+        assert plan.tokens_after == a.table.prefix[-1] + a.table.overhead - 100 + 48
 
 
 def test_truncating_twice_in_a_pipeline_is_idempotent():

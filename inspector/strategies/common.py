@@ -35,6 +35,16 @@ class ViewCache:
         return out
 
     @cached_property
+    def result_parts(self) -> frozenset[int]:
+        """Messages with a tool result given as a list of parts (text and images), not a string."""
+        messages = self.view.messages
+        return frozenset(
+            i
+            for i, ks in enumerate(self.result_blocks)
+            if ks and any(not isinstance(messages[i].content[k].content, str) for k in ks)
+        )
+
+    @cached_property
     def result_chars(self) -> list[tuple[int, ...]]:
         """``result_chars[i]``: characters of each tool result's text, as ``result_blocks[i]``."""
         blocks = self.result_blocks

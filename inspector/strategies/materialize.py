@@ -62,8 +62,28 @@ def apply_block_edits(block: Block, edits: Sequence[BlockEdit], encoding: str) -
             text = edit.text
         else:
             text = truncated_text(block.text, edit, encoding)
-        block = block.model_copy(update={"content": text})
+        if edit.kind == "truncate" and not isinstance(block.content, str):
+            block = block.model_copy(update={"content": text_replaced(block.content, text)})
+        else:
+            block = block.model_copy(update={"content": text})
     return block
+
+
+def text_replaced(parts: Sequence[Block], text: str) -> list:
+    """A result's parts with its text parts replaced by one part holding ``text`` (where the
+    first text part was) and every image kept in place."""
+    out: list = []
+    placed = False
+    for p in parts:
+        if isinstance(p, TextBlock):
+            if not placed:
+                out.append(TextBlock(text=text))
+                placed = True
+        else:
+            out.append(p)
+    if not placed:
+        out.insert(0, TextBlock(text=text))
+    return out
 
 
 def truncated_text(text: str, edit: BlockEdit, encoding: str) -> str:

@@ -14,14 +14,18 @@ differently where they meet (and a cut inside a multi-byte character decodes to 
 ``approx`` counter is exact. Chars mode estimates the kept part's tokens in proportion to the
 characters kept (exact for ``approx``, an estimate for tiktoken encodings).
 
-A result given as a list of parts (text and images) is cut on its text: the truncated result
-is one string, images dropped. Results smaller than the cap, results the marker would make no
-shorter (a few tokens over the cap), and all other blocks are untouched.
+A result given as a list of parts (text and images, rare: screenshots) has only its text cut
+(the cap applies to the text; the images stay, and their tokens, the profile's estimate, are in
+the size after). For such a result the cut text is built while planning and counted exactly, so
+the plan's figures and the marker's N are what the materialised message has. Results smaller
+than the cap, results the marker would make no shorter (a few tokens over the cap), and all
+other blocks are untouched.
 """
 
 from __future__ import annotations
 
-from ..model import ToolResultBlock
+from ..model import TextBlock, ToolResultBlock
+from ..tokens import get_counter, get_profile
 from .base import BlockEdit, Reason, Status, Working
 from .common import count_text, view_cache
 from .pipeline import register
@@ -29,6 +33,7 @@ from .pipeline import register
 NAME = "truncate_results"
 _REASON = "truncated by truncate_results: tool result of {} tokens cut to {} (+{}-token marker)"
 _REASON_CHARS = "truncated by truncate_results: tool result of {} characters cut to {} characters (about {} tokens)"
+_REASON_PARTS = "truncated by truncate_results: tool result text of {} {} cut to {} {} (its {} image(s) kept; the result is now {} tokens)"
 
 
 def marker(removed: int, unit: str = "tokens") -> str:
@@ -59,6 +64,13 @@ def truncate_results(w: Working) -> None:
         todo = [i for i in w.order if type(i) is int and tokens[i] > cap and result_ids[i]]
     for i in todo:
         for n, k in enumerate(cache.result_blocks[i]):
+            if i in cache.result_parts:
+                block = _current_block(w, i, k)
+                if not isinstance(block.content, str):
+                    planned = _truncate_parts(w, i, k, block, cap, chars)
+                    if planned is not None:
+                        w.edit(i, planned[0], Status.TRUNCATED, planned[1])
+                    continue
             before = w.block_tokens(i, k)
             if chars:
                 length = len(_current_text(w, i, k)) if i in w.edits else cache.result_chars[i][n]
@@ -85,6 +97,50 @@ def truncate_results(w: Working) -> None:
                 edit = BlockEdit(k, "truncate", None, before, after, cap, "tokens", tail, NAME)
                 reason = Reason(_REASON, (before, cap, tail_tokens))
             w.edit(i, edit, Status.TRUNCATED, reason)
+
+
+def _truncate_parts(w: Working, i: int, k: int, block: ToolResultBlock, cap: int, chars: bool):
+    """(edit, reason) cutting the text of a result given as parts, images kept, or None."""
+    encoding = w.table.encoding
+    counter = get_counter(encoding)
+    profile = get_profile(w.table.profile)
+    images = [p for p in block.content if not isinstance(p, TextBlock)]
+    image_tokens = sum(profile.image_tokens(p) for p in images)
+    text = block.text
+    if chars:
+        keep, length = cap * 4, len(text)
+        if length <= keep:
+            return None
+        tail = marker(length - keep, "chars")
+        new_text = text[:keep] + tail
+    else:
+        keep, length = cap, counter.count(text)
+        if length <= keep:
+            return None
+        tail = marker(length - keep)
+        new_text = counter.head(text, keep) + tail
+    before = w.block_tokens(i, k)
+    after = counter.count(new_text) + image_tokens
+    if after >= before:
+        return None
+    unit = "chars" if chars else "tokens"
+    edit = BlockEdit(k, "truncate", new_text, before, after, keep, unit, tail, NAME)
+    label = "characters" if chars else "tokens"
+    return edit, Reason(_REASON_PARTS, (length, label, keep, label, len(images), after))
+
+
+def _current_block(w: Working, i: int, k: int) -> ToolResultBlock:
+    """Result block ``k`` of message ``i`` after earlier stages' edits."""
+    block = w.view.messages[i].content[k]
+    assert isinstance(block, ToolResultBlock)
+    edits = [e for e in w.edits.get(i, ()) if e.block == k]
+    if not edits:
+        return block
+    from .materialize import apply_block_edits
+
+    result = apply_block_edits(block, edits, w.table.encoding)
+    assert isinstance(result, ToolResultBlock)
+    return result
 
 
 def _current_text(w: Working, i: int, k: int) -> str:
