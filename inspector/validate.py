@@ -21,8 +21,10 @@ Anthropic
 
 Rules checked. OpenAI: a ``tool`` message must answer a call of the assistant message right
 before it (only tool messages of the same batch in between); every call of an assistant message
-must be answered before any other message; content may be null (empty) only on an assistant
-message with tool calls; the history may not be empty. Anthropic: every ``tool_result`` must
+must be answered before any other message; content may be null only on an assistant message
+with tool calls (null is what the exporter writes for a message recorded with null content and
+nothing else to send; an empty or thinking-only message is written as "", which the API
+accepts); the history may not be empty. Anthropic: every ``tool_result`` must
 answer a ``tool_use`` of the previous message; every ``tool_use`` needs its ``tool_result`` in
 the next message; no empty message except a final assistant one; no ``system`` role in
 ``messages`` and ``tool_result`` blocks first in their user message (both only for a list sent
@@ -109,16 +111,16 @@ class Violation:
 
 
 class _Facts:
-    __slots__ = ("roles", "call_ids", "result_ids", "other", "empty", "sources", "positions")
+    __slots__ = ("roles", "call_ids", "result_ids", "other", "empty", "null", "sources", "positions")
 
-    def __init__(self, roles, call_ids, result_ids, other, empty, sources, positions) -> None:
+    def __init__(self, roles, call_ids, result_ids, other, empty, null, sources, positions) -> None:
         self.roles, self.call_ids, self.result_ids = roles, call_ids, result_ids
-        self.other, self.empty, self.sources, self.positions = other, empty, sources, positions
+        self.other, self.empty, self.null, self.sources, self.positions = other, empty, null, sources, positions
 
 
 def _check_openai(slots: Iterable, f: _Facts) -> list[Violation]:
     out: list[Violation] = []
-    roles, call_ids, result_ids, other, empty, sources = f.roles, f.call_ids, f.result_ids, f.other, f.empty, f.sources
+    roles, call_ids, result_ids, other, null, sources = f.roles, f.call_ids, f.result_ids, f.other, f.null, f.sources
     pos = 0
     batch: tuple[str, ...] = ()  # call ids of the assistant message the current tool run answers
     pending: list[str] = []
@@ -141,14 +143,16 @@ def _check_openai(slots: Iterable, f: _Facts) -> list[Violation]:
                 if not results:  # a tool message answering nothing
                     out.append(Violation("openai", pos, source, "orphan_result", OPENAI_ORPHAN))
                     pos += 1
+                elif s in null:  # a tool message written with null content
+                    out.append(Violation("openai", pos - 1, source, "empty_content", OPENAI_NULL))
                 if s not in other:
                     continue
                 role, calls, is_empty = "user", (), False  # its other content follows the tool messages
             else:
                 calls = call_ids[s]
-                is_empty = s in empty
-        else:  # an inserted message: text only
-            role, calls, is_empty, source = s.role, (), not s.text, None
+                is_empty = s in null
+        else:  # an inserted message: its text, a string even when empty
+            role, calls, is_empty, source = s.role, (), False, None
         if in_batch:
             if pending:
                 out.append(Violation("openai", batch_pos, batch_source, "missing_result", OPENAI_MISSING.format(", ".join(pending))))
@@ -279,10 +283,10 @@ def _check(slots, facts: _Facts, provider: str, extract_system: bool = True) -> 
 
 
 def _message_facts(messages: Sequence[Message]) -> _Facts:
-    from .strategies.common import sent_beside_results
+    from .strategies.common import openai_null_content, sent_beside_results
 
     roles, call_ids, result_ids, sources = [], [], [], []
-    other, empty = set(), set()
+    other, empty, null = set(), set(), set()
     for key, m in enumerate(messages):
         calls: list[str] = []
         results: list[str] = []
@@ -302,11 +306,13 @@ def _message_facts(messages: Sequence[Message]) -> _Facts:
             other.add(key)
         if not has_content and not calls and not results:
             empty.add(key)
+        if openai_null_content(m):
+            null.add(key)
 
     def positions(key: int) -> tuple[int, ...]:
         return tuple(k for k, b in enumerate(messages[key].content) if isinstance(b, ToolResultBlock))
 
-    return _Facts(roles, call_ids, result_ids, other, empty, sources, positions)
+    return _Facts(roles, call_ids, result_ids, other, empty, null, sources, positions)
 
 
 def validate_messages(
@@ -334,6 +340,7 @@ def _view_facts(view: SessionView) -> _Facts:
         view.result_ids,
         cache.results_with_other,
         cache.empty,
+        cache.openai_null,
         None,
         lambda key: cache.result_blocks[key],
     )

@@ -146,19 +146,59 @@ def test_anthropic_style_results_with_text_use_content_positions():
 
 
 def test_empty_content():
+    """OpenAI rejects null content (except on an assistant message with tool calls), not "": the
+    rule follows what the exporter writes. Anthropic rejects empty messages but a final one."""
+    from inspector.formats import openai_chat
+    from inspector.model import ThinkingBlock
+
     messages = [msg(0, "user", text("hi")), msg(1, "assistant"), msg(2, "user", text(""))]
-    assert brief(validate_messages(messages, "openai")) == [
-        (1, 1, "empty_content", OPENAI_NULL),
-        (2, 2, "empty_content", OPENAI_NULL),
-    ]
+    assert [m["content"] for m in openai_chat.dump_messages(messages, keep_extra=False)] == ["hi", "", ""]
+    assert validate_messages(messages, "openai") == []
     assert brief(validate_messages(messages, "anthropic")) == [
         (1, 1, "empty_content", ANTHROPIC_NO_CONTENT.format(1)),
         (2, 2, "empty_content", ANTHROPIC_NO_CONTENT.format(2)),
     ]
-    # A final empty assistant message is allowed by Anthropic (a prefill), not by OpenAI.
+    # Recorded as null: written as null, rejected by OpenAI; thinking is not sent to OpenAI.
+    null = [
+        msg(0, "user", text("hi")),
+        Message(index=1, role="assistant", content=[], content_form="null"),
+        msg(2, "user", text("again")),
+        Message(index=3, role="assistant", content=[ThinkingBlock(thinking="hm")], content_form="null"),
+        msg(4, "user", text("and")),
+        Message(index=5, role="assistant", content=[ThinkingBlock(thinking="hm")]),
+        msg(6, "user", text("last")),
+    ]
+    assert [m["content"] for m in openai_chat.dump_messages(null, keep_extra=False)] == ["hi", None, "again", None, "and", "", "last"]
+    assert brief(validate_messages(null, "openai")) == [
+        (1, 1, "empty_content", OPENAI_NULL),
+        (3, 3, "empty_content", OPENAI_NULL),
+    ]
+    # Anthropic: only message 1 has no content (thinking blocks are content there).
+    assert brief(validate_messages(null, "anthropic")) == [(1, 1, "empty_content", ANTHROPIC_NO_CONTENT.format(1))]
+    from inspector.model import Session
+
+    plan = inspector.plan(inspector.analyze(Session(format="inspector", messages=null), "approx"))
+    assert {p: brief(v) for p, v in plan.violations.items()} == {
+        p: brief(validate_messages(null, p)) for p in ("openai", "anthropic")
+    }
+    # A final empty assistant message is allowed by Anthropic (a prefill); OpenAI takes "".
     tail = [msg(0, "user", text("hi")), msg(1, "assistant")]
     assert validate_messages(tail, "anthropic") == []
-    assert brief(validate_messages(tail, "openai")) == [(1, 1, "empty_content", OPENAI_NULL)]
+    assert validate_messages(tail, "openai") == []
+
+
+def test_a_tool_message_recorded_with_null_content_is_rejected_by_openai():
+    messages = [
+        msg(0, "user", text("hi")),
+        msg(1, "assistant", call("call_1")),
+        Message(index=2, role="tool", content=[result("call_1", "")], content_form="null"),
+        msg(3, "assistant", text("done")),
+    ]
+    from inspector.formats import openai_chat
+
+    assert openai_chat.dump_messages(messages, keep_extra=False)[2] == {"role": "tool", "tool_call_id": "call_1", "content": None}
+    assert brief(validate_messages(messages, "openai")) == [(2, 2, "empty_content", OPENAI_NULL)]
+    assert validate_messages(messages, "anthropic") == []
 
 
 def test_assistant_with_tool_calls_and_no_text_is_fine():

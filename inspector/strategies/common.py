@@ -109,6 +109,12 @@ class ViewCache:
         )
 
     @cached_property
+    def openai_null(self) -> frozenset[int]:
+        """Messages the OpenAI exporter writes with ``content: null`` where the API rejects it
+        (:func:`openai_null_content`)."""
+        return frozenset(i for i, m in enumerate(self.view.messages) if m.content_form == "null" and openai_null_content(m))
+
+    @cached_property
     def results_with_other(self) -> frozenset[int]:
         """Messages holding tool results and other content the OpenAI exporter sends as a user
         message after the tool messages (:func:`sent_beside_results`)."""
@@ -185,6 +191,21 @@ def sent_beside_results(block) -> bool:
     if isinstance(block, (ToolResultBlock, ThinkingBlock)):
         return False
     return not isinstance(block, TextBlock) or bool(block.text.strip())
+
+
+def openai_null_content(m) -> bool:
+    """Whether the OpenAI exporter writes ``m`` with ``content: null`` where Chat Completions
+    rejects it ("expected a string, got null"; only an assistant message with tool calls may
+    have null content). It writes null only for a message recorded with null content and
+    nothing else to send (thinking is not sent): a tool message whose result is empty, or a
+    message with no tool calls and no text, image or other block. An empty string ``""`` is a
+    string and accepted (strategies.md section 9.3, rule 5), so "" and thinking-only messages
+    are valid."""
+    if m.content_form != "null":
+        return False
+    if m.role == "tool":
+        return len(m.content) == 1 and isinstance(m.content[0], ToolResultBlock) and m.content[0].content == ""
+    return not any(isinstance(b, (ToolResultBlock, ToolCallBlock)) or not isinstance(b, ThinkingBlock) for b in m.content)
 
 
 def view_cache(view: SessionView) -> ViewCache:
