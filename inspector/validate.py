@@ -111,11 +111,12 @@ class Violation:
 
 
 class _Facts:
-    __slots__ = ("roles", "call_ids", "result_ids", "other", "empty", "null", "sources", "positions")
+    __slots__ = ("roles", "call_ids", "result_ids", "other", "empty", "null", "sources", "positions", "images")
 
-    def __init__(self, roles, call_ids, result_ids, other, empty, null, sources, positions) -> None:
+    def __init__(self, roles, call_ids, result_ids, other, empty, null, sources, positions, images=frozenset()) -> None:
         self.roles, self.call_ids, self.result_ids = roles, call_ids, result_ids
         self.other, self.empty, self.null, self.sources, self.positions = other, empty, null, sources, positions
+        self.images = images  # messages whose tool results carry images (OpenAI: moved to a user message)
 
 
 def _check_openai(slots: Iterable, f: _Facts) -> list[Violation]:
@@ -126,6 +127,7 @@ def _check_openai(slots: Iterable, f: _Facts) -> list[Violation]:
     pending: list[str] = []
     batch_pos, batch_source = 0, None
     in_batch = False
+    images, images_pending = f.images, False  # a user message with a tool run's images follows the run
     for s in slots:
         if type(s) is int:
             role = roles[s]
@@ -145,6 +147,8 @@ def _check_openai(slots: Iterable, f: _Facts) -> list[Violation]:
                     pos += 1
                 elif s in null:  # a tool message written with null content
                     out.append(Violation("openai", pos - 1, source, "empty_content", OPENAI_NULL))
+                if s in images:
+                    images_pending = True
                 if s not in other:
                     continue
                 role, calls, is_empty = "user", (), False  # its other content follows the tool messages
@@ -153,6 +157,9 @@ def _check_openai(slots: Iterable, f: _Facts) -> list[Violation]:
                 is_empty = s in null
         else:  # an inserted message: its text, a string even when empty
             role, calls, is_empty, source = s.role, (), False, None
+        if images_pending:  # the user message holding the tool run's images
+            pos += 1
+            images_pending = False
         if in_batch:
             if pending:
                 out.append(Violation("openai", batch_pos, batch_source, "missing_result", OPENAI_MISSING.format(", ".join(pending))))
@@ -166,6 +173,7 @@ def _check_openai(slots: Iterable, f: _Facts) -> list[Violation]:
         pos += 1
     if in_batch and pending:
         out.append(Violation("openai", batch_pos, batch_source, "missing_result", OPENAI_MISSING.format(", ".join(pending))))
+    pos += images_pending
     if pos == 0:
         out.append(Violation("openai", None, None, "empty_history", OPENAI_EMPTY))
     return out
@@ -283,10 +291,10 @@ def _check(slots, facts: _Facts, provider: str, extract_system: bool = True) -> 
 
 
 def _message_facts(messages: Sequence[Message]) -> _Facts:
-    from .strategies.common import openai_null_content, sent_beside_results
+    from .strategies.common import openai_null_content, result_images, sent_beside_results
 
     roles, call_ids, result_ids, sources = [], [], [], []
-    other, empty, null = set(), set(), set()
+    other, empty, null, images = set(), set(), set(), set()
     for key, m in enumerate(messages):
         calls: list[str] = []
         results: list[str] = []
@@ -308,11 +316,13 @@ def _message_facts(messages: Sequence[Message]) -> _Facts:
             empty.add(key)
         if openai_null_content(m):
             null.add(key)
+        if results and result_images(m):
+            images.add(key)
 
     def positions(key: int) -> tuple[int, ...]:
         return tuple(k for k, b in enumerate(messages[key].content) if isinstance(b, ToolResultBlock))
 
-    return _Facts(roles, call_ids, result_ids, other, empty, null, sources, positions)
+    return _Facts(roles, call_ids, result_ids, other, empty, null, sources, positions, images)
 
 
 def validate_messages(
@@ -330,7 +340,7 @@ def validate_messages(
 # -- facts from a view (no pydantic access in the loop) ----------------------------------------
 
 
-def _view_facts(view: SessionView) -> _Facts:
+def _view_facts(view: SessionView, images: frozenset[int] | None = None) -> _Facts:
     from .strategies.common import view_cache
 
     cache = view_cache(view)
@@ -343,6 +353,7 @@ def _view_facts(view: SessionView) -> _Facts:
         cache.openai_null,
         None,
         lambda key: cache.result_blocks[key],
+        cache.result_images if images is None else images,
     )
 
 
@@ -350,7 +361,15 @@ def validate_plan(plan: Plan) -> dict[str, list[Violation]]:
     """Violations of the history ``plan`` sends, for each provider."""
     from .strategies.common import gc_paused
 
-    facts = _view_facts(plan.view)
+    from .strategies.common import result_images, view_cache
+    from .strategies.materialize import apply_edits
+
+    images = view_cache(plan.view).result_images
+    edited = [i for i in images if i in plan.edits]
+    if edited:  # a cleared result loses its images
+        messages, encoding = plan.view.messages, plan.table.encoding
+        images = images.difference(i for i in edited if not result_images(apply_edits(messages[i], plan.edits[i], encoding)))
+    facts = _view_facts(plan.view, images)
     with gc_paused():
         return {p: _check(plan.sequence, facts, p) for p in PROVIDERS}
 

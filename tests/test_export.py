@@ -167,3 +167,41 @@ def test_orphan_result_after_text_is_content_0_exported_and_content_1_as_is():
         (1, "results_not_first", validate.ANTHROPIC_RESULTS_FIRST.format(1, 1)),
         (1, "orphan_result", validate.ANTHROPIC_ORPHAN.format(1, 1, "toolu_1")),
     ]
+
+
+def screenshot_session() -> inspector.Analysis:
+    from inspector.model import ImageBlock, Message, Session, TextBlock, ToolCallBlock, ToolResultBlock
+
+    image = ImageBlock(media_type="image/png", source_kind="base64", data="iVBORw0KGgo=", width=512, height=512)
+    messages = [
+        Message(index=0, role="user", content=[TextBlock(text="take a screenshot")]),
+        Message(index=1, role="assistant", content=[ToolCallBlock(id="call_1", name="screenshot", arguments="{}")]),
+        Message(index=2, role="tool", content=[ToolResultBlock(tool_call_id="call_1", content=[image, TextBlock(text="screenshot taken")])]),
+        Message(index=3, role="assistant", content=[ToolCallBlock(id="call_2", name="bash", arguments="{}")]),
+    ]
+    return inspector.analyze(Session(format="inspector", messages=messages), "approx")
+
+
+def test_openai_export_moves_tool_result_images_into_a_user_message_after_the_batch():
+    a = screenshot_session()
+    plan = inspector.plan(a)
+    body = export_request(plan, "openai")
+    assert body["messages"][2:] == [
+        {"role": "tool", "tool_call_id": "call_1", "content": [{"type": "text", "text": "screenshot taken"}]},
+        {"role": "user", "content": [{"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}}]},
+        {"role": "assistant", "content": None, "tool_calls": [{"id": "call_2", "type": "function", "function": {"name": "bash", "arguments": "{}"}}]},
+    ]
+    # The validator counts the moved images' message: the unanswered call is messages[4].
+    expected = [(4, 3, "missing_result", validate.OPENAI_MISSING.format("call_2"))]
+    assert [(v.index, v.source, v.rule, v.message) for v in plan.violations["openai"]] == expected
+    assert [(v.index, v.source, v.rule, v.message) for v in validate_messages(plan.messages_after(), "openai")] == expected
+
+
+def test_a_cleared_screenshot_result_has_no_image_to_move():
+    a = screenshot_session()
+    plan = inspector.plan(a, "clear_tool_uses", trigger=0, keep=0)
+    assert plan.messages_after()[2].tool_results[0].content == "[cleared]"
+    body = export_request(plan, "openai")
+    assert [m["role"] for m in body["messages"]] == ["user", "assistant", "tool", "assistant"]
+    assert [v.index for v in plan.violations["openai"]] == [3]
+    assert [v.index for v in validate_messages(plan.messages_after(), "openai")] == [3]

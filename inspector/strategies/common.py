@@ -10,7 +10,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from functools import cached_property, lru_cache
 
-from ..model import TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock
+from ..model import ImageBlock, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock
 from ..tokens import get_counter
 from ..units import SessionView
 from .base import Working, gc_paused  # noqa: F401  (re-exported)
@@ -43,6 +43,12 @@ class ViewCache:
             for i, ks in enumerate(self.result_blocks)
             if ks and any(not isinstance(messages[i].content[k].content, str) for k in ks)
         )
+
+    @cached_property
+    def result_images(self) -> frozenset[int]:
+        """Messages with a tool result holding images (:func:`result_images`)."""
+        messages = self.view.messages
+        return frozenset(i for i in self.result_parts if result_images(messages[i]))
 
     @cached_property
     def result_chars(self) -> list[tuple[int, ...]]:
@@ -191,6 +197,15 @@ def sent_beside_results(block) -> bool:
     if isinstance(block, (ToolResultBlock, ThinkingBlock)):
         return False
     return not isinstance(block, TextBlock) or bool(block.text.strip())
+
+
+def result_images(m) -> bool:
+    """Whether a tool result of ``m`` holds an image. OpenAI takes images only in user messages,
+    so the export moves them to a user message after the batch's tool messages."""
+    return any(
+        isinstance(b, ToolResultBlock) and not isinstance(b.content, str) and any(isinstance(p, ImageBlock) for p in b.content)
+        for b in m.content
+    )
 
 
 def openai_null_content(m) -> bool:
