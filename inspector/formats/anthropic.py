@@ -36,38 +36,41 @@ from ..model import (
 from . import hints as H
 from .base import Format, Probe, register
 from .imagesize import image_size, split_data_url
-from .jsondoc import PathParts, ShapeError, describe, json_path, parse_file, paused_gc, remember, shape_error
+from .jsondoc import (
+    PathParts,
+    ShapeError,
+    describe,
+    json_path,
+    message_items,
+    paused_gc,
+    read_document,
+    remember,
+    tool_fields,
+    tool_items,
+)
 from .openai_chat import is_message_list, signals
 from .rawtext import raw_text
+from .records import int_or_none
 
 NAME = "anthropic"
 
 _TOP_HANDLED = frozenset({"system", "messages", "tools"})
+_EXPECTED = 'an object with "messages" (and optionally "system", "tools")'
 
 
 # -- reading -------------------------------------------------------------------------------------
 
 
 def read(path: Path) -> Session:
-    raw, doc = parse_file(path)
-    try:
-        return session_from_document(doc, str(path))
-    except ShapeError as err:
-        raise shape_error(path, raw, err, NAME) from None
+    return read_document(path, session_from_document, NAME)
 
 
 def session_from_document(doc: Any, path: str | None = None) -> Session:
     """A Session from a parsed Messages request; ShapeError on a structural problem."""
     messages: list[Message] = []
     tools: list[ToolDefinition] = []
-    extra: dict[str, Any]
-    if isinstance(doc, list):
-        items, prefix, extra = doc, (), {H.BARE: True}
-    elif isinstance(doc, dict) and "messages" in doc:
-        items, prefix = doc["messages"], ("messages",)
-        if not isinstance(items, list):
-            raise ShapeError(prefix, f"expected a list of messages, found {describe(items)}")
-        extra = {k: v for k, v in doc.items() if k not in _TOP_HANDLED}
+    items, prefix, extra = message_items(doc, _TOP_HANDLED, _EXPECTED)
+    if isinstance(doc, dict):
         if "system" in doc:
             system = _system(doc["system"])
             if system is None:
@@ -75,9 +78,6 @@ def session_from_document(doc: Any, path: str | None = None) -> Session:
             else:
                 messages.append(system)
         tools = _read_tools(doc, extra)
-    else:
-        found = 'an object without "messages"' if isinstance(doc, dict) else describe(doc)
-        raise ShapeError((), f'expected an object with "messages" (and optionally "system", "tools"), found {found}')
     with paused_gc():
         for i, item in enumerate(items):
             messages.append(_message(item, len(messages), prefix + (i,)))
@@ -272,44 +272,24 @@ def _image(b: dict) -> ImageBlock | None:
     )
 
 
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
 def _usage(u: Any) -> Usage | None:
     if not isinstance(u, dict):
         return None
     return Usage.model_construct(
-        input_tokens=_int(u.get("input_tokens")),
-        output_tokens=_int(u.get("output_tokens")),
-        cache_read_input_tokens=_int(u.get("cache_read_input_tokens")),
-        cache_creation_input_tokens=_int(u.get("cache_creation_input_tokens")),
+        input_tokens=int_or_none(u.get("input_tokens")),
+        output_tokens=int_or_none(u.get("output_tokens")),
+        cache_read_input_tokens=int_or_none(u.get("cache_read_input_tokens")),
+        cache_creation_input_tokens=int_or_none(u.get("cache_creation_input_tokens")),
     )
 
 
 def _read_tools(doc: dict, extra: dict) -> list[ToolDefinition]:
-    if "tools" not in doc:
-        return []
-    items = doc["tools"]
-    if items is None or items == []:
-        extra["tools"] = items
-        return []
-    if not isinstance(items, list):
-        raise ShapeError(("tools",), f"expected a list of tool definitions, found {describe(items)}")
     tools = []
-    for k, t in enumerate(items):
+    for k, t in enumerate(tool_items(doc, "tools", extra)):
         path: PathParts = ("tools", k)
         if not isinstance(t, dict) or not isinstance(t.get("name"), str):
             raise ShapeError(path, f'expected a tool definition object with "name", found {describe(t)}')
-        description, schema = t.get("description", ""), t.get("input_schema", {})
-        if not isinstance(description, str):
-            raise ShapeError(path + ("description",), f"expected a string, found {describe(description)}")
-        if not isinstance(schema, dict):
-            raise ShapeError(path + ("input_schema",), f"expected a JSON Schema object, found {describe(schema)}")
-        tool_extra = {k: v for k, v in t.items() if k not in ("name", "description", "input_schema")}
-        absent = [key for key in ("description", "input_schema") if key not in t]
-        if absent:
-            tool_extra[H.OMIT] = absent
+        description, schema, tool_extra = tool_fields(t, path, "input_schema")
         tools.append(ToolDefinition.model_construct(name=t["name"], description=description, parameters=schema, extra=tool_extra))
     return tools
 

@@ -6,6 +6,8 @@
   tuple; :func:`shape_error` turns it into a SessionFormatError naming the path and, computed only
   then, the line the offending value starts on (:func:`line_of`).
 - A one-slot cache lets ``read`` reuse the document that detection already parsed.
+- :func:`read_document`, :func:`message_items`, :func:`tool_items` and :func:`tool_fields` are the
+  steps the OpenAI and Anthropic readers (and the inspector's JSONL tool header) take alike.
 """
 
 from __future__ import annotations
@@ -13,13 +15,15 @@ from __future__ import annotations
 import gc
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import orjson
 
+from ..model import Session
+from . import hints as H
 from .base import Probe, SessionFormatError
 
 PathParts = tuple[str | int, ...]
@@ -124,6 +128,63 @@ def shape_error(path: Path, raw: bytes | None, err: ShapeError, format_name: str
     line = line_of(raw, err.path)
     where = json_path(err.path) if line is None else f"line {line}, {json_path(err.path)}"
     return SessionFormatError(path, where, f"{err.problem} (reading it as {format_name}).")
+
+
+def read_document(path: Path, build: Callable[[Any, str], Session], format_name: str) -> Session:
+    """``build(document, str(path))`` on the parsed file; its ShapeError becomes a SessionFormatError."""
+    raw, doc = parse_file(path)
+    try:
+        return build(doc, str(path))
+    except ShapeError as err:
+        raise shape_error(path, raw, err, format_name) from None
+
+
+# -- the parts of a messages document ------------------------------------------------------------
+
+
+def message_items(doc: Any, top_handled: frozenset[str], expected: str) -> tuple[list[Any], PathParts, dict[str, Any]]:
+    """``(message items, their JSON path prefix, Session.extra)`` of a bare list of messages or an
+    object with ``"messages"`` (its keys outside ``top_handled`` go to extra); ShapeError naming
+    ``expected`` for anything else."""
+    if isinstance(doc, list):
+        return doc, (), {H.BARE: True}
+    if isinstance(doc, dict) and "messages" in doc:
+        items = doc["messages"]
+        if not isinstance(items, list):
+            raise ShapeError(("messages",), f"expected a list of messages, found {describe(items)}")
+        return items, ("messages",), {k: v for k, v in doc.items() if k not in top_handled}
+    found = 'an object without "messages"' if isinstance(doc, dict) else describe(doc)
+    raise ShapeError((), f"expected {expected}, found {found}")
+
+
+def tool_items(doc: dict[str, Any], key: str, extra: dict[str, Any]) -> list[Any]:
+    """The tool definitions listed under ``doc[key]``: none when the key is absent, null or an empty
+    list (then kept in ``extra`` as written, for write-back); ShapeError if it is not a list."""
+    if key not in doc:
+        return []
+    items = doc[key]
+    if items is None or items == []:
+        extra[key] = items
+        return []
+    if not isinstance(items, list):
+        raise ShapeError((key,), f"expected a list of tool definitions, found {describe(items)}")
+    return items
+
+
+def tool_fields(t: dict[str, Any], path: PathParts, schema_key: str) -> tuple[str, dict[str, Any], dict[str, Any]]:
+    """``(description, schema, rest)`` of a tool definition object: ``description`` ("" when absent)
+    and the JSON Schema under ``schema_key`` ({} when absent), type-checked; ``rest`` = its other
+    fields but ``name``, with the absent ones of those two listed under ``H.OMIT``."""
+    description, schema = t.get("description", ""), t.get(schema_key, {})
+    if not isinstance(description, str):
+        raise ShapeError(path + ("description",), f"expected a string, found {describe(description)}")
+    if not isinstance(schema, dict):
+        raise ShapeError(path + (schema_key,), f"expected a JSON Schema object, found {describe(schema)}")
+    rest = {k: v for k, v in t.items() if k not in ("name", "description", schema_key)}
+    absent = [k for k in ("description", schema_key) if k not in t]
+    if absent:
+        rest[H.OMIT] = absent
+    return description, schema, rest
 
 
 # -- locating a JSON path in the text (only on error) ---------------------------------------------

@@ -35,7 +35,7 @@ from ..model import (
 from . import hints as H
 from .base import HEAD_BYTES, Format, Probe, SessionFormatError, register
 from .imagesize import image_size
-from .jsondoc import PathParts, ShapeError, describe, json_path, paused_gc
+from .jsondoc import PathParts, ShapeError, describe, json_path, paused_gc, tool_fields
 from .rawtext import raw_text
 
 NAME = "jsonl"
@@ -106,15 +106,7 @@ class JsonlStream:
 def _tool(t: Any, path: PathParts) -> ToolDefinition:
     if not isinstance(t, dict) or not isinstance(t.get("name"), str):
         raise ShapeError(path, f'expected a tool definition {{"name", "description", "parameters"}}, found {describe(t)}')
-    description, parameters = t.get("description", ""), t.get("parameters", {})
-    if not isinstance(description, str):
-        raise ShapeError(path + ("description",), f"expected a string, found {describe(description)}")
-    if not isinstance(parameters, dict):
-        raise ShapeError(path + ("parameters",), f"expected a JSON Schema object, found {describe(parameters)}")
-    extra = {k: v for k, v in t.items() if k not in ("name", "description", "parameters")}
-    absent = [k for k in ("description", "parameters") if k not in t]
-    if absent:
-        extra[H.OMIT] = absent
+    description, parameters, extra = tool_fields(t, path, "parameters")
     return ToolDefinition.model_construct(name=t["name"], description=description, parameters=parameters, extra=extra)
 
 

@@ -33,8 +33,20 @@ from ..model import (
 from . import hints as H
 from .base import Format, Probe, register
 from .imagesize import image_size, split_data_url
-from .jsondoc import PathParts, ShapeError, describe, json_path, parse_file, paused_gc, remember, shape_error
+from .jsondoc import (
+    PathParts,
+    ShapeError,
+    describe,
+    json_path,
+    message_items,
+    paused_gc,
+    read_document,
+    remember,
+    tool_fields,
+    tool_items,
+)
 from .rawtext import raw_text
+from .records import int_or_none
 
 NAME = "openai"
 
@@ -60,28 +72,13 @@ _TOP_HANDLED = frozenset({"messages", "tools", "functions"})
 
 
 def read(path: Path) -> Session:
-    raw, doc = parse_file(path)
-    try:
-        return session_from_document(doc, str(path))
-    except ShapeError as err:
-        raise shape_error(path, raw, err, NAME) from None
+    return read_document(path, session_from_document, NAME)
 
 
 def session_from_document(doc: Any, path: str | None = None) -> Session:
     """A Session from a parsed Chat Completions document; ShapeError on a structural problem."""
-    extra: dict[str, Any]
-    tools: list[ToolDefinition] = []
-    if isinstance(doc, list):
-        items, prefix, extra = doc, (), {H.BARE: True}
-    elif isinstance(doc, dict) and "messages" in doc:
-        items, prefix = doc["messages"], ("messages",)
-        if not isinstance(items, list):
-            raise ShapeError(prefix, f"expected a list of messages, found {describe(items)}")
-        extra = {k: v for k, v in doc.items() if k not in _TOP_HANDLED}
-        tools = _read_tools(doc, extra)
-    else:
-        found = "an object without \"messages\"" if isinstance(doc, dict) else describe(doc)
-        raise ShapeError((), f'expected a list of chat messages or an object with "messages", found {found}')
+    items, prefix, extra = message_items(doc, _TOP_HANDLED, 'a list of chat messages or an object with "messages"')
+    tools = _read_tools(doc, extra) if isinstance(doc, dict) else []
     reader = _MessageReader(prefix)
     with paused_gc():
         messages = [reader.message(item, i) for i, item in enumerate(items)]
@@ -297,25 +294,21 @@ def _tool_call(call: Any, path: PathParts) -> ToolCallBlock:
     return ToolCallBlock.model_construct(id=call_id, name=fn["name"], arguments=args, extra=extra)
 
 
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
 def _usage(u: Any) -> Usage | None:
     """Recorded usage; OpenAI counts cached tokens inside the prompt, the model keeps them apart."""
     if not isinstance(u, dict):
         return None
-    prompt = _int(u.get("prompt_tokens", u.get("input_tokens")))
-    completion = _int(u.get("completion_tokens", u.get("output_tokens")))
+    prompt = int_or_none(u.get("prompt_tokens", u.get("input_tokens")))
+    completion = int_or_none(u.get("completion_tokens", u.get("output_tokens")))
     if "cache_read_input_tokens" in u or "cache_creation_input_tokens" in u:  # Anthropic-style split
         return Usage.model_construct(
             input_tokens=prompt,
             output_tokens=completion,
-            cache_read_input_tokens=_int(u.get("cache_read_input_tokens")),
-            cache_creation_input_tokens=_int(u.get("cache_creation_input_tokens")),
+            cache_read_input_tokens=int_or_none(u.get("cache_read_input_tokens")),
+            cache_creation_input_tokens=int_or_none(u.get("cache_creation_input_tokens")),
         )
     details = u.get("prompt_tokens_details") or u.get("input_tokens_details")
-    cached = _int(details.get("cached_tokens")) if isinstance(details, dict) else None
+    cached = int_or_none(details.get("cached_tokens")) if isinstance(details, dict) else None
     if cached is not None and prompt is not None:
         prompt -= cached
     if prompt is None and completion is None:
@@ -328,15 +321,7 @@ def _usage(u: Any) -> Usage | None:
 def _read_tools(doc: dict, extra: dict) -> list[ToolDefinition]:
     tools: list[ToolDefinition] = []
     for key, legacy in (("tools", False), ("functions", True)):
-        if key not in doc:
-            continue
-        items = doc[key]
-        if items is None or items == []:
-            extra[key] = items
-            continue
-        if not isinstance(items, list):
-            raise ShapeError((key,), f"expected a list of tool definitions, found {describe(items)}")
-        for k, t in enumerate(items):
+        for k, t in enumerate(tool_items(doc, key, extra)):
             tools.append(_tool_definition(t, (key, k), legacy))
     return tools
 
@@ -350,17 +335,10 @@ def _tool_definition(t: Any, path: PathParts, legacy: bool) -> ToolDefinition:
         fn, fpath = t, path  # legacy "functions" entry, or the flat (Responses API) spelling
     else:
         raise ShapeError(path, 'expected an object with "function": {"name", "description", "parameters"}')
-    name, description, parameters = fn.get("name"), fn.get("description", ""), fn.get("parameters", {})
+    name = fn.get("name")
     if not isinstance(name, str):
         raise ShapeError(fpath + ("name",), f"expected the tool name as a string, found {describe(name)}")
-    if not isinstance(description, str):
-        raise ShapeError(fpath + ("description",), f"expected a string, found {describe(description)}")
-    if not isinstance(parameters, dict):
-        raise ShapeError(fpath + ("parameters",), f"expected a JSON Schema object, found {describe(parameters)}")
-    rest: dict[str, Any] = {k: v for k, v in fn.items() if k not in ("name", "description", "parameters")}
-    absent = [k for k in ("description", "parameters") if k not in fn]
-    if absent:
-        rest[H.OMIT] = absent
+    description, parameters, rest = tool_fields(fn, fpath, "parameters")
     if fn is t:
         extra = {H.LEGACY if legacy else H.FLAT: True, **rest}
     else:
