@@ -54,8 +54,8 @@ from ..model import (
     ToolResultBlock,
     Usage,
 )
-from .base import Format, Probe, SessionFormatError, register
-from .records import head_records, ignored, int_or_none, iter_lines, json_text, parse_line
+from .base import Format, Probe, register
+from .records import head_records, ignored, int_or_none, iter_lines, json_text, parse_line, read_stream
 
 NAME = "claude_code"
 
@@ -452,16 +452,12 @@ def _subagent_files(path: Path, session_id: str | None) -> list[Path]:
 
 
 def read(path: Path) -> Session:
-    stream = ClaudeCodeStream(path)
-    for line_no, line in iter_lines(path):
-        stream.feed(line, line_no)
-    if not stream.recognised:
-        raise SessionFormatError(
-            path,
-            "line 1",
-            "no Claude Code transcript entries found.",
-            "JSONL lines with a 'type' and a 'message' or 'uuid' (a Claude Code transcript)",
-        )
+    stream = read_stream(
+        ClaudeCodeStream(path),
+        path,
+        "no Claude Code transcript entries found.",
+        "JSONL lines with a 'type' and a 'message' or 'uuid' (a Claude Code transcript)",
+    )
     if not stream._sidechain_file:
         for side in _subagent_files(path, stream.session.extra.get("session_id")):
             stream.add_side_file(side, str(side.relative_to(path.parent)))

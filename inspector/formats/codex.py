@@ -30,9 +30,9 @@ from pathlib import Path
 from typing import Any
 
 from ..model import Message, RawBlock, Session, Skipped, SourceRef, TextBlock
-from .base import Format, Probe, SessionFormatError, register
+from .base import Format, Probe, register
 from .openai_responses import ItemReader, openai_usage
-from .records import head_records, ignored, iter_lines, parse_line
+from .records import head_records, ignored, parse_line, read_stream
 
 NAME = "codex"
 RECORD_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted"})
@@ -156,17 +156,12 @@ class CodexStream:
 
 
 def read(path: Path) -> Session:
-    stream = CodexStream(path)
-    for line_no, line in iter_lines(path):
-        stream.feed(line, line_no)
-    if not stream.recognised:
-        raise SessionFormatError(
-            path,
-            "line 1",
-            "no Codex rollout records found.",
-            'JSONL lines {"timestamp", "type", "payload"} (a Codex CLI rollout)',
-        )
-    return stream.session
+    return read_stream(
+        CodexStream(path),
+        path,
+        "no Codex rollout records found.",
+        'JSONL lines {"timestamp", "type", "payload"} (a Codex CLI rollout)',
+    ).session
 
 
 def detect(probe: Probe) -> int:

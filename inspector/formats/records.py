@@ -1,6 +1,7 @@
 """Helpers the record-based readers share: sniffing the first JSONL records, feeding a file's
 lines to a :class:`~inspector.formats.base.RecordStream`, and the small conversions several agent
-formats need (tool arguments as JSON text, skipped-record entries).
+formats need (tool arguments as JSON text, skipped-record entries), and :func:`read_stream`, how an
+appendable format reads a whole file with its own stream.
 
 Used by the Claude Code, Codex, Strands, OpenAI Responses, Agents SDK, LangChain, OpenHands and
 SWE-agent readers. No format knowledge lives here.
@@ -11,7 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 import orjson
 
@@ -61,6 +62,27 @@ def iter_lines(path: Path) -> Iterator[tuple[int, bytes]]:
         pieces.pop()  # the empty piece after the final newline
     for n, raw in enumerate(pieces, start=1):
         yield n, raw[:-1] if raw.endswith(b"\r") else raw
+
+
+class _CountingStream(Protocol):
+    recognised: int
+
+    def feed(self, line: bytes, line_no: int) -> None: ...
+
+
+_Stream = TypeVar("_Stream", bound=_CountingStream)
+
+
+def read_stream(stream: _Stream, path: Path, problem: str, expected: str) -> _Stream:
+    """``stream`` fed every line of ``path``; SessionFormatError at line 1 (``problem``,
+    ``expected``) when it recognised no record of its format."""
+    from .base import SessionFormatError
+
+    for line_no, line in iter_lines(path):
+        stream.feed(line, line_no)
+    if not stream.recognised:
+        raise SessionFormatError(path, "line 1", problem, expected)
+    return stream
 
 
 def parse_line(line: bytes, line_no: int, skipped: list[Skipped], file: str | None = None) -> dict[str, Any] | None:
