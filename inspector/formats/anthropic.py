@@ -31,7 +31,6 @@ from ..model import (
     ToolCallBlock,
     ToolDefinition,
     ToolResultBlock,
-    Usage,
 )
 from . import hints as H
 from .base import Format, Probe, register
@@ -50,7 +49,7 @@ from .jsondoc import (
 )
 from .openai_chat import is_message_list, signals
 from .rawtext import raw_text
-from .records import int_or_none
+from .records import anthropic_usage
 
 NAME = "anthropic"
 
@@ -147,7 +146,7 @@ def _message(d: Any, index: int, path: PathParts) -> Message:
         role=role,
         content=blocks,
         name=None,
-        usage=_usage(d.get("usage")),
+        usage=anthropic_usage(d.get("usage")),
         source=SourceRef.model_construct(line=None, json_path=json_path(path), file=None),
         content_form=form,
         starts_context=starts_context,
@@ -269,17 +268,6 @@ def _image(b: dict) -> ImageBlock | None:
         width=size[0] if size else None,
         height=size[1] if size else None,
         extra=extra,
-    )
-
-
-def _usage(u: Any) -> Usage | None:
-    if not isinstance(u, dict):
-        return None
-    return Usage.model_construct(
-        input_tokens=int_or_none(u.get("input_tokens")),
-        output_tokens=int_or_none(u.get("output_tokens")),
-        cache_read_input_tokens=int_or_none(u.get("cache_read_input_tokens")),
-        cache_creation_input_tokens=int_or_none(u.get("cache_creation_input_tokens")),
     )
 
 

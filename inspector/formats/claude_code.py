@@ -55,7 +55,8 @@ from ..model import (
     Usage,
 )
 from .base import Format, Probe, register
-from .records import head_records, ignored, int_or_none, iter_lines, json_text, parse_line, read_stream
+from .records import anthropic_usage as usage_of
+from .records import head_records, ignored, iter_lines, json_text, parse_line, read_stream
 
 NAME = "claude_code"
 
@@ -160,17 +161,6 @@ def convert_blocks(content: Any) -> tuple[list[Block], str]:
         else:  # document, server_tool_use, web_search_tool_result, compaction, unknown...
             blocks.append(RawBlock(raw=b, text=_block_text(b)))
     return blocks, "blocks"
-
-
-def usage_of(raw: Any) -> Usage | None:
-    if not isinstance(raw, dict):
-        return None
-    return Usage(
-        input_tokens=int_or_none(raw.get("input_tokens")),
-        output_tokens=int_or_none(raw.get("output_tokens")),
-        cache_read_input_tokens=int_or_none(raw.get("cache_read_input_tokens")),
-        cache_creation_input_tokens=int_or_none(raw.get("cache_creation_input_tokens")),
-    )
 
 
 def _merge_usage(old: Usage | None, new: Usage | None) -> Usage | None:
