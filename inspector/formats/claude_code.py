@@ -56,7 +56,7 @@ from ..model import (
 )
 from .base import Format, Probe, register
 from .records import anthropic_usage as usage_of
-from .records import head_records, ignored, iter_lines, json_text, parse_line, read_stream
+from .records import FIELD_ERRORS, head_records, ignored, iter_lines, json_text, malformed, parse_line, read_stream
 
 NAME = "claude_code"
 
@@ -301,9 +301,9 @@ class ClaudeCodeStream:
         """Consume one entry; an entry whose fields have unexpected types goes to ``skipped``."""
         try:
             self._add(entry, line_no, file, side_key)
-        except (TypeError, ValueError, AttributeError) as exc:
+        except FIELD_ERRORS as exc:
             where = SourceRef(line=line_no, file=file)
-            self.session.skipped.append(Skipped(where=str(where), reason=f"malformed {entry.get('type')} record ({type(exc).__name__}: {exc})"))
+            self.session.skipped.append(malformed(where, f"{entry.get('type')} record", exc))
 
     def _add(self, entry: dict[str, Any], line_no: int, file: str | None, side_key: str | None) -> None:
         where = SourceRef(line=line_no, file=file)

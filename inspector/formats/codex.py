@@ -29,10 +29,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..model import Message, RawBlock, Session, Skipped, SourceRef, TextBlock
+from ..model import Message, RawBlock, Session, SourceRef, TextBlock
 from .base import Format, Probe, register
 from .openai_responses import ItemReader, openai_usage
-from .records import head_records, ignored, parse_line, read_stream
+from .records import FIELD_ERRORS, head_records, ignored, malformed, parse_line, read_stream
 
 NAME = "codex"
 RECORD_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted"})
@@ -71,8 +71,8 @@ class CodexStream:
         self.recognised += 1
         try:
             self._dispatch(rtype, payload, source)
-        except (TypeError, ValueError, AttributeError) as exc:  # a field of an unexpected type
-            self.session.skipped.append(Skipped(where=str(source), reason=f"malformed {rtype} record ({type(exc).__name__}: {exc})"))
+        except FIELD_ERRORS as exc:
+            self.session.skipped.append(malformed(source, f"{rtype} record", exc))
 
     def _dispatch(self, rtype: str, payload: dict[str, Any], source: SourceRef) -> None:
         if rtype == "response_item":

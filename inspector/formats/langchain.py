@@ -27,7 +27,6 @@ from ..model import (
     RawBlock,
     ResultPart,
     Session,
-    Skipped,
     SourceRef,
     TextBlock,
     ThinkingBlock,
@@ -36,7 +35,7 @@ from ..model import (
     Usage,
 )
 from .base import Format, Probe, SessionFormatError, register
-from .records import ignored, int_or_none, json_text, load_json
+from .records import FIELD_ERRORS, ignored, int_or_none, json_text, load_json, malformed
 
 NAME = "langchain"
 CLASS_TYPES = {
@@ -215,8 +214,8 @@ def read(path: Path) -> Session:
                     extra=extra,
                 )
             )
-        except (TypeError, ValueError, AttributeError) as exc:  # a field of an unexpected type
-            session.skipped.append(Skipped(where=where, reason=f"malformed message ({type(exc).__name__}: {exc})"))
+        except FIELD_ERRORS as exc:
+            session.skipped.append(malformed(where, "message", exc))
 
     return session
 

@@ -45,7 +45,7 @@ from ..model import (
     Usage,
 )
 from .base import Format, Probe, SessionFormatError, register
-from .records import ignored, int_or_none, json_text, load_json
+from .records import FIELD_ERRORS, ignored, int_or_none, json_text, load_json, malformed
 
 NAME = "openai_responses"
 
@@ -188,9 +188,9 @@ class ItemReader:
         whose fields have unexpected types is reported in ``skipped``, never raised."""
         try:
             return self._add(item, source, starts_context)
-        except (TypeError, ValueError, AttributeError) as exc:
+        except FIELD_ERRORS as exc:
             kind = item.get("type") if isinstance(item, dict) else None
-            self.skipped.append(Skipped(where=str(source), reason=f"malformed {kind or 'item'} ({type(exc).__name__}: {exc})"))
+            self.skipped.append(malformed(source, kind or "item", exc))
             return None
 
     def _add(self, item: Any, source: SourceRef, starts_context: bool) -> Message | None:

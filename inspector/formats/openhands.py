@@ -28,10 +28,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..model import ImageBlock, Message, Session, Skipped, SourceRef, TextBlock, ToolCallBlock, ToolResultBlock, Usage
+from ..model import ImageBlock, Message, Session, SourceRef, TextBlock, ToolCallBlock, ToolResultBlock, Usage
 from .base import Format, Probe, SessionFormatError, register
 from .openai_responses import openai_usage, tool_definitions
-from .records import ignored, int_or_none, json_text, load_json
+from .records import FIELD_ERRORS, ignored, int_or_none, json_text, load_json, malformed
 
 NAME = "openhands"
 
@@ -163,8 +163,8 @@ def read(path: Path) -> Session:
                 emit(e, Message(index=0, role="tool", content=[block], source=source, extra=extra))
             else:
                 session.skipped.append(ignored(where, f"action/{action}" if action is not None else f"observation/{observation}"))
-        except (TypeError, ValueError, AttributeError) as exc:  # a field of an unexpected type
-            session.skipped.append(Skipped(where=where, reason=f"malformed message ({type(exc).__name__}: {exc})"))
+        except FIELD_ERRORS as exc:
+            session.skipped.append(malformed(where, "message", exc))
 
     session.messages = messages
     return session

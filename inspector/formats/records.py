@@ -1,6 +1,6 @@
 """Helpers the record-based readers share: sniffing the first JSONL records, feeding a file's
 lines to a :class:`~inspector.formats.base.RecordStream`, and the small conversions several agent
-formats need (tool arguments as JSON text, skipped-record entries, Anthropic usage), and :func:`read_stream`, how an
+formats need (tool arguments as JSON text, skipped and malformed-record entries, Anthropic usage), and :func:`read_stream`, how an
 appendable format reads a whole file with its own stream.
 
 Used by the Claude Code, Codex, Strands, OpenAI Responses, Agents SDK, LangChain, OpenHands and
@@ -104,6 +104,17 @@ def parse_line(line: bytes, line_no: int, skipped: list[Skipped], file: str | No
 def ignored(where: str | SourceRef, record_type: str) -> Skipped:
     """A record skipped on purpose; ``reason`` is the record type so ``info`` can count them."""
     return Skipped(where=str(where), reason=record_type, kind="ignored")
+
+
+#: What converting one record raises when a field has an unexpected type; readers catch these
+#: around each record and skip it (:func:`malformed`) instead of failing the whole file.
+FIELD_ERRORS = (TypeError, ValueError, AttributeError)
+
+
+def malformed(where: str | SourceRef, what: str, exc: Exception) -> Skipped:
+    """A record skipped because converting it raised one of :data:`FIELD_ERRORS`:
+    ``reason`` = ``malformed <what> (<error type>: <error>)``."""
+    return Skipped(where=str(where), reason=f"malformed {what} ({type(exc).__name__}: {exc})")
 
 
 def json_text(value: Any) -> str:

@@ -54,7 +54,7 @@ from ..model import (
     Usage,
 )
 from .base import Format, Probe, SessionFormatError, register
-from .records import int_or_none, json_text
+from .records import FIELD_ERRORS, int_or_none, json_text
 
 NAME = "strands"
 MESSAGE_FILE = re.compile(r"message_(\d+)\.json$")
@@ -213,7 +213,7 @@ def read_message_file(path: Path, agent_dir: Path, skipped: list[Skipped]) -> Me
     key = "redact_message" if wrapper.get("redact_message") else "redactMessage" if redacted else "message"
     try:
         msg = to_message(redacted or wrapper.get("message"), SourceRef(file=rel, json_path=f"$.{key}"))
-    except (TypeError, ValueError, AttributeError) as exc:  # no role, or a field of an unexpected type
+    except FIELD_ERRORS as exc:  # no role, or a field of an unexpected type
         skipped.append(Skipped(where=f"{rel}, $.message", reason=str(exc)))
         return None
     mid = wrapper.get("message_id", wrapper.get("messageId"))
@@ -244,7 +244,7 @@ def apply_window(stored: list[Message], state: dict[str, Any], skipped: list[Ski
         source = SourceRef(file="agent.json", json_path="$.conversation_manager_state.summary_message")
         try:
             msg = to_message(summary, source)
-        except (TypeError, ValueError, AttributeError) as exc:
+        except FIELD_ERRORS as exc:
             skipped.append(Skipped(where=str(source), reason=str(exc)))
         else:
             msg.starts_context = True

@@ -19,10 +19,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..model import ImageBlock, Message, Session, Skipped, SourceRef, TextBlock, ToolCallBlock, ToolResultBlock
+from ..model import ImageBlock, Message, Session, SourceRef, TextBlock, ToolCallBlock, ToolResultBlock
 from .base import Format, Probe, SessionFormatError, register
 from .openhands import litellm_usage
-from .records import json_text, load_json
+from .records import FIELD_ERRORS, json_text, load_json, malformed
 
 NAME = "swe_agent"
 EXTRA_FIELDS = ("agent", "message_type", "thought", "action", "is_demo", "tags")
@@ -90,8 +90,8 @@ def read(path: Path) -> Session:
                 if isinstance(response, dict):
                     usage = litellm_usage(response.get("usage"))
             session.messages.append(Message(index=len(session.messages), role=role, content=blocks, usage=usage, source=SourceRef(json_path=where), content_form=form, extra=extra))
-        except (TypeError, ValueError, AttributeError) as exc:  # a field of an unexpected type
-            session.skipped.append(Skipped(where=where, reason=f"malformed message ({type(exc).__name__}: {exc})"))
+        except FIELD_ERRORS as exc:
+            session.skipped.append(malformed(where, "message", exc))
 
     info = doc.get("info") if isinstance(doc.get("info"), dict) else {}
     session.extra = {k: info[k] for k in ("model_stats", "exit_status", "submission", "mini_version") if k in info}
