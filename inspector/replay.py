@@ -11,6 +11,7 @@ turn as the current turn: one plan per call, so a full replay costs O(calls x me
 
 from __future__ import annotations
 
+import multiprocessing
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -87,9 +88,15 @@ def replay(
     settings: Settings | None = None,
     calls: Sequence[int] | None = None,
     progress: Callable[[int, int], None] | None = None,
+    workers: int = 1,
 ) -> Replay:
     """Per-call input tokens with and without ``pipeline``. ``calls``: the 1-based call numbers
-    to compute (default: all). ``progress(done, total)`` is called after each call."""
+    to compute (default: all). ``progress(done, total)`` is called as calls complete.
+
+    ``workers > 1`` plans the calls in that many forked processes (they inherit the view and the
+    table, so nothing is counted or pickled again) when there are enough calls to be worth it
+    and the platform can fork; results are identical to the serial path. Only for callers
+    without threads of their own (the CLI), since forking a threaded process is unsafe."""
     names = parse_pipeline(pipeline)
     settings = settings or Settings()
     numbers = list(range(1, len(view.calls) + 1)) if calls is None else sorted(set(calls))
@@ -97,22 +104,57 @@ def replay(
         if not 1 <= n <= len(view.calls):
             raise ValueError(f"model call {n} out of range: the session has {len(view.calls)} calls")
     baselines = baseline_tokens(view, table)
+    if not names:
+        tokens = [baselines[n - 1] for n in numbers]
+        if progress is not None:
+            progress(len(numbers), len(numbers))
+    elif workers > 1 and len(numbers) >= _PARALLEL_MIN_CALLS and "fork" in multiprocessing.get_all_start_methods():
+        tokens = _pipeline_tokens_forked(view, table, names, settings, numbers, progress, workers)
+    else:
+        tokens = []
+        for done, n in enumerate(numbers, 1):
+            tokens.append(_pipeline_tokens(view, table, names, settings, n))
+            if progress is not None:
+                progress(done, len(numbers))
     messages = view.messages
     out = Replay(names, settings, session_calls=len(view.calls))
-    for done, n in enumerate(numbers, 1):
+    for n, t in zip(numbers, tokens):
         call = view.calls[n - 1]
-        baseline = baselines[n - 1]
-        if names:
-            w, _, _ = run(view, table, names, settings, n)
-            tokens = w.total()
-        else:
-            tokens = baseline
         usage = messages[call.message_index].usage
         recorded = usage.context_tokens if usage is not None else None
-        out.calls.append(CallReplay(n, call.message_index, call.turn, baseline, recorded, tokens))
-        if progress is not None:
-            progress(done, len(numbers))
+        out.calls.append(CallReplay(n, call.message_index, call.turn, baselines[n - 1], recorded, t))
     return out
+
+
+_PARALLEL_MIN_CALLS = 200
+_CHUNK = 32
+_forked_job: tuple | None = None  # (view, table, names, settings), inherited by forked workers
+
+
+def _pipeline_tokens(view: SessionView, table: TokenTable, names: tuple[str, ...], settings: Settings, n: int) -> int:
+    w, _, _ = run(view, table, names, settings, n)
+    return w.total()
+
+
+def _forked_chunk(chunk: list[int]) -> list[int]:
+    view, table, names, settings = _forked_job  # type: ignore[misc]
+    return [_pipeline_tokens(view, table, names, settings, n) for n in chunk]
+
+
+def _pipeline_tokens_forked(view, table, names, settings, numbers, progress, workers) -> list[int]:
+    global _forked_job
+    chunks = [numbers[i : i + _CHUNK] for i in range(0, len(numbers), _CHUNK)]
+    _forked_job = (view, table, names, settings)
+    try:
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            tokens: list[int] = []
+            for part in pool.imap(_forked_chunk, chunks):
+                tokens.extend(part)
+                if progress is not None:
+                    progress(len(tokens), len(numbers))
+    finally:
+        _forked_job = None
+    return tokens
 
 
 __all__ = ["CallReplay", "Replay", "baseline_tokens", "replay"]

@@ -96,3 +96,25 @@ def test_baseline_after_a_recorded_compaction():
     summary = a.table.totals[3]
     assert baseline_tokens(a.view, a.table) == [26, 3 + 9 + summary]
     assert [c.tokens for c in replay(a.view, a.table).calls] == [26, 3 + 9 + summary]
+
+
+def test_forked_replay_equals_the_serial_one(monkeypatch):
+    """``workers=2`` plans calls in forked processes: the figures must be the serial ones."""
+    import inspector
+    from inspector.replay import replay as run_replay
+    from inspector.strategies import Settings
+
+    session = inspector.load("sample_sessions/coding_agent.jsonl")
+    a = inspector.analyze(session, "approx")
+    calls = [c.number for c in a.view.calls] * 8  # duplicates collapse: still 35 calls
+    settings = Settings(budget=1500)
+    import sys
+
+    # force the forked path on a small session (the package attribute `replay` is the function)
+    monkeypatch.setattr(sys.modules["inspector.replay"], "_PARALLEL_MIN_CALLS", 2)
+    seen: list[tuple[int, int]] = []
+    forked = run_replay(a.view, a.table, "tool_pruning,fifo", settings, calls, progress=lambda d, t: seen.append((d, t)), workers=2)
+    serial = run_replay(a.view, a.table, "tool_pruning,fifo", settings)
+    assert [c.tokens for c in forked.calls] == [c.tokens for c in serial.calls]
+    assert forked.total == serial.total < serial.baseline_total
+    assert seen[-1] == (35, 35) and len(seen) == 2  # two chunks of at most 32 calls

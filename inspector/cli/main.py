@@ -264,9 +264,12 @@ class _Progress:
 
 
 def _replay(analysis, pipeline: Sequence[str], settings, progress: Callable[[int, int], None] | None = None):
+    import os
+
     from ..replay import replay
 
-    return replay(analysis.view, analysis.table, pipeline, settings, progress=progress)
+    # The CLI runs no threads of its own, so long replays may fork one worker per core.
+    return replay(analysis.view, analysis.table, pipeline, settings, progress=progress, workers=os.cpu_count() or 1)
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
