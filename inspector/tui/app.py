@@ -102,6 +102,12 @@ class InspectorApp(SearchMixin, DialogsMixin, PaletteMixin, FollowMixin, App[int
         Binding("escape", "close_inputs", "Close", show=False),
     ]
 
+    def notify(self, message: str, *, title: str = "", severity="information", timeout=None, markup: bool = True) -> None:
+        """Every notice is plain text: they quote search terms, paths and errors, which are data
+        (a term like ``[/x]`` would otherwise crash Textual's markup parser). ``markup`` is
+        accepted for Widget.notify's sake and ignored."""
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
+
     def __init__(
         self,
         session: Session,

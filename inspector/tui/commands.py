@@ -8,6 +8,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
+from textual.markup import escape  # palette help is parsed as markup; our texts contain [cleared]
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from ..strategies import STRATEGIES
@@ -21,14 +22,14 @@ class InspectorCommands(Provider):
 
     async def discover(self) -> Hits:
         for title, help_text, callback in self._commands():
-            yield DiscoveryHit(title, callback, help=help_text)
+            yield DiscoveryHit(title, callback, help=escape(help_text))
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
         for title, help_text, callback in self._commands():
             score = matcher.match(title)
             if score > 0:
-                yield Hit(score, matcher.highlight(title), partial(callback), text=title, help=help_text)
+                yield Hit(score, matcher.highlight(title), partial(callback), text=title, help=escape(help_text))
 
 
 class PaletteMixin:

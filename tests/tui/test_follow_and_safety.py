@@ -174,3 +174,33 @@ async def test_megabyte_message_previews_and_opens_at_once():
             assert view.virtual_size.height >= (2048 if row == 3 else 3_000_000 // 160)
             await pilot.press("escape")
             await pilot.pause()
+
+
+async def test_notices_quoting_session_data_are_plain_text_not_markup():
+    """A search term like ``[/zzz]`` is quoted in a notice; as markup it crashed the app."""
+    app = make_app(load("sample_sessions/three_questions.json"))
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await settle(pilot, app)
+        await pilot.press("slash", *"[/zzz]", "enter")
+        await pilot.pause(0.2)
+        assert app.is_running
+        notices = [n.message for n in app._notifications]
+        assert "no message contains '[/zzz]'" in notices
+        app.notify("wrote /tmp/[red]out.json")  # a path with brackets keeps them
+        await pilot.pause(0.1)
+        assert "wrote /tmp/[red]out.json" in [n.message for n in app._notifications]
+        assert all(not n.markup for n in app._notifications)
+
+
+async def test_palette_help_shows_bracketed_text_literally():
+    from inspector.tui.commands import InspectorCommands
+    from textual.markup import escape
+
+    app = make_app(load("sample_sessions/three_questions.json"))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        helps = [h for _, h, _ in app.palette_commands() if "[cleared]" in h]
+        assert helps, "clear_tool_uses' summary names its [cleared] placeholder"
+        provider = InspectorCommands(app.screen)
+        hits = [hit async for hit in provider.discover()]
+        assert escape(helps[0]) in [hit.help for hit in hits]
