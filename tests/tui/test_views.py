@@ -187,6 +187,29 @@ async def test_export_writes_the_pruned_history_and_refuses_the_session_file(tmp
         assert src.read_bytes() == before
 
 
+async def test_export_dialog_follows_the_provider_in_name_and_words(tmp_path):
+    src = tmp_path / "s.json"
+    src.write_text((SAMPLES / "three_questions.json").read_text())
+    app = make_app(inspector.load(src), path=str(src))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        await pilot.press("e")
+        await pilot.pause()
+        screen = app.screen
+        box = screen.query_one("#export-path")
+        assert box.value == "s.pruned.openai.json"
+        assert str(screen.query_one("#provider-openai").label) == "OpenAI (chosen)"
+        screen.query_one("#provider-anthropic").value = True
+        await pilot.pause()
+        assert box.value == "s.pruned.anthropic.json"
+        assert str(screen.query_one("#provider-anthropic").label) == "Anthropic (chosen)"
+        assert str(screen.query_one("#provider-openai").label) == "OpenAI"
+        box.value = str(tmp_path / "mine.json")
+        screen.query_one("#provider-openai").value = True
+        await pilot.pause()
+        assert box.value == str(tmp_path / "mine.json")  # a name the user typed is left alone
+
+
 async def test_help_explains_units_and_every_strategy():
     app = make_app("coding_agent.jsonl")
     async with app.run_test(size=SIZE) as pilot:

@@ -63,6 +63,26 @@ class ExportScreen(ModalScreen[str | None]):
 
     def on_mount(self) -> None:
         self.query_one("#export-path", Input).focus()
+        self._mark_chosen()
+
+    def on_radio_set_changed(self, event: RadioSet.Changed) -> None:
+        """Follow the provider in the default file name, and mark the choice in words too
+        (the radio dot differs only by colour, which NO_COLOR and some eyes do not see)."""
+        event.stop()
+        provider = self.chosen_provider()
+        other = "anthropic" if provider == "openai" else "openai"
+        field = self.query_one("#export-path", Input)
+        if field.value.endswith(f".{other}.json"):
+            field.value = field.value[: -len(f".{other}.json")] + f".{provider}.json"
+        self._mark_chosen()
+
+    def _mark_chosen(self) -> None:
+        chosen = self.chosen_provider()
+        for button, name, label in (
+            (self.query_one("#provider-openai", RadioButton), "openai", "OpenAI"),
+            (self.query_one("#provider-anthropic", RadioButton), "anthropic", "Anthropic"),
+        ):
+            button.label = f"{label} (chosen)" if name == chosen else label
 
     def chosen_provider(self) -> str:
         pressed = self.query_one(RadioSet).pressed_button
