@@ -351,6 +351,8 @@ class InspectorApp(SearchMixin, DialogsMixin, PaletteMixin, FollowMixin, App[int
             lst.scroll_end(animate=False, immediate=True)
             if cursor_at_end or first_result:  # a followed file opens on its newest message
                 lst.move_cursor(lst.row_count() - 1, scroll=False, announce=False)
+            if first_result:  # the list's size is only known after the next layout
+                self.call_after_refresh(lst.scroll_end, animate=False)
         if first_result and self.exact_pending:
             self._start_count()
         savings = {}

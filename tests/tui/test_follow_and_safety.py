@@ -46,9 +46,9 @@ async def test_follow_appends_rows_and_stays_at_the_bottom(tmp_path):
         assert app.following
         assert "● following" in app.query_one(StatusLine).render().plain
         lst = app.list
-        lst.action_last()
-        await pilot.pause()
+        # a followed file opens scrolled to its newest message, with the cursor on it
         assert round(lst.scroll_y) == lst.max_scroll_y > 0
+        assert lst.cursor == lst.row_count() - 1
         n = lst.row_count()
         with path.open("a") as fh:
             fh.write(jsonl_line({"role": "user", "content": "a brand new question about invoices"}))
