@@ -38,6 +38,10 @@ async def test_totals_add_up_on_the_sample():
         # messages before the recorded compaction are shown as compacted, not sent
         first_kept = min(i for i in range(1, len(app.view)) if plan.status[i].value == "kept")
         assert "compacted" in row_of(app, 1)
+        assert f"({app.table.totals[1]:,}) compacted" in row_of(app, 1)  # in neither total: no "→0"
+        # the "before" side of the rows sent adds up to the before total
+        sent_before = sum(app.table.totals[i] for i in r.rows if isinstance(i, int) and plan.by[i] != "source")
+        assert sent_before == r.sent_messages_before
         assert "kept" in row_of(app, first_kept)
 
 

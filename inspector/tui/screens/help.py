@@ -36,7 +36,7 @@ UNITS = (
 STATUSES = (
     ("status-kept", "kept", "Sent to the model unchanged."),
     ("status-dropped", "DROPPED", "Not sent: the row is dimmed and struck through, the reason is in the detail."),
-    ("status-dropped", "compacted", "Not sent because the file records a compaction after it (its summary row follows)."),
+    ("status-dropped", "compacted", "Not sent because the file records a compaction after it (its summary row follows). Its size is in brackets: it is in neither the before nor the after total."),
     ("status-truncated", "truncated", "Sent, cut to the size shown."),
     ("status-summarized", "summarized", "Not sent: an inserted summary stands in for it."),
     ("status-cleared", "cleared", "Sent as a short placeholder (Anthropic clear_tool_uses)."),

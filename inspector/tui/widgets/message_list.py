@@ -286,14 +286,18 @@ class MessageList(LineList):
             segs.append((set_cell_size(info.tool(i), c.tool) + " ", self.style("msglist--unit-tool-exchange"), True))
         preview_style = self.style("msglist--unit-summary") if kind is UnitKind.SUMMARY else None
         segs.extend(self._preview_segments(info.preview(i), c.preview, preview_style))
+        compacted = status is Status.DROPPED and plan.by[i] == "source"
         if status is Status.KEPT and after == before:
             tok = f"{before:,}"
             tok_style = None
+        elif compacted:  # not sent before the pipeline either: in neither total, so no "→0"
+            tok = f"({before:,})"
+            tok_style = self.style(_status_class(status))
         else:
             tok = f"{before:,}→{after:,}"
             tok_style = self.style(_status_class(status))
         segs.append((" " + tok.rjust(c.tokens)[-c.tokens:] + " ", tok_style, False))
-        status_label = "compacted" if status is Status.DROPPED and plan.by[i] == "source" else STATUS_LABEL[status]
+        status_label = "compacted" if compacted else STATUS_LABEL[status]
         segs.append((status_label.ljust(c.status)[: c.status], self.style(_status_class(status)), False))
         breaks = result.breaks.get(i)
         marks = ""
