@@ -227,6 +227,10 @@ class InspectorApp(SearchMixin, DialogsMixin, PaletteMixin, FollowMixin, App[int
         self.screen.set_class(short, "-short")
         self.screen.set_class(self.size.width < 130, "-narrow")
         self.screen.set_class(self.size.width < 110, "-tight")
+        self.screen.set_class(self.size.height < 28, "-shorter")
+        footer = self.query_one(Footer)
+        footer.compact = self.size.width < 130
+        footer.show_command_palette = self.size.width >= 110
 
     # --- counting ---------------------------------------------------------------------------
     def _sync_count_ok(self) -> bool:
@@ -599,17 +603,20 @@ class InspectorApp(SearchMixin, DialogsMixin, PaletteMixin, FollowMixin, App[int
         view = self.view
         name = Path(self.session_path).name if self.session_path else "(in memory)"
         turns = sum(1 for t in view.turns if t.number > 0)
+        pipeline = f"pipeline: {' → '.join(self.state.pipeline) or 'none'}"
         facts = (f"{self.format_name} · {len(view):,} messages · {turns} turns · {len(view.calls)} model calls"
-                 f" · pipeline: {' → '.join(self.state.pipeline) or 'none'}")
+                 f" · {pipeline}")
+        short_facts = f"{pipeline} · {self.format_name} · {len(view):,} messages · {len(view.calls)} calls"
         if self.search_term:
             facts += f" · search: {self.search_term!r}"
+            short_facts += f" · search: {self.search_term!r}"
         follow = ""
         if self.follow_stopped:
             follow = "follow stopped"
         elif self.follow_started:
             follow = "● following" if self.following else "following paused (f)"
         status = self.query_one(StatusLine)
-        status.set(name=name, facts=facts, follow=follow, notice=self.notice if notice is None else notice)
+        status.set(name=name, facts=facts, short_facts=short_facts, follow=follow, notice=self.notice if notice is None else notice)
 
 
 def default_budget(view: SessionView, table: TokenTable) -> int:

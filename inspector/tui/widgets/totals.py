@@ -9,6 +9,7 @@ total with ``≈``, and where the file recorded the call's real input it is show
 
 from __future__ import annotations
 
+from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
 from textual.widget import Widget
@@ -17,6 +18,8 @@ from ..engine import CATEGORIES, PlanResult
 
 GAUGE_GLYPHS = ("█", "▓", "▒", "▚", "▞", "▪")
 FREE_GLYPH = "░"
+COMPACT_BELOW = 140  # content width under which the labels are shortened
+COMPACT_NAMES = {"tool exchanges": "tools", "summaries": "summ", "tool defs + framing": "defs+framing"}
 CATEGORY_CLASSES = (
     "totals--system",
     "totals--user",
@@ -73,7 +76,7 @@ class TotalsBar(Widget):
         *CATEGORY_CLASSES,
     }
     DEFAULT_CSS = """
-    TotalsBar { height: 4; background: $panel; color: $foreground; padding: 0 1; text-wrap: nowrap; text-overflow: clip; }
+    TotalsBar { height: auto; background: $panel; color: $foreground; padding: 0 1; text-wrap: nowrap; text-overflow: clip; }
     TotalsBar > .totals--label { color: $text-muted; }
     TotalsBar > .totals--number { color: $foreground; text-style: bold; }
     TotalsBar > .totals--saving { color: $success; text-style: bold; }
@@ -102,61 +105,68 @@ class TotalsBar(Widget):
         self.result = result
         self.recorded = recorded
         self.counting = counting
-        self.refresh()
+        self.refresh(layout=True)
 
     def s(self, name: str) -> Style:
         return self.get_component_rich_style(name)
 
+    def get_content_height(self, container, viewport, width: int) -> int:
+        return self.build(width).plain.count("\n") + 1
+
     def render(self) -> Text:
+        return self.build(self.size.width)
+
+    def build(self, width: int) -> Text:
+        """Four logical lines; under ``COMPACT_BELOW`` cells the labels are shortened, and a line
+        that still does not fit wraps between its segments (never cuts a figure off)."""
         r = self.result
         if r is None:
             return Text("counting tokens…", style=self.s("totals--label"))
-        width = max(20, self.size.width)
+        width = max(20, width)
+        compact = width < COMPACT_BELOW
         exact = r.snapshot.table.exact
         approx = "" if exact else "≈"
         num = self.s("totals--number")
         label = self.s("totals--label")
-        t = Text(no_wrap=True, overflow="crop")
+        lines: list[list[Segment]] = []
         # line 1: before -> after, saving, where we are, estimate labels
         view = r.snapshot.view
         at = r.snapshot.at_call
         if at is None:
-            where = f"next call (after all {len(view):,} messages)"
+            where = "next call" if compact else f"next call (after all {len(view):,} messages)"
         else:
             call = view.calls[at - 1]
-            where = f"call {at}/{len(view.calls)} (turn {call.turn}, reply = #{call.message_index})"
-        t.append(f"{where}  ", label)
-        t.append("before ", label)
-        t.append(f"{approx}{r.tokens_before:,}", num)
-        t.append(" → after ", label)
-        t.append(f"{approx}{r.tokens_after:,}", num)
+            where = (f"call {at}/{len(view.calls)}" if compact else
+                     f"call {at}/{len(view.calls)} (turn {call.turn}, reply = #{call.message_index})")
+        line: list[Segment] = [[(f"{where}  ", label)]]
+        line.append([("before ", label), (f"{approx}{r.tokens_before:,}", num),
+                     (" → after ", label), (f"{approx}{r.tokens_after:,}", num)])
         saving = r.tokens_before - r.tokens_after
         pct = 100.0 * saving / r.tokens_before if r.tokens_before else 0.0
-        t.append("  saving ", label)
-        t.append(f"{saving:,} ({pct:.1f}%)", self.s("totals--saving"))
+        line.append([("  saving ", label), (f"{saving:,} ({pct:.1f}%)", self.s("totals--saving"))])
         table = r.snapshot.table
         counter = f"{table.encoding}/{table.profile}"
         if not exact:
-            t.append(f"  estimate: {counter} chars/4", self.s("totals--estimate"))
+            line.append([(f"  estimate: {counter} chars/4", self.s("totals--estimate"))])
         elif table.profile == "anthropic":
-            t.append(f"  {counter} (Anthropic estimate)", self.s("totals--estimate"))
+            line.append([(f"  {counter} (Anthropic estimate)", self.s("totals--estimate"))])
         else:
-            t.append(f"  counted: {counter}", label)
+            line.append([(f"  counted: {counter}", label)])
         if self.recorded is not None:
-            t.append("  recorded by the file: ", label)
-            t.append(f"{self.recorded:,}", self.s("totals--recorded"))
+            seg: Segment = [("  recorded by the file: ", label), (f"{self.recorded:,}", self.s("totals--recorded"))]
             if r.tokens_before:
-                t.append(f" (ratio {self.recorded / r.tokens_before:.2f})", label)
+                seg.append((f" (ratio {self.recorded / r.tokens_before:.2f})", label))
+            line.append(seg)
         if self.counting:
-            t.append(f"  {self.counting}", self.s("totals--estimate"))
-        t.append("\n")
+            line.append([(f"  {self.counting}", self.s("totals--estimate"))])
+        lines.append(line)
         # line 2: the gauge
         budget = r.snapshot.state.settings.budget
         after = r.by_category
         total_after = sum(after)
         scale = max(budget or 0, total_after, 1) if budget else max(r.tokens_before, 1)
         head = f"budget {short(budget)} " if budget else "no budget  "
-        t.append(head.ljust(13), label)
+        gauge: Segment = [(head.ljust(13), label)]
         bar_width = max(10, width - 13 - 24)
         cells = split_widths(after, scale, bar_width)
         budget_cell = round(budget * bar_width / scale) if budget else None
@@ -167,45 +177,69 @@ class TotalsBar(Widget):
             for _ in range(n):
                 if budget_cell is not None and drawn >= budget_cell:
                     style = self.s("totals--over")
-                t.append(glyph, style)
+                gauge.append((glyph, style))
                 drawn += 1
         free_cells = bar_width - drawn
         if free_cells > 0:
-            t.append(FREE_GLYPH * free_cells, self.s("totals--free"))
+            gauge.append((FREE_GLYPH * free_cells, self.s("totals--free")))
         used_pct = 100.0 * total_after / budget if budget else 100.0 * total_after / max(r.tokens_before, 1)
         if budget and total_after > budget:
-            t.append(f" {used_pct:.0f}% over by {total_after - budget:,}", self.s("totals--over"))
+            gauge.append((f" {used_pct:.0f}% over by {total_after - budget:,}", self.s("totals--over")))
         elif budget:
-            t.append(f" {used_pct:.0f}% of budget", label)
+            gauge.append((f" {used_pct:.0f}% of budget", label))
         else:
-            t.append(f" {used_pct:.0f}% of before", label)
-        t.append("\n")
+            gauge.append((f" {used_pct:.0f}% of before", label))
+        lines.append([gauge])
         # line 3: legend that sums to "after"
+        line = []
         for k, (_, name) in enumerate(CATEGORIES):
-            t.append(GAUGE_GLYPHS[k] + " ", self.s(CATEGORY_CLASSES[k]))
-            t.append(f"{name} ", label)
-            t.append(f"{approx}{after[k]:,}", num)
-            t.append("  ")
+            line.append([(GAUGE_GLYPHS[k] + " ", self.s(CATEGORY_CLASSES[k])),
+                         (f"{COMPACT_NAMES.get(name, name) if compact else name} ", label),
+                         (f"{approx}{after[k]:,}", num), ("  ", None)])
         if budget:
             free = budget - total_after
-            t.append(FREE_GLYPH + " ", self.s("totals--free"))
-            t.append("free ", label)
-            t.append(f"{max(free, 0):,}", num)
-        t.append("\n")
+            line.append([(FREE_GLYPH + " ", self.s("totals--free")), ("free ", label), (f"{max(free, 0):,}", num)])
+        lines.append(line)
         # line 4: validity, and what "before" is made of
+        line = []
         for provider, name in (("openai", "OpenAI"), ("anthropic", "Anthropic")):
-            t.append(f"{name} ", label)
             if provider not in r.violations:
-                t.append("? not checked  ", self.s("totals--muted"))
+                verdict = ("? not checked  ", self.s("totals--muted"))
             elif r.violations[provider]:
                 n = len(r.violations[provider])
-                t.append(f"✗ INVALID: {n} rule break{'s' if n != 1 else ''} (v)  ", self.s("totals--invalid"))
+                verdict = (f"✗ INVALID: {n} rule break{'s' if n != 1 else ''} (v)  ", self.s("totals--invalid"))
             else:
-                t.append("✓ valid  ", self.s("totals--valid"))
-        t.append(" before = messages ", label)
-        t.append(f"{approx}{r.sent_messages_before:,}", num)
-        t.append(" + tool defs & framing ", label)
-        t.append(f"{table.overhead:,}", num)
+                verdict = ("✓ valid  ", self.s("totals--valid"))
+            line.append([(f"{name} ", label), verdict])
+        line.append([(" before = msgs " if compact else " before = messages ", label),
+                     (f"{approx}{r.sent_messages_before:,}", num),
+                     (" + defs+framing " if compact else " + tool defs & framing ", label),
+                     (f"{table.overhead:,}", num)])
         if r.error:
-            t.append(f"  {r.error}", self.s("totals--invalid"))
+            line.append([(f"  {r.error}", self.s("totals--invalid"))])
+        lines.append(line)
+        t = Text(no_wrap=True, overflow="crop")
+        for k, line in enumerate(lines):
+            if k:
+                t.append("\n")
+            wrap_segments(t, line, width)
         return t
+
+
+Segment = list[tuple[str, "Style | None"]]  # pieces of one unbreakable run of text
+
+
+def wrap_segments(t: Text, segments: list[Segment], width: int) -> None:
+    """Append segments to ``t`` on lines of ``width`` cells, breaking only between segments; a
+    segment that starts a new line loses its leading spaces, trailing spaces never force a break."""
+    used = 0
+    for k, seg in enumerate(segments):
+        size = cell_len("".join(text for text, _ in seg).rstrip())
+        if k and used + size > width:
+            t.append("\n")
+            used = 0
+            first, style = seg[0]
+            seg = [(first.lstrip(), style), *seg[1:]]
+        for text, style in seg:
+            t.append(text, style)
+            used += cell_len(text)

@@ -1,0 +1,66 @@
+"""The main screen at 100x30 and 80x24: what the 160x48 layout shows must still be on screen
+(read from the composited screen, not from a widget's own text, so cutting shows up)."""
+
+from __future__ import annotations
+
+import pytest
+from tui_helpers import make_app, settle
+
+
+def screen_lines(app) -> list[str]:
+    return [strip.text for strip in app.screen._compositor.render_strips()]
+
+
+async def test_100x30_header_legend_and_footer_fit():
+    app = make_app("hr_leave_balance.json")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, app, replay=True)
+        await pilot.press("5")  # tool_pruning: the pipeline shows in the header
+        await settle(pilot, app, replay=True)
+        lines = screen_lines(app)
+        assert len(lines) == 30
+        assert "pipeline: tool_pruning" in lines[0]
+        assert "(Anthropic estimate)" in lines[1] + lines[2]  # wrapped, not cut
+        legend = next(line for line in lines[:8] if "system" in line and "prompts" in line)
+        # every figure of the legend is shown, so they add up to "after"
+        for part in ("█ system 111", "▓ prompts 76", "▒ answers 394", "▚ tools ", "▞ summ 0",
+                     "▪ defs+framing 613", "░ free "):
+            assert part in legend, (part, legend)
+        footer = lines[-1]
+        assert "t Theme" in footer and "f Follow" in footer, footer
+
+
+async def test_100x30_strategies_5_and_6_reachable_in_the_panel():
+    app = make_app("hr_leave_balance.json")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, app)
+        before = "\n".join(screen_lines(app))
+        assert "5 [ ] tool_pruning" not in before  # below the panel's visible part at first
+        app.panel.focus()
+        for _ in range(30):
+            await pilot.press("down")
+        await pilot.pause()
+        shown = "\n".join(screen_lines(app))
+        assert "5 [ ] tool_pruning" in shown and "6 [ ] clear_tool_uses" in shown
+
+
+async def test_follow_badge_and_pipeline_stay_on_a_narrow_header():
+    app = make_app("coding_agent.jsonl", follow=True)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("5", "6")
+        await settle(pilot, app)
+        header = screen_lines(app)[0]
+        assert "● following" in header
+        assert "pipeline: tool_pruning → clear_tool_uses" in header
+
+
+@pytest.mark.parametrize("size", [(80, 24)])
+async def test_80x24_totals_wrap_instead_of_cutting(size):
+    app = make_app("hr_leave_balance.json")
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot, app, replay=True)
+        text = "\n".join(screen_lines(app)[:9])
+        assert "(Anthropic estimate)" in text
+        assert "▪ defs+framing 613" in text and "░ free 0" in text
+        assert "before = msgs 8,650 + defs+framing 613" in text
