@@ -6,15 +6,10 @@ import json
 import shutil
 from pathlib import Path
 
-from inspector.cli.main import main
+from cli_helpers import run
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_sessions"
 
-
-def run(capsys, *args) -> tuple[int, str, str]:
-    code = main([str(a) for a in args])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_export_anthropic_truncated(capsys, tmp_path):

@@ -5,16 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from inspector.cli.main import main
+from cli_helpers import run
 from inspector.cli.report import preview
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_sessions"
 
-
-def run(capsys, *args: str) -> tuple[int, str, str]:
-    code = main([str(a) for a in args])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def info_json(capsys, *args) -> dict:

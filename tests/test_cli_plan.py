@@ -5,18 +5,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from inspector.cli.main import main
+from cli_helpers import run
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_sessions"
 THREE = SAMPLES / "three_questions.json"
 
 MESSAGE_KEYS = ["index", "role", "unit", "unit_id", "turn", "tokens", "status", "tokens_after", "by", "reason"]
 
-
-def run(capsys, *args) -> tuple[int, str, str]:
-    code = main([str(a) for a in args])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def plan_json(capsys, *args) -> dict:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from inspector.cli.main import main
+from cli_helpers import as_json, run
 
 REAL = Path(__file__).resolve().parent / "fixtures" / "real"
 CLAUDE = REAL / "claude_code" / "3f2b9c1e-5d4a-4e8b-9c71-2a6f0d8e4b13.jsonl"
@@ -17,16 +17,6 @@ THREE = Path(__file__).resolve().parent.parent / "sample_sessions" / "three_ques
 BAD_JSON = "not valid JSON (unexpected end of data: line 1 column 36 (char 35))"
 
 
-def run(capsys, *args) -> tuple[int, str, str]:
-    code = main([str(a) for a in args])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def as_json(capsys, *args) -> dict:
-    code, out, err = run(capsys, *args, "--json")
-    assert code == 0, err
-    return json.loads(out)
 
 
 def words(text: str) -> str:

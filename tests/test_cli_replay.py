@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from inspector.cli.main import main
+from cli_helpers import as_json, run
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_sessions"
 THREE = SAMPLES / "three_questions.json"
@@ -14,16 +14,6 @@ BASELINE = [201, 653, 776, 4566, 4722, 4889, 5103, 7608, 7781, 9317, 9429]
 TOOL_PRUNING = [201, 653, 776, 4566, 357, 524, 738, 3243, 530, 2066, 2178]
 
 
-def run(capsys, *args) -> tuple[int, str, str]:
-    code = main([str(a) for a in args])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def as_json(capsys, *args) -> dict:
-    code, out, err = run(capsys, *args, "--json")
-    assert code == 0, err
-    return json.loads(out)
 
 
 def test_replay_json_tool_pruning_removes_resent_tool_history(capsys):

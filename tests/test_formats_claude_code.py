@@ -14,7 +14,6 @@ from inspector.formats import builtin  # noqa: F401  (registers every format)
 from inspector.formats.base import FORMATS, Probe
 from inspector.formats.claude_code import ClaudeCodeStream
 from inspector.model import ThinkingBlock, ToolCallBlock, ToolResultBlock
-from inspector.replay import replay
 from inspector.units import build_view
 
 FIX = Path(__file__).parent / "fixtures" / "real" / "claude_code"
@@ -22,10 +21,6 @@ MAIN = FIX / "3f2b9c1e-5d4a-4e8b-9c71-2a6f0d8e4b13.jsonl"
 REWIND = FIX / "rewind.jsonl"
 SAMPLES = Path(inspector.__file__).parent / "sample_sessions"
 
-
-def replay_calls(session):
-    analysis = inspector.analyze(session)  # inspector.replay the function is shadowed once the module is imported
-    return replay(analysis.view, analysis.table).calls
 
 
 @pytest.fixture(scope="module")
@@ -86,7 +81,7 @@ def test_recorded_usage_once_per_call(session):
 
 
 def test_replay_reports_recorded_tokens(session):
-    report = replay_calls(session)
+    report = inspector.replay(session).calls
     assert [c.recorded_tokens for c in report] == [15203, 16205, 16752, 17124, 17406, 6103, 6702]
 
 

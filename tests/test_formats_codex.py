@@ -14,17 +14,12 @@ from inspector.formats import builtin  # noqa: F401  (registers every format)
 from inspector.formats.base import FORMATS, Probe
 from inspector.formats.codex import CodexStream
 from inspector.model import ThinkingBlock, ToolCallBlock
-from inspector.replay import replay
 from inspector.units import build_view
 
 FIX = Path(__file__).parent / "fixtures" / "real" / "codex"
 ROLLOUT = FIX / "rollout-2026-02-11T14-05-00-0195a3c2-7b1e-7f40-9d2a-41c8e07b5a19.jsonl"
 SAMPLES = Path(inspector.__file__).parent / "sample_sessions"
 
-
-def replay_calls(session):
-    analysis = inspector.analyze(session)  # inspector.replay the function is shadowed once the module is imported
-    return replay(analysis.view, analysis.table).calls
 
 
 @pytest.fixture(scope="module")
@@ -85,7 +80,7 @@ def test_token_count_usage_per_call(session):
     ]
     assert [u.context_tokens for u in usage] == [5120, 7900, 8400, 2600, 3100]
     assert session.messages[5].extra["model_context_window"] == 258400
-    assert [c.recorded_tokens for c in replay_calls(session)] == [5120, 7900, 8400, 2600, 3100]
+    assert [c.recorded_tokens for c in inspector.replay(session).calls] == [5120, 7900, 8400, 2600, 3100]
 
 
 def test_units_turns_calls_and_compaction(session):

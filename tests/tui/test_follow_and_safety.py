@@ -11,7 +11,7 @@ from inspector.model import Session, ToolCallBlock, ToolResultBlock
 from inspector.tui.screens.detail import TextScreen
 from inspector.tui.widgets.detail import DetailPane, TextView
 from inspector.tui.widgets.status import StatusLine
-from tui_helpers import make_app, msg, row_of, settle, totals_text
+from tui_helpers import make_app, msg, row_of, settle, totals_text, wait_for
 
 SIZE = (160, 48)
 
@@ -27,14 +27,6 @@ def start_file(path, n_turns: int = 12) -> None:
         lines.append(jsonl_line({"role": "assistant", "content": f"answer {t}"}))
     path.write_text("".join(lines))
 
-
-async def wait_for(pilot, predicate, seconds: float = 5.0) -> bool:
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        if predicate():
-            return True
-        await pilot.pause(0.05)
-    return predicate()
 
 
 async def test_follow_appends_rows_and_stays_at_the_bottom(tmp_path):
