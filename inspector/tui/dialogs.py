@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from . import engine
 from .screens.detail import TextScreen
 from .screens.export import ExportScreen, same_file
 from .screens.help import HelpScreen
@@ -50,8 +49,7 @@ class DialogsMixin:
         for provider, items in r.violations.items():
             lines.append((f"{_provider(provider)}: {'valid' if not items else f'{len(items)} rule break(s)'}", "heading"))
             for v in items:
-                source, text = engine.violation_fields(v)
-                pos = engine.violation_position(v)
+                source, text, pos = v.source, v.message, v.index
                 where = f"message #{source}" if source is not None else "inserted message"
                 if pos is not None:
                     where += f" (request position {pos})"

@@ -14,13 +14,13 @@ import json
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from ..model import ImageBlock, Message, RawBlock, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock
 from ..strategies import Inserted, Plan, Status
 from ..strategies import plan as run_plan
 from ..tokens import TokenTable, count_session
 from ..units import SUMMARY, TRUNCATED_IN_SOURCE, SessionView, UnitKind
+from ..validate import Violation
 from .state import PipelineState
 from .text import one_line
 
@@ -70,7 +70,7 @@ class PlanResult:
     by_category: list[int]  # tokens after the plan per CATEGORIES entry
     before_by_category: list[int]
     sent_messages_before: int  # tokens of the messages the call would send, before pruning
-    violations: dict[str, list[Any]] = field(default_factory=dict)
+    violations: dict[str, list[Violation]] = field(default_factory=dict)
     breaks: dict[int, list[RuleBreak]] = field(default_factory=dict)  # source index -> rules broken
     inserted_breaks: dict[int, list[RuleBreak]] = field(default_factory=dict)  # row -> rules broken
     error: str | None = None
@@ -163,28 +163,6 @@ def preview_of(message: Message, limit: int = 240) -> str:
     return one_line("  ".join(parts), limit)
 
 
-def violation_fields(v: Any) -> tuple[int | None, str]:
-    """(source message index, error text) of a validator Violation, whatever its field names."""
-    source = None
-    for attr in ("source_index", "source", "message_index"):
-        value = getattr(v, attr, None)
-        if isinstance(value, int):
-            source = value
-            break
-    text = None
-    for attr in ("message", "text", "error"):
-        value = getattr(v, attr, None)
-        if isinstance(value, str):
-            text = value
-            break
-    return source, text or str(v)
-
-
-def violation_position(v: Any) -> int | None:
-    value = getattr(v, "index", None)
-    return value if isinstance(value, int) else None
-
-
 def build_rows(plan: Plan) -> tuple[list[Row], list[int]]:
     """The list's rows for a plan: every source message the call saw, in order, with inserted
     messages where they are sent (the same order as :meth:`Plan.decisions`, without formatting
@@ -242,18 +220,18 @@ def compute_plan(snap: Snapshot, info: ViewInfo) -> PlanResult:
     result = PlanResult(snap, plan, rows, row_of, after, before, sent_before)
     try:
         violations = plan.violations
-    except Exception as exc:  # validator missing or failing: say so, keep the plan
+    except Exception as exc:  # a validator bug must not take the UI down: say so, keep the plan
         violations = {}
         result.error = f"validation unavailable: {type(exc).__name__}: {exc}"
     result.violations = violations
     inserted_rows = [k for k, r in enumerate(rows) if type(r) is not int]
     for provider, items in violations.items():
         for v in items:
-            source, text = violation_fields(v)
+            source, text = v.source, v.message
             if source is not None:
                 result.breaks.setdefault(source, []).append(RuleBreak(provider, text))
             else:
-                pos = violation_position(v)
+                pos = v.index
                 row = _row_of_position(plan, rows, pos) if pos is not None else None
                 if row is not None and row in inserted_rows:
                     result.inserted_breaks.setdefault(row, []).append(RuleBreak(provider, text))
