@@ -277,24 +277,10 @@ def replay_order(n_calls: int, first: int = 160) -> list[int]:
 
 def replay_points(view: SessionView, table: TokenTable, state: PipelineState, calls: Sequence[int]) -> list[CallPoint]:
     """Baseline and pipeline input tokens of model calls ``calls`` (through inspector.replay)."""
-    try:
-        from ..replay import replay as lib_replay
-    except ImportError:
-        lib_replay = None
-    if lib_replay is not None:
-        result = lib_replay(view, table, state.pipeline, state.settings, calls=list(calls))
-        out = []
-        for c in getattr(result, "calls", result):
-            number = getattr(c, "call", None) or getattr(c, "number", None)
-            recorded = getattr(c, "recorded_tokens", None)
-            out.append(CallPoint(int(number), int(c.baseline_tokens), int(c.tokens), recorded))
-        return out
-    out = []
-    for k in calls:  # fallback while inspector.replay is not there: one plan per call
-        p = run_plan(view, table, state.pipeline, state.settings, k)
-        usage = view.messages[view.calls[k - 1].message_index].usage
-        out.append(CallPoint(k, p.tokens_before, p.tokens_after, usage.context_tokens if usage else None))
-    return out
+    from ..replay import replay as lib_replay
+
+    result = lib_replay(view, table, state.pipeline, state.settings, calls=list(calls))
+    return [CallPoint(c.call, c.baseline_tokens, c.tokens, c.recorded_tokens) for c in result.calls]
 
 
 def recorded_at(view: SessionView, call: int | None) -> int | None:

@@ -83,7 +83,7 @@ def describe(item: int | Inserted, result: PlanResult, max_chars: int | None = N
         lines.append((f"why: {clean(str(reason)) if reason is not None else 'kept: no strategy touched it'}", "reason"))
         for edit in plan.edits.get(i, []):
             lines.append((f"block {edit.block}: {edit.kind} {edit.tokens_before:,} → {edit.tokens_after:,} tokens"
-                          + (f" by {edit.by}" if getattr(edit, 'by', '') else ""), "muted"))
+                          + (f" by {edit.by}" if edit.by else ""), "muted"))
     else:
         lines.append((f"tokens {approx}{before:,} · not part of this call's context", "muted"))
     if message.usage is not None:
