@@ -25,9 +25,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from gen_session import generate  # noqa: E402
 
 from inspector import analyze  # noqa: E402
-from inspector.replay import replay  # noqa: E402
+from inspector.analysis.replay import replay  # noqa: E402
 from inspector.strategies import Settings, plan  # noqa: E402
-from inspector.validate import validate_plan  # noqa: E402
+from inspector.providers.validate import validate_plan  # noqa: E402
 
 CASES = [
     ("fifo", "fifo"),

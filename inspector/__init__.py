@@ -10,7 +10,7 @@ Library API (no Textual import)::
         print(d.index, d.status.value, d.tokens, "->", d.tokens_after, d.reason)
     report = inspector.replay(analysis, "tool_pruning")
 
-Flow: ``formats`` -> ``model`` -> ``units`` -> ``tokens`` -> ``strategies`` -> ``validate``.
+Flow: ``formats`` -> ``model`` -> ``units`` -> ``tokens`` -> ``strategies`` -> ``providers`` -> ``analysis``.
 """
 
 from __future__ import annotations
@@ -81,10 +81,6 @@ def plan(
     return _plan(a.view, a.table, pipeline, Settings(**settings), at_call)
 
 
-# Load the ``inspector.replay`` submodule now: importing it later would make the package attribute
-# ``replay`` the module instead of the function below.
-from . import replay as _replay_module  # noqa: E402,F401
-
 
 def replay(
     target: Session | Analysis,
@@ -95,7 +91,7 @@ def replay(
     **settings: Any,
 ):
     """For every model call: the input tokens it had and what it would have had under ``pipeline``."""
-    from .replay import replay as _replay
+    from .analysis.replay import replay as _replay
     from .strategies import Settings
     from .strategies import builtin  # noqa: F401
 

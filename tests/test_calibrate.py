@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 import inspector
-from inspector.calibrate import CallUsage, calibration_factor, call_usage, scale
+from inspector.analysis.calibrate import CallUsage, calibration_factor, call_usage, scale
 from inspector.model import Message, Session, TextBlock, Usage
 
 ROLLOUT = next((Path(__file__).parent / "fixtures" / "real" / "codex").glob("rollout-*.jsonl"))

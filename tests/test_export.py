@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 import inspector
-from inspector.export import ExportError, export_request, write_export
+from inspector.providers.export import ExportError, export_request, write_export
 from inspector.formats import anthropic, openai_chat
-from inspector import validate
-from inspector.validate import validate_messages
+from inspector.providers import validate
+from inspector.providers.validate import validate_messages
 
 from strategy_builders import small_session
 

@@ -19,7 +19,7 @@ from inspector.strategies import Settings, Status, plan
 from inspector.strategies.pipeline import run
 from inspector.tokens import count_message, get_counter, get_profile
 from inspector.units import UnitKind
-from inspector.validate import validate_messages
+from inspector.providers.validate import validate_messages
 
 TOOLS = ("read_file", "bash", "search", "query_db")
 WORDS = ("alpha", "beta", "gamma", "delta", "file", "error", "test", "value", "the", "of")

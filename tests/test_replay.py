@@ -6,7 +6,7 @@ import pytest
 
 import inspector
 from inspector.model import Usage
-from inspector.replay import baseline_tokens, replay
+from inspector.analysis.replay import baseline_tokens, replay
 from inspector.strategies import Settings
 
 from strategy_builders import SessionBuilder, seeds_session, text_of
@@ -101,7 +101,7 @@ def test_baseline_after_a_recorded_compaction():
 def test_forked_replay_equals_the_serial_one(monkeypatch):
     """``workers=2`` plans calls in forked processes: the figures must be the serial ones."""
     import inspector
-    from inspector.replay import replay as run_replay
+    from inspector.analysis.replay import replay as run_replay
     from inspector.strategies import Settings
 
     session = inspector.load("sample_sessions/coding_agent.jsonl")
@@ -111,7 +111,7 @@ def test_forked_replay_equals_the_serial_one(monkeypatch):
     import sys
 
     # force the forked path on a small session (the package attribute `replay` is the function)
-    monkeypatch.setattr(sys.modules["inspector.replay"], "_PARALLEL_MIN_CALLS", 2)
+    monkeypatch.setattr(sys.modules["inspector.analysis.replay"], "_PARALLEL_MIN_CALLS", 2)
     seen: list[tuple[int, int]] = []
     forked = run_replay(a.view, a.table, "tool_pruning,fifo", settings, calls, progress=lambda d, t: seen.append((d, t)), workers=2)
     serial = run_replay(a.view, a.table, "tool_pruning,fifo", settings)

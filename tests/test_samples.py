@@ -12,7 +12,7 @@ import inspector
 from inspector.cli.samples import DEFAULT_SAMPLE, sample_path, sample_paths, samples_dir
 from inspector.model import ToolResultBlock
 from inspector.units import SUMMARY, UnitKind, build_view
-from inspector.validate import validate_session
+from inspector.providers.validate import validate_session
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_sessions"

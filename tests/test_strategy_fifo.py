@@ -6,7 +6,7 @@ import pytest
 
 import inspector
 from inspector.strategies import Status
-from inspector.validate import ANTHROPIC_ORPHAN, OPENAI_ORPHAN
+from inspector.providers.validate import ANTHROPIC_ORPHAN, OPENAI_ORPHAN
 
 from strategy_builders import SessionBuilder, small_session, text_of
 

@@ -7,7 +7,7 @@ import pytest
 import inspector
 from inspector.model import Message, TextBlock, ToolCallBlock, ToolResultBlock
 from inspector.units import build_view
-from inspector.validate import (
+from inspector.providers.validate import (
     ANTHROPIC_EMPTY,
     ANTHROPIC_MISSING,
     ANTHROPIC_NO_CONTENT,
@@ -264,7 +264,7 @@ def test_plan_validation_agrees_with_validating_the_materialised_messages(pipeli
 def test_openai_layout_matches_the_exporter_for_blank_text_and_thinking_beside_results():
     """The exporter sends no user message for blank text or thinking next to tool results, so the
     validator's messages.N must not count one either."""
-    from inspector.export import export_request
+    from inspector.providers.export import export_request
     from inspector.model import Session, ThinkingBlock
 
     messages = [

@@ -266,7 +266,7 @@ class _Progress:
 def _replay(analysis, pipeline: Sequence[str], settings, progress: Callable[[int, int], None] | None = None):
     import os
 
-    from ..replay import replay
+    from ..analysis.replay import replay
 
     # The CLI runs no threads of its own, so long replays may fork one worker per core.
     return replay(analysis.view, analysis.table, pipeline, settings, progress=progress, workers=os.cpu_count() or 1)
@@ -358,7 +358,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from ..export import export_request, write_export
+    from ..providers.export import export_request, write_export
     from ..strategies import plan as run_plan
 
     pipeline = _pipeline(args)
@@ -428,7 +428,7 @@ def _expected_errors() -> tuple[type[BaseException], ...]:
     from ..strategies import UnknownStrategy
     from ..tokens import EncodingUnavailable
 
-    from ..export import ExportError
+    from ..providers.export import ExportError
 
     return (SessionFormatError, UnknownStrategy, EncodingUnavailable, UsageError, ExportError)
 

@@ -15,13 +15,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..calibrate import CallUsage, calibration_factor, call_usage, scale
+from ..analysis.calibrate import CallUsage, calibration_factor, call_usage, scale
 from ..model import ImageBlock, Message, Skipped, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock
 from ..units import FLAG_NAMES, UnitKind
 
 if TYPE_CHECKING:  # pragma: no cover
     from .. import Analysis
-    from ..replay import Replay
+    from ..analysis.replay import Replay
     from ..strategies import Plan, Settings
 
 #: Formats written by Anthropic models' tooling: counted with the ``anthropic`` profile by default.

@@ -26,7 +26,7 @@ from ..units import ModelCall, SessionView
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..model import Message
-    from ..validate import Violation
+    from ..providers.validate import Violation
 
 
 @contextmanager
@@ -410,7 +410,7 @@ class Plan:
     @cached_property
     def violations(self) -> dict[str, list[Violation]]:
         """Provider rule violations of the history this plan sends, by provider."""
-        from ..validate import validate_plan
+        from ..providers.validate import validate_plan
 
         return validate_plan(self)
 

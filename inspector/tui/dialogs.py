@@ -69,7 +69,7 @@ class DialogsMixin:
     def _write_export(self, path: str, provider: str) -> str:
         if same_file(path, self.session_path):
             raise ValueError("that is the session file")
-        from ..export import export_request, write_export
+        from ..providers.export import export_request, write_export
 
         plan = self.result.plan
         body = export_request(plan, provider)

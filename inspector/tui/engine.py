@@ -4,7 +4,7 @@ A :class:`Snapshot` is an immutable request (session view, token table, pipeline
 cursor, generation); :func:`compute_plan` turns it into a :class:`PlanResult` with the rows the
 message list shows, the gauge's tokens by kind and the provider violations by message. It runs
 in a worker thread and never touches a widget. Plans, replays, exports and following all go
-through the library (``inspector.strategies``, ``inspector.replay``, ``inspector.export``,
+through the library (``inspector.strategies``, ``inspector.analysis``, ``inspector.providers``,
 ``inspector.follow``); this module only arranges their results for display. No Textual here.
 """
 
@@ -20,7 +20,7 @@ from ..strategies import Inserted, Plan, Status
 from ..strategies import plan as run_plan
 from ..tokens import TokenTable, count_session
 from ..units import SUMMARY, TRUNCATED_IN_SOURCE, SessionView, UnitKind
-from ..validate import Violation
+from ..providers.validate import Violation
 from .state import PipelineState
 from .text import one_line
 
@@ -277,7 +277,7 @@ def replay_order(n_calls: int, first: int = 160) -> list[int]:
 
 def replay_points(view: SessionView, table: TokenTable, state: PipelineState, calls: Sequence[int]) -> list[CallPoint]:
     """Baseline and pipeline input tokens of model calls ``calls`` (through inspector.replay)."""
-    from ..replay import replay as lib_replay
+    from ..analysis.replay import replay as lib_replay
 
     result = lib_replay(view, table, state.pipeline, state.settings, calls=list(calls))
     return [CallPoint(c.call, c.baseline_tokens, c.tokens, c.recorded_tokens) for c in result.calls]

@@ -6,14 +6,14 @@ from __future__ import annotations
 import json
 
 import inspector
-from inspector.replay import replay
+from inspector.analysis.replay import replay
 from inspector.strategies import STRATEGIES
 from inspector.tui.screens.detail import TextScreen
 from inspector.tui.screens.export import ExportScreen
 from inspector.tui.screens.help import HelpScreen
 from inspector.tui.themes import builtin_themes
 from inspector.tui.widgets.detail import TextView
-from inspector.validate import OPENAI_ORPHAN
+from inspector.providers.validate import OPENAI_ORPHAN
 from textual.color import Color
 from textual.widgets import Static
 from tui_helpers import SAMPLES, make_app, msg, row_of, rows_text, settle, totals_text

@@ -4,7 +4,7 @@ Each :class:`Violation` carries the error text the provider returns for it (quot
 API responses, misspellings included; see strategies.md section 9.3), the index of the offending
 message *in that provider's request*, and the source message it came from.
 
-The request is laid out the way :mod:`inspector.export` writes it:
+The request is laid out the way :mod:`inspector.providers.export` writes it:
 
 OpenAI
     every message in order; a message holding tool results becomes one ``tool`` message per
@@ -40,11 +40,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from .model import Message, TextBlock, ToolCallBlock, ToolResultBlock
+from ..model import Message, TextBlock, ToolCallBlock, ToolResultBlock
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .strategies.base import Plan
-    from .units import SessionView
+    from ..strategies.base import Plan
+    from ..units import SessionView
 
 Provider = Literal["openai", "anthropic"]
 PROVIDERS: tuple[Provider, ...] = ("openai", "anthropic")
@@ -291,7 +291,7 @@ def _check(slots, facts: _Facts, provider: str, extract_system: bool = True) -> 
 
 
 def _message_facts(messages: Sequence[Message]) -> _Facts:
-    from .strategies.common import openai_null_content, result_images, sent_beside_results
+    from ..strategies.common import openai_null_content, result_images, sent_beside_results
 
     roles, call_ids, result_ids, sources = [], [], [], []
     other, empty, null, images = set(), set(), set(), set()
@@ -341,7 +341,7 @@ def validate_messages(
 
 
 def _view_facts(view: SessionView, images: frozenset[int] | None = None) -> _Facts:
-    from .strategies.common import view_cache
+    from ..strategies.common import view_cache
 
     cache = view_cache(view)
     return _Facts(
@@ -359,10 +359,10 @@ def _view_facts(view: SessionView, images: frozenset[int] | None = None) -> _Fac
 
 def validate_plan(plan: Plan) -> dict[str, list[Violation]]:
     """Violations of the history ``plan`` sends, for each provider."""
-    from .strategies.common import gc_paused
+    from ..strategies.common import gc_paused
 
-    from .strategies.common import result_images, view_cache
-    from .strategies.materialize import apply_edits
+    from ..strategies.common import result_images, view_cache
+    from ..strategies.materialize import apply_edits
 
     images = view_cache(plan.view).result_images
     edited = [i for i in images if i in plan.edits]
@@ -376,7 +376,7 @@ def validate_plan(plan: Plan) -> dict[str, list[Violation]]:
 
 def validate_session(view: SessionView) -> dict[str, list[Violation]]:
     """Violations of the whole session as recorded (every message, in file order)."""
-    from .strategies.common import gc_paused
+    from ..strategies.common import gc_paused
 
     facts = _view_facts(view)
     with gc_paused():

@@ -15,10 +15,10 @@ import multiprocessing
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from .strategies.base import Settings
-from .strategies.pipeline import parse_pipeline, run
-from .tokens import TokenTable
-from .units import SessionView
+from ..strategies.base import Settings
+from ..strategies.pipeline import parse_pipeline, run
+from ..tokens import TokenTable
+from ..units import SessionView
 
 
 @dataclass(frozen=True, slots=True)

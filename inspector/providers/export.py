@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any, Literal
 import orjson
 
 if TYPE_CHECKING:  # pragma: no cover
-    from . import Analysis
-    from .strategies.base import Plan
+    from .. import Analysis
+    from ..strategies.base import Plan
 
 ExportProvider = Literal["openai", "anthropic"]
 EXPORT_PROVIDERS = ("openai", "anthropic")
@@ -35,24 +35,24 @@ class ExportError(Exception):
 
 def export_request(target: Plan | Analysis, provider: ExportProvider) -> dict[str, Any]:
     """The request body for ``provider`` holding the history ``target`` sends."""
-    from .strategies.base import Plan
+    from ..strategies.base import Plan
 
     if isinstance(target, Plan):
         plan = target
     else:
-        from .strategies import plan as make_plan
+        from ..strategies import plan as make_plan
 
         plan = make_plan(target.view, target.table)
     session = plan.view.session
     messages = plan.messages_after()
     if provider == "openai":
-        from .formats import openai_chat
+        from ..formats import openai_chat
 
         body = openai_chat.dump_request(session, messages)
         body["messages"] = images_after_tool_messages(body["messages"])
         return body
     if provider == "anthropic":
-        from .formats import anthropic
+        from ..formats import anthropic
 
         return anthropic.dump_request(session, messages, results_first=True)
     raise ValueError(f"unknown provider {provider!r}; choose one of: {', '.join(EXPORT_PROVIDERS)}")

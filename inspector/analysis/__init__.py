@@ -1,0 +1,1 @@
+"""What the views show, computed once: replay of every model call, comparison, calibration."""
