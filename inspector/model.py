@@ -102,6 +102,11 @@ class Usage(BaseModel):
     output_tokens: int | None = None
     cache_read_input_tokens: int | None = None
     cache_creation_input_tokens: int | None = None
+    #: The model that served this call, as the file recorded it (``claude-sonnet-4-5``, ``gpt-5-codex``).
+    model: str | None = None
+    #: Reasoning tokens this call produced that later calls re-send without the file showing their
+    #: text (Codex encrypted reasoning within a turn); part of ``output_tokens`` where recorded.
+    reasoning_tokens: int | None = None
 
     @property
     def context_tokens(self) -> int | None:
@@ -210,6 +215,11 @@ class Session(BaseModel):
     #: Side conversations kept apart from the main chain (Claude Code sub-agents), by id.
     sidechains: dict[str, list[Message]] = Field(default_factory=dict)
     skipped: list[Skipped] = Field(default_factory=list)
+    #: The agent that wrote the file and its version, where the file says (``claude_code``, ``2.0.76``).
+    agent: str | None = None
+    agent_version: str | None = None
+    #: The model the session mostly used, where the file says (per call: ``Usage.model``).
+    model: str | None = None
 
     @property
     def system_messages(self) -> list[Message]:
