@@ -429,8 +429,29 @@ def _expected_errors() -> tuple[type[BaseException], ...]:
     return (SessionFormatError, UnknownStrategy, EncodingUnavailable, UsageError, ExportError)
 
 
+def _show_plugin_warnings() -> None:
+    """Print a skipped plugin's warning as one ``warning:`` line, like the other warnings."""
+    import warnings
+
+    from ..plugins import PluginWarning
+
+    if getattr(warnings.showwarning, "_inspector", False):
+        return
+    original = warnings.showwarning
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        if issubclass(category, PluginWarning):
+            sys.stderr.write(f"{PROG}: warning: {message}\n")
+        else:
+            original(message, category, filename, lineno, file, line)
+
+    show._inspector = True  # type: ignore[attr-defined]
+    warnings.showwarning = show
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    _show_plugin_warnings()
     if argv and argv[0] in COMMANDS:
         name = argv[0]
         parser = _sub_parsers()[name]

@@ -13,6 +13,9 @@ from .params import Param, ParamConflict
 from .pipeline import STRATEGIES, StrategyDef, UnknownStrategy, owners, parse_pipeline, plan, register
 
 from . import builtin  # noqa: E402,F401  (registers the built-in strategies)
+from ..plugins import STRATEGIES_GROUP, load_group
+
+load_group(STRATEGIES_GROUP, STRATEGIES)
 
 __all__ = [
     "STRATEGIES",
