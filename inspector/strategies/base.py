@@ -1,4 +1,4 @@
-"""The types every strategy shares: settings, statuses, the working history and the plan.
+"""The types every strategy shares: statuses, the working history, the plan (settings: .params).
 
 A pipeline run starts from a :class:`Working` copy of the history a model call would see (plain
 lists indexed by message position, counts taken from the :class:`~inspector.tokens.TokenTable`),
