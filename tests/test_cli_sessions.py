@@ -38,7 +38,9 @@ def homes(tmp_path):
 def test_sessions_json(homes, capsys):
     claude, codex = homes
     assert main(["sessions", "--claude-dir", str(claude), "--codex-home", str(codex), "--json"]) == 0
-    rows = json.loads(capsys.readouterr().out)
+    report = json.loads(capsys.readouterr().out)
+    assert list(report) == ["schema_version", "sessions"]  # an object since schema_version 1
+    rows = report["sessions"]
     assert [(r["agent"], r["format"], r["project"], r["messages"]) for r in rows] == [
         ("codex", "codex", "/home/dev/api", 18),
         ("claude", "claude_code", "/home/dev/shop", 26),

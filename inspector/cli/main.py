@@ -16,7 +16,6 @@ only when the TUI opens, so ``--json`` runs stay light.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
@@ -32,6 +31,7 @@ from .options import (
     settings_kwargs,
 )
 from . import sessions as _sessions
+from .jsonout import print_json, print_report
 
 PROG = "context-inspector"
 EXIT_USAGE = 2
@@ -176,10 +176,6 @@ def _check_call(analysis, at: int | None) -> int | None:
     return at if at > 0 else count + 1 + at
 
 
-def _print_json(obj: Any) -> None:
-    sys.stdout.write(json.dumps(obj, indent=2, ensure_ascii=False) + "\n")
-
-
 # ------------------------------------------------------------------------------------------
 # commands
 
@@ -190,7 +186,7 @@ def cmd_info(args: argparse.Namespace) -> int:
     analysis = _load(args)
     report = info_report(analysis, largest=max(0, args.largest), cal=calibration(analysis, args.calibrate))
     if args.json:
-        _print_json(report)
+        print_report(report)
     else:
         from .render import console, render_info
 
@@ -201,7 +197,7 @@ def cmd_info(args: argparse.Namespace) -> int:
 def cmd_schema(args: argparse.Namespace) -> int:
     from ..schema import jsonl_schema
 
-    _print_json(jsonl_schema())
+    print_json(jsonl_schema())
     return 0
 
 
@@ -216,7 +212,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
     result = run_plan(analysis.view, analysis.table, pipeline, settings, at)
     report = plan_report(analysis, result, calibration(analysis, args.calibrate))
     if args.json:
-        _print_json(report)
+        print_report(report)
     else:
         from .render import console, render_plan
 
@@ -282,7 +278,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
         result = _replay(analysis, pipeline, settings, bar.stage(",".join(pipeline) or "baseline", len(analysis.view.calls)))
     report = replay_report(analysis, result, pipeline_report(pipeline, settings), calibration(analysis, args.calibrate))
     if args.json:
-        _print_json(report)
+        print_report(report)
     else:
         from .render import console, render_replay
 
@@ -349,7 +345,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         "rows": rows,
     }
     if args.json:
-        _print_json(report)
+        print_report(report)
     else:
         from .render import console, render_compare
 
@@ -368,7 +364,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     result = run_plan(analysis.view, analysis.table, pipeline, settings, at)
     body = export_request(result, args.to)
     if args.output == "-":
-        _print_json(body)
+        print_json(body)
         return 0
     write_export(body, args.output, args.session)
     sent = len(body.get("messages", ()))
@@ -433,8 +429,29 @@ def _expected_errors() -> tuple[type[BaseException], ...]:
     return (SessionFormatError, UnknownStrategy, EncodingUnavailable, UsageError, ExportError)
 
 
+def _show_plugin_warnings() -> None:
+    """Print a skipped plugin's warning as one ``warning:`` line, like the other warnings."""
+    import warnings
+
+    from ..plugins import PluginWarning
+
+    if getattr(warnings.showwarning, "_inspector", False):
+        return
+    original = warnings.showwarning
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        if issubclass(category, PluginWarning):
+            sys.stderr.write(f"{PROG}: warning: {message}\n")
+        else:
+            original(message, category, filename, lineno, file, line)
+
+    show._inspector = True  # type: ignore[attr-defined]
+    warnings.showwarning = show
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    _show_plugin_warnings()
     if argv and argv[0] in COMMANDS:
         name = argv[0]
         parser = _sub_parsers()[name]

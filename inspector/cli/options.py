@@ -1,7 +1,8 @@
-"""Command-line options for strategy settings, and their translation into ``Settings``.
+"""Command-line options, with the strategy options generated from the strategies' params.
 
-Every :class:`~inspector.strategies.Settings` field has one option; only the options a user
-gave are passed on, so the defaults live in one place (``Settings``).
+Every declared :class:`~inspector.strategies.Param` has one option (params may share one, as
+``--window`` sets ``window_turns`` or ``window_messages`` by ``--window-mode``); only the
+options a user gave are passed on, so the defaults live in one place (the declarations).
 """
 
 from __future__ import annotations
@@ -9,28 +10,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..tokens import ENCODINGS
-
-PROFILES = ("openai", "anthropic")
-
-#: Settings field -> the option that sets it (for error messages).
-OPTION_OF_FIELD = {
-    "budget": "--budget",
-    "min_history_messages": "--min-history-messages",
-    "pair_safe": "--no-pair-safe",
-    "window_mode": "--window-mode",
-    "window_turns": "--window",
-    "window_messages": "--window",
-    "max_result_tokens": "--max-result-tokens",
-    "truncate_unit": "--truncate-unit",
-    "summary_ratio": "--summary-ratio",
-    "summary_tokens": "--summary-tokens",
-    "trigger": "--trigger",
-    "keep": "--keep",
-    "clear_at_least": "--clear-at-least",
-    "exclude_tools": "--exclude-tools",
-    "clear_tool_inputs": "--clear-tool-inputs",
-}
+from ..tokens import ENCODINGS, PROFILES
 
 
 class UsageError(Exception):
@@ -49,7 +29,7 @@ def add_session_options(parser: argparse.ArgumentParser, *, profile: bool = True
     if profile:
         parser.add_argument(
             "--profile",
-            choices=PROFILES,
+            choices=tuple(PROFILES),
             help="message framing to count (default: anthropic for Anthropic and Claude Code files, else openai)",
         )
 
@@ -60,6 +40,42 @@ def add_calibrate_option(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="scale token estimates by recorded / estimated input over the calls the file recorded usage for",
     )
+
+
+def _declared() -> list:
+    from ..strategies import params
+
+    return list(params.PARAMS.values())
+
+
+def default_text(p) -> str:
+    if p.kind == "bool":
+        return "on" if p.default else "off"
+    if p.kind == "names":
+        return ",".join(p.default) or "none"
+    if p.default is None:
+        return "none"
+    return f"{p.default:,}" if p.kind == "int" else str(p.default)
+
+
+def option_help(flag: str) -> str:
+    """The ``--help`` text of a strategy option: who reads it, what it does, its default."""
+    from ..strategies import owners
+
+    sharing = [p for p in _declared() if p.flag == flag]
+    readers = ", ".join(dict.fromkeys(o for p in sharing for o in owners(p.name))) or "no strategy"
+    if len(sharing) == 1:
+        p = sharing[0]
+        if p.kind == "bool":
+            return f"{readers}: {p.help} (default {default_text(p)}; this flag turns it {'off' if p.default else 'on'})"
+        return f"{readers}: {p.help} (default {default_text(p)})"
+    return f"{readers}: " + "; ".join(
+        f"{p.help} (default {default_text(p)}, {p.option_when[0]} {p.option_when[1]})" for p in sharing
+    )
+
+
+def _dest(flag: str) -> str:
+    return "opt_" + flag.lstrip("-").replace("-", "_")
 
 
 def add_strategy_options(parser: argparse.ArgumentParser, *, strategy_required: bool = False) -> None:
@@ -73,52 +89,54 @@ def add_strategy_options(parser: argparse.ArgumentParser, *, strategy_required: 
         default="",
         help="strategy or comma-separated pipeline, e.g. tool_pruning,sliding_window",
     )
-    g.add_argument("--budget", type=int, metavar="TOKENS", help="token budget (fifo, summarize)")
-    g.add_argument("--min-history-messages", type=int, metavar="N", help="fifo: never drop below N messages (default 2)")
-    g.add_argument("--no-pair-safe", action="store_true", help="fifo: the naive loop that can orphan tool results")
-    g.add_argument("--window", type=int, metavar="N", help="sliding_window: turns kept (or messages with --window-mode messages)")
-    g.add_argument("--window-mode", choices=("turns", "messages"), help="sliding_window: count turns (default) or messages")
-    g.add_argument("--max-result-tokens", type=int, metavar="TOKENS", help="truncate_results: cap per tool result (default 2000)")
-    g.add_argument(
-        "--truncate-unit", choices=("tokens", "chars"), help="truncate_results: cut by tokens (default) or keep TOKENS*4 chars"
-    )
-    g.add_argument("--summary-ratio", type=float, metavar="R", help="summarize: share of oldest messages replaced (default 0.3)")
-    g.add_argument("--summary-tokens", type=int, metavar="TOKENS", help="summarize: size of the summary (default 300)")
-    g.add_argument("--trigger", type=int, metavar="TOKENS", help="clear_tool_uses: input tokens that trigger it (default 100000)")
-    g.add_argument("--keep", type=int, metavar="N", help="clear_tool_uses: most recent tool uses kept (default 3)")
-    g.add_argument("--clear-at-least", type=int, metavar="TOKENS", help="clear_tool_uses: apply only if it frees this much")
-    g.add_argument("--exclude-tools", metavar="A,B", help="clear_tool_uses: tools whose results are never cleared")
-    g.add_argument("--clear-tool-inputs", action="store_true", help="clear_tool_uses: also clear the calls' inputs")
+    added: set[str] = set()
+    for p in _declared():
+        if p.flag in added:
+            continue
+        added.add(p.flag)
+        kw: dict[str, Any] = {"dest": _dest(p.flag), "help": option_help(p.flag)}
+        if p.kind == "bool":
+            kw["action"] = "store_true"
+        elif p.kind == "choice":
+            kw["choices"] = p.choices
+        else:
+            kw["metavar"] = p.metavar
+            kw["type"] = {"int": int, "optional_int": int, "float": float}.get(p.kind, str)
+        g.add_argument(p.flag, **kw)
 
 
 def settings_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     """The Settings fields the user set on the command line."""
+    declared = _declared()
     out: dict[str, Any] = {}
-    simple = {
-        "budget": "budget",
-        "min_history_messages": "min_history_messages",
-        "window_mode": "window_mode",
-        "max_result_tokens": "max_result_tokens",
-        "truncate_unit": "truncate_unit",
-        "summary_ratio": "summary_ratio",
-        "summary_tokens": "summary_tokens",
-        "trigger": "trigger",
-        "keep": "keep",
-        "clear_at_least": "clear_at_least",
-    }
-    for attr, field in simple.items():
-        value = getattr(args, attr, None)
-        if value is not None:
-            out[field] = value
-    if getattr(args, "window", None) is not None:
-        out["window_messages" if args.window_mode == "messages" else "window_turns"] = args.window
-    if getattr(args, "no_pair_safe", False):
-        out["pair_safe"] = False
-    if getattr(args, "clear_tool_inputs", False):
-        out["clear_tool_inputs"] = True
-    if getattr(args, "exclude_tools", None):
-        out["exclude_tools"] = tuple(t.strip() for t in args.exclude_tools.split(",") if t.strip())
+    shared: list = []
+    for p in declared:
+        value = getattr(args, _dest(p.flag), None)
+        if p.option_when is not None:
+            shared.append(p)
+        elif p.kind == "bool":
+            if value:
+                out[p.name] = not p.default
+        elif p.kind == "names":
+            if value:
+                out[p.name] = tuple(t.strip() for t in value.split(",") if t.strip())
+        elif value is not None:
+            out[p.name] = value
+    by_name = {p.name: p for p in declared}
+    for p in shared:  # e.g. --window: the param whose condition holds takes the value
+        value = getattr(args, _dest(p.flag), None)
+        field, wanted = p.option_when
+        if value is not None and out.get(field, by_name[field].default) == wanted:
+            out[p.name] = value
     return out
+
+
+def option_of(field: str) -> str:
+    """The option that sets Settings ``field`` (for error messages)."""
+    for p in _declared():
+        if p.name == field:
+            return p.flag
+    return field
 
 
 def make_settings(kwargs: dict[str, Any]):
@@ -133,6 +151,6 @@ def make_settings(kwargs: dict[str, Any]):
         problems = []
         for err in exc.errors():
             field = str(err["loc"][0]) if err.get("loc") else "?"
-            option = OPTION_OF_FIELD.get(field, field)
+            option = option_of(field)
             problems.append(f"{option} {kwargs.get(field)!r}: {err['msg'].rstrip('.')}")
         raise UsageError("invalid option value: " + "; ".join(problems) + ".") from None

@@ -133,9 +133,9 @@ def cmd_sessions(args: argparse.Namespace) -> int:
         raise UsageError(f"--limit {args.limit}: give a positive number of sessions.")
     found = _found(args, args.agent, args.limit)
     if args.json:
-        import json
+        from .jsonout import print_report
 
-        sys.stdout.write(json.dumps([f.to_json() for f in found], indent=2, ensure_ascii=False) + "\n")
+        print_report({"sessions": [f.to_json() for f in found]})
     else:
         from .render import console
 

@@ -1,4 +1,4 @@
-"""The types every strategy shares: settings, statuses, the working history and the plan.
+"""The types every strategy shares: statuses, the working history, the plan (settings: .params).
 
 A pipeline run starts from a :class:`Working` copy of the history a model call would see (plain
 lists indexed by message position, counts taken from the :class:`~inspector.tokens.TokenTable`),
@@ -19,14 +19,22 @@ from enum import Enum
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Union
 
-from pydantic import BaseModel, ConfigDict, Field
-
 from ..tokens import TokenTable
 from ..units import ModelCall, SessionView
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..model import Message
     from ..providers.validate import Violation
+    from .params import SettingsBase as Settings
+
+
+def __getattr__(name: str) -> Any:
+    """``Settings``: the model of every parameter declared so far (see :mod:`.params`)."""
+    if name == "Settings":
+        from .params import settings_model
+
+        return settings_model()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @contextmanager
@@ -54,35 +62,6 @@ class Status(str, Enum):
     SUMMARIZED = "summarized"
     CLEARED = "cleared"
     INSERTED = "inserted"
-
-
-class Settings(BaseModel):
-    """Every strategy parameter, flat, with its default. Each strategy reads the fields it names
-    in its ``PARAMS``; the CLI options and the TUI panel edit these fields."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    budget: int | None = Field(None, ge=0, description="token budget for fifo and summarize")
-    min_history_messages: int = Field(2, ge=0, description="fifo: never drop below this many messages")
-    pair_safe: bool = Field(True, description="fifo: False reproduces the naive loop that orphans results")
-    window_mode: Literal["turns", "messages"] = "turns"
-    window_turns: int = Field(10, ge=0, description="sliding_window: last N turns kept whole")
-    window_messages: int = Field(40, ge=0, description="sliding_window (messages mode): last N messages")
-    max_result_tokens: int = Field(2000, ge=0, description="truncate_results: cap per tool result")
-    truncate_unit: Literal["tokens", "chars"] = Field(
-        "tokens", description="truncate_results: cut by tokens, or keep max_result_tokens*4 characters"
-    )
-    summary_ratio: float = Field(0.3, gt=0, le=1, description="summarize: share of oldest messages replaced")
-    summary_tokens: int = Field(300, ge=1, description="summarize: size of the summary message")
-    trigger: int = Field(100_000, ge=0, description="clear_tool_uses: input tokens that trigger clearing")
-    keep: int = Field(3, ge=0, description="clear_tool_uses: most recent tool uses kept")
-    clear_at_least: int = Field(0, ge=0, description="clear_tool_uses: apply only if it frees this much")
-    exclude_tools: tuple[str, ...] = Field((), description="clear_tool_uses: tools never cleared")
-    clear_tool_inputs: bool = Field(False, description="clear_tool_uses: also clear the call's input")
-
-    @property
-    def window(self) -> int:
-        return self.window_turns if self.window_mode == "turns" else self.window_messages
 
 
 class Reason(NamedTuple):

@@ -1,4 +1,5 @@
-"""Registers every built-in strategy (import for side effects), in the order help screens list them."""
+"""Registers every built-in strategy (import for side effects), in the order help screens and the
+TUI panel list them. A new strategy is one module plus one line here."""
 
 from . import (  # noqa: F401
     fifo,
@@ -8,5 +9,3 @@ from . import (  # noqa: F401
     tool_pruning,
     clear_tool_uses,
 )
-
-BUILTIN = ("fifo", "sliding_window", "summarize", "truncate_results", "tool_pruning", "clear_tool_uses")

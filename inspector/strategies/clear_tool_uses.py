@@ -21,6 +21,7 @@ from bisect import bisect_left
 
 from .base import BlockEdit, Reason, Status, Working, reason
 from .common import count_text, view_cache
+from .params import Param
 from .pipeline import register
 
 _new_tuple = tuple.__new__
@@ -33,7 +34,16 @@ _INPUT = "cleared by clear_tool_uses: {} input replaced by {{}} while {} > trigg
 
 @register(
     NAME,
-    ("trigger", "keep", "clear_at_least", "exclude_tools", "clear_tool_inputs"),
+    (
+        Param(
+            "trigger", int, 100_000, "input tokens that trigger clearing", label="trigger at", unit="tokens", ge=0,
+            step=10_000, percent_step=True,
+        ),
+        Param("keep", int, 3, "most recent tool uses kept", label="keep tool uses", unit="tool uses", ge=0),
+        Param("clear_at_least", int, 0, "apply only if it frees this much", unit="tokens", ge=0, step=1000),
+        Param("exclude_tools", tuple[str, ...], (), "tools whose results are never cleared"),
+        Param("clear_tool_inputs", bool, False, "also clear the calls' inputs", label="clear inputs"),
+    ),
     "Once the request passes the trigger, replaces the results of all but the most recent tool "
     "uses with a [cleared] placeholder, as Anthropic's clear_tool_uses edit does. Calls and "
     "results stay paired and the conversation is intact, but old tool output is gone and the "

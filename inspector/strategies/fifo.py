@@ -19,6 +19,7 @@ from itertools import accumulate
 
 from .base import Reason, Working, reason
 from .common import candidates, non_system_count, view_cache
+from .params import Param
 from .pipeline import register
 
 _new_tuple = tuple.__new__
@@ -31,7 +32,17 @@ _NAIVE_NEXT = "dropped by fifo (pair_safe=false): assistant message right after 
 
 @register(
     NAME,
-    ("budget", "min_history_messages", "pair_safe"),
+    (
+        "budget",
+        Param(
+            "min_history_messages", int, 2, "never drop below this many non-system messages",
+            label="min history msgs", unit="messages", ge=0,
+        ),
+        Param(
+            "pair_safe", bool, True,
+            "drop a tool call only with all its results; off is the naive loop that orphans tool results",
+        ),
+    ),
     "Drops the oldest whole units (a message, or a tool call with all its results) until the "
     "request fits the token budget, never touching system messages or the current turn. "
     "Cheap and predictable, but everything it drops is forgotten outright, however important.",

@@ -1,7 +1,8 @@
 """Run a pipeline of strategies at one model call and freeze the result into a Plan.
 
 The registry maps the CLI names (``fifo``, ``sliding_window``...) to :class:`StrategyDef`
-objects; each strategy module registers itself with :func:`register`.
+objects; each strategy module registers itself, with the parameters it declares, through
+:func:`register`.
 """
 
 from __future__ import annotations
@@ -11,8 +12,10 @@ from dataclasses import dataclass
 
 from ..tokens import TokenTable
 from ..units import SessionView
-from .base import Plan, Reason, Settings, StageTotal, Status, Working
+from . import params as _params
+from .base import Plan, Reason, StageTotal, Status, Working
 from .common import gc_paused
+from .params import Param, SettingsBase
 
 
 @dataclass(frozen=True)
@@ -28,14 +31,28 @@ class StrategyDef:
 STRATEGIES: dict[str, StrategyDef] = {}
 
 
-def register(name: str, params: tuple[str, ...], summary: str):
-    """Decorator: add ``apply(working)`` to the registry under ``name``."""
+def register(name: str, params: Sequence[Param | str], summary: str):
+    """Decorator: add ``apply(working)`` to the registry under ``name``, with the parameters it
+    reads: :class:`Param` declarations, or names of parameters declared already (``"budget"``).
+    Raises :class:`~inspector.strategies.params.ParamConflict` (a ValueError) on a parameter
+    declared differently before, and ValueError on a name nobody declared."""
+    declared = tuple(p for p in params if isinstance(p, Param))
+    names = tuple(p.name if isinstance(p, Param) else p for p in params)
+    missing = [n for n in names if n not in _params.PARAMS and n not in {p.name for p in declared}]
+    if missing:
+        raise ValueError(f"strategy {name!r} reads undeclared parameter(s): {', '.join(missing)}")
 
     def decorate(fn: Callable[[Working], None]) -> Callable[[Working], None]:
-        STRATEGIES[name] = StrategyDef(name, fn, params, summary)
+        _params.declare(name, declared)
+        STRATEGIES[name] = StrategyDef(name, fn, names, summary)
         return fn
 
     return decorate
+
+
+def owners(param: str) -> tuple[str, ...]:
+    """The strategies that read ``param``, in registry order."""
+    return tuple(s.name for s in STRATEGIES.values() if param in s.params)
 
 
 class UnknownStrategy(ValueError):
@@ -70,7 +87,7 @@ def context_start_of(view: SessionView, at_call: int | None) -> int:
 _BEFORE_COMPACTION = "before a compaction recorded in the session: no longer sent"
 
 
-def start(view: SessionView, table: TokenTable, settings: Settings, at_call: int | None) -> Working:
+def start(view: SessionView, table: TokenTable, settings: SettingsBase, at_call: int | None) -> Working:
     """The history a call sees, before any strategy: everything before the call's message
     (or the whole session when ``at_call`` is None), minus what a recorded compaction removed."""
     call = view.call_for(at_call) if at_call is not None else None
@@ -111,7 +128,7 @@ def run(
     view: SessionView,
     table: TokenTable,
     names: tuple[str, ...],
-    settings: Settings,
+    settings: SettingsBase,
     at_call: int | None = None,
 ) -> tuple[Working, int, list[StageTotal]]:
     """Apply already-parsed strategy ``names``: ``(working, tokens_before, stages)``. Replay
@@ -133,13 +150,13 @@ def plan(
     view: SessionView,
     table: TokenTable,
     pipeline: Sequence[str] | str = (),
-    settings: Settings | None = None,
+    settings: SettingsBase | None = None,
     at_call: int | None = None,
 ) -> Plan:
     """Apply ``pipeline`` (strategy names, in order) to the history of model call ``at_call``
     (1-based; None means the next call, after the whole session)."""
     names = parse_pipeline(pipeline)
-    settings = settings or Settings()
+    settings = settings or _params.settings_model()()
     w, tokens_before, stages = run(view, table, names, settings, at_call)
     with gc_paused():
         tokens_after = [t if alive else 0 for t, alive in zip(w.tokens, w.live)]

@@ -19,10 +19,13 @@ call those results answer, so the kept turn starts with that call.
 
 from __future__ import annotations
 
+from typing import Literal
+
 from bisect import bisect_left
 
 from .base import Reason, Working, reason
 from .common import candidates, keep_units_whole, turn_cut, view_cache
+from .params import Param
 from .pipeline import register
 
 NAME = "sliding_window"
@@ -33,7 +36,18 @@ _MESSAGES_TURN = "dropped by sliding_window: outside the last {} messages (cut m
 
 @register(
     NAME,
-    ("window_mode", "window_turns", "window_messages"),
+    (
+        Param("window_mode", Literal["turns", "messages"], "turns", "count the window in turns or in messages"),
+        Param(
+            "window_turns", int, 10, "last N turns kept whole", label="window (turns)", unit="turns", ge=0,
+            option="--window", option_when=("window_mode", "turns"),
+        ),
+        Param(
+            "window_messages", int, 40, "last N messages kept (cut moved to a user message)",
+            label="window (messages)", unit="messages", ge=0, step=5,
+            option="--window", option_when=("window_mode", "messages"),
+        ),
+    ),
     "Keeps only the last N turns (or the last N messages, cut at a user message) plus the "
     "system prompt. Bounded and simple, but it ignores token sizes, so one huge turn still "
     "overflows while older small turns are lost.",

@@ -25,6 +25,7 @@ from ..tokens import count_message, get_counter, get_profile
 from ..units import FINAL_ANSWER
 from .base import Inserted, Reason, Status, Working, reason
 from .common import candidates, non_system_count, view_cache
+from .params import Param
 from .pipeline import register
 
 NAME = "summarize"
@@ -36,7 +37,11 @@ _LINE_CHARS = 160
 
 @register(
     NAME,
-    ("budget", "summary_ratio", "summary_tokens"),
+    (
+        "budget",
+        Param("summary_ratio", float, 0.3, "share of the oldest messages replaced", gt=0, le=1, step=0.05),
+        Param("summary_tokens", int, 300, "size of the summary message", label="summary size", unit="tokens", ge=1, step=50),
+    ),
     "When over budget, replaces the oldest share of the conversation by one short summary "
     "message (offline: a simulated extractive summary). Keeps a trace of old work in few "
     "tokens, but details are lost and a real summary costs an extra model call.",

@@ -24,10 +24,13 @@ other blocks are untouched.
 
 from __future__ import annotations
 
+from typing import Literal
+
 from ..model import TextBlock, ToolResultBlock
 from ..tokens import get_counter, get_profile
 from .base import BlockEdit, Reason, Status, Working
 from .common import count_text, view_cache
+from .params import Param
 from .pipeline import register
 
 NAME = "truncate_results"
@@ -43,7 +46,15 @@ def marker(removed: int, unit: str = "tokens") -> str:
 
 @register(
     NAME,
-    ("max_result_tokens", "truncate_unit"),
+    (
+        Param(
+            "max_result_tokens", int, 2000, "cap per tool result", unit="tokens", ge=0, step=100, percent_step=True,
+        ),
+        Param(
+            "truncate_unit", Literal["tokens", "chars"], "tokens",
+            "cut by tokens, or keep max_result_tokens*4 characters", label="cut by",
+        ),
+    ),
     "Cuts every tool result longer than the cap to its first max_result_tokens tokens and marks "
     "the cut. Keeps every exchange valid and in place, but the model loses whatever was past "
     "the cut, often the end of a log or file.",

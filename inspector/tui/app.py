@@ -549,7 +549,7 @@ class InspectorApp(SearchMixin, DialogsMixin, PaletteMixin, FollowMixin, App[int
         spec = spec_for(name)
         value = self.state.value(name)
         box.value = "" if value is None else (",".join(value) if spec.kind == "names" else str(value))
-        box.border_title = f"{spec.label} (enter sets, escape cancels)"
+        box.border_title = f"{spec.title} (enter sets, escape cancels)"
         box.remove_class("hidden")
         box.focus()
 

@@ -10,60 +10,29 @@ import math
 from dataclasses import dataclass, replace
 from typing import Any
 
+from typing import Literal
+
 from pydantic import ValidationError
 
-from ..strategies import STRATEGIES, Settings
+from ..strategies import STRATEGIES, Param
+from ..strategies import params as declared
 from ..tokens import ENCODINGS, PROFILES
 
-#: The panel's default order; strategies registered later follow in registry order.
-PREFERRED_ORDER = ("fifo", "sliding_window", "summarize", "truncate_results", "tool_pruning", "clear_tool_uses")
-
-
-@dataclass(frozen=True)
-class ParamSpec:
-    """How one parameter is shown and edited."""
-
-    name: str  # a Settings field, or "encoding" / "profile"
-    label: str
-    kind: str  # "int", "optional_int", "float", "bool", "choice", "names"
-    step: float = 1
-    choices: tuple[str, ...] = ()
-    #: Step by 10% of the value with the big step keys (the budget).
-    percent_step: bool = False
-
-
-PARAMS: dict[str, ParamSpec] = {
-    p.name: p
-    for p in (
-        ParamSpec("budget", "budget", "optional_int", 1000, percent_step=True),
-        ParamSpec("encoding", "token counter", "choice", choices=ENCODINGS),
-        ParamSpec("profile", "profile", "choice", choices=tuple(PROFILES)),
-        ParamSpec("min_history_messages", "min history msgs", "int", 1),
-        ParamSpec("pair_safe", "pair safe", "bool"),
-        ParamSpec("window_mode", "window mode", "choice", choices=("turns", "messages")),
-        ParamSpec("window_turns", "window (turns)", "int", 1),
-        ParamSpec("window_messages", "window (messages)", "int", 5),
-        ParamSpec("max_result_tokens", "max result tokens", "int", 100, percent_step=True),
-        ParamSpec("truncate_unit", "cut by", "choice", choices=("tokens", "chars")),
-        ParamSpec("summary_ratio", "summary ratio", "float", 0.05),
-        ParamSpec("summary_tokens", "summary size", "int", 50),
-        ParamSpec("trigger", "trigger at", "int", 10_000, percent_step=True),
-        ParamSpec("keep", "keep tool uses", "int", 1),
-        ParamSpec("clear_at_least", "clear at least", "int", 1000),
-        ParamSpec("exclude_tools", "exclude tools", "names"),
-        ParamSpec("clear_tool_inputs", "clear inputs", "bool"),
-    )
+#: The two counting choices the panel edits beside the strategies' own params.
+COUNTING_PARAMS: dict[str, Param] = {
+    "encoding": Param("encoding", Literal[ENCODINGS], "cl100k_base", "token counter", label="token counter"),
+    "profile": Param("profile", Literal[tuple(PROFILES)], "openai", "message framing to count"),
 }
-#: Parameters shown above the strategies: they apply to the whole pipeline.
-GLOBAL_PARAMS = ("budget", "encoding", "profile")
 
 
-def spec_for(name: str) -> ParamSpec:
-    if name in PARAMS:
-        return PARAMS[name]
-    field = Settings.model_fields[name]
-    kind = "int" if field.annotation is int else "float" if field.annotation is float else "bool" if field.annotation is bool else "names"
-    return ParamSpec(name, name.replace("_", " "), kind)
+def global_params() -> tuple[str, ...]:
+    """Parameters shown above the strategies: they apply to the whole pipeline."""
+    return tuple(n for n, p in declared.PARAMS.items() if p.pipeline_wide) + tuple(COUNTING_PARAMS)
+
+
+def spec_for(name: str) -> Param:
+    """How parameter ``name`` is shown and edited (its declaration)."""
+    return COUNTING_PARAMS.get(name) or declared.PARAMS[name]
 
 
 def strategy_params(name: str) -> tuple[str, ...]:
@@ -71,7 +40,8 @@ def strategy_params(name: str) -> tuple[str, ...]:
     strategy = STRATEGIES.get(name)
     if strategy is None:
         return ()
-    return tuple(p for p in strategy.params if p not in GLOBAL_PARAMS and p in Settings.model_fields)
+    shown_above = global_params()
+    return tuple(p for p in strategy.params if p not in shown_above)
 
 
 @dataclass(frozen=True)
@@ -137,16 +107,15 @@ def format_value(name: str, value: Any) -> str:
 class PipelineState:
     order: tuple[str, ...]
     enabled: frozenset[str]
-    settings: Settings
+    settings: declared.SettingsBase
     encoding: str = "cl100k_base"
     profile: str = "openai"
     preset: str | None = None
 
     @classmethod
-    def initial(cls, settings: Settings | None = None, encoding: str = "cl100k_base", profile: str = "openai",
+    def initial(cls, settings: declared.SettingsBase | None = None, encoding: str = "cl100k_base", profile: str = "openai",
                 enabled: tuple[str, ...] = ()) -> PipelineState:
-        known = [n for n in PREFERRED_ORDER if n in STRATEGIES] + [n for n in STRATEGIES if n not in PREFERRED_ORDER]
-        return cls(tuple(known), frozenset(enabled), settings or Settings(), encoding, profile)
+        return cls(tuple(STRATEGIES), frozenset(enabled), settings or declared.settings_model()(), encoding, profile)
 
     @property
     def pipeline(self) -> tuple[str, ...]:
@@ -198,10 +167,10 @@ class PipelineState:
         data = self.settings.model_dump()
         data[name] = value
         try:
-            settings = Settings(**data)
+            settings = declared.settings_model()(**data)
         except ValidationError as exc:
             err = exc.errors()[0]
-            raise ParamError(f"{spec_for(name).label}: {err['msg'].lower()}") from None
+            raise ParamError(f"{spec_for(name).title}: {err['msg'].lower()}") from None
         return replace(self, settings=settings)
 
     def set_text(self, name: str, text: str) -> PipelineState:
@@ -223,10 +192,10 @@ class PipelineState:
                 return self.set(name, True)
             if t.lower() in ("no", "n", "false", "off", "0"):
                 return self.set(name, False)
-            raise ParamError(f"{spec.label}: answer yes or no")
+            raise ParamError(f"{spec.title}: answer yes or no")
         if spec.kind == "choice":
             if t not in spec.choices:
-                raise ParamError(f"{spec.label}: choose one of {', '.join(spec.choices)}")
+                raise ParamError(f"{spec.title}: choose one of {', '.join(spec.choices)}")
             return self.set(name, t)
         names = tuple(s.strip() for s in t.split(",") if s.strip())
         return self.set(name, names)

@@ -18,7 +18,7 @@ from textual.message import Message as TMessage
 from textual.strip import Strip
 
 from ...strategies import STRATEGIES
-from ..state import GLOBAL_PARAMS, ParamError, PipelineState, format_value, spec_for, strategy_params
+from ..state import ParamError, PipelineState, format_value, global_params, spec_for, strategy_params
 from .linelist import LineList
 
 
@@ -109,7 +109,7 @@ class PipelinePanel(LineList):
     def _rebuild(self) -> None:
         preset = f"  preset: {self.state.preset} (p)" if self.state.preset else "  (p: presets)"
         rows = [PanelRow("header", text="Settings" + preset)]
-        rows += [PanelRow("param", p) for p in GLOBAL_PARAMS]
+        rows += [PanelRow("param", p) for p in global_params()]
         rows.append(PanelRow("header", text="Strategies  (space on/off · K/J move)"))
         for name in self.state.order:
             rows.append(PanelRow("strategy", name))
@@ -154,7 +154,7 @@ class PipelinePanel(LineList):
             value = format_value(r.name, state.value(r.name))
             if r.name == "budget" and state.settings.budget is None:
                 value = "none"
-            label = indent + spec.label
+            label = indent + spec.title
             room = max(1, width - len(value) - 2)
             segs.append((set_cell_size(label, room), label_style))
             segs.append((" " + value + " ", value_style))
