@@ -14,6 +14,9 @@ REAL = Path(__file__).resolve().parent / "fixtures" / "real"
 CLAUDE = REAL / "claude_code" / "3f2b9c1e-5d4a-4e8b-9c71-2a6f0d8e4b13.jsonl"
 CODEX = REAL / "codex" / "rollout-2026-02-11T14-05-00-0195a3c2-7b1e-7f40-9d2a-41c8e07b5a19.jsonl"
 THREE = Path(__file__).resolve().parent.parent / "sample_sessions" / "three_questions.json"
+#: The Claude Code figures below are pinned under cl100k_base (files with no model default to the
+#: claude estimate; tests/test_tokens.py covers that counter).
+CL100K = ("--encoding", "cl100k_base")
 BAD_JSON = "not valid JSON (unexpected end of data: line 1 column 36 (char 35))"
 
 
@@ -28,7 +31,7 @@ def words(text: str) -> str:
 
 
 def test_info_claude_code_groups_ignored_records_and_lists_the_bad_line(capsys):
-    d = as_json(capsys, "info", CLAUDE)
+    d = as_json(capsys, "info", CLAUDE, *CL100K)
     assert d["skipped"] == {
         "ignored": {
             "progress": 2,
@@ -54,7 +57,7 @@ def test_info_claude_code_groups_ignored_records_and_lists_the_bad_line(capsys):
 
 
 def test_info_claude_code_tables_for_skipped_and_sidechains(capsys):
-    code, out, err = run(capsys, "info", CLAUDE)
+    code, out, err = run(capsys, "info", CLAUDE, *CL100K)
     assert code == 0 and err == ""
     text = words(out)
     assert "Skipped 9 records (8 ignored, 1 error)" in text
@@ -97,7 +100,7 @@ CODEX_RECORDED = [5120, 7900, 8400, 2600, 3100]
 
 
 def test_info_claude_code_recorded_usage_per_call(capsys):
-    usage = as_json(capsys, "info", CLAUDE)["usage"]
+    usage = as_json(capsys, "info", CLAUDE, *CL100K)["usage"]
     assert [c["estimate"] for c in usage["calls"]] == CLAUDE_ESTIMATES
     assert [c["recorded"] for c in usage["calls"]] == CLAUDE_RECORDED
     assert usage["calls"][0] == {
@@ -110,7 +113,7 @@ def test_info_claude_code_recorded_usage_per_call(capsys):
         "calls_with_usage": 7, "recorded_input_total": 95495, "estimate_total": 2006, "output_total": 723,
         "ratio": 47.605,
     }
-    code, out, _ = run(capsys, "info", CLAUDE)
+    code, out, _ = run(capsys, "info", CLAUDE, *CL100K)
     text = words(out)
     assert "call msg turn input cache read cache write recorded estimate ratio" in text
     assert "1 1 1 3 11,000 4,200 15,203 28 542.96" in text
@@ -133,7 +136,7 @@ def test_info_codex_cache_creation_not_recorded_is_a_dash_not_zero(capsys):
 
 
 def test_replay_claude_code_recorded_beside_baseline_and_strategy(capsys):
-    d = as_json(capsys, "replay", CLAUDE, "--strategy", "tool_pruning")
+    d = as_json(capsys, "replay", CLAUDE, *CL100K, "--strategy", "tool_pruning")
     calls = d["calls"]
     assert [c["baseline_tokens"] for c in calls] == CLAUDE_ESTIMATES
     assert [c["recorded_tokens"] for c in calls] == CLAUDE_RECORDED
@@ -142,7 +145,7 @@ def test_replay_claude_code_recorded_beside_baseline_and_strategy(capsys):
     assert [c["ratio"] for c in calls] == [542.964, 57.875, 45.398, 38.138, 33.154, 43.593, 31.172]
     assert (d["recorded_total"], d["ratio"]) == (95495, 47.605)
     assert [c["tokens"] for c in calls] == [28, 280, 369, 108, 184, 140, 215]
-    code, out, _ = run(capsys, "replay", CLAUDE, "--strategy", "tool_pruning")
+    code, out, _ = run(capsys, "replay", CLAUDE, *CL100K, "--strategy", "tool_pruning")
     text = words(out)
     assert "call msg turn baseline with pipeline saved recorded cache read cache write ratio" in text
     assert "1 1 1 28 28 0 15,203 11,000 4,200 542.96" in text
@@ -175,8 +178,8 @@ CODEX_FACTOR = 27120 / 1429
 
 
 def test_info_calibrate_scales_every_estimate_but_no_recorded_figure(capsys):
-    plain = as_json(capsys, "info", CLAUDE)
-    d = as_json(capsys, "info", CLAUDE, "--calibrate")
+    plain = as_json(capsys, "info", CLAUDE, *CL100K)
+    d = as_json(capsys, "info", CLAUDE, *CL100K, "--calibrate")
     assert plain["calibration"] is None
     assert d["calibration"] == {"factor": CLAUDE_FACTOR, "calls": 7, "note": None}
     assert plain["tokens"]["by_unit_kind"] == {"system": 0, "user": 64, "assistant": 107, "tool_exchange": 492, "summary": 119}
@@ -195,11 +198,11 @@ def test_info_calibrate_scales_every_estimate_but_no_recorded_figure(capsys):
     assert [c["ratio"] for c in usage["calls"]] == [11.405, 1.216, 0.954, 0.801, 0.696, 0.916, 0.655]
     assert (usage["recorded_input_total"], usage["estimate_total"], usage["ratio"]) == (95495, 95495, 1.0)
     # calibrating is a view: the next run without it sees the inspector's own counts again
-    assert as_json(capsys, "info", CLAUDE) == plain
+    assert as_json(capsys, "info", CLAUDE, *CL100K) == plain
 
 
 def test_info_calibrate_rich_labels_scaled_figures(capsys):
-    code, out, err = run(capsys, "info", CLAUDE, "--calibrate")
+    code, out, err = run(capsys, "info", CLAUDE, *CL100K, "--calibrate")
     assert code == 0 and err == ""
     text = words(out)
     assert ("Calibrated: estimates × 47.6 (recorded / estimated input over 7 model calls that recorded usage); "
@@ -236,7 +239,7 @@ def test_replay_calibrate_codex(capsys):
 
 
 def test_plan_calibrate_scales_tokens_and_holds_the_budget_against_the_plan_counts(capsys):
-    args = ("plan", CLAUDE, "--strategy", "fifo", "--budget", "300", "--at", "5")
+    args = ("plan", CLAUDE, *CL100K, "--strategy", "fifo", "--budget", "300", "--at", "5")
     plain = as_json(capsys, *args)
     d = as_json(capsys, *args, "--calibrate")
     assert plain["calibration"] is None
