@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from .model import Message, Session
-from .tokens import DEFAULT_ENCODING, TokenTable, count_session
+from .tokens import TokenTable, count_session, resolve
 from .units import SessionView, build_view
 
 __version__ = "0.1.0"
@@ -51,12 +51,18 @@ def load(path: str | Path, format: str | None = None) -> Session:
     return _formats.load(path, format)
 
 
-def analyze(session: Session, encoding: str = DEFAULT_ENCODING, profile: str = "openai") -> Analysis:
-    """Group ``session`` into turns and units and count every message once."""
-    return Analysis(session, build_view(session), count_session(session.messages, session.tools, encoding=encoding, profile=profile))
+def analyze(session: Session, encoding: str | None = None, profile: str = "openai", model: str | None = None) -> Analysis:
+    """Group ``session`` into turns and units and count every message once.
+
+    The counter is ``encoding`` when given, else the tokenizer of ``model`` (default: the model
+    the file records), else by ``profile`` (:func:`inspector.tokens.resolve`)."""
+    model = model or session.model
+    counter = resolve(model, encoding, profile).counter
+    table = count_session(session.messages, session.tools, encoding=counter, profile=profile, model=model)
+    return Analysis(session, build_view(session), table)
 
 
-def _as_analysis(target: Session | Analysis, encoding: str, profile: str) -> Analysis:
+def _as_analysis(target: Session | Analysis, encoding: str | None, profile: str) -> Analysis:
     return target if isinstance(target, Analysis) else analyze(target, encoding, profile)
 
 
@@ -65,7 +71,7 @@ def plan(
     pipeline: str | list[str] | tuple[str, ...] = (),
     *,
     at_call: int | None = None,
-    encoding: str = DEFAULT_ENCODING,
+    encoding: str | None = None,
     profile: str = "openai",
     **settings: Any,
 ):
@@ -86,7 +92,7 @@ def replay(
     target: Session | Analysis,
     pipeline: str | list[str] | tuple[str, ...] = (),
     *,
-    encoding: str = DEFAULT_ENCODING,
+    encoding: str | None = None,
     profile: str = "openai",
     **settings: Any,
 ):

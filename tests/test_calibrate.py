@@ -18,14 +18,14 @@ def test_codex_calls_recorded_and_estimated():
     rows = call_usage(a.view, a.table)
     assert [(r.call, r.message_index, r.estimated, r.recorded) for r in rows] == [
         (1, 5, 154, 5120),
-        (2, 8, 323, 7900),
-        (3, 10, 421, 8400),
+        (2, 8, 337, 7900),  # + call 1's re-sent reasoning (its 14-token summary)
+        (3, 10, 435, 8400),
         (4, 14, 200, 2600),
         (5, 16, 331, 3100),
     ]
     assert (rows[0].input_tokens, rows[0].cache_read_tokens, rows[0].cache_creation_tokens, rows[0].output_tokens) == (2048, 3072, None, 180)
     assert rows[0].ratio == pytest.approx(5120 / 154)
-    assert calibration_factor(a.view, a.table) == pytest.approx(27120 / 1429)
+    assert calibration_factor(a.view, a.table) == pytest.approx(27120 / 1457)
 
 
 def _session(usages: list[Usage | None]) -> Session:

@@ -108,7 +108,7 @@ def test_encoding_unavailable_falls_back_to_cl100k_with_a_warning(capsys, monkey
             raise tokens.EncodingUnavailable("tiktoken could not load the o200k_base encoding (o200k_base: ConnectionError).")
         return real(name)
 
-    monkeypatch.setattr(tokens, "get_counter", no_o200k)
+    monkeypatch.setattr(tokens.counters, "get_counter", no_o200k)
     assert main(["info", THREE, "--encoding", "o200k_base", "--json"]) == 0
     out, err = capsys.readouterr()
     assert err == (

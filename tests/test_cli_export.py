@@ -15,7 +15,7 @@ SAMPLES = Path(__file__).resolve().parent.parent / "sample_sessions"
 def test_export_anthropic_truncated(capsys, tmp_path):
     out_path = tmp_path / "request.json"
     code, out, err = run(capsys, "export", SAMPLES / "hr_leave_balance.json", "--strategy", "truncate_results",
-                         "--max-result-tokens", "500", "--to", "anthropic", "-o", out_path)
+                         "--max-result-tokens", "500", "--to", "anthropic", "-o", out_path, "--encoding", "cl100k_base")
     assert code == 0 and out == ""
     assert err == (f"wrote {out_path}: anthropic request body with 14 messages "
                    "(2,471 tokens by cl100k_base, anthropic profile; 9,263 before truncate_results).\n")

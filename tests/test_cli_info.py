@@ -70,7 +70,7 @@ def test_info_json_recorded_usage_and_compaction(capsys):
 
 def test_info_profile_defaults_to_the_provider_and_can_be_forced(capsys):
     hr = SAMPLES / "hr_leave_balance.json"
-    anthropic = info_json(capsys, hr)
+    anthropic = info_json(capsys, hr, "--encoding", "cl100k_base")
     openai = info_json(capsys, hr, "--profile", "openai")
     assert anthropic["profile"] == "anthropic" and openai["profile"] == "openai"
     assert anthropic["tokens"]["tool_definitions"] == 610  # includes Anthropic's 346-token tool-use prompt

@@ -91,7 +91,8 @@ def test_plan_summarize_inserts_a_message(capsys):
 
 
 def test_plan_truncate_results(capsys):
-    d = plan_json(capsys, SAMPLES / "hr_leave_balance.json", "--strategy", "truncate_results", "--max-result-tokens", "500")
+    d = plan_json(capsys, SAMPLES / "hr_leave_balance.json", "--strategy", "truncate_results", "--max-result-tokens", "500",
+                   "--encoding", "cl100k_base")
     changed = [m for m in d["messages"] if m["status"] != "kept"]
     assert [(m["index"], m["status"], m["tokens"], m["tokens_after"]) for m in changed] == [(9, "truncated", 7309, 517)]
     assert changed[0]["reason"] == "truncated by truncate_results: tool result of 7,303 tokens cut to 500 (+11-token marker)"

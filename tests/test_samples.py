@@ -72,7 +72,7 @@ def test_hr_leave_balance_error_result_and_large_query():
     # parallel calls answered by two tool_result blocks in one user message
     assert view.call_ids[4] == tuple(r.tool_call_id for r in session.messages[5].tool_results)
     assert len(view.call_ids[4]) == 2
-    a = inspector.analyze(session, profile="anthropic")
+    a = inspector.analyze(session, "cl100k_base", profile="anthropic")
     query = session.messages[9]
     assert isinstance(query.content[0], ToolResultBlock) and view.tool_names[9] == ("query_hr_database",)
     assert a.table.counts[9].blocks[0] == 7303  # several thousand tokens

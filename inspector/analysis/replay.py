@@ -19,6 +19,7 @@ from ..strategies.base import Settings
 from ..strategies.pipeline import parse_pipeline, run
 from ..tokens import TokenTable
 from ..units import SessionView
+from .baseline import call_baselines, resent_reasoning
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,19 +67,8 @@ class Replay:
 
 
 def baseline_tokens(view: SessionView, table: TokenTable) -> list[int]:
-    """The input tokens of every model call without pruning, in call order (prefix sums)."""
-    prefix, roles = table.prefix, view.roles
-    system_prefix = [0] * (len(view) + 1)
-    running = 0
-    for i, t in enumerate(table.totals):
-        if roles[i] == "system":
-            running += t
-        system_prefix[i + 1] = running
-    out = []
-    for call in view.calls:
-        stop, start = call.message_index, min(call.context_start, call.message_index)
-        out.append(table.overhead + system_prefix[start] + prefix[stop] - prefix[start])
-    return out
+    """The input tokens of every model call without pruning, in call order (:mod:`.baseline`)."""
+    return call_baselines(view, table)
 
 
 def replay(
@@ -116,6 +106,9 @@ def replay(
             tokens.append(_pipeline_tokens(view, table, names, settings, n))
             if progress is not None:
                 progress(done, len(numbers))
+    if names:  # reasoning re-sent within a turn is outside the messages a strategy plans
+        resent = resent_reasoning(view, table)
+        tokens = [t + resent[n - 1] for n, t in zip(numbers, tokens)]
     messages = view.messages
     out = Replay(names, settings, session_calls=len(view.calls))
     for n, t in zip(numbers, tokens):

@@ -23,6 +23,8 @@ from typing import Any, NoReturn
 from .. import __version__
 from ..tokens import ENCODINGS
 from .options import (
+    ENCODING_HELP,
+    MODEL_HELP,
     UsageError,
     add_calibrate_option,
     add_session_options,
@@ -84,7 +86,8 @@ def _tui_parser() -> Parser:
     p.add_argument("--theme", metavar="NAME", help="colour theme")
     p.add_argument("--follow", action=argparse.BooleanOptionalAction, default=None, help="follow the session as the agent writes it (default: on for JSONL transcripts, Strands directories and Agents SDK SQLite)")
     p.add_argument("--format", metavar="NAME", help="force a format instead of detecting it")
-    p.add_argument("--encoding", choices=ENCODINGS, default="cl100k_base", help="token counter (default: cl100k_base)")
+    p.add_argument("--encoding", choices=ENCODINGS, help=ENCODING_HELP)
+    p.add_argument("--model", metavar="NAME", help=MODEL_HELP)
     p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     _sessions.add_latest_option(p)
     return p
@@ -148,15 +151,16 @@ def _load(args: argparse.Namespace):
     """Read and count the session: the one expensive step every command shares."""
     import inspector
 
-    from ..tokens import get_counter_or_fallback
+    from ..tokens import resolve_or_fallback
     from .report import default_profile
 
     session = inspector.load(args.session, args.format)
     profile = getattr(args, "profile", None) or default_profile(session.format)
-    counter, warning = get_counter_or_fallback(args.encoding)
+    model = args.model or session.model
+    resolution, warning = resolve_or_fallback(model, args.encoding, profile)
     if warning:
         print(f"warning: {warning}", file=sys.stderr)
-    return inspector.analyze(session, counter.name, profile)
+    return inspector.analyze(session, resolution.counter, profile, model)
 
 
 def _pipeline(args: argparse.Namespace) -> tuple[str, ...]:
@@ -400,7 +404,11 @@ def cmd_tui(args: argparse.Namespace) -> int:
     formats.get_format(args.format) if args.format else formats.detect(path)
     from ..tui.app import run
 
-    return run(path, theme=args.theme, follow=args.follow, format=args.format, encoding=args.encoding)
+    from ..tokens import tokenizer_for
+
+    # The viewer reads the file itself: without --encoding or --model it counts with the default.
+    encoding = args.encoding or tokenizer_for(args.model)
+    return run(path, theme=args.theme, follow=args.follow, format=args.format, encoding=encoding)
 
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {

@@ -12,6 +12,12 @@ from typing import Any
 
 from ..tokens import ENCODINGS, PROFILES
 
+ENCODING_HELP = (
+    "token counter (default: the tokenizer of the model the file records or --model names; "
+    "claude for Anthropic files, else cl100k_base, when no model is known; approx = ceil(chars / 4))"
+)
+MODEL_HELP = "the model the session was sent to (sets the tokenizer; default: the model the file records)"
+
 
 class UsageError(Exception):
     """A bad option value the parser could not catch; printed as one paragraph, exit code 2."""
@@ -20,12 +26,8 @@ class UsageError(Exception):
 def add_session_options(parser: argparse.ArgumentParser, *, profile: bool = True) -> None:
     parser.add_argument("session", metavar="SESSION", help="session file (JSON or JSONL)")
     parser.add_argument("--format", metavar="NAME", help="force a format instead of detecting it")
-    parser.add_argument(
-        "--encoding",
-        choices=ENCODINGS,
-        default="cl100k_base",
-        help="token counter (default: cl100k_base; approx = ceil(chars / 4))",
-    )
+    parser.add_argument("--encoding", choices=ENCODINGS, help=ENCODING_HELP)
+    parser.add_argument("--model", metavar="NAME", help=MODEL_HELP)
     if profile:
         parser.add_argument(
             "--profile",

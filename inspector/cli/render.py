@@ -80,7 +80,7 @@ def _session_line(report: dict[str, Any]) -> Text:
 
 def _counting_line(report: dict[str, Any], exact: bool | None = None) -> Text:
     how = "" if exact is None else (" (exact)" if exact else " (estimate)")
-    return Text(f"Tokens counted with {report['encoding']}{how}, {report['profile']} message framing.", style="dim")
+    return Text(f"Tokens counted with {report.get('tokenizer', report['encoding'])}{how}, {report['profile']} message framing.", style="dim")
 
 
 def calibrated(report: dict[str, Any]) -> bool:

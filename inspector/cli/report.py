@@ -214,6 +214,7 @@ def info_report(analysis: Analysis, largest: int = 10, cal: Calibration = NO_CAL
         "session": session_report(analysis),
         "encoding": table.encoding,
         "exact": table.exact,
+        "tokenizer": table.label,
         "profile": table.profile,
         "calibration": cal.report(),
         "tokens": {

@@ -1,0 +1,66 @@
+"""Baseline input per model call: the inspector's own count of what the file shows was sent.
+
+For model call k (the k-th assistant message) the baseline is
+
+- every message before it, from the last compaction recorded before it (system messages
+  always), as counted in the :class:`~inspector.tokens.TokenTable` (content plus the profile's
+  per-message framing), plus the request overhead (tool definitions, reply priming);
+- plus the reasoning re-sent within the current turn (:func:`resent_reasoning`).
+
+It is never fitted to recorded usage: it is the test of the per-message counting. What the file
+does not show at all (the agent's own system prompt and tool definitions) is not in it.
+"""
+
+from __future__ import annotations
+
+from ..tokens import TokenTable
+from ..units import SessionView
+
+
+def resent_reasoning(view: SessionView, table: TokenTable) -> list[int]:
+    """Per call: reasoning tokens of earlier calls *in the same turn* that this call re-sends.
+
+    Within a tool loop both providers send the model's earlier reasoning back: Codex re-sends
+    its encrypted reasoning items, Anthropic bills the thinking blocks of the current assistant
+    turn as input. Earlier turns' reasoning is dropped, so each turn starts again from 0.
+
+    A call's own reasoning is ``Usage.reasoning_tokens`` where the file recorded it (Codex: the
+    text is encrypted, only the count is known), else the count of its readable thinking text.
+    """
+    messages = view.messages
+    out: list[int] = []
+    turn, start, running = None, None, 0
+    for call in view.calls:
+        if call.turn != turn or call.context_start != start:  # a new turn, or a compaction
+            turn, start, running = call.turn, call.context_start, 0
+        out.append(running)
+        usage = messages[call.message_index].usage
+        if usage is not None and usage.reasoning_tokens is not None:
+            running += usage.reasoning_tokens
+        else:
+            running += table.counts[call.message_index].thinking
+    return out
+
+
+def visible_input(view: SessionView, table: TokenTable) -> list[int]:
+    """Per call: the messages it saw plus the request overhead (prefix sums, O(1) per call)."""
+    prefix, roles = table.prefix, view.roles
+    system_prefix = [0] * (len(view) + 1)
+    running = 0
+    for i, t in enumerate(table.totals):
+        if roles[i] == "system":
+            running += t
+        system_prefix[i + 1] = running
+    out = []
+    for call in view.calls:
+        stop, start = call.message_index, min(call.context_start, call.message_index)
+        out.append(table.overhead + system_prefix[start] + prefix[stop] - prefix[start])
+    return out
+
+
+def call_baselines(view: SessionView, table: TokenTable) -> list[int]:
+    """The input tokens of every model call without pruning, in call order."""
+    return [v + r for v, r in zip(visible_input(view, table), resent_reasoning(view, table))]
+
+
+__all__ = ["call_baselines", "resent_reasoning", "visible_input"]

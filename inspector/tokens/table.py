@@ -1,0 +1,111 @@
+"""The per-session token table: every message counted once, with prefix sums.
+
+Strategies read the table and never tokenize whole messages again (they only count small
+strings such as markers). What a message costs is :func:`~inspector.tokens.messages.count_message`
+under a counter (:mod:`~inspector.tokens.counters`) and a profile (:mod:`~inspector.tokens.framing`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from ..model import Message, ToolDefinition
+from .counters import DEFAULT_ENCODING, get_counter
+from .framing import get_profile
+from .messages import MessageCount, count_message, count_tool_definitions
+from .models import resolve
+
+
+@dataclass
+class TokenTable:
+    """Per-message token counts of one session under one counter and profile, plus prefix sums.
+
+    ``totals[i]`` is what message ``i`` adds to a request; ``prefix[i]`` is the sum of
+    ``totals[:i]``. A request made of messages ``S`` costs ``sum(totals[S]) + overhead``, where
+    ``overhead`` is the tool definitions plus the reply priming.
+    """
+
+    encoding: str
+    profile: str
+    exact: bool
+    counts: list[MessageCount]
+    totals: list[int]
+    prefix: list[int]
+    tools: int
+    reply_priming: int
+    #: The model the counts are for, when known (decides ``exact`` and ``label``).
+    model: str | None = None
+
+    @property
+    def label(self) -> str:
+        """The counter for people: ``o200k_base``, ``claude≈o200k×1.19 (estimate)``."""
+        return resolve(self.model, self.encoding, self.profile).label
+
+    @property
+    def overhead(self) -> int:
+        return self.tools + self.reply_priming
+
+    def range_total(self, start: int, stop: int) -> int:
+        """Sum of ``totals[start:stop]`` in O(1)."""
+        return self.prefix[stop] - self.prefix[start]
+
+    def __len__(self) -> int:
+        return len(self.totals)
+
+
+def count_session(
+    messages: Sequence[Message],
+    tools: Sequence[ToolDefinition] = (),
+    *,
+    encoding: str = DEFAULT_ENCODING,
+    profile: str = "openai",
+    model: str | None = None,
+    previous: TokenTable | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    cancelled: Callable[[], bool] | None = None,
+) -> TokenTable:
+    """Count every message once. With ``previous`` (same encoding and profile), the messages it
+    already counted are reused and only new ones are tokenized: a followed session that grows by
+    appends is never re-counted. ``progress(done, total)`` is called every 256 messages;
+    ``cancelled()`` returning True stops early with :class:`CountCancelled`."""
+    counter = get_counter(encoding)
+    prof = get_profile(profile)
+    counts: list[MessageCount] = []
+    if previous is not None and previous.encoding == encoding and previous.profile == profile:
+        counts = previous.counts[: min(len(previous.counts), len(messages))]
+    total = len(messages)
+    for i in range(len(counts), total):
+        counts.append(count_message(messages[i], counter, prof))
+        if i % 256 == 255:
+            if cancelled is not None and cancelled():
+                raise CountCancelled(i + 1)
+            if progress is not None:
+                progress(i + 1, total)
+    if progress is not None:
+        progress(total, total)
+    totals = [c.total for c in counts]
+    prefix = [0] * (total + 1)
+    running = 0
+    for i, t in enumerate(totals):
+        running += t
+        prefix[i + 1] = running
+    return TokenTable(
+        encoding=encoding,
+        profile=profile,
+        exact=resolve(model, encoding, profile).exact,
+        counts=counts,
+        totals=totals,
+        prefix=prefix,
+        tools=count_tool_definitions(tools, counter, prof),
+        reply_priming=prof.reply_priming,
+        model=model,
+    )
+
+
+class CountCancelled(Exception):
+    """Counting was cancelled after ``done`` messages."""
+
+    def __init__(self, done: int) -> None:
+        super().__init__(f"counting cancelled after {done} messages")
+        self.done = done

@@ -1,0 +1,54 @@
+"""Per-call baseline on real transcripts: visible input plus reasoning re-sent within the turn."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import inspector
+from inspector.analysis.baseline import call_baselines, resent_reasoning, visible_input
+from inspector.analysis.replay import baseline_tokens, replay
+
+REAL = Path(__file__).resolve().parent / "fixtures" / "real"
+CODEX = REAL / "codex" / "agentcmd_rollout-2025-09-25T15-12-14-019982b8-3422-79e0-8b3b-05abaf4f3c3e.jsonl"
+CLAUDE = REAL / "claude_code" / "fasthooks_sample_main_transcript.jsonl"
+
+
+def codex_with_reasoning(counts: dict[int, int]):
+    """The Codex fixture with ``Usage.reasoning_tokens`` set per call (as the reader will), 0 elsewhere."""
+    session = inspector.load(CODEX)
+    calls = [m for m in session.messages if m.role == "assistant"]
+    for number, m in enumerate(calls, 1):
+        if m.usage is not None:
+            m.usage.reasoning_tokens = counts.get(number, 0)
+    return inspector.analyze(session, model="gpt-5-codex")
+
+
+def test_codex_recorded_reasoning_is_re_sent_to_every_later_call_of_the_turn():
+    a = codex_with_reasoning({1: 64, 10: 64})
+    assert a.table.encoding == "o200k_base" and a.table.exact
+    assert len(a.view.calls) == 35 and {c.turn for c in a.view.calls} == {2}  # one prompt
+    assert visible_input(a.view, a.table)[:5] == [334, 425, 524, 604, 720]
+    resent = resent_reasoning(a.view, a.table)
+    assert resent[:3] == [0, 64, 64] and resent[9] == 64 and resent[10:12] == [128, 128]
+    assert call_baselines(a.view, a.table)[:3] == [334, 489, 588]
+    assert baseline_tokens(a.view, a.table) == call_baselines(a.view, a.table)
+
+
+def test_codex_without_recorded_reasoning_counts_the_readable_summary():
+    a = inspector.analyze(inspector.load(CODEX), model="gpt-5-codex")
+    assert [a.table.counts[c.message_index].thinking for c in a.view.calls[:3]] == [8, 7, 9]
+    assert resent_reasoning(a.view, a.table)[:4] == [0, 8, 15, 24]
+
+
+def test_claude_thinking_counts_within_the_tool_loop_and_resets_at_the_next_prompt():
+    a = inspector.analyze(inspector.load(CLAUDE), profile="anthropic", model="claude-haiku-4-5-20251001")
+    assert (a.table.encoding, a.table.exact) == ("claude", False)
+    view = a.view
+    assert [c.turn for c in view.calls] == [1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 5, 5]
+    assert [a.table.counts[c.message_index].thinking for c in view.calls] == [55, 125, 152, 20, 22, 50, 50, 37, 679, 24, 19, 60]
+    assert resent_reasoning(view, a.table) == [0, 55, 0, 152, 0, 22, 0, 50, 0, 679, 703, 722]
+    assert visible_input(view, a.table) == [16, 455, 640, 693, 753, 876, 942, 990, 1066, 1236, 1540, 1737]
+    # a pipeline's figure keeps the re-sent reasoning too, so it is not counted as a saving
+    r = replay(view, a.table, "tool_pruning")
+    assert [c.baseline_tokens - c.tokens for c in r.calls][:2] == [0, 0]
+    assert r.calls[1].baseline_tokens == 455 + 55
