@@ -11,13 +11,15 @@ It keeps what it received (``received``: path, headers, body bytes) and answers 
 A body that is not JSON gets a 400 ``invalid_request_error``; ``"fake": "error"`` in the body a
 429 ``rate_limit_error``; ``"fake": "slow"`` streams an event every 50 ms for 20 s (to be cut off
 by the client: ``cut_off`` is set when the proxy closes the connection). ``"fake": "chunks"`` with
-``"n": N`` streams N small events as fast as it can (the benchmark).
+``"n": N`` and ``"gap": seconds`` streams N small events stamped with ``time.perf_counter()`` as
+they are sent (the benchmark).
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import time
 from dataclasses import dataclass, field
 
 from aiohttp import web
@@ -134,7 +136,7 @@ class FakeUpstream:
         if doc.get("fake") == "slow":
             return await self._stream(request, ((None, {"type": "ping"}) for _ in range(400)), delay=0.05)
         if doc.get("fake") == "chunks":
-            return await self._stream(request, ((None, {"type": "ping", "i": i}) for i in range(int(doc.get("n", 100)))))
+            return await self._stream(request, self._timed(int(doc.get("n", 100))), delay=float(doc.get("gap", 0)))
         stream = bool(doc.get("stream"))
         if path.endswith("/messages"):
             return await self._stream(request, ANTHROPIC_EVENTS) if stream else web.json_response(ANTHROPIC_MESSAGE)
@@ -145,6 +147,12 @@ class FakeUpstream:
         if path.endswith("/responses"):
             return await self._stream(request, RESPONSE_EVENTS) if stream else web.json_response(RESPONSE)
         return web.json_response({"object": "list", "data": [{"id": "model-a"}]}, headers={"x-fake-path": path})
+
+    @staticmethod
+    def _timed(n: int):
+        """``n`` ping events, each stamped with ``time.perf_counter()`` as it is sent."""
+        for i in range(n):
+            yield None, {"type": "ping", "i": i, "t": time.perf_counter()}
 
     async def _stream(self, request: web.Request, events, delay: float = 0.0) -> web.StreamResponse:
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"})
@@ -163,3 +171,16 @@ class FakeUpstream:
 
 def expected_stream(events) -> bytes:
     return b"".join(sse(name, data) for name, data in events)
+
+
+async def _serve_forever() -> None:
+    fake = await FakeUpstream().start()
+    print(f"fake upstream on {fake.url}", flush=True)
+    try:
+        await asyncio.Event().wait()
+    finally:
+        await fake.stop()
+
+
+if __name__ == "__main__":  # a process of its own, for bench/bench_proxy.py
+    asyncio.run(_serve_forever())
