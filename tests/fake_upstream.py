@@ -9,7 +9,7 @@ It keeps what it received (``received``: path, headers, body bytes) and answers 
 - ``/v1/responses``: a response, or its event stream ending in ``response.completed``.
 
 A body that is not JSON gets a 400 ``invalid_request_error``; ``"fake": "error"`` in the body a
-429 ``rate_limit_error``; ``"fake": "slow"`` streams an event every 50 ms for 20 s (to be cut off
+429 ``rate_limit_error``; ``"fake": "bad_key"`` a 401 quoting a masked key (as OpenAI does); ``"fake": "slow"`` streams an event every 50 ms for 20 s (to be cut off
 by the client: ``cut_off`` is set when the proxy closes the connection). ``"fake": "chunks"`` with
 ``"n": N`` and ``"gap": seconds`` streams N small events stamped with ``time.perf_counter()`` as
 they are sent (the benchmark).
@@ -130,6 +130,9 @@ class FakeUpstream:
         doc = doc if isinstance(doc, dict) else {}
         if doc.get("fake") == "error":
             return web.json_response({"type": "error", "error": {"type": "rate_limit_error", "message": "Slow down."}}, status=429, headers={"retry-after": "7"})
+        if doc.get("fake") == "bad_key":
+            message = "Incorrect API key provided: sk-proj-********3210."
+            return web.json_response({"error": {"message": message, "type": "invalid_request_error"}}, status=401)
         path = request.path
         if path.endswith("/messages/count_tokens"):
             return web.json_response({"input_tokens": 42})

@@ -166,6 +166,13 @@ async def test_upstream_error_passes_through_unchanged(proxy, client):
     assert line["response_error"]["error"]["type"] == "rate_limit_error"
 
 
+async def test_an_error_quoting_the_key_is_passed_back_and_recorded_redacted(proxy, client):
+    status, _, body = await post(client, proxy, "/v1/chat/completions", b'{"fake":"bad_key"}', OPENAI_HEADERS)
+    assert (status, json.loads(body)["error"]["message"]) == (401, "Incorrect API key provided: sk-proj-********3210.")
+    line = capture_lines(proxy)[1]
+    assert line["response_error"]["error"]["message"] == "Incorrect API key provided: (redacted)"
+
+
 async def test_unreachable_upstream_is_a_502_naming_no_secret(tmp_path, client):
     config = ProxyConfig(port=0, upstreams={"anthropic": "http://user:pw@127.0.0.1:9/base?key=abc", "openai": "http://127.0.0.1:9"}, directory=tmp_path / "c")
     proxy = await open_proxy(config, lambda line: None)

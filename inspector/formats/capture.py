@@ -72,11 +72,20 @@ class Call:
     raw: list[int] = field(default_factory=list)
     shape: list[int] = field(default_factory=list)
     exact: bool = True
+    n_items: int = 0
 
     def __post_init__(self) -> None:
         keys = [_keys(self.head)] + [_keys(item) for item in self.items]
         self.raw = [k[0] for k in keys]
         self.shape = [k[1] for k in keys]
+        self.n_items = len(self.items)
+
+    def forget_body(self) -> None:
+        """Drop the request body once a later call carries the same messages: a long session's
+        capture holds every body, and only the latest of each conversation is read again."""
+        self.items = []
+        self.head = None
+        self.record = {k: v for k, v in self.record.items() if k != "request"}
 
     @property
     def response(self) -> dict[str, Any]:
@@ -102,7 +111,7 @@ class Conversation:
         return self.calls[-1]
 
     def rank(self) -> tuple[int, int]:
-        return len(self.calls), len(self.last.items)
+        return len(self.calls), self.last.n_items
 
 
 class CaptureStream:
@@ -117,6 +126,7 @@ class CaptureStream:
         self.side_calls: list[Call] = []  # count_tokens
         self._by_response_id: dict[str, tuple[Conversation, Call]] = {}
         self._skipped: list[Any] = []
+        self._capture: dict[str, Any] | None = None  # the capture_start record's facts
         self._built_for: tuple[int, int] | None = None  # (conversation id, calls) of the build
         self._changed = True
         self._old_raw: list[int] = []
@@ -135,7 +145,7 @@ class CaptureStream:
         source = SourceRef(line=line_no)
         if kind == "capture_start":
             self.recognised += 1
-            self._session.extra["capture"] = {k: record.get(k) for k in ("time", "version", "upstreams")}
+            self._capture = {k: record.get(k) for k in ("time", "version", "upstreams")}
             return
         if kind != "exchange":
             self._skipped.append(ignored(source, f"{kind} (unknown record type)"))
@@ -161,6 +171,8 @@ class CaptureStream:
         if conversation is None:
             conversation = Conversation([])
             self.conversations.append(conversation)
+        if conversation.calls and conversation.last.api != "responses":
+            conversation.last.forget_body()
         conversation.calls.append(call)
         rid = call.response.get("id")
         if isinstance(rid, str):
@@ -222,10 +234,8 @@ class CaptureStream:
             return
         built = _conversation_messages(main, s.skipped)
         s.messages, s.tools = built.messages, built.tools
-        s.extra = {**built.extra, **{k: v for k, v in s.extra.items() if k in ("capture",)}}
-        s.extra["provider"] = main.last.record.get("provider")
+        s.extra = {**built.extra, "capture": self._capture, "provider": main.last.record.get("provider")}
         s.model = main.last.response.get("model") or built.extra.get("model")
-        s.agent = None
         s.sidechains = self._side_sessions(main)
         # Re-report from the first message whose body changed (a moved breakpoint, a new branch).
         raw = main.last.raw
@@ -290,7 +300,7 @@ def _document_session(last: Call, conversation: Conversation) -> tuple[Session, 
     reader = anthropic if last.record.get("provider") == "anthropic" else openai_chat
     session = reader.session_from_document(doc)
     offset = len(session.messages) - len(doc["messages"])
-    return session, [offset + len(call.items) for call in conversation.calls]
+    return session, [offset + call.n_items for call in conversation.calls]
 
 
 def _responses_session(last: Call, conversation: Conversation) -> tuple[Session, list[int | None]]:
@@ -300,7 +310,7 @@ def _responses_session(last: Call, conversation: Conversation) -> tuple[Session,
     reader = ItemReader(session.messages, session.skipped)
     if isinstance(last.head, str) and last.head:
         reader.append(Message(index=0, role="system", content=[TextBlock(text=last.head)], source=SourceRef(json_path="$.request.instructions"), extra={"request_field": "instructions"}))
-    ends = {len(call.items): k for k, call in enumerate(conversation.calls)}
+    ends = {call.n_items: k for k, call in enumerate(conversation.calls)}
     starts: list[int | None] = [None] * len(conversation.calls)
     for k, item in enumerate(last.items + last.output()):
         if k in ends:

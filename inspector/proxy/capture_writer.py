@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import os
 import queue
+import re
 import sys
 import threading
 import time
@@ -38,6 +39,8 @@ from .. import __version__
 from .assemble import assemble
 
 DIR_MODE = 0o700
+#: What an API key looks like when an upstream error message quotes it, even masked (``sk-proj-****abcd``).
+KEY_LIKE = re.compile(rb"\b(?:sk|rk|pk)-[A-Za-z0-9_*.\-]{6,}")
 FILE_MODE = 0o600
 
 
@@ -141,6 +144,7 @@ def record(ex: Exchange, n: int) -> dict[str, Any]:
     if problem:
         line["response_note"] = problem
     elif ex.status >= 400:
+        body = KEY_LIKE.sub(b"(redacted)", body)  # an "invalid key" error may echo part of the key
         try:
             line["response_error"] = orjson.loads(body)
         except orjson.JSONDecodeError:

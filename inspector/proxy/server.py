@@ -51,7 +51,7 @@ ROUTES: tuple[tuple[str, str, str], ...] = (
 HOP_BY_HOP = frozenset(
     {
         "connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer", "trailers",
-        "transfer-encoding", "upgrade", "host", "content-length",
+        "transfer-encoding", "upgrade", "host", "content-length", "expect",
     }
 )
 READABLE_ENCODINGS = ("gzip", "deflate", "identity")
