@@ -81,3 +81,27 @@ def test_bad_upstream_url(tmp_path, capsys):
     code, out, err = run(capsys, "proxy", "--anthropic-upstream", "ftp://user:pw@example.com/x", "--dir", tmp_path / "c")
     assert (code, out) == (2, "")
     assert err == "context-inspector proxy: error: --anthropic-upstream 'ftp://example.com/x': expected an http:// or https:// URL.\n"
+
+
+def test_dash_dash_proxy_runs_the_proxy_while_the_viewer_is_open(tmp_path, capsys, monkeypatch):
+    from inspector.cli import proxy as proxy_cli
+
+    seen = {}
+
+    def viewer(path, args):  # stands in for the Textual app (tests/tui/test_follow_capture.py runs it)
+        seen.update(path=path, profile=args.profile, lines=path.read_text().splitlines())
+        return 0
+
+    monkeypatch.setattr(proxy_cli, "_viewer", viewer)
+    code, out, err = run(capsys, "--proxy", "--port", "0", "--dir", tmp_path / "c", "--profile", "openai")
+    assert code == 0
+    assert seen["path"].parent == tmp_path / "c" and seen["profile"] == "openai"
+    assert len(seen["lines"]) == 1 and '"type":"capture_start"' in seen["lines"][0]
+    assert err == f"context-inspector proxy: stopped; 0 requests recorded in {seen['path']}\n"
+
+
+def test_dash_dash_proxy_bad_theme_starts_nothing(tmp_path, capsys):
+    code, out, err = run(capsys, "--proxy", "--port", "0", "--dir", tmp_path / "c", "--theme", "no-such-theme")
+    assert code == 2
+    assert err.startswith("context-inspector --proxy: error: ")
+    assert not (tmp_path / "c").exists()

@@ -246,3 +246,16 @@ async def test_refuses_non_loopback_without_allow_remote(tmp_path):
     with pytest.raises(ProxyError, match=r"^refusing to listen on 0\.0\.0\.0: the proxy forwards API keys"):
         await open_proxy(ProxyConfig(host="0.0.0.0", port=0, directory=tmp_path / "c"))
     assert list((tmp_path / "c").iterdir()) == []  # no empty capture left behind
+
+
+def test_upstream_url_keeps_a_base_path_once():
+    from aiohttp.test_utils import make_mocked_request
+
+    from inspector.proxy.server import upstream_headers, upstream_url
+
+    req = make_mocked_request("POST", "/v1/responses?api-version=2")
+    assert str(upstream_url("https://api.openai.com", req)) == "https://api.openai.com/v1/responses?api-version=2"
+    assert str(upstream_url("https://gw.example/v1", req)) == "https://gw.example/v1/responses?api-version=2"
+    assert str(upstream_url("https://gw.example/openai/", req)) == "https://gw.example/openai/v1/responses?api-version=2"
+    assert upstream_headers({"Host": "127.0.0.1:8484", "Connection": "keep-alive", "Accept-Encoding": "gzip, br, zstd",
+                             "x-api-key": KEY, "Content-Length": "12"}) == [("Accept-Encoding", "gzip"), ("x-api-key", KEY)]

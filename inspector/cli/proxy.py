@@ -109,8 +109,12 @@ async def _serve(config) -> int:
         await stop.wait()
     finally:
         await close_proxy(proxy)
-    sys.stderr.write(f"context-inspector proxy: stopped; {proxy.writer.count} requests recorded in {proxy.writer.path}\n")
+    sys.stderr.write(_stopped(proxy))
     return 0
+
+
+def _stopped(proxy) -> str:
+    return f"context-inspector proxy: stopped; {proxy.writer.count} requests recorded in {proxy.writer.path}\n"
 
 
 def cmd_proxy(args: argparse.Namespace) -> int:
@@ -132,7 +136,7 @@ def cmd_proxy_tui(args: argparse.Namespace) -> int:
         code = _viewer(path, args)
     finally:
         background.stop()
-    sys.stderr.write(_how_to(proxy.port, path).splitlines()[1].strip() + f" ({proxy.writer.count} requests)\n")
+    sys.stderr.write(_stopped(proxy))
     return code
 
 

@@ -24,7 +24,7 @@ import asyncio
 import ipaddress
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -88,19 +88,20 @@ def public_url(url: str) -> str:
     return str(u.with_user(None).with_query(None).with_fragment(None))
 
 
-def route(path: str, headers: "aiohttp.typedefs.LooseHeaders") -> tuple[str, str, bool]:
+def route(path: str, headers: Mapping[str, str]) -> tuple[str, str, bool]:
     """``(provider, api, recorded)`` for a request path."""
     trimmed = path.rstrip("/")
     for suffix, provider, api in ROUTES:
         if trimmed.endswith(suffix):
             return provider, api, True
-    h = {k.lower() for k in headers}  # type: ignore[union-attr]
+    h = {k.lower() for k in headers}
     return ("anthropic" if "anthropic-version" in h or "x-api-key" in h else "openai"), "other", False
 
 
-def upstream_headers(headers: "aiohttp.typedefs.LooseHeaders") -> list[tuple[str, str]]:
+def upstream_headers(headers: Mapping[str, str]) -> list[tuple[str, str]]:
+    """The client's headers for the upstream: hop-by-hop ones dropped, Accept-Encoding narrowed."""
     out = []
-    for k, v in headers.items():  # type: ignore[union-attr]
+    for k, v in headers.items():
         low = k.lower()
         if low in HOP_BY_HOP:
             continue

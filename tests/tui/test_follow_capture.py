@@ -36,10 +36,10 @@ async def test_viewer_follows_the_proxy_capture(tmp_path):
             assert app.following
             async with client.post(base, data=FIRST, headers=ANTHROPIC_HEADERS) as r:
                 assert r.status == 200
-            assert await wait_for(pilot, lambda: len(app.view) == 3, seconds=8), len(app.view)
+            assert await wait_for(pilot, lambda: len(app.view) == 3, seconds=20), len(app.view)
             async with client.post(base, data=SECOND, headers=ANTHROPIC_HEADERS) as r:
                 assert r.status == 200
-            assert await wait_for(pilot, lambda: len(app.view) == 5, seconds=8), len(app.view)
+            assert await wait_for(pilot, lambda: len(app.view) == 5, seconds=20), len(app.view)
             await settle(pilot, app)
             assert "5 messages" in status_text(app)
             messages = app.session.messages
