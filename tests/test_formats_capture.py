@@ -79,11 +79,11 @@ def test_claude_capture_splits_main_conversation_from_side_calls(tmp_path):
             for i, m in enumerate(s.messages) if m.usage] == [
         (2, 10, 0, 900, 30, "claude-test"), (4, 15, 900, 40, 12, "claude-test"), (6, 6, 940, 20, 5, "claude-test"),
     ]
-    # Calls 1 and 2 had their breakpoint elsewhere: the same messages, but not the same bytes.
+    # Each call's own breakpoints: the system prompt and the last message it sent.
     assert [s.messages[i].extra["capture"] for i in (2, 4, 6)] == [
-        {"line": 3, "exchange": 2, "api": "messages", "exact": False, "stop_reason": "tool_use"},
-        {"line": 5, "exchange": 4, "api": "messages", "exact": False, "stop_reason": "end_turn"},
-        {"line": 7, "exchange": 6, "api": "messages", "exact": True, "stop_reason": "end_turn"},
+        {"line": 3, "exchange": 2, "api": "messages", "exact": True, "stop_reason": "tool_use", "cache_breakpoints": [0, 1]},
+        {"line": 5, "exchange": 4, "api": "messages", "exact": True, "stop_reason": "end_turn", "cache_breakpoints": [0, 3]},
+        {"line": 7, "exchange": 6, "api": "messages", "exact": True, "stop_reason": "end_turn", "cache_breakpoints": [0, 5]},
     ]
     assert list(s.sidechains) == ["messages from line 2", "count_tokens from line 4", "messages from line 6"]
     title = s.sidechains["messages from line 2"]

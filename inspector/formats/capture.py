@@ -14,9 +14,10 @@ to it. Every other conversation (title generation, sub-agents, one-off calls) an
 ``count_tokens`` request is in ``Session.sidechains``, named ``"<api> from line N"``.
 
 **Per call.** The assistant message a call produced carries ``usage`` (the response's, with
-``model``) and ``extra["capture"]``: ``{"line", "exchange", "api", "exact", "stop_reason"}``.
-``exact`` is False when the call's own body differs from the messages shown before that
-message (not only by a moved breakpoint), and for Responses requests that carry
+``model``) and ``extra["capture"]``: ``{"line", "exchange", "api", "exact", "stop_reason",
+"cache_breakpoints"}``. The messages shown are the latest request's, with its breakpoints;
+``cache_breakpoints`` lists the message indices where that call's own request had one (agents
+move them forward every call). ``exact`` is False for Responses requests that carry
 ``previous_response_id``: the server added state the request does not show. Such a request
 continues the conversation that holds that response (its input, then its output, then the new
 input) when the capture has it.
@@ -52,12 +53,13 @@ def _without_cache_control(value: Any) -> Any:
     return value
 
 
-def _keys(value: Any) -> tuple[int, int]:
-    """``(raw, shape)`` fingerprints of one message: as sent, and with cache_control removed."""
+def _keys(value: Any) -> tuple[int, int, bool]:
+    """``(raw, shape, breakpoint)`` of one message: fingerprints as sent and with cache_control
+    removed, and whether it carries a cache_control breakpoint."""
     raw = orjson.dumps(value)
     if b'"cache_control"' not in raw:
-        return hash(raw), hash(raw)
-    return hash(raw), hash(orjson.dumps(_without_cache_control(value)))
+        return hash(raw), hash(raw), False
+    return hash(raw), hash(orjson.dumps(_without_cache_control(value))), True
 
 
 @dataclass
@@ -73,11 +75,14 @@ class Call:
     shape: list[int] = field(default_factory=list)
     exact: bool = True
     n_items: int = 0
+    #: Positions in ``[head] + items`` that carry a cache_control breakpoint in this request.
+    breakpoints: list[int] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         keys = [_keys(self.head)] + [_keys(item) for item in self.items]
         self.raw = [k[0] for k in keys]
         self.shape = [k[1] for k in keys]
+        self.breakpoints = [p for p, k in enumerate(keys) if k[2]]
         self.n_items = len(self.items)
 
     def forget_body(self) -> None:
@@ -276,15 +281,16 @@ def _conversation_messages(conversation: Conversation, skipped: list[Any]) -> Se
     except ShapeError as exc:
         skipped.append(ignored(SourceRef(line=last.line), f"request {last.record.get('n')}: {exc.problem} at {exc.path}"))
         return Session(format=NAME)
+    offset = int(last.api == "messages" and bool(session.messages) and session.messages[0].role == "system")
     for call, index in zip(conversation.calls, starts):
         if index is None or index >= len(session.messages) or session.messages[index].role != "assistant":
             continue
         message = session.messages[index]
         message.usage = _usage(call)
-        exact = call.exact and call.raw == last.raw[: len(call.raw)]
         message.extra = {**message.extra, "capture": {
-            "line": call.line, "exchange": call.record.get("n"), "api": call.api, "exact": exact,
+            "line": call.line, "exchange": call.record.get("n"), "api": call.api, "exact": call.exact,
             "stop_reason": call.response.get("stop_reason"),
+            "cache_breakpoints": [0 if p == 0 else offset + p - 1 for p in call.breakpoints],
         }}
     for m in session.messages:
         m.source = SourceRef(line=last.line, json_path=m.source.json_path)
