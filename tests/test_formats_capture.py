@@ -155,3 +155,16 @@ def test_info_on_a_capture_shows_system_tools_and_recorded_usage(tmp_path, capsy
         (2, 10, 0, 910), (4, 15, 900, 955), (6, 6, 940, 966),
     ]
     assert report["sidechains"] == {"messages from line 2": 3, "count_tokens from line 4": 1, "messages from line 6": 3}
+
+
+def test_follow_updates_sidechains_while_the_main_conversation_waits(tmp_path):
+    records = claude_capture()
+    path = tmp_path / "capture.jsonl"
+    write(path, records[:5])  # title call, main calls 1-2, count_tokens
+    follower = Follower(path, "capture")
+    assert list(follower.session.sidechains) == ["messages from line 2", "count_tokens from line 4"]
+    with open(path, "a") as fh:
+        fh.write(json.dumps(records[5]) + "\n")  # the sub-agent's call
+    update = follower.poll()
+    assert (update.first, update.messages) == (5, [])
+    assert list(update.session.sidechains) == ["messages from line 2", "count_tokens from line 4", "messages from line 6"]

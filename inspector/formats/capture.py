@@ -131,6 +131,7 @@ class CaptureStream:
         self.side_calls: list[Call] = []  # count_tokens
         self._by_response_id: dict[str, tuple[Conversation, Call]] = {}
         self._skipped: list[Any] = []
+        self._main_problems: list[Any] = []  # request bodies of the main conversation that did not read
         self._capture: dict[str, Any] | None = None  # the capture_start record's facts
         self._built_for: tuple[int, int] | None = None  # (conversation id, calls) of the build
         self._changed = True
@@ -229,28 +230,28 @@ class CaptureStream:
     def _build(self) -> None:
         self._changed = False
         s = self._session
-        s.skipped = list(self._skipped)
-        if not self.conversations:
-            s.sidechains = self._side_sessions(None)
-            return
-        main = max(self.conversations, key=Conversation.rank)
-        key = (id(main), len(main.calls))
-        if key == self._built_for:
-            return
-        built = _conversation_messages(main, s.skipped)
+        main = max(self.conversations, key=Conversation.rank) if self.conversations else None
+        if main is not None and (id(main), len(main.calls)) != self._built_for:
+            self._build_main(main)
+        s.skipped = self._skipped + self._main_problems
+        s.sidechains = self._side_sessions(main)
+
+    def _build_main(self, main: Conversation) -> None:
+        s = self._session
+        self._main_problems = []
+        built = _conversation_messages(main, self._main_problems)
         s.messages, s.tools = built.messages, built.tools
         s.extra = {**built.extra, "capture": self._capture, "provider": main.last.record.get("provider")}
         s.model = main.last.response.get("model") or built.extra.get("model")
-        s.sidechains = self._side_sessions(main)
         # Re-report from the first message whose body changed (a moved breakpoint, a new branch).
         raw = main.last.raw
         same = 0
         while same < min(len(raw), len(self._old_raw)) and raw[same] == self._old_raw[same]:
             same += 1
-        kept = self._built_for is not None and key[0] == self._built_for[0] and main.last.api != "responses"
+        kept = self._built_for is not None and id(main) == self._built_for[0] and main.last.api != "responses"
         self._dirty = min(self._dirty, max(0, same - 1) if kept else 0)
         self._old_raw = raw
-        self._built_for = key
+        self._built_for = (id(main), len(main.calls))
 
     def _side_sessions(self, main: Conversation | None) -> dict[str, list[Message]]:
         sides: list[tuple[int, str, list[Message]]] = []
