@@ -56,6 +56,7 @@ SUMMARIES = {
     "export": "the pruned history as an OpenAI or Anthropic request body",
     "samples": "paths of the bundled sample sessions",
     "sessions": _sessions.SUMMARY,
+    "proxy": "record every API request an agent makes, to inspect it live (--proxy: and open the viewer)",
 }
 
 
@@ -460,6 +461,10 @@ def _show_plugin_warnings() -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     _show_plugin_warnings()
+    if argv and (argv[0] == "proxy" or (argv[0] not in COMMANDS and "--proxy" in argv)):
+        from .proxy import main as proxy_main  # inspector/cli/proxy.py owns both entry points
+
+        return proxy_main(argv)
     if argv and argv[0] in COMMANDS:
         name = argv[0]
         parser = _sub_parsers()[name]
