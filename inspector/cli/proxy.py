@@ -141,14 +141,12 @@ def cmd_proxy_tui(args: argparse.Namespace) -> int:
 
 
 def _viewer(path: Path, args: argparse.Namespace) -> int:
-    """The viewer following ``path``, counting with ``args.profile`` (a capture may hold either provider)."""
-    from .. import load
-    from ..tui.app import InspectorApp
+    """The viewer following ``path``, counting with ``args.profile`` (a capture may hold either provider).
+    A bad theme name ends the viewer with exit code 2 and its one-paragraph error."""
+    from ..tui.app import run
 
-    app = InspectorApp(load(path, "capture"), path=str(path), theme=args.theme, follow=True, format="capture",
-                       encoding=args.encoding, profile=args.profile)
-    app.run()
-    return app.return_code or 0
+    return run(str(path), theme=args.theme, follow=True, format="capture", encoding=args.encoding,
+               profile=args.profile)
 
 
 def main(argv: Sequence[str]) -> int:

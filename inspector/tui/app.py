@@ -653,6 +653,7 @@ def run(
     follow: bool | None = None,
     format: str | None = None,
     encoding: str = DEFAULT_ENCODING,
+    profile: str | None = None,
 ) -> int:
     """Open the TUI on ``path`` (a bundled sample when None). Returns the exit code: 0, or 2 when
     the session or the theme cannot be used (the reason is printed to stderr, no traceback)."""
@@ -690,6 +691,6 @@ def run(
         print(f"{path}: cannot read it ({exc.strerror or exc}).", file=sys.stderr)
         return 2
     app = InspectorApp(session, path=str(path), theme=theme_file, follow=follow, format=format or session.format,
-                       encoding=encoding)
+                       encoding=encoding, profile=profile)
     app.run()
     return app.return_code or 0
