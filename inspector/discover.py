@@ -25,6 +25,8 @@ from typing import Any
 
 import orjson
 
+from .safeio import open_input
+
 AGENTS = ("claude", "codex", "strands")
 ALIASES = {"claude": "claude", "claude_code": "claude", "claude-code": "claude", "codex": "codex", "strands": "strands"}
 FORMAT_OF = {"claude": "claude_code", "codex": "codex", "strands": "strands"}
@@ -156,7 +158,7 @@ def _strands_candidates(dirs: Iterable[str | Path]) -> Iterator[tuple[str, Path,
 
 
 def _head_records(path: Path, limit: int = 40) -> list[dict[str, Any]]:
-    with open(path, "rb") as fh:
+    with open_input(path) as fh:
         head = fh.read(HEAD)
     out = []
     for raw in head.split(b"\n")[:limit]:
@@ -171,7 +173,7 @@ def _head_records(path: Path, limit: int = 40) -> list[dict[str, Any]]:
 
 def _count(path: Path, needles: tuple[bytes, ...]) -> int:
     total = 0
-    with open(path, "rb") as fh:
+    with open_input(path) as fh:
         while chunk := fh.read(CHUNK):
             total += sum(chunk.count(n) for n in needles)
     return total

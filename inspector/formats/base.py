@@ -17,6 +17,7 @@ from typing import Any, Protocol
 import orjson
 
 from ..model import Session
+from ..safeio import check_input, read_text, read_text_head
 
 HEAD_BYTES = 64 * 1024
 
@@ -51,8 +52,7 @@ class Probe:
     def head(self) -> bytes:
         if self.is_dir:
             return b""
-        with open(self.path, "rb") as fh:
-            return fh.read(HEAD_BYTES)
+        return read_text_head(self.path, HEAD_BYTES)
 
     @cached_property
     def first_line(self) -> Any:
@@ -74,7 +74,7 @@ class Probe:
         if not stripped[:1] in (b"{", b"["):
             return None
         try:
-            return orjson.loads(self.path.read_bytes())
+            return orjson.loads(read_text(self.path))
         except orjson.JSONDecodeError:
             return None
 
@@ -126,8 +126,9 @@ def register(fmt: Format) -> Format:
 def detect(path: str | Path) -> Format:
     """The registered format that scores highest on ``path``; SessionFormatError if none does."""
     p = Path(path)
-    if not p.exists():
+    if not p.exists() and not p.is_symlink():
         raise SessionFormatError(p, None, "no such file or directory.")
+    check_input(p)
     probe = Probe(p)
     try:
         scored = sorted(((fmt.detect(probe), fmt.name) for fmt in FORMATS.values()), reverse=True)
@@ -157,6 +158,7 @@ def load(path: str | Path, format: str | None = None) -> Session:
     """Read ``path`` into a Session, detecting the format unless ``format`` names one."""
     p = Path(path)
     fmt = get_format(format) if format else detect(p)
-    if not p.exists():
+    if not p.exists() and not p.is_symlink():
         raise SessionFormatError(p, None, "no such file or directory.")
+    check_input(p)
     return fmt.read(p)

@@ -54,6 +54,7 @@ from ..model import (
     ToolResultBlock,
     Usage,
 )
+from ..safeio import read_line
 from .base import Format, Probe, register
 from .records import anthropic_usage as usage_of
 from .records import FIELD_ERRORS, head_records, ignored, iter_lines, json_text, malformed, parse_line, read_stream
@@ -432,8 +433,7 @@ def _subagent_files(path: Path, session_id: str | None) -> list[Path]:
     if session_id:  # 2.0.x: agent-<id>.jsonl beside the session, tied to it by sessionId
         for candidate in sorted(path.parent.glob("agent-*.jsonl")):
             try:
-                with open(candidate, "rb") as fh:
-                    first = orjson.loads(fh.readline(1 << 20) or b"null")
+                first = orjson.loads(read_line(candidate, 1 << 20) or b"null")
             except (OSError, orjson.JSONDecodeError):
                 continue
             if isinstance(first, dict) and first.get("sessionId") == session_id:

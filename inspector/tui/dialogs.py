@@ -71,9 +71,12 @@ class DialogsMixin:
             raise ValueError("that is the session file")
         from ..providers.export import export_request, write_export
 
+        from ..providers.exportable import check_exportable, session_files
+
         plan = self.result.plan
+        check_exportable(plan, provider)  # the prompt shows "Not written: refusing to export: ..."
         body = export_request(plan, provider)
-        write_export(body, path, self.session_path)
+        write_export(body, path, self.session_path, session_files(plan.view.session))
         at = f"call {self.at_call}" if self.at_call else "the next call"
         return f"wrote {path}: the pruned history at {at}, as an {_provider(provider)} request"
 
