@@ -123,6 +123,19 @@ def register(fmt: Format) -> Format:
     return fmt
 
 
+#: What a detector raises on a field of an unexpected type (a dict where a string belongs is
+#: unhashable in ``role in ROLES``): the file is then not that format, never a traceback.
+DETECT_FIELD_ERRORS = (TypeError, ValueError, AttributeError, KeyError, IndexError, RecursionError)
+
+
+def _score(fmt: Format, probe: Probe) -> int:
+    """``fmt.detect(probe)``, 0 when the detector trips over a wrongly typed field."""
+    try:
+        return fmt.detect(probe)
+    except DETECT_FIELD_ERRORS:
+        return 0
+
+
 def detect(path: str | Path) -> Format:
     """The registered format that scores highest on ``path``; SessionFormatError if none does."""
     p = Path(path)
@@ -131,7 +144,7 @@ def detect(path: str | Path) -> Format:
     check_input(p)
     probe = Probe(p)
     try:
-        scored = sorted(((fmt.detect(probe), fmt.name) for fmt in FORMATS.values()), reverse=True)
+        scored = sorted(((_score(fmt, probe), fmt.name) for fmt in FORMATS.values()), reverse=True)
     except OSError as exc:
         raise SessionFormatError(p, None, f"cannot read it ({exc.strerror or exc}).") from exc
     if not scored or scored[0][0] <= 0:

@@ -47,10 +47,11 @@ def check_exportable(plan: Plan, provider: str) -> None:
     if not lines:
         return
     shown = "; ".join(lines[:LISTED]) + (f"; and {len(lines) - LISTED} more" if len(lines) > LISTED else "")
+    source = plan.view.session.path or "the session"
     raise ExportError(
-        f"refusing to export: {NAMES.get(provider, provider)} would reject this request body "
+        f"refusing to export {source}: {NAMES.get(provider, provider)} would reject this request body "
         f"({len(lines)} rule break{'s' if len(lines) != 1 else ''}: {shown}). Choose a strategy or settings "
-        f"that keep tool calls and results together, or pass --allow-invalid to write it anyway."
+        f"whose plan is valid for {NAMES.get(provider, provider)}, or pass --allow-invalid to write it anyway."
     )
 
 
