@@ -105,11 +105,13 @@ def open_input(path: str | Path) -> BinaryIO:
 
 
 def _too_large(path: str | Path, cap: int) -> InputError:
-    return InputError(path, f"it is larger than {cap / (1 << 20):,.0f} MB, the most the inspector reads from one file.")
+    return InputError(path, f"it is larger than {cap:,} bytes, the most the inspector reads from one file.")
 
 
-def read_bytes(path: str | Path, cap: int = MAX_INPUT_BYTES) -> bytes:
-    """The whole file as bytes, at most ``cap`` of them (InputError beyond that)."""
+def read_bytes(path: str | Path, cap: int | None = None) -> bytes:
+    """The whole file as bytes, at most ``cap`` (default :data:`MAX_INPUT_BYTES`) of them
+    (InputError beyond that)."""
+    cap = MAX_INPUT_BYTES if cap is None else cap
     with open_input(path) as fh:
         if os.fstat(fh.fileno()).st_size > cap:
             raise _too_large(path, cap)
@@ -206,7 +208,7 @@ def text_bytes(path: str | Path, data: bytes, *, partial: bool = False) -> bytes
     return data
 
 
-def read_text(path: str | Path, cap: int = MAX_INPUT_BYTES) -> bytes:
+def read_text(path: str | Path, cap: int | None = None) -> bytes:
     """The whole file as UTF-8 bytes with LF line ends (see :func:`text_bytes`)."""
     return text_bytes(path, read_bytes(path, cap))
 

@@ -491,7 +491,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     except OSError as exc:  # writing the export, reading a file that vanished...
         where = f" {exc.filename}:" if getattr(exc, "filename", None) else ""
-        sys.stderr.write(visible(f"{prog}: error:{where} {exc.strerror or exc}.\n"))
+        sys.stderr.write(visible(f"{prog}: error:{where} {str(exc.strerror or exc).rstrip('.')}.\n"))
         return EXIT_USAGE
 
 

@@ -17,7 +17,7 @@ from typing import Any, Protocol
 import orjson
 
 from ..model import Session
-from ..safeio import check_input, read_text, read_text_head
+from ..safeio import InputError, check_input, read_text, read_text_head
 
 HEAD_BYTES = 64 * 1024
 
@@ -145,6 +145,8 @@ def detect(path: str | Path) -> Format:
     probe = Probe(p)
     try:
         scored = sorted(((_score(fmt, probe), fmt.name) for fmt in FORMATS.values()), reverse=True)
+    except InputError:
+        raise  # already one paragraph naming the file and the cause
     except OSError as exc:
         raise SessionFormatError(p, None, f"cannot read it ({exc.strerror or exc}).") from exc
     if not scored or scored[0][0] <= 0:
