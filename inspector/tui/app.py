@@ -30,7 +30,6 @@ from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.dom import DOMNode
 from textual.widgets import Footer, Input, Static
 from textual.worker import get_current_worker
 
@@ -50,7 +49,7 @@ from . import engine
 from .commands import Command, InspectorCommands, palette_commands
 from .dialogs import Export, detail_screen, rules_screen
 from .engine import PlanResult, Snapshot, ViewInfo
-from .keymap import binding_rows, clash_notice, keymap_path, load_keymap
+from .keymap import binding_rows, keymap_path, load_keymap
 from .live import Follow, Loaded, replay_from
 from .messages import CountDone, CountProgress, FollowPolled, PlanReady, ReplayPoints, SearchDone
 from .parts import Services, async_job_runner, thread_job_runner
@@ -87,7 +86,7 @@ class InspectorApp(App[int]):
         Binding("q", "quit", "Quit", id="quit", tooltip="quit"),
         Binding("question_mark", "help", "Help", id="help", tooltip="help: units, statuses, strategies, keys"),
         Binding("1", "toggle(0)", "Strategies", key_display="1-6", id="toggle-strategy-1",
-                tooltip="turn the 1st strategy of the panel on or off"),
+                tooltip="turn strategy 1 of the panel on or off"),
         *[Binding(str(k + 1), f"toggle({k})", f"Toggle strategy {k + 1}", show=False, id=f"toggle-strategy-{k + 1}",
                   tooltip=f"turn strategy {k + 1} of the panel on or off") for k in range(1, 9)],
         Binding("plus,equals_sign", "budget(1)", "Budget", key_display="+/-", id="budget-up",
@@ -163,7 +162,6 @@ class InspectorApp(App[int]):
         self.sync_count = sync_count
         self.plan_timings: list[float] = []
         self._keymap_problems = self._load_keymap(keymap_path() if keymap is None else keymap)
-        self._clashes_shown: set[frozenset[str]] = set()
 
         services = Services(notify=self.notify, show_status=self._update_status, post=self.post_message,
                             run_thread=thread_job_runner(self), run_async=async_job_runner(self),
@@ -183,17 +181,10 @@ class InspectorApp(App[int]):
     # --- keys -------------------------------------------------------------------------------
     def _load_keymap(self, path: Path) -> list[str]:
         """Apply the user's keymap; returns its problems (shown once the screen is up)."""
-        keymap = load_keymap(path, (row[0] for row in binding_rows(keymap_owners())))
+        keymap = load_keymap(path, {binding_id: keys for binding_id, keys, _ in binding_rows(keymap_owners())})
         if keymap.keys:
             self.set_keymap(keymap.keys)
         return keymap.problems
-
-    def handle_bindings_clash(self, clashed_bindings: set[Binding], node: DOMNode) -> None:
-        """A remapped key took another binding's key: say so once (Textual asks on every key)."""
-        ids = frozenset(b.id or b.action for b in clashed_bindings)
-        if ids not in self._clashes_shown:
-            self._clashes_shown.add(ids)
-            self.notify(clash_notice(clashed_bindings), severity="warning", timeout=8)
 
     # --- theme ------------------------------------------------------------------------------
     def get_theme_variable_defaults(self) -> dict[str, str]:

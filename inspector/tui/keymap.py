@@ -9,11 +9,12 @@ from __future__ import annotations
 import difflib
 import re
 import tomllib
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from textual.binding import Binding
+from textual.keys import _normalize_key_list  # "?" -> "question_mark", as set_keymap does (textual is pinned)
 
 KEYMAP_FILE = "keymap.toml"
 
@@ -56,10 +57,10 @@ def _line_of(text: str, binding_id: str) -> int | None:
     return None
 
 
-def parse_keymap(text: str, known: Iterable[str], source: str) -> Keymap:
-    """Read a keymap's TOML text; ``known``: the binding ids there are; ``source``: the file's
-    name for the problems."""
-    known = list(known)
+def parse_keymap(text: str, defaults: Mapping[str, str], source: str) -> Keymap:
+    """Read a keymap's TOML text; ``defaults``: the default keys of every binding id there is;
+    ``source``: the file's name for the problems."""
+    known = list(defaults)
     result = Keymap()
     try:
         data = tomllib.loads(text)
@@ -86,10 +87,30 @@ def parse_keymap(text: str, known: Iterable[str], source: str) -> Keymap:
                                    f"\"t,ctrl+t\" (got {value!r}); ignored.")
             continue
         result.keys[binding_id] = ",".join(k.strip() for k in keys)
+    result.problems += _clashes(result.keys, defaults, text, source)
     return result
 
 
-def load_keymap(path: Path, known: Iterable[str]) -> Keymap:
+def _clashes(keys: Mapping[str, str], defaults: Mapping[str, str], text: str, source: str) -> list[str]:
+    """A key the keymap gives a binding that another binding also has (by default or by the
+    keymap): one of them would never run."""
+    owner: dict[str, list[str]] = {}
+    for binding_id, default in defaults.items():
+        for key in _normalize_key_list(keys.get(binding_id, default)).split(","):
+            owner.setdefault(key, []).append(binding_id)
+    problems = []
+    for binding_id, wanted in keys.items():
+        for key in _normalize_key_list(wanted).split(","):
+            others = [o for o in owner[key] if o != binding_id]
+            if others:
+                line = _line_of(text, binding_id)
+                at = f"{source} line {line}" if line else source
+                problems.append(f"{at}: {key} is also the key of {', '.join(others)}; give one of them "
+                                f"another key.")
+    return problems
+
+
+def load_keymap(path: Path, defaults: Mapping[str, str]) -> Keymap:
     """The keymap in ``path`` (an empty one when there is no such file)."""
     try:
         text = path.read_text(encoding="utf-8")
@@ -98,7 +119,7 @@ def load_keymap(path: Path, known: Iterable[str]) -> Keymap:
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         return Keymap(problems=[f"{path}: cannot read it ({reason}); the default keys are used."])
-    return parse_keymap(text, known, str(path))
+    return parse_keymap(text, defaults, str(path))
 
 
 def readme_table(rows: Iterable[tuple[str, str, str]]) -> str:
@@ -108,10 +129,3 @@ def readme_table(rows: Iterable[tuple[str, str, str]]) -> str:
         shown = ", ".join(f"`{k}`" for k in keys.split(","))
         lines.append(f"| `{binding_id}` | {shown} | {text} |")
     return "\n".join(lines)
-
-
-def clash_notice(clashed: Iterable[Binding]) -> str:
-    """What to say when a remapped key takes a key another binding had."""
-    names = sorted({b.id or b.action for b in clashed})
-    return (f"keymap: a remapped key replaced the key of {', '.join(names)}; "
-            f"give {'it' if len(names) == 1 else 'them'} another key in {KEYMAP_FILE}.")
