@@ -161,7 +161,9 @@ class InspectorApp(App[int]):
         self._count_dirty = 0
         self.sync_count = sync_count
         self.plan_timings: list[float] = []
-        self._keymap_problems = self._load_keymap(keymap_path() if keymap is None else keymap)
+        self.keymap_file = keymap_path() if keymap is None else keymap
+        self.remapped: dict[str, str] = {}
+        self._keymap_problems = self._load_keymap(self.keymap_file)
 
         services = Services(notify=self.notify, show_status=self._update_status, post=self.post_message,
                             run_thread=thread_job_runner(self), run_async=async_job_runner(self),
@@ -183,6 +185,7 @@ class InspectorApp(App[int]):
         """Apply the user's keymap; returns its problems (shown once the screen is up)."""
         keymap = load_keymap(path, {binding_id: keys for binding_id, keys, _ in binding_rows(keymap_owners())})
         if keymap.keys:
+            self.remapped = keymap.keys
             self.set_keymap(keymap.keys)
         return keymap.problems
 
@@ -467,7 +470,7 @@ class InspectorApp(App[int]):
         self.export.open()
 
     def action_help(self) -> None:
-        self.push_screen(HelpScreen())
+        self.push_screen(HelpScreen(str(self.keymap_file), self.remapped))
 
     def action_open(self) -> None:
         self.list.action_open()

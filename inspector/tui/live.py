@@ -17,7 +17,6 @@ notice and keeps what was loaded.
 
 from __future__ import annotations
 
-import gc
 import time
 from collections.abc import Callable
 from dataclasses import dataclass

@@ -83,6 +83,10 @@ async def test_keymap_in_the_config_dir_moves_strategy_1_to_a_new_key(monkeypatc
         await settle(pilot, app)
         assert app.state.order[1] in app.state.enabled
         assert notices(app) == []
+        await pilot.press("question_mark")  # help says where the keymap is and what it changed
+        text = " ".join(app.screen.plain().split())
+        assert f"These are the default keys; {tmp_path / 'keymap.toml'} changes them by binding id" in text
+        assert "Your keymap: toggle-strategy-1 = ctrl+t" in text
 
 
 async def test_keymap_remaps_a_list_key(tmp_path):
