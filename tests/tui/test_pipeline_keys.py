@@ -15,7 +15,7 @@ SIZE = (160, 48)
 def expected_plan(app, pipeline, **settings):
     data = app.state.settings.model_dump()
     data.update(settings)
-    return inspector.strategies.plan(app.view, app.table, pipeline, Settings(**data), app.at_call)
+    return inspector.strategies.plan(app.view, app.table, pipeline, Settings(**data), app.replay.at_call)
 
 
 async def test_totals_add_up_on_the_sample():
