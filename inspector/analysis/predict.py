@@ -1,0 +1,218 @@
+"""What each model call really received: the part the file does not show, and the whole input.
+
+Agents send more than their transcripts record: Claude Code's system prompt, tool definitions,
+CLAUDE.md and ``<system-reminder>`` blocks, Codex's tool definitions and re-sent encrypted
+reasoning. Where the file records usage, that gap is measured, not guessed:
+
+``predicted_tokens`` of call k = ``offset + scale x baseline_k``, fitted on the usage recorded
+for *earlier* calls of the same context only (never call k or later, so the same figure holds
+while following a live session), where ``baseline_k`` is the inspector's own count of what the
+file shows was sent (:func:`inspector.analysis.replay.baseline_tokens`).
+
+The fit: ``offset`` is the residual (recorded - counted) of the latest earlier call that
+recorded usage, ``scale`` is 1. Measured on the real Claude Code and Codex transcripts
+(bench/bench_truth.py), this beat a scale fitted on recent deltas (3, 5 or 10 calls) and a
+least-squares line over the last 5 calls: the hidden part is a prefix plus injections that
+accumulate, so the newest residual is the best guide to the next one. A compaction (a summary
+that starts the context) resets the fit; until the new context records usage, the offset is the
+first residual of the context before it (the agent's own prefix, without the injections the
+compaction removed).
+
+Where nothing earlier is recorded, the offset is a documented typical size for the agent
+(:data:`TYPICAL`), labelled "typical", or 0. ``not_in_file`` (predicted - baseline) is the
+*not in file* unit every total, budget and strategy trigger includes
+(:class:`~inspector.units.UnitKind.NOT_IN_FILE`); only ``baseline_tokens`` leaves it out.
+Pure functions, no I/O.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from ..model import Session
+from ..tokens import TokenTable
+from ..units import SessionView
+from .replay import baseline_tokens
+from .session_facts import agent_of, agent_version_of, call_model
+
+Basis = Literal["recorded", "before compaction", "typical", "none"]
+
+
+@dataclass(frozen=True, slots=True)
+class Typical:
+    agent: str
+    version_prefix: str  # "" matches every version
+    tokens: int
+    source: str
+
+
+#: The part of the first call a file does not show, by agent, where nothing is recorded yet.
+#: Each figure is the median of ``recorded - counted`` at the first call of public transcripts
+#: (counted with cl100k_base and the agent's profile), so it is only a starting point: the first
+#: recorded call replaces it.
+TYPICAL: tuple[Typical, ...] = (
+    Typical(
+        "claude_code", "", 18_200,
+        "median first-call gap of 4 public Claude Code 2.0.26-2.1.14 transcripts (17,638 to 23,842: "
+        "system prompt, tool definitions, CLAUDE.md)",
+    ),
+    Typical(
+        "codex", "0.", 2_650,
+        "median first-call gap of 2 public Codex 0.40 rollouts (2,632 and 2,668: tool definitions; "
+        "the instructions are in the file)",
+    ),
+)
+
+
+def typical_for(agent: str | None, version: str | None) -> Typical | None:
+    if agent is None:
+        return None
+    for entry in TYPICAL:
+        if entry.agent == agent and (version or "").startswith(entry.version_prefix):
+            return entry
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Fit:
+    """``predicted = offset + scale x baseline`` for one call, and how it was inferred."""
+
+    offset: int
+    scale: float
+    #: Earlier calls of this context that recorded usage (the data the fit had).
+    calls: int
+    basis: Basis
+    #: One line saying where the offset comes from ("inferred: recorded 18,607 at call 1 minus 292 counted").
+    how: str
+
+    def predict(self, baseline: int) -> int:
+        return round(self.offset + self.scale * baseline)
+
+    def not_in_file(self, baseline: int) -> int:
+        return self.predict(baseline) - baseline
+
+    def as_dict(self) -> dict[str, object]:
+        return {"offset": self.offset, "scale": self.scale, "calls": self.calls, "basis": self.basis, "how": self.how}
+
+
+@dataclass(frozen=True, slots=True)
+class CallPrediction:
+    call: int  # 1-based; len(view.calls) + 1 for the next call
+    message_index: int  # the assistant message the call produced (len(view) for the next call)
+    baseline_tokens: int
+    recorded_tokens: int | None
+    predicted_tokens: int
+    fit: Fit
+    model: str | None
+
+    @property
+    def not_in_file(self) -> int:
+        return self.predicted_tokens - self.baseline_tokens
+
+    @property
+    def error(self) -> float | None:
+        """(predicted - recorded) / recorded, where the call recorded usage."""
+        if not self.recorded_tokens:
+            return None
+        return (self.predicted_tokens - self.recorded_tokens) / self.recorded_tokens
+
+
+def recorded_tokens(view: SessionView) -> list[int | None]:
+    """``Usage.context_tokens`` the file recorded for each model call (None where it has none)."""
+    messages = view.messages
+    out = []
+    for call in view.calls:
+        usage = messages[call.message_index].usage
+        out.append(usage.context_tokens if usage is not None else None)
+    return out
+
+
+class _Fitter:
+    """Walks the calls in order, fitting each from the calls before it."""
+
+    def __init__(self, session: Session) -> None:
+        self.context_start = 0
+        self.latest: tuple[int, int, int] | None = None  # (call, recorded, counted) in this context
+        self.first: tuple[int, int, int] | None = None  # the first recorded call of this context
+        self.before: tuple[int, int, int] | None = None  # the first recorded call of the context before
+        self.calls = 0
+        self.typical = typical_for(agent_of(session), agent_version_of(session))
+
+    def enter(self, context_start: int) -> None:
+        if context_start != self.context_start:
+            self.context_start = context_start
+            self.before = self.first or self.before
+            self.latest = self.first = None
+            self.calls = 0
+
+    def fit(self) -> Fit:
+        if self.latest is not None:
+            call, recorded, counted = self.latest
+            return Fit(recorded - counted, 1.0, self.calls, "recorded",
+                       f"inferred: recorded {recorded:,} at call {call} minus {counted:,} counted")
+        if self.before is not None:
+            call, recorded, counted = self.before
+            return Fit(recorded - counted, 1.0, 0, "before compaction",
+                       f"inferred before the compaction: recorded {recorded:,} at call {call} minus {counted:,} counted")
+        if self.typical is not None:
+            return Fit(self.typical.tokens, 1.0, 0, "typical", f"typical: {self.typical.source}")
+        return Fit(0, 1.0, 0, "none", "nothing recorded and no typical size known for this agent")
+
+    def record(self, call: int, recorded: int | None, counted: int) -> None:
+        if recorded is None:
+            return
+        self.latest = (call, recorded, counted)
+        if self.first is None:
+            self.first = self.latest
+        self.calls += 1
+
+
+def predictions(view: SessionView, table: TokenTable, baselines: list[int] | None = None) -> list[CallPrediction]:
+    """One :class:`CallPrediction` per model call, each fitted on earlier calls only."""
+    return _walk(view, table, baselines)[0]
+
+
+def next_call(view: SessionView, table: TokenTable) -> CallPrediction:
+    """The call the agent would make next, after the whole session: what a live view shows."""
+    from ..strategies.pipeline import context_start_of
+
+    calls, fitter = _walk(view, table, None)
+    start = context_start_of(view, None)
+    fitter.enter(start)
+    baseline = _next_baseline(view, table, start)
+    fit = fitter.fit()
+    model = next((c.model for c in reversed(calls) if c.model), None)
+    return CallPrediction(len(view.calls) + 1, len(view), baseline, None, fit.predict(baseline), fit, model)
+
+
+def _walk(view: SessionView, table: TokenTable, baselines: list[int] | None) -> tuple[list[CallPrediction], _Fitter]:
+    baselines = baseline_tokens(view, table) if baselines is None else baselines
+    fitter = _Fitter(view.session)
+    messages = view.messages
+    out = []
+    for call, baseline, recorded in zip(view.calls, baselines, recorded_tokens(view)):
+        fitter.enter(call.context_start)
+        fit = fitter.fit()
+        out.append(CallPrediction(call.number, call.message_index, baseline, recorded, fit.predict(baseline), fit,
+                                  call_model(messages[call.message_index])))
+        fitter.record(call.number, recorded, baseline)
+    return out, fitter
+
+
+def _next_baseline(view: SessionView, table: TokenTable, context_start: int) -> int:
+    roles = view.roles
+    system = sum(t for i, t in enumerate(table.totals[:context_start]) if roles[i] == "system")
+    return table.overhead + system + table.range_total(context_start, len(view))
+
+
+def not_in_file_per_call(view: SessionView, table: TokenTable) -> list[int]:
+    """The *not in file* part of every model call's input, in call order (what replay hands
+    each call's plan as request overhead)."""
+    return [c.not_in_file for c in predictions(view, table)]
+
+
+__all__ = [
+    "CallPrediction", "Fit", "TYPICAL", "Typical", "next_call", "not_in_file_per_call", "predictions",
+    "recorded_tokens", "typical_for",
+]
