@@ -190,14 +190,19 @@ def _walk(view: SessionView, table: TokenTable, baselines: list[int] | None) -> 
     baselines = baseline_tokens(view, table) if baselines is None else baselines
     fitter = _Fitter(view.session)
     messages = view.messages
+    session_model = view.session.model or _str(view.session.extra.get("model"))
     out = []
     for call, baseline, recorded in zip(view.calls, baselines, recorded_tokens(view)):
         fitter.enter(call.context_start)
         fit = fitter.fit()
-        out.append(CallPrediction(call.number, call.message_index, baseline, recorded, fit.predict(baseline), fit,
-                                  call_model(messages[call.message_index])))
+        model = call_model(messages[call.message_index]) or session_model
+        out.append(CallPrediction(call.number, call.message_index, baseline, recorded, fit.predict(baseline), fit, model))
         fitter.record(call.number, recorded, baseline)
     return out, fitter
+
+
+def _str(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None
 
 
 def _next_baseline(view: SessionView, table: TokenTable, context_start: int) -> int:
@@ -213,6 +218,31 @@ def not_in_file_per_call(view: SessionView, table: TokenTable) -> list[int]:
 
 
 __all__ = [
-    "CallPrediction", "Fit", "TYPICAL", "Typical", "next_call", "not_in_file_per_call", "predictions",
-    "recorded_tokens", "typical_for",
+    "CallPrediction", "Fit", "TYPICAL", "Typical", "next_call", "not_in_file_at", "not_in_file_per_call", "predictions",
+    "recorded_tokens", "tokenizer_label", "typical_for",
 ]
+
+
+def not_in_file_at(view: SessionView, table: TokenTable, at_call: int | None) -> int:
+    """The *not in file* part of model call ``at_call`` (1-based, negative from the end; None:
+    the next call): what a plan at that call adds to its request overhead."""
+    call = view.call_for(at_call) if at_call is not None else None
+    if call is None:
+        return next_call(view, table).not_in_file
+    return predictions(view, table)[call.number - 1].not_in_file
+
+
+def tokenizer_label(table: TokenTable, model: str | None = None) -> str:
+    """Which tokenizer counted, and whether its counts are exact for ``model``: exact only when
+    the encoding is the one the model's family uses (o200k_base for GPT-4o/4.1/5, o-series and
+    Codex models, cl100k_base for GPT-4 and GPT-3.5); an estimate for every other family."""
+    exact = table.exact and model is not None and _openai_encoding(model.lower()) == table.encoding
+    return f"{table.encoding} ({'exact' if exact else 'estimate'})"
+
+
+def _openai_encoding(model: str) -> str | None:
+    if model.startswith(("gpt-4o", "gpt-4.1", "gpt-5", "o1", "o3", "o4", "codex")) or "codex" in model:
+        return "o200k_base"
+    if model.startswith(("gpt-4", "gpt-3.5")):
+        return "cl100k_base"
+    return None
