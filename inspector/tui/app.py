@@ -29,6 +29,7 @@ from textual.widgets import Footer, Input, Static
 from textual.worker import get_current_worker
 
 from ..model import Session
+from ..analysis.window import default_budget
 from ..strategies import builtin as _builtin_strategies  # noqa: F401  (registers the strategies)
 from ..tokens import (
     DEFAULT_ENCODING,
@@ -263,7 +264,7 @@ class InspectorApp(SearchMixin, DialogsMixin, PaletteMixin, FollowMixin, App[int
     def _seed_budget(self) -> None:
         budget = self.explicit_budget
         if budget is None and self.state.settings.budget is None and self.table is not None:
-            budget = default_budget(self.view, self.table)
+            budget = default_budget(self.view.session)
         if budget is not None:
             self.state = self.state.set("budget", budget)
             self.panel.reference_budget = budget
@@ -617,16 +618,6 @@ class InspectorApp(SearchMixin, DialogsMixin, PaletteMixin, FollowMixin, App[int
             follow = "● following" if self.following else "following paused (f)"
         status = self.query_one(StatusLine)
         status.set(name=name, facts=facts, short_facts=short_facts, follow=follow, notice=self.notice if notice is None else notice)
-
-
-def default_budget(view: SessionView, table: TokenTable) -> int:
-    """Half of what the next call would send, rounded to 1,000 (so fifo and summarize have
-    something to do the moment they are switched on)."""
-    from ..strategies.pipeline import context_start_of
-
-    start = context_start_of(view, None)
-    sent = table.overhead + sum(t for i, t in enumerate(table.totals) if i >= start or view.roles[i] == "system")
-    return max(1000, int(round(sent * 0.5 / 1000.0)) * 1000)
 
 
 def default_session_path() -> Path | None:
