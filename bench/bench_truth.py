@@ -7,9 +7,10 @@ first that recorded usage: relative error |predicted - recorded| / recorded, whe
 the usage of earlier calls only (inspector.analysis.predict). Prints per session and per agent
 the median and 90th percentile next to the targets of issue 10.
 
-Codex 0.40 rollouts write each ``token_count`` before the response it measures, and the reader
-(until the formats fix lands) pins every figure to the call before. This script re-pins locally
-for Codex 0.40.x files: the usage the reader attached to call k-1 is moved to call k.
+Codex 0.40 and 0.58 rollouts write each ``token_count`` before the response it measures (0.136 and
+later after it), and the reader (until the formats fix lands) pins every figure to the call
+before. This script re-pins locally the Codex files whose first usage comes before any model
+output: the usage the reader attached to call k-1 is moved to call k.
 
 Usage: python bench/bench_truth.py [--encoding cl100k_base] [DIR_OR_FILE ...]
 """
@@ -17,6 +18,7 @@ Usage: python bench/bench_truth.py [--encoding cl100k_base] [DIR_OR_FILE ...]
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import sys
 from pathlib import Path
@@ -30,9 +32,27 @@ TARGETS = {"codex": (0.02, 0.06), "claude_code": (0.03, 0.10)}
 DEFAULT_DIRS = ("/work/shared/real_sessions", "/work/extra_sessions")
 
 
-def repin_codex_040(session: Session) -> bool:
-    """Move each recorded usage one call later (Codex 0.40 writes it before the response)."""
-    if session.format != "codex" or not str(session.extra.get("version", "")).startswith("0.40"):
+_MODEL_OUTPUT = frozenset({"reasoning", "function_call", "custom_tool_call", "local_shell_call"})
+
+
+def usage_before_response(path: Path) -> bool:
+    """Whether the rollout's first recorded usage comes before any model output in the file."""
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            record = json.loads(line)
+            payload = record.get("payload") or {}
+            if record.get("type") == "response_item" and (
+                payload.get("type") in _MODEL_OUTPUT or (payload.get("type") == "message" and payload.get("role") == "assistant")
+            ):
+                return False
+            if record.get("type") == "event_msg" and payload.get("type") == "token_count" and payload.get("info"):
+                return True
+    return False
+
+
+def repin_codex(session: Session, path: Path) -> bool:
+    """Move each recorded usage one call later where the rollout writes it before the response."""
+    if session.format != "codex" or not usage_before_response(path):
         return False
     calls = [m for m in session.messages if m.role == "assistant"]
     usages = [m.usage for m in calls]
@@ -71,7 +91,7 @@ def main() -> int:
             continue
         if session.format not in errors:
             continue
-        repinned = repin_codex_040(session)
+        repinned = repin_codex(session, path)
         analysis = inspector.analyze(session, args.encoding, default_profile(session.format))
         calls = predictions(analysis.view, analysis.table)
         errs = [abs(c.error) for c in calls[1:] if c.error is not None]

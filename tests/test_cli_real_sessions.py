@@ -104,9 +104,9 @@ def test_info_claude_code_recorded_usage_per_call(capsys):
     assert usage["calls"][0] == {
         "call": 1, "message_index": 1, "turn": 1, "input_tokens": 3, "cache_read_input_tokens": 11000,
         "cache_creation_input_tokens": 4200, "output_tokens": 131, "recorded": 15203, "estimate": 28, "ratio": 542.964,
-        "predicted": 18228,  # the typical Claude Code gap (18,200): nothing is recorded before call 1
+        "predicted": 29928,  # the typical Claude Code 2.1 gap (29,900): nothing is recorded before call 1
     }
-    assert [c["predicted"] for c in usage["calls"]] == [18228, 15455, 16294, 16832, 17200, 15315, 6178]
+    assert [c["predicted"] for c in usage["calls"]] == [29928, 15455, 16294, 16832, 17200, 15315, 6178]
     # a cache read the file recorded as 0 stays 0
     assert (usage["calls"][5]["cache_read_input_tokens"], usage["calls"][5]["ratio"]) == (0, 43.593)
     assert {k: v for k, v in usage.items() if k != "calls"} == {
@@ -116,7 +116,7 @@ def test_info_claude_code_recorded_usage_per_call(capsys):
     code, out, _ = run(capsys, "info", CLAUDE)
     text = words(out)
     assert "call msg turn input cache read cache write recorded estimate ratio predicted" in text
-    assert "1 1 1 3 11,000 4,200 15,203 28 542.96 18,228" in text
+    assert "1 1 1 3 11,000 4,200 15,203 28 542.96 29,928" in text
     assert "6 12 4 3 0 6,100 6,103 140 43.59 15,315" in text
     assert "total 95,495 2,006 47.60" in text
 
@@ -149,10 +149,10 @@ def test_replay_claude_code_recorded_beside_baseline_and_strategy(capsys):
     code, out, _ = run(capsys, "replay", CLAUDE, "--strategy", "tool_pruning")
     text = words(out)
     assert "call msg turn baseline predicted with pipeline saved recorded cache read cache write ratio" in text
-    assert "1 1 1 28 18,228 18,228 0 15,203 11,000 4,200 542.96" in text
+    assert "1 1 1 28 29,928 29,928 0 15,203 11,000 4,200 542.96" in text
     assert "4 7 2 449 16,832 16,491 341 17,124 16,700 420 38.14" in text
-    assert "total 2,006 105,502 104,820 682 95,495 47.60" in text
-    assert "Input tokens over all 7 calls: 105,502 -> 104,820, saving 0.6%." in text
+    assert "total 2,006 117,202 116,520 682 95,495 47.60" in text
+    assert "Input tokens over all 7 calls: 117,202 -> 116,520, saving 0.6%." in text
 
 
 def test_replay_codex_recorded_usage(capsys):
@@ -160,17 +160,17 @@ def test_replay_codex_recorded_usage(capsys):
     first = d["calls"][0]
     assert {k: v for k, v in first.items() if k != "not_in_file_how"} == {
         "call": 1, "message_index": 5, "turn": 3, "model": "gpt-5.1-codex", "tokenizer": "cl100k_base (estimate)",
-        "baseline_tokens": 154, "not_in_file": 2650, "predicted_tokens": 2804, "tokens": 2804, "recorded_tokens": 5120,
+        "baseline_tokens": 154, "not_in_file": 9400, "predicted_tokens": 9554, "tokens": 9554, "recorded_tokens": 5120,
         "input_tokens": 2048, "cache_read_input_tokens": 3072, "cache_creation_input_tokens": None, "ratio": 33.247,
     }
-    assert (d["baseline_total"], d["predicted_total"], d["recorded_total"], d["ratio"]) == (1429, 23988, 27120, 18.978)
+    assert (d["baseline_total"], d["predicted_total"], d["recorded_total"], d["ratio"]) == (1429, 30738, 27120, 18.978)
     code, out, _ = run(capsys, "replay", CODEX)
     text = words(out)
     # without a pipeline the table is the baseline and the prediction beside the recording
     assert "call msg turn baseline predicted recorded cache read cache write ratio" in text
     assert "5 16 6 331 2,731 3,100 2,560 — 9.37" in text
-    assert "total 1,429 23,988 27,120 18.98" in text
-    assert "Input tokens over all 5 calls: 23,988." in text
+    assert "total 1,429 30,738 27,120 18.98" in text
+    assert "Input tokens over all 5 calls: 30,738." in text
 
 
 # ------------------------------------------------------------------------------------------
@@ -186,29 +186,28 @@ def test_calibrate_is_an_alias_that_changes_nothing(capsys, command):
 def test_replay_codex_predicted_from_earlier_calls_and_budget_held_against_it(capsys):
     d = as_json(capsys, "replay", CODEX, "--strategy", "fifo", "--budget", "5000")
     calls = d["calls"]
-    # call 1: nothing earlier, the typical Codex gap (2,650); call 4 follows a compaction, so it
+    # call 1: nothing earlier, the typical Codex gap (9,400); call 4 follows a compaction, so it
     # takes the first residual of the context before it (5,120 - 154)
     assert [(c["baseline_tokens"], c["not_in_file"], c["predicted_tokens"]) for c in calls] == [
-        (154, 2650, 2804), (323, 4966, 5289), (421, 7577, 7998), (200, 4966, 5166), (331, 2400, 2731),
+        (154, 9400, 9554), (323, 4966, 5289), (421, 7577, 7998), (200, 4966, 5166), (331, 2400, 2731),
     ]
     assert [c["not_in_file_how"] for c in calls][:2] == [
-        "typical: median first-call gap of 2 public Codex 0.40 rollouts (2,632 and 2,668: tool definitions; "
-        "the instructions are in the file)",
+        "typical: median first-call gap of 4 public Codex 0.58-0.145 rollouts (7,096 to 19,056)",
         "inferred: recorded 5,120 at call 1 minus 154 counted",
     ]
     assert [c["recorded_tokens"] for c in calls] == CODEX_RECORDED
     # fifo fires where the whole input passes 5,000, though the file shows at most 421 tokens
-    assert [c["tokens"] for c in calls] == [2804, 5221, 7930, 5148, 2731]
+    assert [c["tokens"] for c in calls] == [9516, 5221, 7930, 5148, 2731]
     assert {(c["model"], c["tokenizer"]) for c in calls} == {("gpt-5.1-codex", "cl100k_base (estimate)")}
     assert d["fit"] == {"offset": 2769, "scale": 1.0, "calls": 2, "basis": "recorded",
                         "how": "inferred: recorded 3,100 at call 5 minus 331 counted"}
-    assert (d["baseline_total"], d["predicted_total"], d["total"], d["savings_pct"]) == (1429, 23988, 23834, 0.6)
+    assert (d["baseline_total"], d["predicted_total"], d["total"], d["savings_pct"]) == (1429, 30738, 30546, 0.6)
     code, out, _ = run(capsys, "replay", CODEX, "--strategy", "fifo", "--budget", "5000")
     text = words(out)
     assert "call msg turn baseline predicted with pipeline saved recorded cache read cache write ratio" in text
     assert "2 8 3 323 5,289 5,221 68 7,900 5,120 — 24.46" in text
     assert "Next call: not in file 2,769 (inferred: recorded 3,100 at call 5 minus 331 counted)." in text
-    assert "Input tokens over all 5 calls: 23,988 -> 23,834, saving 0.6%." in text
+    assert "Input tokens over all 5 calls: 30,738 -> 30,546, saving 0.6%." in text
 
 
 def test_plan_claude_code_budget_counts_the_part_not_in_the_file(capsys):

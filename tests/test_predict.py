@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import inspector
-from inspector.analysis.predict import TYPICAL, next_call, not_in_file_at, predictions
+from inspector.analysis.predict import TYPICAL, next_call, not_in_file_at, predictions, typical_for
 from inspector.analysis.window import DEFAULT_WINDOW, default_budget, session_window, window_for
 from inspector.model import Usage
 
@@ -25,9 +25,9 @@ def four():
 def test_each_call_is_predicted_from_the_calls_before_it(four):
     calls = predictions(four.view, four.table)
     assert len(calls) == 30
-    # call 1: nothing recorded before it, so the typical Claude Code gap (18,200) is added
+    # call 1: nothing recorded before it, so the typical Claude Code 2.0 gap (17,900) is added
     first = calls[0]
-    assert (first.baseline_tokens, first.recorded_tokens, first.predicted_tokens) == (110, 17748, 18310)
+    assert (first.baseline_tokens, first.recorded_tokens, first.predicted_tokens) == (110, 17748, 18010)
     assert first.fit.basis == "typical" and first.fit.how.startswith("typical: median first-call gap")
     # later calls: the latest earlier call's recorded - counted, added to this call's count
     assert [(c.baseline_tokens, c.recorded_tokens, c.predicted_tokens) for c in calls[1:4]] == [
@@ -95,8 +95,13 @@ def test_a_compaction_resets_the_fit():
     assert calls[0].fit.how == "nothing recorded and no typical size known for this agent"
 
 
-def test_typical_sizes_name_their_source():
-    assert {t.agent for t in TYPICAL} == {"claude_code", "codex"}
+def test_typical_sizes_by_agent_and_version():
+    assert typical_for("claude_code", "2.0.27").tokens == 17_900
+    assert typical_for("claude_code", "2.1.42").tokens == 29_900
+    assert typical_for("claude_code", None).tokens == 26_400
+    assert typical_for("codex", "0.40.0").tokens == 2_650
+    assert typical_for("codex", "0.136.0").tokens == 9_400
+    assert typical_for("aider", "1.0") is None and typical_for(None, None) is None
     assert all("median first-call gap" in t.source for t in TYPICAL)
 
 

@@ -27,6 +27,7 @@ Pure functions, no I/O.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from typing import Literal
 
@@ -47,20 +48,34 @@ class Typical:
     source: str
 
 
-#: The part of the first call a file does not show, by agent, where nothing is recorded yet.
-#: Each figure is the median of ``recorded - counted`` at the first call of public transcripts
-#: (counted with cl100k_base and the agent's profile), so it is only a starting point: the first
-#: recorded call replaces it.
+#: The part of the first call a file does not show, by agent and version (first match wins),
+#: where nothing is recorded yet. Each figure is the median of ``recorded - counted`` at the first
+#: recorded call of public main-session transcripts (cl100k_base, the agent's profile; sub-agent
+#: files left out). It varies with the user's CLAUDE.md and MCP tools, so it is only a starting
+#: point: the first recorded call replaces it.
 TYPICAL: tuple[Typical, ...] = (
     Typical(
-        "claude_code", "", 18_200,
-        "median first-call gap of 4 public Claude Code 2.0.26-2.1.14 transcripts (17,638 to 23,842: "
+        "claude_code", "2.0.", 17_900,
+        "median first-call gap of 3 public Claude Code 2.0.26-2.0.76 transcripts (17,638 to 23,842: "
         "system prompt, tool definitions, CLAUDE.md)",
     ),
     Typical(
-        "codex", "0.", 2_650,
+        "claude_code", "2.1.", 29_900,
+        "median first-call gap of 8 public Claude Code 2.1.7-2.1.217 transcripts (18,514 to 44,372: "
+        "system prompt, tool definitions, CLAUDE.md, MCP tools)",
+    ),
+    Typical(
+        "claude_code", "", 26_400,
+        "median first-call gap of 11 public Claude Code 2.0.26-2.1.217 transcripts (17,638 to 44,372)",
+    ),
+    Typical(
+        "codex", "0.40.", 2_650,
         "median first-call gap of 2 public Codex 0.40 rollouts (2,632 and 2,668: tool definitions; "
         "the instructions are in the file)",
+    ),
+    Typical(
+        "codex", "", 9_400,
+        "median first-call gap of 4 public Codex 0.58-0.145 rollouts (7,096 to 19,056)",
     ),
 )
 
@@ -83,8 +98,20 @@ class Fit:
     #: Earlier calls of this context that recorded usage (the data the fit had).
     calls: int
     basis: Basis
-    #: One line saying where the offset comes from ("inferred: recorded 18,607 at call 1 minus 292 counted").
-    how: str
+    #: The call the offset comes from: (call, recorded, counted); None for typical and none.
+    anchor: tuple[int, int, int] | None = None
+    typical: Typical | None = None
+
+    @property
+    def how(self) -> str:
+        """One line saying where the offset comes from ("inferred: recorded 18,607 at call 1 minus 292 counted")."""
+        if self.anchor is not None:
+            call, recorded, counted = self.anchor
+            when = "inferred" if self.basis == "recorded" else "inferred before the compaction"
+            return f"{when}: recorded {recorded:,} at call {call} minus {counted:,} counted"
+        if self.typical is not None:
+            return f"typical: {self.typical.source}"
+        return "nothing recorded and no typical size known for this agent"
 
     def predict(self, baseline: int) -> int:
         return round(self.offset + self.scale * baseline)
@@ -148,16 +175,14 @@ class _Fitter:
 
     def fit(self) -> Fit:
         if self.latest is not None:
-            call, recorded, counted = self.latest
-            return Fit(recorded - counted, 1.0, self.calls, "recorded",
-                       f"inferred: recorded {recorded:,} at call {call} minus {counted:,} counted")
+            _, recorded, counted = self.latest
+            return Fit(recorded - counted, 1.0, self.calls, "recorded", self.latest)
         if self.before is not None:
-            call, recorded, counted = self.before
-            return Fit(recorded - counted, 1.0, 0, "before compaction",
-                       f"inferred before the compaction: recorded {recorded:,} at call {call} minus {counted:,} counted")
+            _, recorded, counted = self.before
+            return Fit(recorded - counted, 1.0, 0, "before compaction", self.before)
         if self.typical is not None:
-            return Fit(self.typical.tokens, 1.0, 0, "typical", f"typical: {self.typical.source}")
-        return Fit(0, 1.0, 0, "none", "nothing recorded and no typical size known for this agent")
+            return Fit(self.typical.tokens, 1.0, 0, "typical", typical=self.typical)
+        return Fit(0, 1.0, 0, "none")
 
     def record(self, call: int, recorded: int | None, counted: int) -> None:
         if recorded is None:
@@ -169,7 +194,8 @@ class _Fitter:
 
 
 def predictions(view: SessionView, table: TokenTable, baselines: list[int] | None = None) -> list[CallPrediction]:
-    """One :class:`CallPrediction` per model call, each fitted on earlier calls only."""
+    """One :class:`CallPrediction` per model call, each fitted on earlier calls only. Computed
+    once per view and table (every plan of the viewer asks for its call's part)."""
     return _walk(view, table, baselines)[0]
 
 
@@ -177,22 +203,57 @@ def next_call(view: SessionView, table: TokenTable) -> CallPrediction:
     """The call the agent would make next, after the whole session: what a live view shows."""
     from ..strategies.pipeline import context_start_of
 
-    calls, fitter = _walk(view, table, None)
-    start = context_start_of(view, None)
-    fitter.enter(start)
-    baseline = _next_baseline(view, table, start)
-    fit = fitter.fit()
-    model = next((c.model for c in reversed(calls) if c.model), None)
-    return CallPrediction(len(view.calls) + 1, len(view), baseline, None, fit.predict(baseline), fit, model)
+    cache = _cache(view, table, None)
+    if cache.next is None:
+        fitter = copy.copy(cache.fitter)
+        start = context_start_of(view, None)
+        fitter.enter(start)
+        baseline = _next_baseline(view, table, start)
+        fit = fitter.fit()
+        model = next((c.model for c in reversed(cache.calls) if c.model), None)
+        cache.next = CallPrediction(len(view.calls) + 1, len(view), baseline, None, fit.predict(baseline), fit, model)
+    return cache.next
+
+
+@dataclass
+class _Cache:
+    table: TokenTable
+    recorded: list[int | None]
+    messages: int
+    calls: list[CallPrediction]
+    fitter: _Fitter
+    next: CallPrediction | None = None
+
+
+_CACHE_ATTR = "_predict_cache"
+
+
+def _cache(view: SessionView, table: TokenTable, baselines: list[int] | None) -> _Cache:
+    """The fitted calls of ``view`` under ``table``, kept on the view: valid while the table,
+    the messages and the usage they recorded are the same."""
+    recorded = recorded_tokens(view)
+    cache = getattr(view, _CACHE_ATTR, None)
+    if cache is None or cache.table is not table or cache.messages != len(view) or cache.recorded != recorded:
+        calls, fitter = _fit_calls(view, table, baselines, recorded)
+        cache = _Cache(table, recorded, len(view), calls, fitter)
+        setattr(view, _CACHE_ATTR, cache)
+    return cache
 
 
 def _walk(view: SessionView, table: TokenTable, baselines: list[int] | None) -> tuple[list[CallPrediction], _Fitter]:
+    cache = _cache(view, table, baselines)
+    return cache.calls, cache.fitter
+
+
+def _fit_calls(
+    view: SessionView, table: TokenTable, baselines: list[int] | None, recorded: list[int | None]
+) -> tuple[list[CallPrediction], _Fitter]:
     baselines = baseline_tokens(view, table) if baselines is None else baselines
     fitter = _Fitter(view.session)
     messages = view.messages
     session_model = view.session.model or _str(view.session.extra.get("model"))
     out = []
-    for call, baseline, recorded in zip(view.calls, baselines, recorded_tokens(view)):
+    for call, baseline, recorded in zip(view.calls, baselines, recorded):
         fitter.enter(call.context_start)
         fit = fitter.fit()
         model = call_model(messages[call.message_index]) or session_model

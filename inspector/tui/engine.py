@@ -261,7 +261,7 @@ def _row_of_position(plan: Plan, rows: list[Row], position: int) -> int | None:
 @dataclass(frozen=True, slots=True)
 class CallPoint:
     call: int  # 1-based
-    baseline: int
+    baseline: int  # the whole input without a pipeline (predicted_tokens: the part not in the file included)
     tokens: int
     recorded: int | None
 
