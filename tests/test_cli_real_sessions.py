@@ -240,3 +240,10 @@ def test_info_claude_code_not_in_file_window_and_next_call(capsys):
     assert ("Model claude-opus-4-6; counted with cl100k_base (estimate). Window 1,000,000 (genai-prices); Claude Code "
             "compacts at window - 20,000 reserved output - 13,000 buffer: budget 967,000. Next call, whole context: "
             "6,715 tokens (0.7% of the window).") in text
+
+
+def test_calibrate_help_says_it_is_an_alias(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        run(capsys, "replay", "--help")
+    assert exit_.value.code == 0
+    assert "kept as an alias: every report now carries predicted_tokens" in words(capsys.readouterr().out)

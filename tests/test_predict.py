@@ -117,3 +117,11 @@ def test_window_of_the_model_and_what_the_agent_reserves(four):
     assert none.source == "assumed: the file names no model (200,000 tokens)"
     unknown = window_for("my-local-model")
     assert unknown.assumed and "my-local-model is not in genai-prices' table" in unknown.source
+
+
+def test_codex_window_recorded_in_the_file_wins():
+    rollout = next((Path(__file__).parent / "fixtures" / "real" / "codex").glob("rollout-*.jsonl"))
+    w = session_window(inspector.load(rollout))
+    assert (w.model, w.tokens, w.source, w.reserved, w.budget) == ("gpt-5.1-codex", 258_400, "recorded in the file", 25_840, 232_560)
+    # --model overrides the file's model, so the table's window applies
+    assert session_window(inspector.load(rollout), "gpt-4o").tokens == 128_000
