@@ -114,7 +114,7 @@ def test_window_of_the_model_and_what_the_agent_reserves(four):
     assert (codex.tokens, codex.source, codex.budget) == (272_000, "recorded in the file", 244_800)
     none = window_for(None)
     assert (none.tokens, none.assumed, none.reserved) == (DEFAULT_WINDOW, True, 0)
-    assert none.source == "assumed: the file names no model (200,000 tokens)"
+    assert none.source == "assumed: the file names no model"
     unknown = window_for("my-local-model")
     assert unknown.assumed and "my-local-model is not in genai-prices' table" in unknown.source
 

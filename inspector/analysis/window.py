@@ -76,13 +76,13 @@ def window_for(model: str | None, agent: str | None = None, recorded: int | None
     if recorded:
         tokens, source = recorded, "recorded in the file"
     elif model is None:
-        tokens, source = DEFAULT_WINDOW, f"assumed: the file names no model ({DEFAULT_WINDOW:,} tokens)"
+        tokens, source = DEFAULT_WINDOW, "assumed: the file names no model"
     else:
         found = _table_window(model)
         if found:
             tokens, source = found, "genai-prices"
         else:
-            tokens, source = DEFAULT_WINDOW, f"assumed: {model} is not in genai-prices' table ({DEFAULT_WINDOW:,} tokens)"
+            tokens, source = DEFAULT_WINDOW, f"assumed: {model} is not in genai-prices' table"
     reserved, note = _reservation(agent, tokens)
     return Window(model, tokens, source, reserved, note)
 

@@ -224,7 +224,7 @@ class TotalsBar(Widget):
         if r.error:
             line.append([(f"  {r.error}", self.s("totals--invalid"))])
         lines.append(line)
-        lines.append(self._window_line(r, label, num))
+        lines.append(self._window_line(r, label, num, compact))
         t = Text(no_wrap=True, overflow="crop")
         for k, line in enumerate(lines):
             if k:
@@ -233,17 +233,20 @@ class TotalsBar(Widget):
         return t
 
 
-    def _window_line(self, r: PlanResult, label: Style, num: Style) -> list[Segment]:
-        """Line 5: the model's window, what this call uses of it, what is free, and what the
-        agent keeps in reserve before it compacts."""
+    def _window_line(self, r: PlanResult, label: Style, num: Style, compact: bool) -> list[Segment]:
+        """Line 5: the model's window, what this call uses of it, what is free, and how much of
+        that the agent keeps in reserve before it compacts (the budget's "free" is what is left
+        below the agent's compaction point)."""
         window = session_window(r.snapshot.view.session)
         used = r.tokens_after
         line: list[Segment] = [[("window ", label), (f"{window.tokens:,}", num),
-                                (f" ({window.model or 'model not in file'}, {window.source})", label)],
-                               [("  used ", label), (f"{used:,}", num)],
-                               [("  free ", label), (f"{max(window.free(used), 0):,}", num)]]
+                                (f" ({window.model + ', ' if window.model else ''}{window.source}):", label)],
+                               [(" used ", label), (f"{used:,}", num), (",", label)],
+                               [(" free ", label), (f"{max(window.free(used), 0):,}", num), ("," if window.reserved else "", label)]]
         if window.reserved:
-            line.append([("  agent reserves ", label), (f"{window.reserved:,}", num), (f" ({window.reserved_note})", label)])
+            line.append([(" of which the agent reserves ", label), (f"{window.reserved:,}", num)])
+            if not compact:
+                line.append([(f" ({window.reserved_note})", label)])
         return line
 
 
