@@ -95,6 +95,15 @@ def test_a_compaction_resets_the_fit():
     assert calls[0].fit.how == "nothing recorded and no typical size known for this agent"
 
 
+def test_a_recorded_zero_is_not_a_measurement():
+    a = _compacted_session([1000, 0, None, None])
+    calls = predictions(a.view, a.table)
+    base = [c.baseline_tokens for c in calls]
+    assert calls[1].recorded_tokens == 0 and calls[1].error is None
+    # call 2's 0 is skipped: call 3 (after the compaction) still starts from call 1's residual
+    assert calls[2].fit.how == f"inferred before the compaction: recorded 1,000 at call 1 minus {base[0]} counted"
+
+
 def test_typical_sizes_by_agent_and_version():
     assert typical_for("claude_code", "2.0.27").tokens == 17_900
     assert typical_for("claude_code", "2.1.42").tokens == 29_900

@@ -185,7 +185,7 @@ class _Fitter:
         return Fit(0, 1.0, 0, "none")
 
     def record(self, call: int, recorded: int | None, counted: int) -> None:
-        if recorded is None:
+        if not recorded:  # nothing recorded, or a 0 some agents write for a failed call
             return
         self.latest = (call, recorded, counted)
         if self.first is None:
