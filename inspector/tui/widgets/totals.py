@@ -16,7 +16,7 @@ from rich.style import Style
 from rich.text import Text
 from textual.widget import Widget
 
-from ...analysis.window import session_window
+from ...analysis.window import Window, session_window
 from ..engine import CATEGORIES, PlanResult
 
 GAUGE_GLYPHS = ("█", "▓", "▒", "▚", "▞", "▫", "▪")
@@ -105,8 +105,14 @@ class TotalsBar(Widget):
         self.result: PlanResult | None = None
         self.recorded: int | None = None
         self.counting: str = ""
+        self.window: Window | None = None
+        self._window_of: tuple[int, int] | None = None  # (session id, messages) the window was read for
 
     def show(self, result: PlanResult, recorded: int | None, counting: str = "") -> None:
+        session = result.snapshot.view.session
+        key = (id(session), len(session.messages))  # a followed session grows: its model may change
+        if key != self._window_of:
+            self.window, self._window_of = session_window(session), key
         self.result = result
         self.recorded = recorded
         self.counting = counting
@@ -237,7 +243,7 @@ class TotalsBar(Widget):
         """Line 5: the model's window, what this call uses of it, what is free, and how much of
         that the agent keeps in reserve before it compacts (the budget's "free" is what is left
         below the agent's compaction point)."""
-        window = session_window(r.snapshot.view.session)
+        window = self.window or session_window(r.snapshot.view.session)
         used = r.tokens_after
         line: list[Segment] = [[("window ", label), (f"{window.tokens:,}", num),
                                 (f" ({window.model + ', ' if window.model else ''}{window.source}):", label)],
