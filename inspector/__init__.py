@@ -79,12 +79,16 @@ def plan(
 
     Keyword arguments are :class:`~inspector.strategies.Settings` fields (``budget=8000``,
     ``window_turns=5``...). Pass an :class:`Analysis` to plan repeatedly without recounting.
+    The plan's totals include what the call sent that the file does not show
+    (:func:`inspector.analysis.predict.not_in_file_at`).
     """
+    from .analysis.predict import not_in_file_at
     from .strategies import Settings, plan as _plan
     from .strategies import builtin  # noqa: F401  (registers the built-in strategies)
 
     a = _as_analysis(target, encoding, profile)
-    return _plan(a.view, a.table, pipeline, Settings(**settings), at_call)
+    hidden = not_in_file_at(a.view, a.table, at_call)
+    return _plan(a.view, a.table, pipeline, Settings(**settings), at_call, hidden)
 
 
 

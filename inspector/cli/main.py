@@ -1,12 +1,15 @@
 """``context-inspector``: open the TUI on a session, or run one of the subcommands.
 
     context-inspector [SESSION] [--theme NAME] [--follow/--no-follow] [--format NAME] [--encoding NAME]
-    context-inspector info SESSION [--calibrate] [--json]
+    context-inspector info SESSION [--json]
     context-inspector schema
-    context-inspector plan SESSION --strategy tool_pruning,sliding_window --budget 8000 [--at CALL] [--calibrate] [--json]
-    context-inspector replay SESSION --strategy tool_pruning [--calibrate] [--json]
-    context-inspector compare SESSION --budget 8000 [--calibrate] [--json]
+    context-inspector plan SESSION --strategy tool_pruning,sliding_window --budget 8000 [--at CALL] [--json]
+    context-inspector replay SESSION --strategy tool_pruning [--json]
+    context-inspector compare SESSION --budget 8000 [--json]
     context-inspector export SESSION --strategy fifo --budget 8000 --to anthropic -o request.json
+
+``--calibrate`` is still accepted by info, plan, replay and compare: an alias kept for old scripts,
+since every report now carries predicted_tokens (inspector.analysis.predict).
 
 A first argument that is not a subcommand is the SESSION for the TUI. Bad input and bad option
 values print one paragraph to stderr and exit with code 2, never a traceback. Textual is imported
@@ -186,10 +189,10 @@ def _check_call(analysis, at: int | None) -> int | None:
 
 
 def cmd_info(args: argparse.Namespace) -> int:
-    from .report import calibration, info_report
+    from .report import info_report
 
     analysis = _load(args)
-    report = info_report(analysis, largest=max(0, args.largest), cal=calibration(analysis, args.calibrate))
+    report = info_report(analysis, largest=max(0, args.largest))
     if args.json:
         print_report(report)
     else:
@@ -206,16 +209,23 @@ def cmd_schema(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_plan(args: argparse.Namespace) -> int:
+def _plan(analysis, pipeline: Sequence[str], settings, at: int | None):
+    """The plan at call ``at``, with what that call sent that the file does not show."""
+    from ..analysis.predict import not_in_file_at
     from ..strategies import plan as run_plan
-    from .report import calibration, plan_report
+
+    return run_plan(analysis.view, analysis.table, pipeline, settings, at, not_in_file_at(analysis.view, analysis.table, at))
+
+
+def cmd_plan(args: argparse.Namespace) -> int:
+    from .report import plan_report
 
     pipeline = _pipeline(args)
     settings = make_settings(settings_kwargs(args))
     analysis = _load(args)
     at = _check_call(analysis, args.at)
-    result = run_plan(analysis.view, analysis.table, pipeline, settings, at)
-    report = plan_report(analysis, result, calibration(analysis, args.calibrate))
+    result = _plan(analysis, pipeline, settings, at)
+    report = plan_report(analysis, result)
     if args.json:
         print_report(report)
     else:
@@ -274,14 +284,14 @@ def _replay(analysis, pipeline: Sequence[str], settings, progress: Callable[[int
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from .report import calibration, pipeline_report, replay_report
+    from .report import pipeline_report, replay_report
 
     pipeline = _pipeline(args)
     settings = make_settings(settings_kwargs(args))
     analysis = _load(args)
     with _Progress(len(analysis.view.calls)) as bar:
         result = _replay(analysis, pipeline, settings, bar.stage(",".join(pipeline) or "baseline", len(analysis.view.calls)))
-    report = replay_report(analysis, result, pipeline_report(pipeline, settings), calibration(analysis, args.calibrate))
+    report = replay_report(analysis, result, pipeline_report(pipeline, settings))
     if args.json:
         print_report(report)
     else:
@@ -291,14 +301,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return 0
 
 
-def compare_rows(analysis, settings, pipelines: Sequence[tuple[str, ...]], cal=None) -> list[dict[str, Any]]:
-    """One row per pipeline: tokens at the last call, replay total (both scaled by ``cal``, a
-    :class:`~inspector.cli.report.Calibration`), saving, validity."""
-    from ..strategies import plan as run_plan
-    from .report import NO_CALIBRATION
-
-    if cal is None:
-        cal = NO_CALIBRATION
+def compare_rows(analysis, settings, pipelines: Sequence[tuple[str, ...]]) -> list[dict[str, Any]]:
+    """One row per pipeline: tokens at the last call, replay total (both with what the file does
+    not show), saving, validity."""
     calls = len(analysis.view.calls)
     at = calls or None
     rows = []
@@ -308,16 +313,16 @@ def compare_rows(analysis, settings, pipelines: Sequence[tuple[str, ...]], cal=N
         for names in pipelines:
             results.append(_replay(analysis, names, settings, bar.stage(",".join(names), calls)))
     for names, result in zip([()] + list(pipelines), results):
-        p = run_plan(analysis.view, analysis.table, names, settings, at)
+        p = _plan(analysis, names, settings, at)
         total = result.total
         if baseline_total is None:
-            baseline_total = result.baseline_total
+            baseline_total = result.predicted_total
         violations = p.violations
         rows.append(
             {
                 "pipeline": ",".join(names) or "none",
-                "tokens_last_call": cal(p.tokens_after),
-                "replay_total": cal.total(c.tokens for c in result.calls),
+                "tokens_last_call": p.tokens_after,
+                "replay_total": total,
                 "saving_pct": round(100.0 * (baseline_total - total) / baseline_total, 1) if baseline_total else 0.0,
                 "valid": {provider: not items for provider, items in violations.items()},
                 "violations": {provider: len(items) for provider, items in violations.items()},
@@ -328,7 +333,7 @@ def compare_rows(analysis, settings, pipelines: Sequence[tuple[str, ...]], cal=N
 
 def cmd_compare(args: argparse.Namespace) -> int:
     from ..strategies import STRATEGIES, parse_pipeline
-    from .report import calibration, session_report
+    from .report import session_report
 
     settings = make_settings(settings_kwargs(args))
     if args.strategy:
@@ -337,14 +342,12 @@ def cmd_compare(args: argparse.Namespace) -> int:
         pipelines = [(name,) for name in STRATEGIES]
         pipelines += [tuple(p.split(",")) for p in COMPARE_PIPELINES if all(s in STRATEGIES for s in p.split(","))]
     analysis = _load(args)
-    cal = calibration(analysis, args.calibrate)
-    rows = compare_rows(analysis, settings, pipelines, cal)
+    rows = compare_rows(analysis, settings, pipelines)
     last = analysis.view.calls[-1].number if analysis.view.calls else None
     report = {
         "session": session_report(analysis),
         "encoding": analysis.table.encoding,
         "profile": analysis.table.profile,
-        "calibration": cal.report(),
         "at_call": last,
         "settings": {k: (list(v) if isinstance(v, tuple) else v) for k, v in settings.model_dump().items()},
         "rows": rows,
@@ -360,13 +363,12 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 def cmd_export(args: argparse.Namespace) -> int:
     from ..providers.export import export_request, write_export
-    from ..strategies import plan as run_plan
 
     pipeline = _pipeline(args)
     settings = make_settings(settings_kwargs(args))
     analysis = _load(args)
     at = _check_call(analysis, args.at)
-    result = run_plan(analysis.view, analysis.table, pipeline, settings, at)
+    result = _plan(analysis, pipeline, settings, at)
     body = export_request(result, args.to)
     if args.output == "-":
         print_json(body)

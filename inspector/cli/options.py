@@ -40,7 +40,8 @@ def add_calibrate_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--calibrate",
         action="store_true",
-        help="scale token estimates by recorded / estimated input over the calls the file recorded usage for",
+        help="kept as an alias: every report now carries predicted_tokens, the whole input of each call fitted "
+        "on the usage recorded for earlier calls (see README, 'What the model really received')",
     )
 
 

@@ -155,6 +155,10 @@ class Working:
     running: int = -1  # -1: computed by __post_init__
     #: The Inserted messages in ``order`` (while there are none, ``order`` is sorted).
     inserted: list[Inserted] = field(default_factory=list)
+    #: What the call sends that the file does not show (the agent's system prompt, tool
+    #: definitions, reminders), supplied by analysis (:mod:`inspector.analysis.predict`). Part
+    #: of the request overhead: in every total and trigger, never dropped.
+    not_in_file: int = 0
 
     def __post_init__(self) -> None:
         if len(self.live) != self.stop:
@@ -168,7 +172,7 @@ class Working:
 
     @property
     def overhead(self) -> int:
-        return self.table.overhead
+        return self.table.overhead + self.not_in_file
 
     def total(self) -> int:
         """Tokens of the history as it stands, overhead included (O(1))."""
@@ -319,6 +323,8 @@ class Plan:
     stages: list[StageTotal]
     tokens_before: int
     tokens_after: int
+    #: The part of the request the file does not show, included in both totals.
+    not_in_file: int = 0
 
     @property
     def budget(self) -> int | None:

@@ -34,6 +34,7 @@ from textual.widgets import Footer, Input, Static
 from textual.worker import get_current_worker
 
 from ..model import Session
+from ..analysis.window import default_budget
 from ..strategies import builtin as _builtin_strategies  # noqa: F401  (registers the strategies)
 from ..tokens import (
     DEFAULT_ENCODING,
@@ -287,7 +288,7 @@ class InspectorApp(App[int]):
     def _seed_budget(self) -> None:
         budget = self.explicit_budget
         if budget is None and self.state.settings.budget is None and self.table is not None:
-            budget = default_budget(self.view, self.table)
+            budget = default_budget(self.view.session)
         if budget is not None:
             self.state = self.state.set("budget", budget)
             self.panel.reference_budget = budget
@@ -606,16 +607,6 @@ class InspectorApp(App[int]):
 def keymap_owners() -> Iterable[type]:
     """The classes whose bindings a keymap may remap (their ids are the README's table)."""
     return (InspectorApp, MessageList)
-
-
-def default_budget(view: SessionView, table: TokenTable) -> int:
-    """Half of what the next call would send, rounded to 1,000 (so fifo and summarize have
-    something to do the moment they are switched on)."""
-    from ..strategies.pipeline import context_start_of
-
-    start = context_start_of(view, None)
-    sent = table.overhead + sum(t for i, t in enumerate(table.totals) if i >= start or view.roles[i] == "system")
-    return max(1000, int(round(sent * 0.5 / 1000.0)) * 1000)
 
 
 def default_session_path() -> Path | None:

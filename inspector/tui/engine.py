@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
+from ..analysis.predict import not_in_file_at
 from ..model import ImageBlock, Message, RawBlock, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock
 from ..strategies import Inserted, Plan, Status
 from ..strategies import plan as run_plan
@@ -31,6 +32,7 @@ CATEGORIES = (
     ("assistant", "answers"),
     ("tool_exchange", "tool exchanges"),
     ("summary", "summaries"),
+    ("not_in_file", "not in file"),
     ("overhead", "tool defs + framing"),
 )
 _CATEGORY_INDEX = {key: k for k, (key, _) in enumerate(CATEGORIES)}
@@ -192,7 +194,8 @@ def compute_plan(snap: Snapshot, info: ViewInfo) -> PlanResult:
     t0 = time.perf_counter()
     state = snap.state
     try:
-        plan = run_plan(snap.view, snap.table, state.pipeline, state.settings, snap.at_call)
+        hidden = not_in_file_at(snap.view, snap.table, snap.at_call)
+        plan = run_plan(snap.view, snap.table, state.pipeline, state.settings, snap.at_call, hidden)
     except Exception as exc:  # a strategy bug must not take the UI down: show it
         return PlanResult(snap, None, [], [-1] * len(snap.view), [0] * len(CATEGORIES), [0] * len(CATEGORIES), 0,
                           error=f"{type(exc).__name__}: {exc}")
@@ -217,6 +220,7 @@ def compute_plan(snap: Snapshot, info: ViewInfo) -> PlanResult:
     overhead = snap.table.overhead
     after[_CATEGORY_INDEX["overhead"]] = overhead
     before[_CATEGORY_INDEX["overhead"]] = overhead
+    after[_CATEGORY_INDEX["not_in_file"]] = before[_CATEGORY_INDEX["not_in_file"]] = plan.not_in_file
     result = PlanResult(snap, plan, rows, row_of, after, before, sent_before)
     try:
         violations = plan.violations
@@ -257,7 +261,7 @@ def _row_of_position(plan: Plan, rows: list[Row], position: int) -> int | None:
 @dataclass(frozen=True, slots=True)
 class CallPoint:
     call: int  # 1-based
-    baseline: int
+    baseline: int  # the whole input without a pipeline (predicted_tokens: the part not in the file included)
     tokens: int
     recorded: int | None
 
@@ -280,7 +284,7 @@ def replay_points(view: SessionView, table: TokenTable, state: PipelineState, ca
     from ..analysis.replay import replay as lib_replay
 
     result = lib_replay(view, table, state.pipeline, state.settings, calls=list(calls))
-    return [CallPoint(c.call, c.baseline_tokens, c.tokens, c.recorded_tokens) for c in result.calls]
+    return [CallPoint(c.call, c.predicted_tokens, c.tokens, c.recorded_tokens) for c in result.calls]
 
 
 def recorded_at(view: SessionView, call: int | None) -> int | None:

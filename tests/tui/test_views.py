@@ -290,4 +290,4 @@ async def test_escape_closes_the_search_bar_and_the_parameter_box():
         assert box.display and app.focused is box
         await pilot.press("escape")
         assert not box.display and app.focused is app.panel
-        assert app.state.settings.budget == 2000
+        assert app.state.settings.budget == 200_000  # escape kept the default: the assumed window
