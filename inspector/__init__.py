@@ -8,95 +8,165 @@ Library API (no Textual import)::
     plan = inspector.plan(analysis, "tool_pruning,sliding_window", budget=8000, window_turns=5)
     for d in plan.decisions():
         print(d.index, d.status.value, d.tokens, "->", d.tokens_after, d.reason)
+    print(plan.valid)                                # {"openai": True, "anthropic": True}
     report = inspector.replay(analysis, "tool_pruning")
+    body = inspector.export(plan, "anthropic")       # the request body
 
 Flow: ``formats`` -> ``model`` -> ``units`` -> ``tokens`` -> ``strategies`` -> ``providers`` -> ``analysis``.
+Every figure a view shows comes from the functions here (or :mod:`inspector.analysis`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from .analysis.session import Analysis, analyze
 from .model import Message, Session
-from .tokens import DEFAULT_ENCODING, TokenTable, count_session
-from .units import SessionView, build_view
+from .tokens import DEFAULT_ENCODING
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .analysis.calibrate import Calibration
+    from .analysis.compare import CompareRow, ProgressFor
+    from .analysis.context import NextCall
+    from .analysis.planning import CheckedPlan
+    from .analysis.replay import Replay
+    from .providers import Provider
+    from .strategies import Plan, Settings
 
 __version__ = "0.1.0"
 
-
-@dataclass
-class Analysis:
-    """A session with its structure and token counts computed once; plan against it many times."""
-
-    session: Session
-    view: SessionView
-    table: TokenTable
-
-    @property
-    def encoding(self) -> str:
-        return self.table.encoding
-
-    @property
-    def profile(self) -> str:
-        return self.table.profile
+Pipeline = str | Sequence[str]
 
 
 def load(path: str | Path, format: str | None = None) -> Session:
     """Read a session file (format detected by content unless ``format`` is given)."""
     from . import formats as _formats
-    from .formats import builtin  # noqa: F401  (registers the built-in readers)
 
     return _formats.load(path, format)
-
-
-def analyze(session: Session, encoding: str = DEFAULT_ENCODING, profile: str = "openai") -> Analysis:
-    """Group ``session`` into turns and units and count every message once."""
-    return Analysis(session, build_view(session), count_session(session.messages, session.tools, encoding=encoding, profile=profile))
 
 
 def _as_analysis(target: Session | Analysis, encoding: str, profile: str) -> Analysis:
     return target if isinstance(target, Analysis) else analyze(target, encoding, profile)
 
 
+def _settings(settings: Settings | None, params: dict[str, Any]) -> Settings:
+    from .analysis.planning import settings_of
+
+    return settings_of(settings, params)
+
+
 def plan(
     target: Session | Analysis,
-    pipeline: str | list[str] | tuple[str, ...] = (),
+    pipeline: Pipeline = (),
     *,
     at_call: int | None = None,
+    settings: Settings | None = None,
     encoding: str = DEFAULT_ENCODING,
     profile: str = "openai",
-    **settings: Any,
-):
-    """Apply a pipeline (``"tool_pruning,sliding_window"`` or a list of names) and return a Plan.
+    **params: Any,
+) -> CheckedPlan:
+    """Apply a pipeline (``"tool_pruning,sliding_window"`` or a list of names) at model call
+    ``at_call`` (None: the next call) and return its plan, with ``.violations``/``.valid``.
 
     Keyword arguments are :class:`~inspector.strategies.Settings` fields (``budget=8000``,
-    ``window_turns=5``...). Pass an :class:`Analysis` to plan repeatedly without recounting.
-    """
-    from .strategies import Settings, plan as _plan
-    from .strategies import builtin  # noqa: F401  (registers the built-in strategies)
+    ``window_turns=5``...), applied over ``settings``. Pass an :class:`Analysis` to plan
+    repeatedly without recounting."""
+    from .analysis.planning import plan as _plan
 
-    a = _as_analysis(target, encoding, profile)
-    return _plan(a.view, a.table, pipeline, Settings(**settings), at_call)
-
+    return _plan(_as_analysis(target, encoding, profile), pipeline, _settings(settings, params), at_call)
 
 
 def replay(
     target: Session | Analysis,
-    pipeline: str | list[str] | tuple[str, ...] = (),
+    pipeline: Pipeline = (),
     *,
+    settings: Settings | None = None,
+    calls: Sequence[int] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    workers: int = 1,
     encoding: str = DEFAULT_ENCODING,
     profile: str = "openai",
-    **settings: Any,
-):
-    """For every model call: the input tokens it had and what it would have had under ``pipeline``."""
+    **params: Any,
+) -> Replay:
+    """For every model call (or the 1-based ``calls``): the input tokens it had and what it
+    would have had under ``pipeline``. ``workers > 1`` forks (callers without threads only)."""
     from .analysis.replay import replay as _replay
-    from .strategies import Settings
-    from .strategies import builtin  # noqa: F401
 
     a = _as_analysis(target, encoding, profile)
-    return _replay(a.view, a.table, pipeline, Settings(**settings))
+    return _replay(a.view, a.table, pipeline, _settings(settings, params), calls=calls, progress=progress, workers=workers)
 
 
-__all__ = ["Analysis", "Message", "Session", "analyze", "load", "plan", "replay", "__version__"]
+def compare(
+    target: Session | Analysis,
+    pipelines: Sequence[Pipeline],
+    *,
+    settings: Settings | None = None,
+    progress_for: ProgressFor | None = None,
+    workers: int = 1,
+    encoding: str = DEFAULT_ENCODING,
+    profile: str = "openai",
+    **params: Any,
+) -> list[CompareRow]:
+    """The baseline and each pipeline side by side: plan at the last call, replay over all."""
+    from .analysis.compare import compare as _compare
+    from .strategies import parse_pipeline
+
+    names = [parse_pipeline(p) for p in pipelines]
+    return _compare(_as_analysis(target, encoding, profile), names, _settings(settings, params),
+                    progress_for=progress_for, workers=workers)
+
+
+def validate(target: Plan | Sequence[Message], provider: Provider | None = None) -> Any:
+    """The provider rules ``target`` (a plan, or messages as sent) breaks: a list of
+    :class:`~inspector.providers.Violation` for ``provider``, or a dict for every provider."""
+    from .providers import check
+
+    return check(target, provider)
+
+
+def export(target: Plan | Analysis, provider: Provider) -> dict[str, Any]:
+    """The request body ``provider`` accepts, holding the history ``target`` sends."""
+    from .providers.export import export_request
+
+    return export_request(target, provider)
+
+
+def next_call(target: Analysis) -> NextCall:
+    """The input tokens of the next model call, before any strategy."""
+    from .analysis.context import next_call as _next_call
+
+    return _next_call(target.view, target.table)
+
+
+def default_budget(target: Analysis) -> int:
+    """The budget a viewer starts with: half the next call's input, rounded to 1,000."""
+    from .analysis.budget import default_budget as _default_budget
+
+    return _default_budget(target.view, target.table)
+
+
+def calibration(target: Analysis, requested: bool = True) -> Calibration:
+    """The factor that scales estimates to the usage the session recorded (``--calibrate``)."""
+    from .analysis.calibrate import calibration as _calibration
+
+    return _calibration(target, requested)
+
+
+__all__ = [
+    "Analysis",
+    "Message",
+    "Session",
+    "__version__",
+    "analyze",
+    "calibration",
+    "compare",
+    "default_budget",
+    "export",
+    "load",
+    "next_call",
+    "plan",
+    "replay",
+    "validate",
+]

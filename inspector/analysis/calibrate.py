@@ -2,7 +2,7 @@
 
 Claude Code, Codex, OpenHands, recent Strands, LangChain and mini-swe-agent files record the
 input tokens of each model call (``Message.usage`` on the assistant message of that call). The
-estimate for call k is its baseline input from :func:`inspector.analysis.replay.baseline_tokens` (the
+estimate for call k is its baseline input from :func:`inspector.analysis.context.baseline_tokens` (the
 messages it saw plus tool definitions and reply priming). The recorded side is
 ``Usage.context_tokens``: input plus cache reads plus cache writes, so cached input is not missed.
 
@@ -14,11 +14,16 @@ dominate); ``--calibrate`` multiplies estimates by it (:func:`scale`). Pure func
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
-from .replay import baseline_tokens
 from ..tokens import TokenTable
 from ..units import SessionView
+from .context import baseline_tokens
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .session import Analysis
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,4 +82,51 @@ def scale(tokens: int, factor: float | None) -> int:
     return tokens if factor is None else round(tokens * factor)
 
 
-__all__ = ["CallUsage", "calibration_factor", "call_usage", "scale"]
+@dataclass(frozen=True, slots=True)
+class Calibration:
+    """How ``--calibrate`` scales the inspector's token estimates: ``cal(tokens)``.
+
+    A view over the reported numbers only: the TokenTable and the plans stay in the inspector's
+    own counts (strategies decide on those). Without ``--calibrate``, or with nothing recorded to
+    calibrate against, ``cal(tokens)`` is ``tokens``. Recorded figures are never scaled.
+    """
+
+    requested: bool = False
+    factor: float | None = None  # calibration_factor: sum(recorded) / sum(estimated)
+    calls: int = 0  # model calls with both a recording and an estimate
+    note: str | None = None  # why nothing was scaled, when --calibrate was given in vain
+
+    def __call__(self, tokens: int) -> int:
+        return scale(tokens, self.factor)
+
+    def total(self, values: Iterable[int]) -> int:
+        """The sum of the scaled values, so a column of calibrated figures adds up to its footer."""
+        return sum(map(self, values))
+
+    def report(self) -> dict[str, Any] | None:
+        if not self.requested:
+            return None
+        return {"factor": self.factor, "calls": self.calls, "note": self.note}
+
+
+NO_CALIBRATION = Calibration()
+
+
+def calibration(analysis: Analysis, requested: bool = True) -> Calibration:
+    """The factor from the usage the session recorded, or a note that there is none."""
+    if not requested:
+        return NO_CALIBRATION
+    view, table = analysis.view, analysis.table
+    factor = calibration_factor(view, table)
+    if not factor:  # None: no call recorded usage; 0: every recording says 0 input tokens
+        what = "no input token usage for any model call" if factor is None else "0 input tokens for every model call"
+        return Calibration(
+            requested=True,
+            note=f"Nothing to calibrate against: {analysis.session.path} records {what}, "
+            "so the figures are the inspector's own estimates.",
+        )
+    calls = sum(1 for row in call_usage(view, table) if row.recorded is not None and row.estimated > 0)
+    return Calibration(requested=True, factor=factor, calls=calls)
+
+
+__all__ = ["NO_CALIBRATION", "CallUsage", "Calibration", "calibration", "calibration_factor", "call_usage", "scale"]

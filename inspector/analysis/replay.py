@@ -2,7 +2,7 @@
 
 For model call k (the k-th assistant message), the *baseline* is the input it had: every message
 before it (from the last compaction recorded before it, system messages always), plus the
-request overhead (tool definitions, reply priming). It comes from prefix sums, in O(1) per call.
+request overhead (tool definitions, reply priming): :func:`inspector.analysis.context.baseline_tokens`.
 ``recorded_tokens`` is the usage the file recorded for that call, when it has one. ``tokens``
 is the input the call would have had under the pipeline, applied at that call with that call's
 turn as the current turn: one plan per call, so a full replay costs O(calls x messages).
@@ -19,6 +19,7 @@ from ..strategies.base import Settings
 from ..strategies.pipeline import parse_pipeline, run
 from ..tokens import TokenTable
 from ..units import SessionView
+from .context import baseline_tokens
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,22 +64,6 @@ class Replay:
     @property
     def complete(self) -> bool:
         return len(self.calls) == self.session_calls
-
-
-def baseline_tokens(view: SessionView, table: TokenTable) -> list[int]:
-    """The input tokens of every model call without pruning, in call order (prefix sums)."""
-    prefix, roles = table.prefix, view.roles
-    system_prefix = [0] * (len(view) + 1)
-    running = 0
-    for i, t in enumerate(table.totals):
-        if roles[i] == "system":
-            running += t
-        system_prefix[i + 1] = running
-    out = []
-    for call in view.calls:
-        stop, start = call.message_index, min(call.context_start, call.message_index)
-        out.append(table.overhead + system_prefix[start] + prefix[stop] - prefix[start])
-    return out
 
 
 def replay(

@@ -185,10 +185,12 @@ def _print_json(obj: Any) -> None:
 
 
 def cmd_info(args: argparse.Namespace) -> int:
-    from .report import calibration, info_report
+    import inspector
+
+    from .report import info_report
 
     analysis = _load(args)
-    report = info_report(analysis, largest=max(0, args.largest), cal=calibration(analysis, args.calibrate))
+    report = info_report(analysis, largest=max(0, args.largest), cal=inspector.calibration(analysis, args.calibrate))
     if args.json:
         _print_json(report)
     else:
@@ -206,15 +208,16 @@ def cmd_schema(args: argparse.Namespace) -> int:
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
-    from ..strategies import plan as run_plan
-    from .report import calibration, plan_report
+    import inspector
+
+    from .report import plan_report
 
     pipeline = _pipeline(args)
     settings = make_settings(settings_kwargs(args))
     analysis = _load(args)
     at = _check_call(analysis, args.at)
-    result = run_plan(analysis.view, analysis.table, pipeline, settings, at)
-    report = plan_report(analysis, result, calibration(analysis, args.calibrate))
+    result = inspector.plan(analysis, pipeline, settings=settings, at_call=at)
+    report = plan_report(analysis, result, inspector.calibration(analysis, args.calibrate))
     if args.json:
         _print_json(report)
     else:
@@ -263,24 +266,25 @@ class _Progress:
         return advance
 
 
-def _replay(analysis, pipeline: Sequence[str], settings, progress: Callable[[int, int], None] | None = None):
+def _workers() -> int:
+    """The CLI runs no threads of its own, so long replays may fork one worker per core."""
     import os
 
-    from ..analysis.replay import replay
-
-    # The CLI runs no threads of its own, so long replays may fork one worker per core.
-    return replay(analysis.view, analysis.table, pipeline, settings, progress=progress, workers=os.cpu_count() or 1)
+    return os.cpu_count() or 1
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from .report import calibration, pipeline_report, replay_report
+    import inspector
+
+    from .report import pipeline_report, replay_report
 
     pipeline = _pipeline(args)
     settings = make_settings(settings_kwargs(args))
     analysis = _load(args)
     with _Progress(len(analysis.view.calls)) as bar:
-        result = _replay(analysis, pipeline, settings, bar.stage(",".join(pipeline) or "baseline", len(analysis.view.calls)))
-    report = replay_report(analysis, result, pipeline_report(pipeline, settings), calibration(analysis, args.calibrate))
+        progress = bar.stage(",".join(pipeline) or "baseline", len(analysis.view.calls))
+        result = inspector.replay(analysis, pipeline, settings=settings, progress=progress, workers=_workers())
+    report = replay_report(analysis, result, pipeline_report(pipeline, settings), inspector.calibration(analysis, args.calibrate))
     if args.json:
         _print_json(report)
     else:
@@ -290,44 +294,11 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return 0
 
 
-def compare_rows(analysis, settings, pipelines: Sequence[tuple[str, ...]], cal=None) -> list[dict[str, Any]]:
-    """One row per pipeline: tokens at the last call, replay total (both scaled by ``cal``, a
-    :class:`~inspector.cli.report.Calibration`), saving, validity."""
-    from ..strategies import plan as run_plan
-    from .report import NO_CALIBRATION
-
-    if cal is None:
-        cal = NO_CALIBRATION
-    calls = len(analysis.view.calls)
-    at = calls or None
-    rows = []
-    baseline_total = None
-    with _Progress(calls, len(pipelines)) as bar:
-        results = [_replay(analysis, (), settings)]
-        for names in pipelines:
-            results.append(_replay(analysis, names, settings, bar.stage(",".join(names), calls)))
-    for names, result in zip([()] + list(pipelines), results):
-        p = run_plan(analysis.view, analysis.table, names, settings, at)
-        total = result.total
-        if baseline_total is None:
-            baseline_total = result.baseline_total
-        violations = p.violations
-        rows.append(
-            {
-                "pipeline": ",".join(names) or "none",
-                "tokens_last_call": cal(p.tokens_after),
-                "replay_total": cal.total(c.tokens for c in result.calls),
-                "saving_pct": round(100.0 * (baseline_total - total) / baseline_total, 1) if baseline_total else 0.0,
-                "valid": {provider: not items for provider, items in violations.items()},
-                "violations": {provider: len(items) for provider, items in violations.items()},
-            }
-        )
-    return rows
-
-
 def cmd_compare(args: argparse.Namespace) -> int:
+    import inspector
+
     from ..strategies import STRATEGIES, parse_pipeline
-    from .report import calibration, session_report
+    from .report import compare_report
 
     settings = make_settings(settings_kwargs(args))
     if args.strategy:
@@ -336,18 +307,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
         pipelines = [(name,) for name in STRATEGIES]
         pipelines += [tuple(p.split(",")) for p in COMPARE_PIPELINES if all(s in STRATEGIES for s in p.split(","))]
     analysis = _load(args)
-    cal = calibration(analysis, args.calibrate)
-    rows = compare_rows(analysis, settings, pipelines, cal)
-    last = analysis.view.calls[-1].number if analysis.view.calls else None
-    report = {
-        "session": session_report(analysis),
-        "encoding": analysis.table.encoding,
-        "profile": analysis.table.profile,
-        "calibration": cal.report(),
-        "at_call": last,
-        "settings": {k: (list(v) if isinstance(v, tuple) else v) for k, v in settings.model_dump().items()},
-        "rows": rows,
-    }
+    with _Progress(len(analysis.view.calls), len(pipelines)) as bar:
+        rows = inspector.compare(analysis, pipelines, settings=settings, progress_for=bar.stage, workers=_workers())
+    report = compare_report(analysis, settings, rows, inspector.calibration(analysis, args.calibrate))
     if args.json:
         _print_json(report)
     else:
@@ -358,15 +320,16 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from ..providers.export import export_request, write_export
-    from ..strategies import plan as run_plan
+    import inspector
+
+    from ..providers.export import write_export
 
     pipeline = _pipeline(args)
     settings = make_settings(settings_kwargs(args))
     analysis = _load(args)
     at = _check_call(analysis, args.at)
-    result = run_plan(analysis.view, analysis.table, pipeline, settings, at)
-    body = export_request(result, args.to)
+    result = inspector.plan(analysis, pipeline, settings=settings, at_call=at)
+    body = inspector.export(result, args.to)
     if args.output == "-":
         _print_json(body)
         return 0
@@ -426,9 +389,8 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
 def _expected_errors() -> tuple[type[BaseException], ...]:
     from ..formats import SessionFormatError
     from ..strategies import UnknownStrategy
-    from ..tokens import EncodingUnavailable
-
     from ..providers.export import ExportError
+    from ..tokens import EncodingUnavailable
 
     return (SessionFormatError, UnknownStrategy, EncodingUnavailable, UsageError, ExportError)
 

@@ -11,18 +11,20 @@ from __future__ import annotations
 
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..analysis.calibrate import CallUsage, calibration_factor, call_usage, scale
+from ..analysis.calibrate import NO_CALIBRATION, CallUsage, Calibration, call_usage
+from ..analysis.context import next_call
 from ..model import ImageBlock, Message, Skipped, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock
 from ..units import FLAG_NAMES, UnitKind
 
 if TYPE_CHECKING:  # pragma: no cover
     from .. import Analysis
+    from ..analysis.compare import CompareRow
     from ..analysis.replay import Replay
-    from ..strategies import Plan, Settings
+    from ..analysis.planning import CheckedPlan
+    from ..strategies import Settings
 
 #: Formats written by Anthropic models' tooling: counted with the ``anthropic`` profile by default.
 ANTHROPIC_FORMATS = frozenset({"anthropic", "claude_code", "claude_trace"})
@@ -73,53 +75,6 @@ def message_preview(message: Message, width: int = 60) -> str:
 
 # ------------------------------------------------------------------------------------------
 # shared pieces
-
-
-@dataclass(frozen=True, slots=True)
-class Calibration:
-    """How ``--calibrate`` scales the inspector's token estimates: ``cal(tokens)``.
-
-    A view over the report numbers only: the TokenTable and the plans stay in the inspector's own
-    counts (strategies decide on those). Without ``--calibrate``, or with nothing recorded to
-    calibrate against, ``cal(tokens)`` is ``tokens``. Recorded figures are never scaled.
-    """
-
-    requested: bool = False
-    factor: float | None = None  # calibration_factor: sum(recorded) / sum(estimated)
-    calls: int = 0  # model calls with both a recording and an estimate
-    note: str | None = None  # why nothing was scaled, when --calibrate was given in vain
-
-    def __call__(self, tokens: int) -> int:
-        return scale(tokens, self.factor)
-
-    def total(self, values: Iterable[int]) -> int:
-        """The sum of the scaled values, so a column of calibrated figures adds up to its footer."""
-        return sum(map(self, values))
-
-    def report(self) -> dict[str, Any] | None:
-        if not self.requested:
-            return None
-        return {"factor": self.factor, "calls": self.calls, "note": self.note}
-
-
-NO_CALIBRATION = Calibration()
-
-
-def calibration(analysis: Analysis, requested: bool = True) -> Calibration:
-    """The factor from the usage the session recorded, or a note that there is none."""
-    if not requested:
-        return NO_CALIBRATION
-    view, table = analysis.view, analysis.table
-    factor = calibration_factor(view, table)
-    if not factor:  # None: no call recorded usage; 0: every recording says 0 input tokens
-        what = "no input token usage for any model call" if factor is None else "0 input tokens for every model call"
-        return Calibration(
-            requested=True,
-            note=f"Nothing to calibrate against: {analysis.session.path} records {what}, "
-            "so the figures are the inspector's own estimates.",
-        )
-    calls = sum(1 for row in call_usage(view, table) if row.recorded is not None and row.estimated > 0)
-    return Calibration(requested=True, factor=factor, calls=calls)
 
 
 def session_report(analysis: Analysis) -> dict[str, Any]:
@@ -261,31 +216,10 @@ def skipped_report(skipped: Sequence[Skipped]) -> dict[str, Any]:
     }
 
 
-def _context_starts(analysis: Analysis) -> list[int]:
-    """Indices of recorded compactions (messages that start a new context)."""
-    return [i for i, m in enumerate(analysis.session.messages) if m.starts_context]
-
-
-def _estimate(analysis: Analysis, system_prefix: list[int], context_start: int, stop: int) -> int:
-    """Input tokens of a request made of messages[:stop] after a compaction at context_start:
-    the system prompts before the compaction, everything from it on, and the overhead."""
-    table = analysis.table
-    return system_prefix[context_start] + table.range_total(context_start, stop) + table.overhead
-
-
-def _system_prefix(analysis: Analysis) -> list[int]:
-    prefix = [0]
-    for role, tokens in zip(analysis.view.roles, analysis.table.totals):
-        prefix.append(prefix[-1] + (tokens if role == "system" else 0))
-    return prefix
-
-
 def next_call_tokens(analysis: Analysis, cal: Calibration = NO_CALIBRATION) -> dict[str, Any]:
     """What the next model call would be sent: everything, unless the file records a compaction."""
-    starts = _context_starts(analysis)
-    start = starts[-1] if starts else 0
-    tokens = _estimate(analysis, _system_prefix(analysis), start, len(analysis.view))
-    return {"tokens": cal(tokens), "compaction_at": start if starts else None}
+    nxt = next_call(analysis.view, analysis.table)
+    return {"tokens": cal(nxt.tokens), "compaction_at": nxt.compaction_at}
 
 
 def _ratio(recorded: int | None, estimate: int) -> float | None:
@@ -361,14 +295,14 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
-def violations_report(plan: Plan) -> dict[str, list[dict[str, Any]]]:
+def violations_report(plan: CheckedPlan) -> dict[str, list[dict[str, Any]]]:
     out: dict[str, list[dict[str, Any]]] = {}
     for provider, items in plan.violations.items():
         out[provider] = [{"index": v.index, "message": v.message, "source": v.source, "rule": v.rule} for v in items]
     return out
 
 
-def plan_report(analysis: Analysis, plan: Plan, cal: Calibration = NO_CALIBRATION) -> dict[str, Any]:
+def plan_report(analysis: Analysis, plan: CheckedPlan, cal: Calibration = NO_CALIBRATION) -> dict[str, Any]:
     """The ``plan --json`` object (issue 3): a decision for every message the call saw. Token
     figures are scaled by ``cal``; ``fits`` and the reasons stay in the counts the plan was made on."""
     view = analysis.view
@@ -478,4 +412,35 @@ def replay_report(
         "savings_pct": round(result.savings_pct, 1),
         "recorded_total": recorded_total,
         "ratio": _ratio(recorded_total, sum(c["baseline_tokens"] for c in with_usage)),
+    }
+
+
+# ------------------------------------------------------------------------------------------
+# compare
+
+
+def compare_report(
+    analysis: Analysis, settings: Settings, rows: Sequence[CompareRow], cal: Calibration = NO_CALIBRATION
+) -> dict[str, Any]:
+    """The ``compare --json`` object: one row per pipeline with its tokens at the last call and
+    its replay total (both scaled by ``cal``), its saving and its validity."""
+    last = analysis.view.calls[-1].number if analysis.view.calls else None
+    return {
+        "session": session_report(analysis),
+        "encoding": analysis.table.encoding,
+        "profile": analysis.table.profile,
+        "calibration": cal.report(),
+        "at_call": last,
+        "settings": {k: _jsonable(v) for k, v in settings.model_dump().items()},
+        "rows": [
+            {
+                "pipeline": row.name,
+                "tokens_last_call": cal(row.plan.tokens_after),
+                "replay_total": cal.total(c.tokens for c in row.replay.calls),
+                "saving_pct": row.saving_pct,
+                "valid": row.plan.valid,
+                "violations": {provider: len(items) for provider, items in row.plan.violations.items()},
+            }
+            for row in rows
+        ],
     }

@@ -11,8 +11,7 @@ from dataclasses import dataclass
 
 from ..tokens import TokenTable
 from ..units import SessionView
-from .base import Plan, Reason, Settings, StageTotal, Status, Working
-from .common import gc_paused
+from .base import Plan, Reason, Settings, StageTotal, Status, Working, gc_paused
 
 
 @dataclass(frozen=True)

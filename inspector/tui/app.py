@@ -28,6 +28,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer, Input, Static
 from textual.worker import get_current_worker
 
+from ..analysis.budget import default_budget
 from ..model import Session
 from ..strategies import builtin as _builtin_strategies  # noqa: F401  (registers the strategies)
 from ..tokens import (
@@ -617,16 +618,6 @@ class InspectorApp(SearchMixin, DialogsMixin, PaletteMixin, FollowMixin, App[int
             follow = "● following" if self.following else "following paused (f)"
         status = self.query_one(StatusLine)
         status.set(name=name, facts=facts, short_facts=short_facts, follow=follow, notice=self.notice if notice is None else notice)
-
-
-def default_budget(view: SessionView, table: TokenTable) -> int:
-    """Half of what the next call would send, rounded to 1,000 (so fifo and summarize have
-    something to do the moment they are switched on)."""
-    from ..strategies.pipeline import context_start_of
-
-    start = context_start_of(view, None)
-    sent = table.overhead + sum(t for i, t in enumerate(table.totals) if i >= start or view.roles[i] == "system")
-    return max(1000, int(round(sent * 0.5 / 1000.0)) * 1000)
 
 
 def default_session_path() -> Path | None:

@@ -1,0 +1,56 @@
+"""The input tokens a model call is sent, before any strategy: the one formula every view uses.
+
+A call made after message ``stop - 1`` is sent the system messages before the last compaction
+recorded before it (``start``), every message from ``start`` to ``stop``, and the request
+overhead (tool definitions, reply priming). Prefix sums make it O(1) per call.
+:func:`baseline_tokens` gives it for every recorded model call, :func:`next_call` for the call
+the agent would make next (after the whole session).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..tokens import TokenTable
+from ..units import SessionView
+
+
+def system_prefix(view: SessionView, table: TokenTable) -> list[int]:
+    """``out[i]``: tokens of the system messages among ``messages[:i]``."""
+    out = [0] * (len(view) + 1)
+    running = 0
+    for i, (role, tokens) in enumerate(zip(view.roles, table.totals)):
+        if role == "system":
+            running += tokens
+        out[i + 1] = running
+    return out
+
+
+def baseline_tokens(view: SessionView, table: TokenTable) -> list[int]:
+    """The input tokens of every model call without pruning, in call order."""
+    prefix, system = table.prefix, system_prefix(view, table)
+    out = []
+    for call in view.calls:
+        stop, start = call.message_index, min(call.context_start, call.message_index)
+        out.append(table.overhead + system[start] + prefix[stop] - prefix[start])
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class NextCall:
+    """What the next model call would be sent."""
+
+    tokens: int
+    #: The message that starts its context (the last compaction the file records), or None.
+    compaction_at: int | None
+
+
+def next_call(view: SessionView, table: TokenTable) -> NextCall:
+    """The input of the next model call: everything, unless the file records a compaction."""
+    starts = [i for i, m in enumerate(view.messages) if m.starts_context]
+    start = starts[-1] if starts else 0
+    tokens = system_prefix(view, table)[start] + table.range_total(start, len(view)) + table.overhead
+    return NextCall(tokens, start if starts else None)
+
+
+__all__ = ["NextCall", "baseline_tokens", "next_call", "system_prefix"]
