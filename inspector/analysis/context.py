@@ -53,4 +53,13 @@ def next_call(view: SessionView, table: TokenTable) -> NextCall:
     return NextCall(tokens, start if starts else None)
 
 
-__all__ = ["NextCall", "baseline_tokens", "next_call", "system_prefix"]
+def recorded_input(view: SessionView, call: int | None) -> int | None:
+    """What the file recorded as the input of model call ``call`` (1-based; None: not recorded):
+    ``Usage.context_tokens``, input plus cache reads and writes."""
+    if call is None or not 1 <= call <= len(view.calls):
+        return None
+    usage = view.messages[view.calls[call - 1].message_index].usage
+    return usage.context_tokens if usage is not None else None
+
+
+__all__ = ["NextCall", "baseline_tokens", "next_call", "recorded_input", "system_prefix"]

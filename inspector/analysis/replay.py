@@ -19,7 +19,7 @@ from ..strategies.base import Settings
 from ..strategies.pipeline import parse_pipeline, run
 from ..tokens import TokenTable
 from ..units import SessionView
-from .context import baseline_tokens
+from .context import baseline_tokens, recorded_input
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,13 +101,10 @@ def replay(
             tokens.append(_pipeline_tokens(view, table, names, settings, n))
             if progress is not None:
                 progress(done, len(numbers))
-    messages = view.messages
     out = Replay(names, settings, session_calls=len(view.calls))
     for n, t in zip(numbers, tokens):
         call = view.calls[n - 1]
-        usage = messages[call.message_index].usage
-        recorded = usage.context_tokens if usage is not None else None
-        out.calls.append(CallReplay(n, call.message_index, call.turn, baselines[n - 1], recorded, t))
+        out.calls.append(CallReplay(n, call.message_index, call.turn, baselines[n - 1], recorded_input(view, n), t))
     return out
 
 

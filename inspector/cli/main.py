@@ -180,6 +180,27 @@ def _print_json(obj: Any) -> None:
     sys.stdout.write(json.dumps(obj, indent=2, ensure_ascii=False) + "\n")
 
 
+def _show(args: argparse.Namespace, report: dict[str, Any], command: str) -> None:
+    """``report`` as JSON with ``--json``, else drawn by ``render.render_<command>``."""
+    if args.json:
+        _print_json(report)
+        return
+    from . import render
+
+    getattr(render, f"render_{command}")(report, render.console())
+
+
+def _plan(args: argparse.Namespace):
+    """The session counted, the pipeline, and its plan at ``--at`` (plan and export share it)."""
+    import inspector
+
+    pipeline = _pipeline(args)
+    settings = make_settings(settings_kwargs(args))
+    analysis = _load(args)
+    at = _check_call(analysis, args.at)
+    return analysis, pipeline, inspector.plan(analysis, pipeline, settings=settings, at_call=at)
+
+
 # ------------------------------------------------------------------------------------------
 # commands
 
@@ -191,12 +212,7 @@ def cmd_info(args: argparse.Namespace) -> int:
 
     analysis = _load(args)
     report = info_report(analysis, largest=max(0, args.largest), cal=inspector.calibration(analysis, args.calibrate))
-    if args.json:
-        _print_json(report)
-    else:
-        from .render import console, render_info
-
-        render_info(report, console())
+    _show(args, report, "info")
     return 0
 
 
@@ -212,18 +228,9 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
     from .report import plan_report
 
-    pipeline = _pipeline(args)
-    settings = make_settings(settings_kwargs(args))
-    analysis = _load(args)
-    at = _check_call(analysis, args.at)
-    result = inspector.plan(analysis, pipeline, settings=settings, at_call=at)
+    analysis, pipeline, result = _plan(args)
     report = plan_report(analysis, result, inspector.calibration(analysis, args.calibrate))
-    if args.json:
-        _print_json(report)
-    else:
-        from .render import console, render_plan
-
-        render_plan(report, console())
+    _show(args, report, "plan")
     return 0
 
 
@@ -285,12 +292,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
         progress = bar.stage(",".join(pipeline) or "baseline", len(analysis.view.calls))
         result = inspector.replay(analysis, pipeline, settings=settings, progress=progress, workers=_workers())
     report = replay_report(analysis, result, pipeline_report(pipeline, settings), inspector.calibration(analysis, args.calibrate))
-    if args.json:
-        _print_json(report)
-    else:
-        from .render import console, render_replay
-
-        render_replay(report, console())
+    _show(args, report, "replay")
     return 0
 
 
@@ -310,12 +312,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     with _Progress(len(analysis.view.calls), len(pipelines)) as bar:
         rows = inspector.compare(analysis, pipelines, settings=settings, progress_for=bar.stage, workers=_workers())
     report = compare_report(analysis, settings, rows, inspector.calibration(analysis, args.calibrate))
-    if args.json:
-        _print_json(report)
-    else:
-        from .render import console, render_compare
-
-        render_compare(report, console())
+    _show(args, report, "compare")
     return 0
 
 
@@ -324,11 +321,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
     from ..providers.export import write_export
 
-    pipeline = _pipeline(args)
-    settings = make_settings(settings_kwargs(args))
-    analysis = _load(args)
-    at = _check_call(analysis, args.at)
-    result = inspector.plan(analysis, pipeline, settings=settings, at_call=at)
+    analysis, pipeline, result = _plan(args)
     body = inspector.export(result, args.to)
     if args.output == "-":
         _print_json(body)

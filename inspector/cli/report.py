@@ -14,10 +14,10 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from ..analysis.breakdown import flag_counts, largest_messages, tool_tokens, unit_kinds
 from ..analysis.calibrate import NO_CALIBRATION, CallUsage, Calibration, call_usage
 from ..analysis.context import next_call
 from ..model import ImageBlock, Message, Skipped, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock
-from ..units import FLAG_NAMES, UnitKind
 
 if TYPE_CHECKING:  # pragma: no cover
     from .. import Analysis
@@ -29,7 +29,6 @@ if TYPE_CHECKING:  # pragma: no cover
 #: Formats written by Anthropic models' tooling: counted with the ``anthropic`` profile by default.
 ANTHROPIC_FORMATS = frozenset({"anthropic", "claude_code", "claude_trace"})
 
-UNIT_KINDS = tuple(kind.value for kind in UnitKind)
 
 
 def default_profile(format_name: str) -> str:
@@ -103,22 +102,15 @@ def info_report(analysis: Analysis, largest: int = 10, cal: Calibration = NO_CAL
     session, view, table = analysis.session, analysis.view, analysis.table
     messages = session.messages
     totals = table.totals
-    n = len(view)
 
-    by_kind = {kind: 0 for kind in UNIT_KINDS}
-    count_by_kind = {kind: 0 for kind in UNIT_KINDS}
-    for unit in view.units:
-        kind = unit.kind.value
-        count_by_kind[kind] += 1
-        by_kind[kind] += sum(totals[i] for i in unit.indices)
+    by_kind, count_by_kind = unit_kinds(view, table)
     by_kind = {kind: cal(tokens) for kind, tokens in by_kind.items()}
-    message_tokens = sum(by_kind.values())  # == table.prefix[n] uncalibrated
+    message_tokens = sum(by_kind.values())  # == table.prefix[-1] uncalibrated
     tool_definitions, reply_priming = cal(table.tools), cal(table.reply_priming)
     total = message_tokens + tool_definitions + reply_priming
 
-    order = sorted(range(n), key=lambda i: (-totals[i], i))[:largest]
     largest_rows = []
-    for i in order:
+    for i in largest_messages(table, largest):
         unit, uid = _unit_name(analysis, i)
         largest_rows.append(
             {
@@ -133,37 +125,18 @@ def info_report(analysis: Analysis, largest: int = 10, cal: Calibration = NO_CAL
             }
         )
 
-    tools: dict[str, dict[str, int]] = {}
-
-    def tool_row(name: str) -> dict[str, int]:
-        return tools.setdefault(name, {"calls": 0, "results": 0, "call_tokens": 0, "result_tokens": 0})
-
-    name_of_call: dict[str, str] = {}
-    for i, message in enumerate(messages):
-        counts = table.counts[i].blocks
-        for k, block in enumerate(message.content):
-            if isinstance(block, ToolCallBlock):
-                name_of_call[block.id] = block.name
-                row = tool_row(block.name)
-                row["calls"] += 1
-                row["call_tokens"] += counts[k]
-            elif isinstance(block, ToolResultBlock):
-                row = tool_row(name_of_call.get(block.tool_call_id) or block.name or "?")
-                row["results"] += 1
-                row["result_tokens"] += counts[k]
-    for row in tools.values():
-        row["call_tokens"], row["result_tokens"] = cal(row["call_tokens"]), cal(row["result_tokens"])
     tool_rows = [
-        {"tool": name, **row, "tokens": row["call_tokens"] + row["result_tokens"]}
-        for name, row in tools.items()
+        {
+            "tool": name,
+            "calls": row.calls,
+            "results": row.results,
+            "call_tokens": cal(row.call_tokens),
+            "result_tokens": cal(row.result_tokens),
+            "tokens": cal(row.call_tokens) + cal(row.result_tokens),
+        }
+        for name, row in tool_tokens(session, table).items()
     ]
     tool_rows.sort(key=lambda r: (-r["tokens"], r["tool"]))
-
-    flags = Counter()
-    for f in view.flags:
-        for bit, name in FLAG_NAMES.items():
-            if f & bit:
-                flags[name] += 1
 
     return {
         "session": session_report(analysis),
@@ -183,7 +156,7 @@ def info_report(analysis: Analysis, largest: int = 10, cal: Calibration = NO_CAL
         "largest_messages": largest_rows,
         "tools": tool_rows,
         "tool_definitions": len(session.tools),
-        "flags": {name: flags.get(name, 0) for name in FLAG_NAMES.values()},
+        "flags": flag_counts(view),
         "usage": usage_report(analysis, cal),
         "sidechains": {key: len(chain) for key, chain in session.sidechains.items()},
         "skipped": skipped_report(session.skipped),

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from ..model import Message, TextBlock, ToolCallBlock, ToolResultBlock
 from ..strategies.base import gc_paused
-from ..strategies.common import view_cache
+from ..strategies.common import kept_on_view, view_cache
 from ..strategies.materialize import apply_edits
 from . import anthropic, openai
 from .anthropic import (
@@ -149,11 +149,7 @@ class WireFacts:
 
 def wire_facts(view: SessionView) -> WireFacts:
     """The view's :class:`WireFacts`, kept on the view."""
-    cache = view.__dict__.get(_CACHE_ATTR)
-    if cache is None:
-        cache = WireFacts(view)
-        view.__dict__[_CACHE_ATTR] = cache
-    return cache
+    return kept_on_view(view, _CACHE_ATTR, WireFacts)
 
 
 def validate_plan(plan: Plan) -> dict[str, list[Violation]]:

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from functools import cached_property, lru_cache
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, TypeVar
 
 from ..model import ToolCallBlock, ToolResultBlock
 from ..tokens import get_counter
@@ -19,6 +20,7 @@ if TYPE_CHECKING:  # pragma: no cover  (base imports this module: no import back
     from .base import Working
 
 _CACHE_ATTR = "_strategy_cache"
+T = TypeVar("T")
 
 
 class ViewCache:
@@ -164,12 +166,17 @@ class ViewCache:
         return bytearray(1 if r == "user" and not results[i] else 0 for i, r in enumerate(roles))
 
 
-def view_cache(view: SessionView) -> ViewCache:
-    cache = view.__dict__.get(_CACHE_ATTR)
+def kept_on_view(view: SessionView, key: str, make: Callable[[SessionView], T]) -> T:
+    """``make(view)``, computed once and kept on the view under ``key`` (a view never changes:
+    a followed session gets a new one)."""
+    cache = view.__dict__.get(key)
     if cache is None:
-        cache = ViewCache(view)
-        view.__dict__[_CACHE_ATTR] = cache
+        cache = view.__dict__[key] = make(view)
     return cache
+
+
+def view_cache(view: SessionView) -> ViewCache:
+    return kept_on_view(view, _CACHE_ATTR, ViewCache)
 
 
 @lru_cache(maxsize=4096)

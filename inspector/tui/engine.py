@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from ..model import ImageBlock, Message, RawBlock, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock
 import inspector
 
+from ..analysis.context import recorded_input
 from ..analysis.planning import CheckedPlan
 from ..analysis.session import of as analysis_of
 from ..providers import Violation
@@ -285,12 +286,8 @@ def replay_points(view: SessionView, table: TokenTable, state: PipelineState, ca
     return [CallPoint(c.call, c.baseline_tokens, c.tokens, c.recorded_tokens) for c in result.calls]
 
 
-def recorded_at(view: SessionView, call: int | None) -> int | None:
-    """What the file recorded as the input of model call ``call`` (None: not recorded)."""
-    if call is None or not view.calls:
-        return None
-    usage = view.messages[view.calls[call - 1].message_index].usage
-    return usage.context_tokens if usage is not None else None
+#: What the file recorded as the input of a model call (the totals bar shows it beside the estimate).
+recorded_at = recorded_input
 
 
 # --- counting -------------------------------------------------------------------------------
