@@ -22,7 +22,7 @@ import inspector
 from ..analysis.context import recorded_input
 from ..analysis.planning import CheckedPlan
 from ..analysis.session import of as analysis_of
-from ..providers import Violation
+from ..providers import Violation, validity
 from ..strategies import Inserted, Status
 from ..tokens import TokenTable, count_session
 from ..units import SUMMARY, TRUNCATED_IN_SOURCE, SessionView, UnitKind
@@ -95,7 +95,7 @@ class PlanResult:
 
     @property
     def valid(self) -> dict[str, bool]:
-        return {p: not v for p, v in self.violations.items()}
+        return validity(self.violations)
 
 
 class ViewInfo:
