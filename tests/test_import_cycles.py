@@ -11,6 +11,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 import inspector
 
 ROOT = Path(inspector.__file__).parent
@@ -126,3 +128,33 @@ def test_cycles_are_found():
 
 def test_no_import_cycle_in_inspector():
     assert cycles(import_graph()) == []
+
+
+def reachable(graph: dict[str, set[str]], start: str) -> set[str]:
+    seen, todo = set(), [start]
+    while todo:
+        for nxt in graph[todo.pop()]:
+            if nxt not in seen:
+                seen.add(nxt)
+                todo.append(nxt)
+    return seen
+
+
+@pytest.mark.parametrize(
+    "lower, above",
+    [
+        ("inspector.strategies", ("inspector.providers", "inspector.analysis", "inspector.cli", "inspector.tui")),
+        ("inspector.providers", ("inspector.analysis", "inspector.cli", "inspector.tui")),
+        ("inspector.analysis", ("inspector.cli", "inspector.tui")),
+    ],
+)
+def test_a_layer_never_reaches_the_layers_above_it(lower, above):
+    graph = import_graph()
+    found = sorted(
+        (name, hit)
+        for name in graph
+        if name == lower or name.startswith(lower + ".")
+        for hit in reachable(graph, name)
+        if hit.startswith(above)
+    )
+    assert found == []
