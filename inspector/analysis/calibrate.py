@@ -2,7 +2,7 @@
 
 Claude Code, Codex, OpenHands, recent Strands, LangChain and mini-swe-agent files record the
 input tokens of each model call (``Message.usage`` on the assistant message of that call). The
-estimate for call k is its baseline input from :func:`inspector.analysis.replay.baseline_tokens` (the
+estimate for call k is its baseline input from :func:`inspector.analysis.baseline.baseline_tokens` (the
 messages it saw plus tool definitions and reply priming). The recorded side is
 ``Usage.context_tokens``: input plus cache reads plus cache writes, so cached input is not missed.
 
@@ -14,11 +14,16 @@ ratio ``--calibrate`` once applied). Pure functions, no I/O.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
-from .replay import baseline_tokens
 from ..tokens import TokenTable
 from ..units import SessionView
+from .baseline import baseline_tokens
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .session import Analysis
 
 
 @dataclass(frozen=True, slots=True)

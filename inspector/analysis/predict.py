@@ -34,7 +34,7 @@ from typing import Literal
 from ..model import Session
 from ..tokens import TokenTable
 from ..units import SessionView
-from .replay import baseline_tokens
+from .baseline import baseline_tokens
 from .session_facts import agent_of, agent_version_of, call_model
 
 Basis = Literal["recorded", "before compaction", "typical", "none"]

@@ -2,11 +2,12 @@
 
 For model call k (the k-th assistant message), the *baseline* is the input it had: every message
 before it (from the last compaction recorded before it, system messages always), plus the
-request overhead (tool definitions, reply priming). It comes from prefix sums, in O(1) per call.
-``recorded_tokens`` is the usage the file recorded for that call, when it has one.
-``predicted_tokens`` is the whole input the call had, the part the file does not show included
-(:mod:`inspector.analysis.predict`, fitted on earlier calls only); ``tokens`` is that input
-under the pipeline (the part not in the file is never dropped), applied at that call with that call's
+request overhead (tool definitions, reply priming) and the reasoning re-sent within the turn:
+:func:`inspector.analysis.baseline.baseline_tokens`. ``recorded_tokens`` is the usage the file
+recorded for that call, when it has one. ``predicted_tokens`` is the whole input the call had,
+the part the file does not show included (:mod:`inspector.analysis.predict`, fitted on earlier
+calls only); ``tokens`` is that input under the pipeline (the part not in the file is never
+dropped), applied at that call with that call's
 turn as the current turn: one plan per call, so a full replay costs O(calls x messages).
 ``calls`` computes only a subset (a sample first on huge sessions, the rest later).
 """
@@ -17,11 +18,13 @@ import multiprocessing
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from ..strategies.base import Settings
+from ..strategies.params import SettingsBase as Settings
+from ..strategies.params import settings_model
 from ..strategies.pipeline import parse_pipeline, run
 from ..tokens import TokenTable
 from ..units import SessionView
-from .baseline import call_baselines, resent_reasoning
+from .baseline import baseline_tokens, resent_reasoning
+from .context import recorded_input
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,11 +81,6 @@ class Replay:
         return len(self.calls) == self.session_calls
 
 
-def baseline_tokens(view: SessionView, table: TokenTable) -> list[int]:
-    """The input tokens of every model call without pruning, in call order (:mod:`.baseline`)."""
-    return call_baselines(view, table)
-
-
 def replay(
     view: SessionView,
     table: TokenTable,
@@ -100,7 +98,7 @@ def replay(
     and the platform can fork; results are identical to the serial path. Only for callers
     without threads of their own (the CLI), since forking a threaded process is unsafe."""
     names = parse_pipeline(pipeline)
-    settings = settings or Settings()
+    settings = settings or settings_model()()
     numbers = list(range(1, len(view.calls) + 1)) if calls is None else sorted(set(calls))
     for n in numbers:
         if not 1 <= n <= len(view.calls):
@@ -125,14 +123,12 @@ def replay(
     if names:  # reasoning re-sent within a turn is outside the messages a strategy plans
         resent = resent_reasoning(view, table)
         tokens = [t + resent[n - 1] for n, t in zip(numbers, tokens)]
-    messages = view.messages
     out = Replay(names, settings, session_calls=len(view.calls))
     for n, t in zip(numbers, tokens):
         call = view.calls[n - 1]
-        usage = messages[call.message_index].usage
-        recorded = usage.context_tokens if usage is not None else None
         p = predicted[n - 1]
-        out.calls.append(CallReplay(n, call.message_index, call.turn, baselines[n - 1], recorded, t, p.predicted_tokens, p.model))
+        out.calls.append(CallReplay(n, call.message_index, call.turn, baselines[n - 1], recorded_input(view, n), t,
+                                    p.predicted_tokens, p.model))
     return out
 
 

@@ -21,13 +21,15 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any, NoReturn
+from typing import Any
 
 from .. import __version__
 from ..tokens import ENCODINGS
 from .options import (
     ENCODING_HELP,
+    EXIT_USAGE,
     MODEL_HELP,
+    Parser,
     UsageError,
     add_calibrate_option,
     add_session_options,
@@ -39,7 +41,6 @@ from . import sessions as _sessions
 from .jsonout import print_json, print_report
 
 PROG = "context-inspector"
-EXIT_USAGE = 2
 
 #: Pipelines ``compare`` shows after the single strategies (only those whose parts exist).
 COMPARE_PIPELINES = (
@@ -61,13 +62,6 @@ SUMMARIES = {
     "sessions": _sessions.SUMMARY,
     "proxy": "record every API request an agent makes, to inspect it live (--proxy: and open the viewer)",
 }
-
-
-class Parser(argparse.ArgumentParser):
-    """argparse, but a usage error is one paragraph (no usage dump) and exit code 2."""
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}. See '{self.prog} --help'.\n")
 
 
 # ------------------------------------------------------------------------------------------
@@ -184,6 +178,27 @@ def _check_call(analysis, at: int | None) -> int | None:
     return at if at > 0 else count + 1 + at
 
 
+def _show(args: argparse.Namespace, report: dict[str, Any], command: str) -> None:
+    """``report`` as JSON with ``--json``, else drawn by ``render.render_<command>``."""
+    if args.json:
+        print_report(report)
+        return
+    from . import render
+
+    getattr(render, f"render_{command}")(report, render.console())
+
+
+def _plan(args: argparse.Namespace):
+    """The session counted, the pipeline, and its plan at ``--at`` (plan and export share it)."""
+    import inspector
+
+    pipeline = _pipeline(args)
+    settings = make_settings(settings_kwargs(args))
+    analysis = _load(args)
+    at = _check_call(analysis, args.at)
+    return analysis, pipeline, inspector.plan(analysis, pipeline, settings=settings, at_call=at)
+
+
 # ------------------------------------------------------------------------------------------
 # commands
 
@@ -193,12 +208,7 @@ def cmd_info(args: argparse.Namespace) -> int:
 
     analysis = _load(args)
     report = info_report(analysis, largest=max(0, args.largest))
-    if args.json:
-        print_report(report)
-    else:
-        from .render import console, render_info
-
-        render_info(report, console())
+    _show(args, report, "info")
     return 0
 
 
@@ -209,29 +219,12 @@ def cmd_schema(args: argparse.Namespace) -> int:
     return 0
 
 
-def _plan(analysis, pipeline: Sequence[str], settings, at: int | None):
-    """The plan at call ``at``, with what that call sent that the file does not show."""
-    from ..analysis.predict import not_in_file_at
-    from ..strategies import plan as run_plan
-
-    return run_plan(analysis.view, analysis.table, pipeline, settings, at, not_in_file_at(analysis.view, analysis.table, at))
-
-
 def cmd_plan(args: argparse.Namespace) -> int:
     from .report import plan_report
 
-    pipeline = _pipeline(args)
-    settings = make_settings(settings_kwargs(args))
-    analysis = _load(args)
-    at = _check_call(analysis, args.at)
-    result = _plan(analysis, pipeline, settings, at)
+    analysis, pipeline, result = _plan(args)
     report = plan_report(analysis, result)
-    if args.json:
-        print_report(report)
-    else:
-        from .render import console, render_plan
-
-        render_plan(report, console())
+    _show(args, report, "plan")
     return 0
 
 
@@ -274,66 +267,34 @@ class _Progress:
         return advance
 
 
-def _replay(analysis, pipeline: Sequence[str], settings, progress: Callable[[int, int], None] | None = None):
+def _workers() -> int:
+    """The CLI runs no threads of its own, so long replays may fork one worker per core."""
     import os
 
-    from ..analysis.replay import replay
-
-    # The CLI runs no threads of its own, so long replays may fork one worker per core.
-    return replay(analysis.view, analysis.table, pipeline, settings, progress=progress, workers=os.cpu_count() or 1)
+    return os.cpu_count() or 1
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
+    import inspector
+
     from .report import pipeline_report, replay_report
 
     pipeline = _pipeline(args)
     settings = make_settings(settings_kwargs(args))
     analysis = _load(args)
     with _Progress(len(analysis.view.calls)) as bar:
-        result = _replay(analysis, pipeline, settings, bar.stage(",".join(pipeline) or "baseline", len(analysis.view.calls)))
+        progress = bar.stage(",".join(pipeline) or "baseline", len(analysis.view.calls))
+        result = inspector.replay(analysis, pipeline, settings=settings, progress=progress, workers=_workers())
     report = replay_report(analysis, result, pipeline_report(pipeline, settings))
-    if args.json:
-        print_report(report)
-    else:
-        from .render import console, render_replay
-
-        render_replay(report, console())
+    _show(args, report, "replay")
     return 0
 
 
-def compare_rows(analysis, settings, pipelines: Sequence[tuple[str, ...]]) -> list[dict[str, Any]]:
-    """One row per pipeline: tokens at the last call, replay total (both with what the file does
-    not show), saving, validity."""
-    calls = len(analysis.view.calls)
-    at = calls or None
-    rows = []
-    baseline_total = None
-    with _Progress(calls, len(pipelines)) as bar:
-        results = [_replay(analysis, (), settings)]
-        for names in pipelines:
-            results.append(_replay(analysis, names, settings, bar.stage(",".join(names), calls)))
-    for names, result in zip([()] + list(pipelines), results):
-        p = _plan(analysis, names, settings, at)
-        total = result.total
-        if baseline_total is None:
-            baseline_total = result.predicted_total
-        violations = p.violations
-        rows.append(
-            {
-                "pipeline": ",".join(names) or "none",
-                "tokens_last_call": p.tokens_after,
-                "replay_total": total,
-                "saving_pct": round(100.0 * (baseline_total - total) / baseline_total, 1) if baseline_total else 0.0,
-                "valid": {provider: not items for provider, items in violations.items()},
-                "violations": {provider: len(items) for provider, items in violations.items()},
-            }
-        )
-    return rows
-
-
 def cmd_compare(args: argparse.Namespace) -> int:
+    import inspector
+
     from ..strategies import STRATEGIES, parse_pipeline
-    from .report import session_report
+    from .report import compare_report
 
     settings = make_settings(settings_kwargs(args))
     if args.strategy:
@@ -342,34 +303,20 @@ def cmd_compare(args: argparse.Namespace) -> int:
         pipelines = [(name,) for name in STRATEGIES]
         pipelines += [tuple(p.split(",")) for p in COMPARE_PIPELINES if all(s in STRATEGIES for s in p.split(","))]
     analysis = _load(args)
-    rows = compare_rows(analysis, settings, pipelines)
-    last = analysis.view.calls[-1].number if analysis.view.calls else None
-    report = {
-        "session": session_report(analysis),
-        "encoding": analysis.table.encoding,
-        "profile": analysis.table.profile,
-        "at_call": last,
-        "settings": {k: (list(v) if isinstance(v, tuple) else v) for k, v in settings.model_dump().items()},
-        "rows": rows,
-    }
-    if args.json:
-        print_report(report)
-    else:
-        from .render import console, render_compare
-
-        render_compare(report, console())
+    with _Progress(len(analysis.view.calls), len(pipelines)) as bar:
+        rows = inspector.compare(analysis, pipelines, settings=settings, progress_for=bar.stage, workers=_workers())
+    report = compare_report(analysis, settings, rows)
+    _show(args, report, "compare")
     return 0
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from ..providers.export import export_request, write_export
+    import inspector
 
-    pipeline = _pipeline(args)
-    settings = make_settings(settings_kwargs(args))
-    analysis = _load(args)
-    at = _check_call(analysis, args.at)
-    result = _plan(analysis, pipeline, settings, at)
-    body = export_request(result, args.to)
+    from ..providers.export import write_export
+
+    analysis, pipeline, result = _plan(args)
+    body = inspector.export(result, args.to)
     if args.output == "-":
         print_json(body)
         return 0
@@ -433,9 +380,8 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
 def _expected_errors() -> tuple[type[BaseException], ...]:
     from ..formats import SessionFormatError
     from ..strategies import UnknownStrategy
-    from ..tokens import EncodingUnavailable
-
     from ..providers.export import ExportError
+    from ..tokens import EncodingUnavailable
 
     return (SessionFormatError, UnknownStrategy, EncodingUnavailable, UsageError, ExportError)
 

@@ -8,7 +8,7 @@ options a user gave are passed on, so the defaults live in one place (the declar
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import Any, NoReturn
 
 from ..tokens import ENCODINGS, PROFILES
 
@@ -17,6 +17,16 @@ ENCODING_HELP = (
     "claude for Anthropic files, else cl100k_base, when no model is known; approx = ceil(chars / 4))"
 )
 MODEL_HELP = "the model the session was sent to (sets the tokenizer; default: the model the file records)"
+
+
+EXIT_USAGE = 2
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one paragraph (no usage dump) and exit code 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}. See '{self.prog} --help'.\n")
 
 
 class UsageError(Exception):

@@ -12,24 +12,26 @@ from __future__ import annotations
 import unicodedata
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..analysis.breakdown import flag_counts, largest_messages, tool_tokens, unit_kinds
 from ..analysis.calibrate import CallUsage, call_usage
+from ..analysis.context import next_call as visible_next_call
 from ..analysis.predict import next_call, predictions, tokenizer_label
 from ..analysis.window import session_window
 from ..model import ImageBlock, Message, Skipped, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock
-from ..units import FLAG_NAMES, UnitKind
+from ..units import UnitKind
 
 if TYPE_CHECKING:  # pragma: no cover
     from .. import Analysis
+    from ..analysis.compare import CompareRow
     from ..analysis.replay import Replay
-    from ..strategies import Plan, Settings
+    from ..analysis.planning import CheckedPlan
+    from ..strategies import Settings
 
 #: Formats written by Anthropic models' tooling: counted with the ``anthropic`` profile by default.
 ANTHROPIC_FORMATS = frozenset({"anthropic", "claude_code", "claude_trace"})
 
-UNIT_KINDS = tuple(kind.value for kind in UnitKind)
 
 
 def default_profile(format_name: str) -> str:
@@ -103,14 +105,8 @@ def info_report(analysis: Analysis, largest: int = 10) -> dict[str, Any]:
     session, view, table = analysis.session, analysis.view, analysis.table
     messages = session.messages
     totals = table.totals
-    n = len(view)
 
-    by_kind = {kind: 0 for kind in UNIT_KINDS}
-    count_by_kind = {kind: 0 for kind in UNIT_KINDS}
-    for unit in view.units:
-        kind = unit.kind.value
-        count_by_kind[kind] += 1
-        by_kind[kind] += sum(totals[i] for i in unit.indices)
+    by_kind, count_by_kind = unit_kinds(view, table)
     message_tokens = sum(by_kind.values())  # == table.prefix[n]
     nxt = next_call(view, table)
     by_kind[UnitKind.NOT_IN_FILE.value] = nxt.not_in_file
@@ -118,9 +114,8 @@ def info_report(analysis: Analysis, largest: int = 10) -> dict[str, Any]:
     total = message_tokens + nxt.not_in_file + tool_definitions + reply_priming
     window = session_window(session)
 
-    order = sorted(range(n), key=lambda i: (-totals[i], i))[:largest]
     largest_rows = []
-    for i in order:
+    for i in largest_messages(table, largest):
         unit, uid = _unit_name(analysis, i)
         largest_rows.append(
             {
@@ -135,35 +130,18 @@ def info_report(analysis: Analysis, largest: int = 10) -> dict[str, Any]:
             }
         )
 
-    tools: dict[str, dict[str, int]] = {}
-
-    def tool_row(name: str) -> dict[str, int]:
-        return tools.setdefault(name, {"calls": 0, "results": 0, "call_tokens": 0, "result_tokens": 0})
-
-    name_of_call: dict[str, str] = {}
-    for i, message in enumerate(messages):
-        counts = table.counts[i].blocks
-        for k, block in enumerate(message.content):
-            if isinstance(block, ToolCallBlock):
-                name_of_call[block.id] = block.name
-                row = tool_row(block.name)
-                row["calls"] += 1
-                row["call_tokens"] += counts[k]
-            elif isinstance(block, ToolResultBlock):
-                row = tool_row(name_of_call.get(block.tool_call_id) or block.name or "?")
-                row["results"] += 1
-                row["result_tokens"] += counts[k]
     tool_rows = [
-        {"tool": name, **row, "tokens": row["call_tokens"] + row["result_tokens"]}
-        for name, row in tools.items()
+        {
+            "tool": name,
+            "calls": row.calls,
+            "results": row.results,
+            "call_tokens": row.call_tokens,
+            "result_tokens": row.result_tokens,
+            "tokens": row.call_tokens + row.result_tokens,
+        }
+        for name, row in tool_tokens(session, table).items()
     ]
     tool_rows.sort(key=lambda r: (-r["tokens"], r["tool"]))
-
-    flags = Counter()
-    for f in view.flags:
-        for bit, name in FLAG_NAMES.items():
-            if f & bit:
-                flags[name] += 1
 
     return {
         "session": session_report(analysis),
@@ -189,7 +167,7 @@ def info_report(analysis: Analysis, largest: int = 10) -> dict[str, Any]:
         "largest_messages": largest_rows,
         "tools": tool_rows,
         "tool_definitions": len(session.tools),
-        "flags": {name: flags.get(name, 0) for name in FLAG_NAMES.values()},
+        "flags": flag_counts(view),
         "usage": usage_report(analysis),
         "sidechains": {key: len(chain) for key, chain in session.sidechains.items()},
         "skipped": skipped_report(session.skipped),
@@ -222,33 +200,12 @@ def skipped_report(skipped: Sequence[Skipped]) -> dict[str, Any]:
     }
 
 
-def _context_starts(analysis: Analysis) -> list[int]:
-    """Indices of recorded compactions (messages that start a new context)."""
-    return [i for i, m in enumerate(analysis.session.messages) if m.starts_context]
-
-
-def _estimate(analysis: Analysis, system_prefix: list[int], context_start: int, stop: int) -> int:
-    """Input tokens of a request made of messages[:stop] after a compaction at context_start:
-    the system prompts before the compaction, everything from it on, and the overhead."""
-    table = analysis.table
-    return system_prefix[context_start] + table.range_total(context_start, stop) + table.overhead
-
-
-def _system_prefix(analysis: Analysis) -> list[int]:
-    prefix = [0]
-    for role, tokens in zip(analysis.view.roles, analysis.table.totals):
-        prefix.append(prefix[-1] + (tokens if role == "system" else 0))
-    return prefix
-
-
 def next_call_tokens(analysis: Analysis) -> dict[str, Any]:
     """What the next model call would be sent: everything, unless the file records a compaction;
     ``predicted_tokens`` adds the part the file does not show (inspector.analysis.predict)."""
-    starts = _context_starts(analysis)
-    start = starts[-1] if starts else 0
-    tokens = _estimate(analysis, _system_prefix(analysis), start, len(analysis.view))
+    visible = visible_next_call(analysis.view, analysis.table)
     predicted = next_call(analysis.view, analysis.table).predicted_tokens
-    return {"tokens": tokens, "predicted_tokens": predicted, "compaction_at": start if starts else None}
+    return {"tokens": visible.tokens, "predicted_tokens": predicted, "compaction_at": visible.compaction_at}
 
 
 def _ratio(recorded: int | None, estimate: int) -> float | None:
@@ -326,14 +283,14 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
-def violations_report(plan: Plan) -> dict[str, list[dict[str, Any]]]:
+def violations_report(plan: CheckedPlan) -> dict[str, list[dict[str, Any]]]:
     out: dict[str, list[dict[str, Any]]] = {}
     for provider, items in plan.violations.items():
         out[provider] = [{"index": v.index, "message": v.message, "source": v.source, "rule": v.rule} for v in items]
     return out
 
 
-def plan_report(analysis: Analysis, plan: Plan) -> dict[str, Any]:
+def plan_report(analysis: Analysis, plan: CheckedPlan) -> dict[str, Any]:
     """The ``plan --json`` object (issue 3): a decision for every message the call saw. The
     totals include what the call sent that the file does not show (``not_in_file``)."""
     view = analysis.view
@@ -447,4 +404,32 @@ def replay_report(analysis: Analysis, result: Replay, pipeline: list[dict[str, A
         "savings_pct": round(result.savings_pct, 1),
         "recorded_total": recorded_total,
         "ratio": _ratio(recorded_total, sum(c["baseline_tokens"] for c in with_usage)),
+    }
+
+
+# ------------------------------------------------------------------------------------------
+# compare
+
+
+def compare_report(analysis: Analysis, settings: Settings, rows: Sequence[CompareRow]) -> dict[str, Any]:
+    """The ``compare --json`` object: one row per pipeline with its tokens at the last call and
+    its replay total (both with what the file does not show), its saving and its validity."""
+    last = analysis.view.calls[-1].number if analysis.view.calls else None
+    return {
+        "session": session_report(analysis),
+        "encoding": analysis.table.encoding,
+        "profile": analysis.table.profile,
+        "at_call": last,
+        "settings": {k: _jsonable(v) for k, v in settings.model_dump().items()},
+        "rows": [
+            {
+                "pipeline": row.name,
+                "tokens_last_call": row.plan.tokens_after,
+                "replay_total": row.replay.total,
+                "saving_pct": row.saving_pct,
+                "valid": row.plan.valid,
+                "violations": {provider: len(items) for provider, items in row.plan.violations.items()},
+            }
+            for row in rows
+        ],
     }

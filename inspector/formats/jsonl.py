@@ -488,10 +488,7 @@ def _dump_block(b: Any, same: bool) -> dict:
         return _dump_call(b, same, inline=True)
     if isinstance(b, ToolResultBlock):
         d: dict[str, Any] = {"type": "tool_result", "tool_call_id": b.tool_call_id}
-        if isinstance(b.content, str):
-            d["content"] = None if (same and b.content == "" and H.had_null_content(b.extra)) else b.content
-        else:
-            d["content"] = [_dump_block(p, same) for p in b.content]
+        d["content"] = H.result_content(b, same, _dump_block)
         if b.is_error:
             d["is_error"] = True
         if b.name:

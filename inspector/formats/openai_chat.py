@@ -1,10 +1,11 @@
-"""OpenAI Chat Completions ``messages``: reader, writer and detector.
+"""OpenAI Chat Completions ``messages``: reader and detector.
 
 Reads a JSON list of messages, or an object with ``messages`` (plus ``tools`` or the legacy
 ``functions``; other top-level keys go to ``Session.extra``). Assistant ``tool_calls`` become
 ToolCallBlocks, a ``tool`` message one ToolResultBlock; the legacy ``function_call`` gets a
 synthetic id ``legacy_fc_<message index>`` which the next ``function`` message answers. The
-writer restores every form the reader accepted (see :mod:`inspector.formats.hints`).
+writer (:mod:`inspector.providers.openai`, the provider's wire rules) restores every form the
+reader accepted (see :mod:`inspector.formats.hints`).
 
 The hot path walks plain dicts from orjson and builds models with ``model_construct`` after
 checking the types itself: no per-message pydantic validation.
@@ -24,7 +25,6 @@ from ..model import (
     Session,
     SourceRef,
     TextBlock,
-    ThinkingBlock,
     ToolCallBlock,
     ToolDefinition,
     ToolResultBlock,
@@ -350,161 +350,6 @@ def _tool_definition(t: Any, path: PathParts, legacy: bool) -> ToolDefinition:
     return ToolDefinition.model_construct(name=name, description=description, parameters=parameters, extra=extra)
 
 
-# -- writing -------------------------------------------------------------------------------------
-
-
-def dump_messages(messages: list[Message], *, keep_extra: bool = True) -> list[dict]:
-    """Messages in Chat Completions shape.
-
-    ``keep_extra=True`` (the messages came from an OpenAI file) puts back the source's own fields
-    and raw parts; ``False`` writes only what the API defines. Thinking blocks are left out (Chat
-    Completions has no slot for them); a user message carrying tool results (Anthropic shape)
-    becomes one ``tool`` message per result followed by a user message with whatever else it had.
-    """
-    out: list[dict] = []
-    for m in messages:
-        _dump_message(m, keep_extra, out)
-    return out
-
-
-def dump_request(session: Session, messages: list[Message] | None = None) -> dict:
-    """``{"messages": [...], "tools": [...] if any, **session.extra}``. Extras (request fields,
-    per-message source fields) are written only when the session was read from an OpenAI file."""
-    same = session.format == NAME
-    msgs = session.messages if messages is None else messages
-    out: dict[str, Any] = {"messages": dump_messages(msgs, keep_extra=same)}
-    tools = [_dump_tool(t, same) for t in session.tools if not (same and t.extra.get(H.LEGACY))]
-    functions = [_dump_tool(t, same) for t in session.tools if same and t.extra.get(H.LEGACY)]
-    if tools:
-        out["tools"] = tools
-    if functions:
-        out["functions"] = functions
-    if same:
-        H.emit_extra(out, session.extra)
-    return out
-
-
-def write(session: Session) -> str:
-    if session.format == NAME and session.extra.get(H.BARE):
-        data: Any = dump_messages(session.messages)
-    else:
-        data = dump_request(session)
-    return orjson.dumps(data, option=orjson.OPT_INDENT_2).decode() + "\n"
-
-
-def _dump_message(m: Message, keep: bool, out: list[dict]) -> None:
-    results = [b for b in m.content if isinstance(b, ToolResultBlock)]
-    if m.role == "tool" or results:
-        for r in results:
-            d = _dump_result(r, m, keep)
-            if m.role == "tool" and len(results) == 1:
-                if m.name:
-                    d.setdefault("name", m.name)
-                H.emit_extra(d, m.extra, keep)
-            out.append(d)
-        rest = [b for b in m.content if not isinstance(b, (ToolResultBlock, ThinkingBlock))]
-        if rest and any(not isinstance(b, TextBlock) or b.text.strip() for b in rest):
-            out.append({"role": "user", "content": _content(rest, "parts", keep)})
-        return
-
-    role = m.extra.get(H.ROLE, m.role) if keep else m.role
-    d: dict[str, Any] = {"role": role}
-    calls = [b for b in m.content if isinstance(b, ToolCallBlock)]
-    rest = [b for b in m.content if not isinstance(b, (ToolCallBlock, ThinkingBlock))]
-    if m.content_form == "null" and not rest:
-        d["content"] = None
-    elif not rest:
-        d["content"] = None if calls else ""
-    else:
-        d["content"] = _content(rest, m.content_form, keep)
-    if m.name:
-        d["name"] = m.name
-    legacy = [c for c in calls if keep and c.extra.get(H.LEGACY)]
-    modern = [c for c in calls if not (keep and c.extra.get(H.LEGACY))]
-    if modern:
-        d["tool_calls"] = [_dump_call(c, keep) for c in modern]
-    if legacy:
-        c = legacy[0]
-        fc: dict[str, Any] = {"name": c.name, "arguments": _arguments_value(c)}
-        d["function_call"] = H.emit_extra(fc, c.extra.get(H.NESTED) or {})
-    H.emit_extra(d, m.extra, keep)
-    out.append(d)
-
-
-def _content(blocks: list[Any], form: str, keep: bool) -> str | list[dict]:
-    texts_only = all(isinstance(b, TextBlock) and (not keep or not b.extra) for b in blocks)
-    if texts_only and (form == "string" or (form != "parts" and len(blocks) == 1)):
-        return "\n".join(b.text for b in blocks)
-    return [_dump_part(b, keep) for b in blocks]
-
-
-def _dump_part(b: Any, keep: bool) -> dict:
-    if isinstance(b, TextBlock):
-        if H.RAW in b.extra and keep:
-            return b.extra[H.RAW]
-        return H.emit_extra({"type": "text", "text": b.text}, b.extra, keep)
-    if isinstance(b, ImageBlock):
-        image_url: dict[str, Any] = {"url": image_url_of(b)}
-        if b.detail is not None:
-            image_url["detail"] = b.detail
-        H.emit_extra(image_url, b.extra.get(H.NESTED) or {}, keep)
-        return H.emit_extra({"type": "image_url", "image_url": image_url}, b.extra, keep)
-    if isinstance(b, RawBlock):
-        return b.raw if keep else {"type": "text", "text": b.text}
-    raise TypeError(f"cannot write a {type(b).__name__} as an OpenAI content part")
-
-
-def image_url_of(b: ImageBlock) -> str:
-    """The URL OpenAI takes for an image: a data URL for base64 payloads."""
-    if b.source_kind == "base64" and not b.data.startswith("data:"):
-        return f"data:{b.media_type or 'image/png'};base64,{b.data}"
-    return b.data
-
-
-def _arguments_value(c: ToolCallBlock) -> Any:
-    if c.extra.get(H.ARGS_OBJECT):
-        try:
-            return orjson.loads(c.arguments)
-        except orjson.JSONDecodeError:
-            return c.arguments
-    return c.arguments
-
-
-def _dump_call(c: ToolCallBlock, keep: bool) -> dict:
-    fn: dict[str, Any] = {"name": c.name, "arguments": _arguments_value(c) if keep else c.arguments}
-    d = {"id": c.id, "type": "function", "function": fn}
-    if keep:
-        H.emit_extra(fn, c.extra.get(H.NESTED) or {})
-        H.emit_extra(d, c.extra)
-    return d
-
-
-def _dump_result(r: ToolResultBlock, m: Message, keep: bool) -> dict:
-    content: Any
-    if isinstance(r.content, str):
-        content = None if (m.content_form == "null" and r.content == "" and m.role == "tool") else r.content
-    else:
-        content = [_dump_part(p, keep) for p in r.content]
-    if keep and (r.extra.get(H.LEGACY) or m.extra.get(H.ROLE) == "function"):
-        d = {"role": "function", "name": r.name or m.name or "", "content": content}
-    else:
-        d = {"role": "tool", "tool_call_id": r.tool_call_id, "content": content}
-    return d
-
-
-def _dump_tool(t: ToolDefinition, keep: bool) -> dict:
-    fn: dict[str, Any] = {"name": t.name}
-    if t.description or keep:
-        fn["description"] = t.description
-    fn["parameters"] = t.parameters
-    if not keep:
-        return {"type": "function", "function": fn}
-    if t.extra.get(H.LEGACY) or t.extra.get(H.FLAT):
-        return H.emit_extra(fn, t.extra)
-    H.emit_extra(fn, t.extra.get(H.NESTED) or {})
-    return H.emit_extra({"type": "function", "function": fn}, t.extra)
-
-
 # -- detection -----------------------------------------------------------------------------------
 
 _OPENAI_KEYS = ("tool_calls", "tool_call_id", "function_call")
@@ -582,7 +427,6 @@ register(
         description="OpenAI Chat Completions messages (a JSON list, or an object with \"messages\")",
         detect=detect,
         read=read,
-        write=write,
         suffix=".json",
     )
 )

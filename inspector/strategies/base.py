@@ -16,7 +16,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from enum import Enum
-from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Union
 
 from ..tokens import TokenTable
@@ -24,7 +23,6 @@ from ..units import ModelCall, SessionView
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..model import Message
-    from ..providers.validate import Violation
     from .params import SettingsBase as Settings
 
 
@@ -391,17 +389,6 @@ class Plan:
                 out.append(one(next_source))
                 next_source += 1
         return out
-
-    @cached_property
-    def violations(self) -> dict[str, list[Violation]]:
-        """Provider rule violations of the history this plan sends, by provider."""
-        from ..providers.validate import validate_plan
-
-        return validate_plan(self)
-
-    @property
-    def valid(self) -> dict[str, bool]:
-        return {provider: not v for provider, v in self.violations.items()}
 
     def messages_after(self) -> list[Message]:
         """The pruned history as messages (edits applied, inserted messages materialised)."""

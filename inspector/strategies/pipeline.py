@@ -13,8 +13,7 @@ from dataclasses import dataclass
 from ..tokens import TokenTable
 from ..units import SessionView
 from . import params as _params
-from .base import Plan, Reason, StageTotal, Status, Working
-from .common import gc_paused
+from .base import Plan, Reason, StageTotal, Status, Working, gc_paused
 from .params import Param, SettingsBase
 
 

@@ -33,8 +33,8 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer, Input, Static
 from textual.worker import get_current_worker
 
-from ..model import Session
 from ..analysis.window import default_budget
+from ..model import Session
 from ..strategies import builtin as _builtin_strategies  # noqa: F401  (registers the strategies)
 from ..tokens import (
     DEFAULT_ENCODING,

@@ -3,9 +3,10 @@
 A :class:`Snapshot` is an immutable request (session view, token table, pipeline state, replay
 cursor, generation); :func:`compute_plan` turns it into a :class:`PlanResult` with the rows the
 message list shows, the gauge's tokens by kind and the provider violations by message. It runs
-in a worker thread and never touches a widget. Plans, replays, exports and following all go
-through the library (``inspector.strategies``, ``inspector.analysis``, ``inspector.providers``,
-``inspector.follow``); this module only arranges their results for display. No Textual here.
+in a worker thread and never touches a widget. Plans and replays go through the public API
+(``inspector.plan``, ``inspector.replay``: the view and table the app holds are passed as an
+Analysis, never counted again); this module only arranges their results for display. No
+Textual here.
 """
 
 from __future__ import annotations
@@ -15,13 +16,16 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
-from ..analysis.predict import not_in_file_at
+import inspector
+
+from ..analysis.context import recorded_input
+from ..analysis.planning import CheckedPlan
+from ..analysis.session import of as analysis_of
 from ..model import ImageBlock, Message, RawBlock, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock
-from ..strategies import Inserted, Plan, Status
-from ..strategies import plan as run_plan
+from ..providers import Violation, validity
+from ..strategies import Inserted, Status
 from ..tokens import TokenTable, count_session
 from ..units import SUMMARY, TRUNCATED_IN_SOURCE, SessionView, UnitKind
-from ..providers.validate import Violation
 from .state import PipelineState
 from .text import one_line
 
@@ -66,7 +70,7 @@ class RuleBreak:
 @dataclass
 class PlanResult:
     snapshot: Snapshot
-    plan: Plan | None
+    plan: CheckedPlan | None
     rows: list[Row]
     row_of: list[int]  # message index -> row in ``rows`` (-1: not in this context)
     by_category: list[int]  # tokens after the plan per CATEGORIES entry
@@ -92,7 +96,7 @@ class PlanResult:
 
     @property
     def valid(self) -> dict[str, bool]:
-        return {p: not v for p, v in self.violations.items()}
+        return validity(self.violations)
 
 
 class ViewInfo:
@@ -165,7 +169,7 @@ def preview_of(message: Message, limit: int = 240) -> str:
     return one_line("  ".join(parts), limit)
 
 
-def build_rows(plan: Plan) -> tuple[list[Row], list[int]]:
+def build_rows(plan: CheckedPlan) -> tuple[list[Row], list[int]]:
     """The list's rows for a plan: every source message the call saw, in order, with inserted
     messages where they are sent (the same order as :meth:`Plan.decisions`, without formatting
     any reason)."""
@@ -194,8 +198,7 @@ def compute_plan(snap: Snapshot, info: ViewInfo) -> PlanResult:
     t0 = time.perf_counter()
     state = snap.state
     try:
-        hidden = not_in_file_at(snap.view, snap.table, snap.at_call)
-        plan = run_plan(snap.view, snap.table, state.pipeline, state.settings, snap.at_call, hidden)
+        plan = inspector.plan(analysis_of(snap.view, snap.table), state.pipeline, settings=state.settings, at_call=snap.at_call)
     except Exception as exc:  # a strategy bug must not take the UI down: show it
         return PlanResult(snap, None, [], [-1] * len(snap.view), [0] * len(CATEGORIES), [0] * len(CATEGORIES), 0,
                           error=f"{type(exc).__name__}: {exc}")
@@ -243,7 +246,7 @@ def compute_plan(snap: Snapshot, info: ViewInfo) -> PlanResult:
     return result
 
 
-def _row_of_position(plan: Plan, rows: list[Row], position: int) -> int | None:
+def _row_of_position(plan: CheckedPlan, rows: list[Row], position: int) -> int | None:
     """The row of the ``position``-th message the plan sends (0-based), or None."""
     if not 0 <= position < len(plan.sequence):
         return None
@@ -281,18 +284,12 @@ def replay_order(n_calls: int, first: int = 160) -> list[int]:
 
 def replay_points(view: SessionView, table: TokenTable, state: PipelineState, calls: Sequence[int]) -> list[CallPoint]:
     """Baseline and pipeline input tokens of model calls ``calls`` (through inspector.replay)."""
-    from ..analysis.replay import replay as lib_replay
-
-    result = lib_replay(view, table, state.pipeline, state.settings, calls=list(calls))
+    result = inspector.replay(analysis_of(view, table), state.pipeline, settings=state.settings, calls=list(calls))
     return [CallPoint(c.call, c.predicted_tokens, c.tokens, c.recorded_tokens) for c in result.calls]
 
 
-def recorded_at(view: SessionView, call: int | None) -> int | None:
-    """What the file recorded as the input of model call ``call`` (None: not recorded)."""
-    if call is None or not view.calls:
-        return None
-    usage = view.messages[view.calls[call - 1].message_index].usage
-    return usage.context_tokens if usage is not None else None
+#: What the file recorded as the input of a model call (the totals bar shows it beside the estimate).
+recorded_at = recorded_input
 
 
 # --- counting -------------------------------------------------------------------------------
