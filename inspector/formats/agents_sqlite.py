@@ -137,5 +137,6 @@ FORMAT = register(
         detect=detect,
         read=read,
         suffix=".db",
+        follow="sqlite",
     )
 )

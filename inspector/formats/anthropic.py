@@ -474,5 +474,6 @@ register(
         read=read,
         write=write,
         suffix=".json",
+        provider="anthropic",
     )
 )

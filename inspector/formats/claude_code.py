@@ -55,6 +55,7 @@ from ..model import (
     Usage,
 )
 from .base import Format, Probe, register
+from .discovery import Discovery, SessionDetails, count_needles, first_records
 from .records import anthropic_usage as usage_of
 from .records import FIELD_ERRORS, head_records, ignored, iter_lines, json_text, malformed, parse_line, read_stream
 
@@ -481,14 +482,46 @@ def stream(path: Path) -> ClaudeCodeStream:
     return ClaudeCodeStream(path)
 
 
+def details(path: Path) -> SessionDetails:
+    """Project (``cwd``), session id and title from the first records; messages = user and
+    assistant records (one response written as several block lines counts once per line)."""
+    project, sid, title = None, None, None
+    for r in first_records(path):
+        if project is None and isinstance(r.get("cwd"), str):
+            project = r["cwd"]
+        if sid is None and isinstance(r.get("sessionId"), str):
+            sid = r["sessionId"]
+        if title is None and r.get("type") in ("summary", "custom-title", "ai-title"):
+            t = r.get("summary") or r.get("customTitle") or r.get("aiTitle") or r.get("title")
+            title = t if isinstance(t, str) else None
+    messages = count_needles(path, (b'"type":"user"', b'"type":"assistant"'))
+    return SessionDetails(project or path.parent.name, sid or path.stem, title, messages)
+
+
+#: ``projects/<slug>/<session>.jsonl`` under $CLAUDE_CONFIG_DIR (a comma-separated list, as
+#: ccusage accepts) or ~/.claude and ~/.config/claude; ``agent-*.jsonl`` files belong to a session.
+DISCOVERY = Discovery(
+    agent="claude",
+    label="Claude Code",
+    option="claude-dir",
+    details=details,
+    pattern=("projects", "*", "*.jsonl"),
+    env="CLAUDE_CONFIG_DIR",
+    homes=("~/.claude", "~/.config/claude"),
+    exclude="agent-*",
+    aliases=("claude_code", "claude-code"),
+)
+
+
 FORMAT = register(
     Format(
         name=NAME,
         description="Claude Code transcript JSONL (~/.claude/projects/*/<session>.jsonl)",
         detect=detect,
         read=read,
-        appendable=True,
         suffix=".jsonl",
         stream=stream,
+        provider="anthropic",
+        discovery=DISCOVERY,
     )
 )

@@ -31,6 +31,7 @@ from typing import Any
 
 from ..model import Message, RawBlock, Session, SourceRef, TextBlock
 from .base import Format, Probe, register
+from .discovery import Discovery, SessionDetails, count_needles, first_records
 from .openai_responses import ItemReader, openai_usage
 from .records import FIELD_ERRORS, head_records, ignored, malformed, parse_line, read_stream
 
@@ -180,14 +181,38 @@ def stream(path: Path) -> CodexStream:
     return CodexStream(path)
 
 
+def details(path: Path) -> SessionDetails:
+    """Project and id from ``session_meta``; messages = ``response_item`` records."""
+    project, sid = None, None
+    for r in first_records(path, limit=5):
+        payload = r.get("payload") if isinstance(r.get("payload"), dict) else {}
+        if r.get("type") == "session_meta":
+            project = payload.get("cwd") if isinstance(payload.get("cwd"), str) else None
+            sid = payload.get("id") if isinstance(payload.get("id"), str) else None
+            break
+    return SessionDetails(project or "?", sid, None, count_needles(path, (b'"type":"response_item"',)))
+
+
+#: ``sessions/YYYY/MM/DD/rollout-*.jsonl`` under $CODEX_HOME or ~/.codex.
+DISCOVERY = Discovery(
+    agent="codex",
+    label="Codex",
+    option="codex-home",
+    details=details,
+    pattern=("sessions", "*", "*", "*", "rollout-*.jsonl"),
+    env="CODEX_HOME",
+    homes=("~/.codex",),
+)
+
+
 FORMAT = register(
     Format(
         name=NAME,
         description="Codex CLI rollout JSONL (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl)",
         detect=detect,
         read=read,
-        appendable=True,
         suffix=".jsonl",
         stream=stream,
+        discovery=DISCOVERY,
     )
 )

@@ -33,6 +33,7 @@ and writes, which are kept apart.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +55,7 @@ from ..model import (
     Usage,
 )
 from .base import Format, Probe, SessionFormatError, register
+from .discovery import Candidate, Discovery, SessionDetails, scandir
 from .records import FIELD_ERRORS, int_or_none, json_text
 
 NAME = "strands"
@@ -312,11 +314,53 @@ def detect(probe: Probe) -> int:
     return 0
 
 
+def _sessions_in(storage: Path) -> Iterator[Path]:
+    """``storage`` itself when it is a session directory, else the sessions inside it."""
+    if (storage / "agents").is_dir():
+        yield storage
+        return
+    for entry in scandir(storage):
+        if entry.name.startswith("session_") and entry.is_dir() and (Path(entry.path) / "agents").is_dir():
+            yield Path(entry.path)
+
+
+def scan(storage: Path) -> Iterator[Candidate]:
+    """Session directories in a storage directory; time and size are the main agent's messages."""
+    for session_dir in _sessions_in(storage):
+        agents = agent_dirs(session_dir)
+        if not agents:
+            continue
+        newest, size = 0.0, 0
+        for p in (agents[0] / "agent.json", agents[0] / "messages"):
+            try:
+                newest = max(newest, p.stat().st_mtime)
+            except FileNotFoundError:
+                pass
+        for f in scandir(agents[0] / "messages"):
+            if f.name.startswith("message_") and f.name.endswith(".json"):
+                st = f.stat()
+                size += st.st_size
+                newest = max(newest, st.st_mtime)
+        yield session_dir, newest, size
+
+
+def details(path: Path) -> SessionDetails:
+    agents = agent_dirs(path)
+    sid = path.name[len("session_") :] if path.name.startswith("session_") else path.name
+    return SessionDetails(sid, sid, None, len(message_files(agents[0])) if agents else 0)
+
+
+#: Strands keeps sessions wherever the application's FileSessionManager says: the directories
+#: are given (``--strands-dir``, repeatable); there is no default place.
+DISCOVERY = Discovery(agent="strands", label="Strands", option="strands-dir", details=details, scan=scan, repeatable=True)
+
 FORMAT = register(
     Format(
         name=NAME,
         description="Strands Agents FileSessionManager directory (session_<id>/agents/agent_<id>/messages/)",
         detect=detect,
         read=read,
+        follow="directory",
+        discovery=DISCOVERY,
     )
 )

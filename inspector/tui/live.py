@@ -110,7 +110,7 @@ class FollowMixin:
     def _start_follow(self) -> None:
         if not self.session_path or self.follow_started:
             return
-        from ..follow_dir import can_follow
+        from ..follow_dir import can_follow, followable_formats
 
         followable = can_follow(self.format_name)
         wanted = followable if self.follow_requested is None else self.follow_requested
@@ -118,8 +118,8 @@ class FollowMixin:
             self._update_status()
             return
         if not followable:
-            self.notify(f"{self.format_name} sessions cannot be followed live: only JSONL transcripts, Strands session "
-                        f"directories and Agents SDK SQLite databases grow while an agent runs.",
+            self.notify(f"{self.format_name} sessions cannot be followed live: only {followable_formats()} "
+                        f"sessions grow while an agent runs.",
                         severity="warning", timeout=6)
             self._update_status()
             return
