@@ -49,7 +49,7 @@ from .jsondoc import (
 )
 from .openai_chat import is_message_list, signals
 from .rawtext import raw_text
-from .records import anthropic_usage
+from .reading import ANTHROPIC, usage_from
 
 NAME = "anthropic"
 
@@ -146,7 +146,7 @@ def _message(d: Any, index: int, path: PathParts) -> Message:
         role=role,
         content=blocks,
         name=None,
-        usage=anthropic_usage(d.get("usage")),
+        usage=usage_from(d.get("usage"), ANTHROPIC),
         source=SourceRef.model_construct(line=None, json_path=json_path(path), file=None),
         content_form=form,
         starts_context=starts_context,

@@ -26,7 +26,14 @@ How the file becomes a :class:`~inspector.model.Session`:
   subtypes (``system/turn_duration``...), synthetic API-error replies and any unknown record type.
   Unknown fields never fail a line.
 - **Usage.** ``message.usage`` of each response -> :class:`~inspector.model.Usage` (input, output,
-  cache read, cache creation kept apart; Anthropic's ``input_tokens`` excludes cached input).
+  cache read, cache creation kept apart; Anthropic's ``input_tokens`` excludes cached input), once
+  per call however many lines the response was written on; ``Usage.model`` is ``message.model``.
+  ``Session.agent`` is ``claude_code``, ``agent_version`` the latest ``version`` field,
+  ``Session.model`` the model most main-chain calls used.
+- **Injected content.** ``<system-reminder>`` text Claude Code wrote into a message (inside tool
+  results, ``isMeta`` user entries) stays in that message and is counted. ``attachment`` records
+  (2.1.x: mentioned files, hook context, todo reminders) are listed in ``skipped`` with a reason:
+  they reach the model as reminder text in a wording the file does not hold.
 
 The headless ``claude -p --output-format stream-json`` log (``session_id``, no ``parentUuid``) reads
 the same way; its ``parent_tool_use_id`` messages are sidechains.
@@ -46,7 +53,6 @@ from ..model import (
     RawBlock,
     ResultPart,
     Session,
-    Skipped,
     SourceRef,
     TextBlock,
     ThinkingBlock,
@@ -56,7 +62,7 @@ from ..model import (
 )
 from .base import Format, Probe, register
 from .discovery import Discovery, SessionDetails, count_needles, first_records
-from .records import anthropic_usage as usage_of
+from .reading import ANTHROPIC, ModelTally, usage_from
 from .records import FIELD_ERRORS, head_records, ignored, iter_lines, json_text, malformed, parse_line, read_stream
 
 NAME = "claude_code"
@@ -167,7 +173,7 @@ def convert_blocks(content: Any) -> tuple[list[Block], str]:
 def _merge_usage(old: Usage | None, new: Usage | None) -> Usage | None:
     if old is None or new is None:
         return new or old
-    fields = {}
+    fields: dict[str, Any] = {"model": old.model or new.model}
     for name in ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"):
         a, b = getattr(old, name), getattr(new, name)
         fields[name] = b if a is None else a if b is None else max(a, b)
@@ -180,9 +186,10 @@ def _merge_usage(old: Usage | None, new: Usage | None) -> Usage | None:
 class _Conversation:
     """Messages of one chain, with the block-per-line and tool-result merging."""
 
-    def __init__(self, messages: list[Message], file: str | None = None) -> None:
+    def __init__(self, messages: list[Message], file: str | None = None, models: ModelTally | None = None) -> None:
         self.messages = messages
         self.file = file
+        self.models = models  # the main chain counts the model of each call for Session.model
         self.last_assistant: int | None = None
         self.pending_boundary: dict[str, Any] | None = None
         self.dirty = 0  # first index changed since the last take()
@@ -214,7 +221,8 @@ class _Conversation:
             self._add_user(entry, blocks, form, source, extra)
 
     def _add_assistant(self, entry, msg, blocks, form, source, extra) -> None:
-        usage = usage_of(msg.get("usage"))
+        model = msg.get("model") if isinstance(msg.get("model"), str) else None
+        usage = usage_from(msg.get("usage"), ANTHROPIC, model)
         mid, rid = msg.get("id"), entry.get("requestId")
         if self.last_assistant is not None and mid:
             prev = self.messages[self.last_assistant]
@@ -229,6 +237,8 @@ class _Conversation:
             if value is not None:
                 extra[key] = value
         self.last_assistant = len(self.messages)
+        if self.models is not None:
+            self.models.add(model)
         self._append(Message(index=0, role="assistant", content=blocks, usage=usage, source=source, content_form=form, extra=extra))
 
     def _add_user(self, entry, blocks, form, source, extra) -> None:
@@ -256,6 +266,16 @@ class _Conversation:
         self.messages.append(message)
 
 
+def _attachment_reason(entry: dict[str, Any]) -> str:
+    """Why an ``attachment`` record is not a message: Claude Code turns it into
+    ``<system-reminder>`` text of the next request (file mentions, hook context, todo and plan
+    reminders), in a wording the file does not record, so it is listed, not counted."""
+    att = entry.get("attachment")
+    kind = att.get("type") if isinstance(att, dict) and isinstance(att.get("type"), str) else None
+    what = f"attachment/{kind}" if kind else "attachment"
+    return f"{what} (sent to the model inside a <system-reminder> the file does not record; not counted)"
+
+
 # --- the stream -------------------------------------------------------------------------------
 
 
@@ -272,8 +292,8 @@ class ClaudeCodeStream:
     """Incremental Claude Code reader (a :class:`~inspector.formats.base.RecordStream`)."""
 
     def __init__(self, path: Path | None = None) -> None:
-        self.session = Session(path=str(path) if path else None, format=NAME)
-        self._main = _Conversation(self.session.messages)
+        self.session = Session(path=str(path) if path else None, format=NAME, agent=NAME)
+        self._main = _Conversation(self.session.messages, models=ModelTally(self.session))
         self._sides: dict[str, _Conversation] = {}
         self._parent: dict[str, str | None] = {}
         self._side_root: dict[str, str] = {}
@@ -366,6 +386,8 @@ class ClaudeCodeStream:
             title = entry.get("summary") or entry.get("customTitle") or entry.get("aiTitle") or entry.get("title")
             if isinstance(title, str):
                 self.session.extra["title"] = title
+        elif rtype == "attachment":
+            reason = _attachment_reason(entry)
         elif rtype in BOOKKEEPING or rtype == "result":
             reason = rtype
         else:
@@ -381,6 +403,8 @@ class ClaudeCodeStream:
         for key, name in (("cwd", "cwd"), ("version", "version"), ("gitBranch", "git_branch")):
             if name not in extra and isinstance(entry.get(key), str):
                 extra[name] = entry[key]
+        if isinstance(entry.get("version"), str):  # the latest: a resumed session may run a newer CLI
+            self.session.agent_version = entry["version"]
 
     def _side(self, entry, uuid, parent, file, side_key) -> _Conversation:
         key = side_key or entry.get("agentId") or entry.get("parent_tool_use_id")

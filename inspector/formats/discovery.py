@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import orjson
 
 #: Bytes read from the start of a session file to find its first records.
 HEAD = 256 * 1024

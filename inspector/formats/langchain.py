@@ -32,10 +32,10 @@ from ..model import (
     ThinkingBlock,
     ToolCallBlock,
     ToolResultBlock,
-    Usage,
 )
 from .base import Format, Probe, SessionFormatError, register
-from .records import FIELD_ERRORS, ignored, int_or_none, json_text, load_json, malformed
+from .reading import LANGCHAIN, usage_from
+from .records import FIELD_ERRORS, ignored, json_text, load_json, malformed
 
 NAME = "langchain"
 CLASS_TYPES = {
@@ -149,19 +149,10 @@ def _tool_calls(data: dict[str, Any]) -> list[ToolCallBlock]:
     return calls
 
 
-def _usage(meta: Any) -> Usage | None:
-    if not isinstance(meta, dict):
-        return None
-    details = meta.get("input_token_details") if isinstance(meta.get("input_token_details"), dict) else {}
-    read = int_or_none(details.get("cache_read"))
-    created = int_or_none(details.get("cache_creation"))
-    total = int_or_none(meta.get("input_tokens"))
-    return Usage(
-        input_tokens=None if total is None else total - (read or 0) - (created or 0),
-        output_tokens=int_or_none(meta.get("output_tokens")),
-        cache_read_input_tokens=read,
-        cache_creation_input_tokens=created,
-    )
+def _model(data: dict[str, Any]) -> str | None:
+    meta = data.get("response_metadata") if isinstance(data.get("response_metadata"), dict) else {}
+    model = meta.get("model_name") or meta.get("model")
+    return model if isinstance(model, str) else None
 
 
 def read(path: Path) -> Session:
@@ -208,7 +199,7 @@ def read(path: Path) -> Session:
                     role=role,
                     content=blocks + calls,
                     name=name,
-                    usage=_usage(data.get("usage_metadata")) if kind == "ai" else None,
+                    usage=usage_from(data.get("usage_metadata"), LANGCHAIN, _model(data)) if kind == "ai" else None,
                     source=source,
                     content_form=form,
                     extra=extra,

@@ -46,7 +46,7 @@ from .jsondoc import (
     tool_items,
 )
 from .rawtext import raw_text
-from .records import int_or_none
+from .reading import ANTHROPIC, OPENAI, UsageKeys, usage_from
 
 NAME = "openai"
 
@@ -294,28 +294,25 @@ def _tool_call(call: Any, path: PathParts) -> ToolCallBlock:
     return ToolCallBlock.model_construct(id=call_id, name=fn["name"], arguments=args, extra=extra)
 
 
+#: Usage written with Anthropic's cache fields next to OpenAI's names: the input excludes them.
+_ANTHROPIC_STYLE = UsageKeys(
+    input=("prompt_tokens", "input_tokens"),
+    output=("completion_tokens", "output_tokens"),
+    cache_read=ANTHROPIC.cache_read,
+    cache_write=ANTHROPIC.cache_write,
+)
+
+
 def _usage(u: Any) -> Usage | None:
     """Recorded usage; OpenAI counts cached tokens inside the prompt, the model keeps them apart."""
     if not isinstance(u, dict):
         return None
-    prompt = int_or_none(u.get("prompt_tokens", u.get("input_tokens")))
-    completion = int_or_none(u.get("completion_tokens", u.get("output_tokens")))
-    if "cache_read_input_tokens" in u or "cache_creation_input_tokens" in u:  # Anthropic-style split
-        return Usage.model_construct(
-            input_tokens=prompt,
-            output_tokens=completion,
-            cache_read_input_tokens=int_or_none(u.get("cache_read_input_tokens")),
-            cache_creation_input_tokens=int_or_none(u.get("cache_creation_input_tokens")),
-        )
-    details = u.get("prompt_tokens_details") or u.get("input_tokens_details")
-    cached = int_or_none(details.get("cached_tokens")) if isinstance(details, dict) else None
-    if cached is not None and prompt is not None:
-        prompt -= cached
-    if prompt is None and completion is None:
+    if "cache_read_input_tokens" in u or "cache_creation_input_tokens" in u:
+        return usage_from(u, _ANTHROPIC_STYLE)
+    usage = usage_from(u, OPENAI)
+    if usage is None or (usage.input_tokens is None and usage.output_tokens is None):
         return None
-    return Usage.model_construct(
-        input_tokens=prompt, output_tokens=completion, cache_read_input_tokens=cached, cache_creation_input_tokens=None
-    )
+    return usage
 
 
 def _read_tools(doc: dict, extra: dict) -> list[ToolDefinition]:

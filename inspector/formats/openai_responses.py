@@ -42,10 +42,10 @@ from ..model import (
     ToolCallBlock,
     ToolDefinition,
     ToolResultBlock,
-    Usage,
 )
 from .base import Format, Probe, SessionFormatError, register
-from .records import FIELD_ERRORS, ignored, int_or_none, json_text, load_json, malformed
+from .reading import OPENAI, usage_from
+from .records import FIELD_ERRORS, ignored, json_text, load_json, malformed
 
 NAME = "openai_responses"
 
@@ -131,23 +131,6 @@ def _visible_text(item: dict[str, Any]) -> str:
             elif isinstance(value, list):
                 texts.extend(v for v in value if isinstance(v, str))
     return "\n".join(texts)
-
-
-def openai_usage(raw: Any) -> Usage | None:
-    """OpenAI usage (``input_tokens``/``prompt_tokens`` include cached input) -> Usage with the
-    cached part split out into ``cache_read_input_tokens``, so ``context_tokens`` is the input."""
-    if not isinstance(raw, dict):
-        return None
-    total_in = int_or_none(raw.get("input_tokens", raw.get("prompt_tokens")))
-    details = raw.get("input_tokens_details") or raw.get("prompt_tokens_details") or {}
-    cached = int_or_none(raw.get("cached_input_tokens"))
-    if cached is None and isinstance(details, dict):
-        cached = int_or_none(details.get("cached_tokens"))
-    return Usage(
-        input_tokens=None if total_in is None else total_in - (cached or 0),
-        output_tokens=int_or_none(raw.get("output_tokens", raw.get("completion_tokens"))),
-        cache_read_input_tokens=cached,
-    )
 
 
 class ItemReader:
@@ -325,7 +308,7 @@ def read(path: Path) -> Session:
             reader.add(item, SourceRef(json_path=f"$.output[{k}]"))
         last = reader.close_response()
         if last is not None:
-            session.messages[last].usage = openai_usage(request.get("usage"))
+            session.messages[last].usage = usage_from(request.get("usage"), OPENAI, request.get("model") if isinstance(request.get("model"), str) else None)
     session.tools = tool_definitions(request.get("tools"))
     session.extra = {k: v for k, v in request.items() if k not in ("input", "instructions", "tools", "output")}
     return session

@@ -56,6 +56,7 @@ from ..model import (
 )
 from .base import Format, Probe, SessionFormatError, register
 from .discovery import Candidate, Discovery, SessionDetails, scandir
+from .reading import BEDROCK, usage_from
 from .records import FIELD_ERRORS, int_or_none, json_text
 
 NAME = "strands"
@@ -175,15 +176,7 @@ def convert_blocks(content: Any) -> list[Block]:
 
 
 def _usage(metadata: Any) -> Usage | None:
-    usage = metadata.get("usage") if isinstance(metadata, dict) else None
-    if not isinstance(usage, dict):
-        return None
-    return Usage(
-        input_tokens=int_or_none(usage.get("inputTokens")),
-        output_tokens=int_or_none(usage.get("outputTokens")),
-        cache_read_input_tokens=int_or_none(usage.get("cacheReadInputTokens")),
-        cache_creation_input_tokens=int_or_none(usage.get("cacheWriteInputTokens")),
-    )
+    return usage_from(metadata.get("usage") if isinstance(metadata, dict) else None, BEDROCK)
 
 
 def to_message(raw: Any, source: SourceRef) -> Message:
