@@ -34,7 +34,7 @@ from ..model import (
 )
 from . import hints as H
 from .base import Format, Probe, register
-from .imagesize import image_size, split_data_url
+from .imagesize import split_data_url
 from .jsondoc import (
     PathParts,
     ShapeError,
@@ -49,7 +49,7 @@ from .jsondoc import (
 )
 from .openai_chat import is_message_list, signals
 from .rawtext import raw_text
-from .reading import ANTHROPIC, usage_from
+from .reading import ANTHROPIC, image_block, usage_from
 
 NAME = "anthropic"
 
@@ -258,17 +258,7 @@ def _image(b: dict) -> ImageBlock | None:
     nested = {k: v for k, v in source.items() if k not in ("type", "media_type", key)}
     if nested:
         extra[H.NESTED] = nested
-    data = source[key]
-    size = image_size(data) if kind == "base64" else None
-    return ImageBlock.model_construct(
-        media_type=media_type,
-        source_kind=kind,
-        data=data,
-        detail=None,
-        width=size[0] if size else None,
-        height=size[1] if size else None,
-        extra=extra,
-    )
+    return image_block(source[key], media_type=media_type, source_kind=kind, extra=extra)
 
 
 def _read_tools(doc: dict, extra: dict) -> list[ToolDefinition]:

@@ -62,7 +62,8 @@ from ..model import (
 )
 from .base import Format, Probe, register
 from .discovery import Discovery, SessionDetails, count_needles, first_records
-from .reading import ANTHROPIC, ModelTally, usage_from
+from .rawtext import raw_text
+from .reading import ANTHROPIC, ModelTally, content_blocks, image_block, usage_from
 from .records import FIELD_ERRORS, head_records, ignored, iter_lines, json_text, malformed, parse_line, read_stream
 
 NAME = "claude_code"
@@ -97,19 +98,7 @@ def _image(block: dict[str, Any]) -> ImageBlock:
     source = block.get("source") if isinstance(block.get("source"), dict) else {}
     kind = source.get("type")
     data = source.get("data") or source.get("url") or source.get("file_id") or ""
-    return ImageBlock(
-        media_type=source.get("media_type"),
-        source_kind=kind if kind in ("base64", "url", "file") else "url",
-        data=str(data),
-    )
-
-
-def _block_text(block: dict[str, Any]) -> str:
-    for key in ("text", "content", "thinking"):
-        value = block.get(key)
-        if isinstance(value, str):
-            return value
-    return ""
+    return image_block(data, media_type=source.get("media_type"), source_kind=kind if kind in ("base64", "url", "file") else "url")
 
 
 def _result_content(content: Any) -> str | list[ResultPart]:
@@ -128,46 +117,33 @@ def _result_content(content: Any) -> str | list[ResultPart]:
         elif part.get("type") == "text":
             parts.append(TextBlock(text=str(part.get("text", ""))))
         else:  # tool_reference, search_result...: keep the block, count its text
-            parts.append(TextBlock(text=_block_text(part), extra={"block": part}))
+            parts.append(TextBlock(text=raw_text(part), extra={"block": part}))
     return parts
+
+
+def _block(b: Any, k: int) -> Block:
+    if not isinstance(b, dict):
+        return TextBlock(text=str(b))
+    t = b.get("type")
+    if t == "text":
+        rest = {key: v for key, v in b.items() if key not in ("type", "text")}
+        return TextBlock(text=str(b.get("text", "")), extra=rest)
+    if t == "tool_use":
+        return ToolCallBlock(id=str(b.get("id", "")), name=str(b.get("name", "")), arguments=json_text(b.get("input", {})))
+    if t == "tool_result":
+        return ToolResultBlock(tool_call_id=str(b.get("tool_use_id", "")), content=_result_content(b.get("content")), is_error=bool(b.get("is_error")))
+    if t == "thinking":
+        return ThinkingBlock(thinking=str(b.get("thinking", "")), signature=b.get("signature"))
+    if t == "redacted_thinking":
+        return ThinkingBlock(thinking=str(b.get("data", "")), redacted=True)
+    if t == "image":
+        return _image(b)
+    return RawBlock(raw=b, text=raw_text(b))  # document, server_tool_use, web_search_tool_result, compaction...
 
 
 def convert_blocks(content: Any) -> tuple[list[Block], str]:
     """Anthropic message ``content`` (string or blocks) -> model blocks and the content form."""
-    if content is None:
-        return [], "null"
-    if isinstance(content, str):
-        return ([TextBlock(text=content)] if content else []), "string"
-    if not isinstance(content, list):
-        return [RawBlock(raw={"content": content}, text=json_text(content))], "blocks"
-    blocks: list[Block] = []
-    for b in content:
-        if not isinstance(b, dict):
-            blocks.append(TextBlock(text=str(b)))
-            continue
-        t = b.get("type")
-        if t == "text":
-            rest = {k: v for k, v in b.items() if k not in ("type", "text")}
-            blocks.append(TextBlock(text=str(b.get("text", "")), extra=rest))
-        elif t == "tool_use":
-            blocks.append(ToolCallBlock(id=str(b.get("id", "")), name=str(b.get("name", "")), arguments=json_text(b.get("input", {}))))
-        elif t == "tool_result":
-            blocks.append(
-                ToolResultBlock(
-                    tool_call_id=str(b.get("tool_use_id", "")),
-                    content=_result_content(b.get("content")),
-                    is_error=bool(b.get("is_error")),
-                )
-            )
-        elif t == "thinking":
-            blocks.append(ThinkingBlock(thinking=str(b.get("thinking", "")), signature=b.get("signature")))
-        elif t == "redacted_thinking":
-            blocks.append(ThinkingBlock(thinking=str(b.get("data", "")), redacted=True))
-        elif t == "image":
-            blocks.append(_image(b))
-        else:  # document, server_tool_use, web_search_tool_result, compaction, unknown...
-            blocks.append(RawBlock(raw=b, text=_block_text(b)))
-    return blocks, "blocks"
+    return content_blocks(content, _block, "blocks", other=lambda c: [RawBlock(raw={"content": c}, text=json_text(c))])
 
 
 def _merge_usage(old: Usage | None, new: Usage | None) -> Usage | None:

@@ -32,7 +32,6 @@ from ..model import (
 )
 from . import hints as H
 from .base import Format, Probe, register
-from .imagesize import image_size, split_data_url
 from .jsondoc import (
     PathParts,
     ShapeError,
@@ -46,7 +45,7 @@ from .jsondoc import (
     tool_items,
 )
 from .rawtext import raw_text
-from .reading import ANTHROPIC, OPENAI, UsageKeys, usage_from
+from .reading import ANTHROPIC, OPENAI, UsageKeys, content_blocks, image_block, usage_from
 
 NAME = "openai"
 
@@ -195,13 +194,10 @@ class _MessageReader:
 
 
 def _content_blocks(content: Any, path: PathParts) -> tuple[list[Any], str]:
-    if content is None:
-        return [], "null"
-    if isinstance(content, str):
-        return [TextBlock.model_construct(text=content, extra={})], "string"
-    if isinstance(content, list):
-        return [_part(p, path + (k,)) for k, p in enumerate(content)], "parts"
-    raise ShapeError(path, f"expected a string, a list of parts or null, found {describe(content)}")
+    def other(value: Any) -> list[Any]:
+        raise ShapeError(path, f"expected a string, a list of parts or null, found {describe(value)}")
+
+    return content_blocks(content, lambda p, k: _part(p, path + (k,)), "parts", keep_empty=True, other=other)
 
 
 def _part(p: Any, path: PathParts) -> Any:
@@ -237,21 +233,7 @@ def _image(p: dict) -> ImageBlock | None:
     nested = {k: v for k, v in iu.items() if k not in ("url", "detail")}
     if nested:
         extra[H.NESTED] = nested
-    data_url = split_data_url(url)
-    if data_url is None:
-        return ImageBlock.model_construct(
-            media_type=None, source_kind="url", data=url, detail=detail, width=None, height=None, extra=extra
-        )
-    size = image_size(data_url[1])
-    return ImageBlock.model_construct(
-        media_type=data_url[0],
-        source_kind="base64",
-        data=url,
-        detail=detail,
-        width=size[0] if size else None,
-        height=size[1] if size else None,
-        extra=extra,
-    )
+    return image_block(url, detail=detail, extra=extra)
 
 
 def _arguments(obj: dict, path: PathParts) -> tuple[str, dict[str, Any]]:

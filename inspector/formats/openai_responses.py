@@ -44,7 +44,8 @@ from ..model import (
     ToolResultBlock,
 )
 from .base import Format, Probe, SessionFormatError, register
-from .reading import OPENAI, usage_from
+from .rawtext import fields_text
+from .reading import OPENAI, content_blocks, image_block, usage_from
 from .records import FIELD_ERRORS, ignored, json_text, load_json, malformed
 
 NAME = "openai_responses"
@@ -68,35 +69,27 @@ def _image(part: dict[str, Any]) -> ImageBlock:
     url = part.get("image_url") or part.get("file_id") or ""
     if isinstance(url, dict):
         url = url.get("url", "")
-    url = str(url)
-    kind = "base64" if url.startswith("data:") else "file" if part.get("file_id") else "url"
-    media = url[5 : url.index(";")] if kind == "base64" and ";" in url else None
-    return ImageBlock(media_type=media, source_kind=kind, data=url, detail=part.get("detail"))
+    return image_block(url, source_kind="file" if part.get("file_id") and not part.get("image_url") else "url", detail=part.get("detail"))
+
+
+def _part(part: Any, k: int) -> Block:
+    if not isinstance(part, dict):
+        return TextBlock(text=str(part))
+    t = part.get("type")
+    if t in TEXT_PARTS and isinstance(part.get("text"), str):
+        rest = {key: v for key, v in part.items() if key not in ("type", "text")}
+        if t != "input_text" and t != "output_text":
+            rest["part_type"] = t
+        return TextBlock(text=part["text"], extra=rest)
+    if t == "input_image":
+        return _image(part)
+    if t == "refusal":
+        return TextBlock(text=str(part.get("refusal", "")), extra={"part_type": "refusal"})
+    return RawBlock(raw=part, text=str(part.get("text") or ""))
 
 
 def _parts(content: Any) -> tuple[list[Block], str]:
-    if content is None:
-        return [], "null"
-    if isinstance(content, str):
-        return ([TextBlock(text=content)] if content else []), "string"
-    blocks: list[Block] = []
-    for part in content if isinstance(content, list) else [content]:
-        if not isinstance(part, dict):
-            blocks.append(TextBlock(text=str(part)))
-            continue
-        t = part.get("type")
-        if t in TEXT_PARTS and isinstance(part.get("text"), str):
-            rest = {k: v for k, v in part.items() if k not in ("type", "text")}
-            if t != "input_text" and t != "output_text":
-                rest["part_type"] = t
-            blocks.append(TextBlock(text=part["text"], extra=rest))
-        elif t == "input_image":
-            blocks.append(_image(part))
-        elif t == "refusal":
-            blocks.append(TextBlock(text=str(part.get("refusal", "")), extra={"part_type": "refusal"}))
-        else:
-            blocks.append(RawBlock(raw=part, text=str(part.get("text") or "")))
-    return blocks, "parts"
+    return content_blocks(content, _part)
 
 
 def _result_content(output: Any) -> str | list[ResultPart]:
@@ -119,18 +112,9 @@ def _result_content(output: Any) -> str | list[ResultPart]:
     return json_text(output)
 
 
-def _visible_text(item: dict[str, Any]) -> str:
-    """What of a hosted call item is worth counting: its query/code/arguments/output strings."""
-    texts = []
-    action = item.get("action") if isinstance(item.get("action"), dict) else {}
-    for source in (item, action):
-        for key in ("query", "queries", "code", "arguments", "input", "output", "result", "url"):
-            value = source.get(key)
-            if isinstance(value, str):
-                texts.append(value)
-            elif isinstance(value, list):
-                texts.extend(v for v in value if isinstance(v, str))
-    return "\n".join(texts)
+#: What of a hosted call item (``web_search_call``...) is worth counting: these strings, on the
+#: item or its ``action``.
+VISIBLE_KEYS = ("query", "queries", "code", "arguments", "input", "output", "result", "url")
 
 
 class ItemReader:
@@ -220,7 +204,7 @@ class ItemReader:
                 extra["item_type"] = t
             return self._extend(ToolCallBlock(id=str(item["call_id"]), name=str(name), arguments=args, extra=extra), source)
         if t in OUTPUT_CALLS_WITHOUT_OUTPUT:
-            return self._extend(RawBlock(raw=item, text=_visible_text(item)), source)
+            return self._extend(RawBlock(raw=item, text=fields_text(item, VISIBLE_KEYS, nested=("action",))), source)
         self.skipped.append(ignored(source, f"{self.prefix}{t}" if t in SKIP_ITEMS else f"{self.prefix}{t} (unknown item type)"))
         return None
 

@@ -28,10 +28,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..model import ImageBlock, Message, Session, SourceRef, TextBlock, ToolCallBlock, ToolResultBlock, Usage
+from ..model import Message, Session, SourceRef, TextBlock, ToolCallBlock, ToolResultBlock, Usage
 from .base import Format, Probe, SessionFormatError, register
 from .openai_responses import tool_definitions
-from .reading import OPENAI, usage_from
+from .reading import OPENAI, ModelTally, image_block, usage_from
 from .records import FIELD_ERRORS, ignored, json_text, load_json, malformed
 
 NAME = "openhands"
@@ -72,7 +72,8 @@ def read(path: Path) -> Session:
     events = _events_of(doc)
     if events is None:
         raise SessionFormatError(path, "$", "this is not an OpenHands trajectory.", "a JSON array of events with source and action/observation")
-    session = Session(path=str(path), format=NAME)
+    session = Session(path=str(path), format=NAME, agent=NAME)
+    models = ModelTally(session)
     messages: list[Message] = []
     originals: list[tuple[Any, Message]] = []  # (event id, message) of messages read from events
     forgotten: set[Any] = set()
@@ -100,7 +101,7 @@ def read(path: Path) -> Session:
             elif action == "message" and meta is None:
                 role = "user" if e.get("source") == "user" else "assistant"
                 blocks: list[Any] = [TextBlock(text=str(args.get("content", "")))]
-                blocks += [ImageBlock(data=str(u), source_kind="base64" if str(u).startswith("data:") else "url") for u in args.get("image_urls") or []]
+                blocks += [image_block(u) for u in args.get("image_urls") or []]
                 emit(e, Message(index=0, role=role, content=blocks, source=source, extra=extra))
             elif action == "condensation":
                 ids = args.get("forgotten_event_ids")
@@ -135,6 +136,7 @@ def read(path: Path) -> Session:
                     blocks.append(ToolCallBlock(id=str(meta.get("tool_call_id", "")), name=str(meta.get("function_name", action)), arguments=json_text(call_args)))
                     usage = None
                 msg = Message(index=0, role="assistant", content=blocks, usage=usage, source=source, extra=extra)
+                models.add(usage.model if usage is not None else None)
                 if rid is not None:
                     response_message[rid] = msg
                 emit(e, msg)

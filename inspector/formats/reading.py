@@ -1,7 +1,8 @@
 """What the readers share, one home each: message content ("string, list or null") to blocks, an
 image to an :class:`~inspector.model.ImageBlock` with its size, recorded usage objects to
-:class:`~inspector.model.Usage` (each provider's spelling declared as a :class:`UsageKeys`), the
-text of provider blocks, and the model a session mostly used.
+:class:`~inspector.model.Usage` (each provider's spelling declared as a :class:`UsageKeys`), and
+the model a session mostly used. The text of provider blocks the model has no type for is
+:mod:`inspector.formats.rawtext`'s.
 
 No format knowledge lives here beyond the spellings of usage objects; the format modules say which
 helper applies to which part of their records.
@@ -90,25 +91,7 @@ def image_block(
     )
 
 
-# --- text of provider blocks ---------------------------------------------------------------------
-
-#: Keys whose string value is what a block says, in the order they are looked for.
-TEXT_KEYS = ("text", "content", "thinking", "query", "queries", "code", "arguments", "input", "output", "result", "url")
-
-
-def block_text(block: dict[str, Any], keys: Iterable[str] = TEXT_KEYS, *, first_only: bool = True) -> str:
-    """The text of a provider block the model has no type for: the first string among ``keys``
-    (or, with ``first_only=False``, every string and list of strings among them, joined by lines)."""
-    texts: list[str] = []
-    for key in keys:
-        value = block.get(key)
-        if isinstance(value, str):
-            if first_only:
-                return value
-            texts.append(value)
-        elif isinstance(value, list) and not first_only:
-            texts.extend(v for v in value if isinstance(v, str))
-    return "\n".join(texts)
+# --- text -------------------------------------------------------------------------------------------
 
 
 def joined_text(blocks: Iterable[Any]) -> str:
@@ -231,7 +214,6 @@ __all__ = [
     "OPENAI",
     "ModelTally",
     "UsageKeys",
-    "block_text",
     "content_blocks",
     "image_block",
     "joined_text",

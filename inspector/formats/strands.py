@@ -56,7 +56,7 @@ from ..model import (
 )
 from .base import Format, Probe, SessionFormatError, register
 from .discovery import Candidate, Discovery, SessionDetails, scandir
-from .reading import BEDROCK, usage_from
+from .reading import BEDROCK, image_block, usage_from
 from .records import FIELD_ERRORS, int_or_none, json_text
 
 NAME = "strands"
@@ -110,7 +110,7 @@ def _bytes(value: Any) -> str:
 def _image(spec: dict[str, Any]) -> ImageBlock:
     fmt = spec.get("format")
     source = spec.get("source") if isinstance(spec.get("source"), dict) else {}
-    return ImageBlock(media_type=f"image/{fmt}" if isinstance(fmt, str) else None, source_kind="base64", data=_bytes(source.get("bytes")))
+    return image_block(_bytes(source.get("bytes")), media_type=f"image/{fmt}" if isinstance(fmt, str) else None, source_kind="base64")
 
 
 def _normalise(block: dict[str, Any]) -> tuple[str | None, Any]:
