@@ -11,3 +11,4 @@ from . import agents_sqlite  # noqa: F401
 from . import langchain  # noqa: F401
 from . import openhands  # noqa: F401
 from . import swe_agent  # noqa: F401
+from . import gemini_cli  # noqa: F401
