@@ -19,8 +19,10 @@ Every line is ``{"timestamp", "type", "payload"}``. How the records become a Ses
   so it goes to the latest assistant message of the current turn that has no usage yet; 0.40
   writes it *before* the items of the response it measures (``turn_context``, ``token_count``,
   then ``reasoning``/``function_call``), so when no such message exists it is held and given to
-  the next assistant message. Measured on two public 0.40 rollouts: attaching to the previous
-  call lines up 0 of 53 calls with the input growth the messages explain; this lines up all 53.
+  the next assistant message. Measured on two public 0.40 rollouts (50 pairs of consecutive
+  calls with only tool output between them): recorded input growth minus (the earlier call's
+  output + the added tool text) is within 150 tokens for 50 of 50 pairs this way (median 28),
+  16 of 49 when each figure goes to the call before (median 311).
   OpenAI ``input_tokens`` include cached input; we store ``input - cached`` as ``input_tokens``
   and the cached part as ``cache_read_input_tokens``, so ``Usage.context_tokens`` is the
   recorded input. ``Usage.model`` is the latest ``turn_context`` model and
