@@ -16,9 +16,11 @@ from inspector.model import Message, Session, TextBlock
 
 
 def test_providers_and_profiles():
-    assert {name: provider_of(name) for name in ("anthropic", "claude_code", "codex", "openai", "jsonl", "strands")} == {
+    assert {name: provider_of(name) for name in ("anthropic", "claude_code", "codex", "openai", "jsonl", "strands", "gemini_cli")} == {
         "anthropic": "anthropic", "claude_code": "anthropic", "codex": "openai", "openai": "openai", "jsonl": "openai", "strands": "openai",
+        "gemini_cli": "gemini",
     }  # fmt: skip
+    assert formats.profile_of("gemini_cli") == "openai"  # no gemini counting profile yet
     assert provider_of("no_such_format") == "openai"
     from inspector.cli.report import default_profile
 
@@ -28,8 +30,9 @@ def test_providers_and_profiles():
 def test_follow_kinds():
     assert {n: f.follow for n, f in formats.FORMATS.items() if f.follow} == {
         "jsonl": "stream", "claude_code": "stream", "codex": "stream", "strands": "directory", "agents_sqlite": "sqlite",
-        **({"gemini_cli": "rewrite"} if "gemini_cli" in formats.FORMATS else {}),
+        "gemini_cli": "rewrite",
     }  # fmt: skip
+    assert can_follow("gemini_cli") and not can_follow("openai") and not can_follow("no_such_format")
     with pytest.raises(ValueError, match="follow='stream' needs a stream function"):
         Format(name="x", description="", detect=lambda p: 0, read=lambda p: Session(format="x"), follow="stream")
 
