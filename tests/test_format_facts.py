@@ -98,3 +98,14 @@ def test_sessions_cli_lists_the_registered_agent(toy_format, tmp_path, capsys):
     assert main(["sessions", "--agent", "toy", "--json", "--toy-home", str(toy_format)]) == 0
     rows = json.loads(capsys.readouterr().out)
     assert [(r["agent"], r["format"], r["project"]) for r in rows] == [("toy", "toy", "p1")]
+
+
+def test_request_documents_name_their_model(tmp_path):
+    from inspector.formats import load
+
+    chat = tmp_path / "chat.json"
+    chat.write_text(json.dumps({"model": "gpt-4o", "messages": [{"role": "user", "content": "hi"}]}))
+    msgs = tmp_path / "messages.json"
+    msgs.write_text(json.dumps({"model": "claude-sonnet-4-5", "system": "be brief", "messages": [{"role": "user", "content": "hi"}]}))
+    assert (load(chat).model, load(msgs).model) == ("gpt-4o", "claude-sonnet-4-5")
+    assert load(chat).extra["model"] == "gpt-4o"  # still written back as it was

@@ -80,8 +80,9 @@ def session_from_document(doc: Any, path: str | None = None) -> Session:
     with paused_gc():
         for i, item in enumerate(items):
             messages.append(_message(item, len(messages), prefix + (i,)))
+    model = extra.get("model") if isinstance(extra.get("model"), str) else None  # the request's model
     return Session.model_construct(
-        path=path, format=NAME, messages=messages, tools=tools, extra=extra, sidechains={}, skipped=[]
+        path=path, format=NAME, messages=messages, tools=tools, extra=extra, sidechains={}, skipped=[], model=model
     )
 
 

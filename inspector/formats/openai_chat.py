@@ -81,8 +81,9 @@ def session_from_document(doc: Any, path: str | None = None) -> Session:
     reader = _MessageReader(prefix)
     with paused_gc():
         messages = [reader.message(item, i) for i, item in enumerate(items)]
+    model = extra.get("model") if isinstance(extra.get("model"), str) else None  # the request's model
     return Session.model_construct(
-        path=path, format=NAME, messages=messages, tools=tools, extra=extra, sidechains={}, skipped=[]
+        path=path, format=NAME, messages=messages, tools=tools, extra=extra, sidechains={}, skipped=[], model=model
     )
 
 
