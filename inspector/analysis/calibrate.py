@@ -14,16 +14,11 @@ ratio ``--calibrate`` once applied). Pure functions, no I/O.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
 
 from ..tokens import TokenTable
 from ..units import SessionView
 from .baseline import baseline_tokens
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .session import Analysis
 
 
 @dataclass(frozen=True, slots=True)

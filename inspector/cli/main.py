@@ -68,6 +68,12 @@ SUMMARIES = {
 # parsers
 
 
+def _followable() -> str:
+    from ..follow_dir import followable_formats
+
+    return followable_formats()
+
+
 def _tui_parser() -> Parser:
     p = Parser(
         prog=PROG,
@@ -82,7 +88,7 @@ def _tui_parser() -> Parser:
     )
     p.add_argument("session", metavar="SESSION", nargs="?", help="session file (default: a bundled sample)")
     p.add_argument("--theme", metavar="NAME", help="colour theme")
-    p.add_argument("--follow", action=argparse.BooleanOptionalAction, default=None, help="follow the session as the agent writes it (default: on for JSONL transcripts, Strands directories and Agents SDK SQLite)")
+    p.add_argument("--follow", action=argparse.BooleanOptionalAction, default=None, help=f"follow the session as the agent writes it (default: on for the formats that grow while an agent runs: {_followable()})")
     p.add_argument("--format", metavar="NAME", help="force a format instead of detecting it")
     p.add_argument("--encoding", choices=ENCODINGS, help=ENCODING_HELP)
     p.add_argument("--model", metavar="NAME", help=MODEL_HELP)

@@ -29,13 +29,14 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..analysis.planning import CheckedPlan
     from ..strategies import Settings
 
-#: Formats written by Anthropic models' tooling: counted with the ``anthropic`` profile by default.
-ANTHROPIC_FORMATS = frozenset({"anthropic", "claude_code", "claude_trace"})
 
 
 
 def default_profile(format_name: str) -> str:
-    return "anthropic" if format_name in ANTHROPIC_FORMATS else "openai"
+    """The token-count profile a format declares (its provider's, see ``inspector.formats``)."""
+    from ..formats import profile_of
+
+    return profile_of(format_name)
 
 
 # ------------------------------------------------------------------------------------------

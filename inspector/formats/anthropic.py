@@ -30,7 +30,6 @@ from ..model import (
 )
 from . import hints as H
 from .base import Format, Probe, register
-from .imagesize import image_size
 from .jsondoc import (
     PathParts,
     ShapeError,
@@ -45,7 +44,7 @@ from .jsondoc import (
 )
 from .openai_chat import is_message_list, signals
 from .rawtext import raw_text
-from .records import anthropic_usage
+from .reading import ANTHROPIC, image_block, usage_from
 
 NAME = "anthropic"
 
@@ -76,8 +75,9 @@ def session_from_document(doc: Any, path: str | None = None) -> Session:
     with paused_gc():
         for i, item in enumerate(items):
             messages.append(_message(item, len(messages), prefix + (i,)))
+    model = extra.get("model") if isinstance(extra.get("model"), str) else None  # the request's model
     return Session.model_construct(
-        path=path, format=NAME, messages=messages, tools=tools, extra=extra, sidechains={}, skipped=[]
+        path=path, format=NAME, messages=messages, tools=tools, extra=extra, sidechains={}, skipped=[], model=model
     )
 
 
@@ -142,7 +142,7 @@ def _message(d: Any, index: int, path: PathParts) -> Message:
         role=role,
         content=blocks,
         name=None,
-        usage=anthropic_usage(d.get("usage")),
+        usage=usage_from(d.get("usage"), ANTHROPIC),
         source=SourceRef.model_construct(line=None, json_path=json_path(path), file=None),
         content_form=form,
         starts_context=starts_context,
@@ -254,17 +254,7 @@ def _image(b: dict) -> ImageBlock | None:
     nested = {k: v for k, v in source.items() if k not in ("type", "media_type", key)}
     if nested:
         extra[H.NESTED] = nested
-    data = source[key]
-    size = image_size(data) if kind == "base64" else None
-    return ImageBlock.model_construct(
-        media_type=media_type,
-        source_kind=kind,
-        data=data,
-        detail=None,
-        width=size[0] if size else None,
-        height=size[1] if size else None,
-        extra=extra,
-    )
+    return image_block(source[key], media_type=media_type, source_kind=kind, extra=extra)
 
 
 def _read_tools(doc: dict, extra: dict) -> list[ToolDefinition]:
@@ -306,5 +296,6 @@ register(
         detect=detect,
         read=read,
         suffix=".json",
+        provider="anthropic",
     )
 )

@@ -37,6 +37,7 @@ from .base import HEAD_BYTES, Format, Probe, SessionFormatError, register
 from .imagesize import image_size
 from .jsondoc import PathParts, ShapeError, describe, json_path, paused_gc, tool_fields
 from .rawtext import raw_text
+from .reading import content_blocks
 
 NAME = "jsonl"
 VERSION = 1
@@ -211,13 +212,10 @@ def _result_content(content: Any, path: PathParts) -> str | list[Any]:
 
 
 def _blocks(content: Any, path: PathParts) -> tuple[list[Any], str]:
-    if content is None:
-        return [], "null"
-    if isinstance(content, str):
-        return [TextBlock.model_construct(text=content, extra={})], "string"
-    if isinstance(content, list):
-        return [_block(b, path + (k,)) for k, b in enumerate(content)], "blocks"
-    raise ShapeError(path, f"expected a string, a list of blocks or null, found {describe(content)}")
+    def other(value: Any) -> list[Any]:
+        raise ShapeError(path, f"expected a string, a list of blocks or null, found {describe(value)}")
+
+    return content_blocks(content, lambda b, k: _block(b, path + (k,)), "blocks", keep_empty=True, other=other)
 
 
 def _str_field(b: dict, key: str, path: PathParts, what: str) -> str:

@@ -32,7 +32,6 @@ from ..model import (
 )
 from . import hints as H
 from .base import Format, Probe, register
-from .imagesize import image_size, split_data_url
 from .jsondoc import (
     PathParts,
     ShapeError,
@@ -46,7 +45,7 @@ from .jsondoc import (
     tool_items,
 )
 from .rawtext import raw_text
-from .records import int_or_none
+from .reading import ANTHROPIC, OPENAI, UsageKeys, content_blocks, image_block, usage_from
 
 NAME = "openai"
 
@@ -82,8 +81,9 @@ def session_from_document(doc: Any, path: str | None = None) -> Session:
     reader = _MessageReader(prefix)
     with paused_gc():
         messages = [reader.message(item, i) for i, item in enumerate(items)]
+    model = extra.get("model") if isinstance(extra.get("model"), str) else None  # the request's model
     return Session.model_construct(
-        path=path, format=NAME, messages=messages, tools=tools, extra=extra, sidechains={}, skipped=[]
+        path=path, format=NAME, messages=messages, tools=tools, extra=extra, sidechains={}, skipped=[], model=model
     )
 
 
@@ -195,13 +195,10 @@ class _MessageReader:
 
 
 def _content_blocks(content: Any, path: PathParts) -> tuple[list[Any], str]:
-    if content is None:
-        return [], "null"
-    if isinstance(content, str):
-        return [TextBlock.model_construct(text=content, extra={})], "string"
-    if isinstance(content, list):
-        return [_part(p, path + (k,)) for k, p in enumerate(content)], "parts"
-    raise ShapeError(path, f"expected a string, a list of parts or null, found {describe(content)}")
+    def other(value: Any) -> list[Any]:
+        raise ShapeError(path, f"expected a string, a list of parts or null, found {describe(value)}")
+
+    return content_blocks(content, lambda p, k: _part(p, path + (k,)), "parts", keep_empty=True, other=other)
 
 
 def _part(p: Any, path: PathParts) -> Any:
@@ -237,21 +234,7 @@ def _image(p: dict) -> ImageBlock | None:
     nested = {k: v for k, v in iu.items() if k not in ("url", "detail")}
     if nested:
         extra[H.NESTED] = nested
-    data_url = split_data_url(url)
-    if data_url is None:
-        return ImageBlock.model_construct(
-            media_type=None, source_kind="url", data=url, detail=detail, width=None, height=None, extra=extra
-        )
-    size = image_size(data_url[1])
-    return ImageBlock.model_construct(
-        media_type=data_url[0],
-        source_kind="base64",
-        data=url,
-        detail=detail,
-        width=size[0] if size else None,
-        height=size[1] if size else None,
-        extra=extra,
-    )
+    return image_block(url, detail=detail, extra=extra)
 
 
 def _arguments(obj: dict, path: PathParts) -> tuple[str, dict[str, Any]]:
@@ -294,28 +277,25 @@ def _tool_call(call: Any, path: PathParts) -> ToolCallBlock:
     return ToolCallBlock.model_construct(id=call_id, name=fn["name"], arguments=args, extra=extra)
 
 
+#: Usage written with Anthropic's cache fields next to OpenAI's names: the input excludes them.
+_ANTHROPIC_STYLE = UsageKeys(
+    input=("prompt_tokens", "input_tokens"),
+    output=("completion_tokens", "output_tokens"),
+    cache_read=ANTHROPIC.cache_read,
+    cache_write=ANTHROPIC.cache_write,
+)
+
+
 def _usage(u: Any) -> Usage | None:
     """Recorded usage; OpenAI counts cached tokens inside the prompt, the model keeps them apart."""
     if not isinstance(u, dict):
         return None
-    prompt = int_or_none(u.get("prompt_tokens", u.get("input_tokens")))
-    completion = int_or_none(u.get("completion_tokens", u.get("output_tokens")))
-    if "cache_read_input_tokens" in u or "cache_creation_input_tokens" in u:  # Anthropic-style split
-        return Usage.model_construct(
-            input_tokens=prompt,
-            output_tokens=completion,
-            cache_read_input_tokens=int_or_none(u.get("cache_read_input_tokens")),
-            cache_creation_input_tokens=int_or_none(u.get("cache_creation_input_tokens")),
-        )
-    details = u.get("prompt_tokens_details") or u.get("input_tokens_details")
-    cached = int_or_none(details.get("cached_tokens")) if isinstance(details, dict) else None
-    if cached is not None and prompt is not None:
-        prompt -= cached
-    if prompt is None and completion is None:
+    if "cache_read_input_tokens" in u or "cache_creation_input_tokens" in u:
+        return usage_from(u, _ANTHROPIC_STYLE)
+    usage = usage_from(u, OPENAI)
+    if usage is None or (usage.input_tokens is None and usage.output_tokens is None):
         return None
-    return Usage.model_construct(
-        input_tokens=prompt, output_tokens=completion, cache_read_input_tokens=cached, cache_creation_input_tokens=None
-    )
+    return usage
 
 
 def _read_tools(doc: dict, extra: dict) -> list[ToolDefinition]:

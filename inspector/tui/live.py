@@ -148,7 +148,7 @@ class Follow:
     def start(self) -> None:
         if not self.path or self.started:
             return
-        from ..follow_dir import can_follow
+        from ..follow_dir import can_follow, followable_formats
 
         followable = can_follow(self.format_name)
         wanted = followable if self.requested is None else self.requested
@@ -156,9 +156,8 @@ class Follow:
             self.services.show_status(None)
             return
         if not followable:
-            self.services.notify(f"{self.format_name} sessions cannot be followed live: only JSONL transcripts, "
-                                 f"Strands session directories and Agents SDK SQLite databases grow while an agent "
-                                 f"runs.", severity="warning", timeout=6)
+            self.services.notify(f"{self.format_name} sessions cannot be followed live: only {followable_formats()} "
+                                 f"sessions grow while an agent runs.", severity="warning", timeout=6)
             self.services.show_status(None)
             return
         self.started = True
