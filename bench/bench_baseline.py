@@ -29,7 +29,7 @@ from collections import Counter as Tally
 from pathlib import Path
 
 import inspector
-from inspector.analysis.baseline import call_baselines, visible_input
+from inspector.analysis.baseline import baseline_tokens, visible_input
 from inspector.formats.openai_responses import openai_usage
 from inspector.model import Session, TextBlock, ToolCallBlock, ToolResultBlock
 from inspector.tokens import get_counter, tokenizer_for
@@ -115,7 +115,7 @@ def fill_codex(session: Session, raw: list[dict | None]) -> str:
 
 def deltas(analysis, with_reasoning: bool = True) -> list[float]:
     view, table = analysis.view, analysis.table
-    base = call_baselines(view, table) if with_reasoning else visible_input(view, table)
+    base = baseline_tokens(view, table) if with_reasoning else visible_input(view, table)
     errs = []
     for k in range(1, len(view.calls)):
         a, b = view.calls[k - 1], view.calls[k]

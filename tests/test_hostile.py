@@ -367,16 +367,17 @@ def test_the_tui_export_refuses_an_invalid_plan(tmp_path):
     from inspector import analyze, load as load_session
     from inspector.providers.export import ExportError
     from inspector.strategies import plan
-    from inspector.tui.dialogs import DialogsMixin
+    from inspector.tui.dialogs import Export
 
     session = write_jsonl(tmp_path / "s.jsonl", [
         {"role": "user", "content": "hi"},
         {"role": "tool", "tool_call_id": "x", "content": "orphan"},
     ])
     a = analyze(load_session(session))
-    fake = SimpleNamespace(result=SimpleNamespace(plan=plan(a.view, a.table)), session_path=str(session), at_call=None)
+    result = SimpleNamespace(plan=plan(a.view, a.table))
+    export = Export(None, session_path=str(session), provider="openai", result=lambda: result, at_call=lambda: None, push_screen=None)
     with pytest.raises(ExportError, match="refusing to export .*OpenAI would reject this request body"):
-        DialogsMixin._write_export(fake, str(tmp_path / "out.json"), "openai")
+        export.write(str(tmp_path / "out.json"), "openai")
     assert not (tmp_path / "out.json").exists()
 
 

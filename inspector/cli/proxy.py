@@ -21,9 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..tokens import ENCODINGS
-from .options import PROFILES
-
-EXIT_USAGE = 2
+from .options import EXIT_USAGE, PROFILES
 
 
 class ProxyUsageError(Exception):
@@ -31,7 +29,7 @@ class ProxyUsageError(Exception):
 
 
 def _parser(tui: bool) -> argparse.ArgumentParser:
-    from .main import Parser
+    from .options import Parser
     from ..proxy import ANTHROPIC_API, DEFAULT_PORT, OPENAI_API
 
     prog = "context-inspector --proxy" if tui else "context-inspector proxy"

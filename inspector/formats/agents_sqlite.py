@@ -121,7 +121,7 @@ class SqliteSessionReader:
         elif not any(s["session_id"] == session_id for s in listed):
             raise SessionFormatError(path, None, f"no session {session_id!r} in table {self.table}.")
         self.session_id = session_id
-        self.session = Session(path=str(path), format=NAME, extra={"session_id": session_id, "table": self.table, "sessions": listed})
+        self.session = Session(path=str(path), format=NAME, agent="openai-agents", extra={"session_id": session_id, "table": self.table, "sessions": listed})
         self.items = ItemReader(self.session.messages, self.session.skipped)
         self.last_id = 0
         self.rows = 0
@@ -187,5 +187,6 @@ FORMAT = register(
         detect=detect,
         read=read,
         suffix=".db",
+        follow="sqlite",
     )
 )

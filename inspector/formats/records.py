@@ -1,7 +1,8 @@
 """Helpers the record-based readers share: sniffing the first JSONL records, feeding a file's
 lines to a :class:`~inspector.formats.base.RecordStream`, and the small conversions several agent
-formats need (tool arguments as JSON text, skipped and malformed-record entries, Anthropic usage), and :func:`read_stream`, how an
-appendable format reads a whole file with its own stream.
+formats need (tool arguments as JSON text, skipped and malformed-record entries), and
+:func:`read_stream`, how an appendable format reads a whole file with its own stream. Content,
+images and usage are in :mod:`inspector.formats.reading`.
 
 Used by the Claude Code, Codex, Strands, OpenAI Responses, Agents SDK, LangChain, OpenHands and
 SWE-agent readers. No format knowledge lives here.
@@ -16,7 +17,7 @@ from typing import Any, Protocol, TypeVar
 
 import orjson
 
-from ..model import Skipped, SourceRef, Usage
+from ..model import Skipped, SourceRef
 from ..safeio import read_line, read_text
 from .base import Probe
 
@@ -130,19 +131,6 @@ def json_text(value: Any) -> str:
 
 def int_or_none(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def anthropic_usage(raw: Any) -> Usage | None:
-    """An Anthropic ``usage`` object as Usage (cache reads and writes already kept apart); None if
-    it is not an object, a count that is not an integer None."""
-    if not isinstance(raw, dict):
-        return None
-    return Usage.model_construct(
-        input_tokens=int_or_none(raw.get("input_tokens")),
-        output_tokens=int_or_none(raw.get("output_tokens")),
-        cache_read_input_tokens=int_or_none(raw.get("cache_read_input_tokens")),
-        cache_creation_input_tokens=int_or_none(raw.get("cache_creation_input_tokens")),
-    )
 
 
 def load_json(path: Path) -> Any:
