@@ -353,6 +353,7 @@ def cmd_samples(args: argparse.Namespace) -> int:
 
 
 def cmd_tui(args: argparse.Namespace) -> int:
+    from ..tokens import tokenizer_for
     from .samples import sample_path
 
     if args.latest:
@@ -365,10 +366,8 @@ def cmd_tui(args: argparse.Namespace) -> int:
     formats.get_format(args.format) if args.format else formats.detect(path)
     from ..tui.app import run
 
-    from ..tokens import tokenizer_for
-
-    # The viewer reads the file itself: without --encoding or --model it counts with the default.
-    encoding = args.encoding or tokenizer_for(args.model)
+    # Without --encoding the viewer counts with the tokenizer of --model, else of the model the file records.
+    encoding = args.encoding or (tokenizer_for(args.model) if args.model else None)
     return run(path, theme=args.theme, follow=args.follow, format=args.format, encoding=encoding)
 
 

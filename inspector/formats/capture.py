@@ -38,8 +38,9 @@ from ..model import Message, Session, SourceRef, TextBlock, Usage
 from . import anthropic, openai_chat
 from .base import Format, Probe, register
 from .jsondoc import ShapeError
-from .openai_responses import ItemReader, openai_usage, tool_definitions
-from .records import anthropic_usage, head_records, ignored, int_or_none, parse_line, read_stream
+from .openai_responses import ItemReader, tool_definitions
+from .reading import ANTHROPIC, OPENAI, usage_from
+from .records import head_records, ignored, parse_line, read_stream
 
 NAME = "capture"
 CONVERSATION_APIS = frozenset({"messages", "chat", "responses"})
@@ -330,15 +331,11 @@ def _responses_session(last: Call, conversation: Conversation) -> tuple[Session,
 
 
 def _usage(call: Call) -> Usage | None:
-    raw = call.response.get("usage")
-    usage = anthropic_usage(raw) if call.record.get("provider") == "anthropic" else openai_usage(raw)
-    if usage is None:
-        return None
-    usage.model = call.response.get("model") if isinstance(call.response.get("model"), str) else None
-    details = raw.get("output_tokens_details") or raw.get("completion_tokens_details") or {}
-    if isinstance(details, dict):
-        usage.reasoning_tokens = int_or_none(details.get("reasoning_tokens"))
-    return usage
+    """The usage the response recorded, with the model that served it (reasoning tokens from
+    OpenAI's output details come with the OPENAI key table)."""
+    model = call.response.get("model")
+    keys = ANTHROPIC if call.record.get("provider") == "anthropic" else OPENAI
+    return usage_from(call.response.get("usage"), keys, model if isinstance(model, str) else None)
 
 
 def read(path: Path) -> Session:

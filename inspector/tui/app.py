@@ -36,8 +36,8 @@ from textual.worker import get_current_worker
 from ..analysis.window import default_budget
 from ..model import Session
 from ..strategies import builtin as _builtin_strategies  # noqa: F401  (registers the strategies)
+from ..formats import profile_of, provider_of
 from ..tokens import (
-    DEFAULT_ENCODING,
     ENCODINGS,
     EncodingUnavailable,
     TokenTable,
@@ -45,6 +45,7 @@ from ..tokens import (
     get_counter,
     get_counter_or_fallback,
 )
+from ..tokens import resolve as resolve_tokenizer
 from ..units import SessionView, build_view
 from . import engine
 from .commands import Command, InspectorCommands, palette_commands
@@ -73,8 +74,6 @@ from .widgets.totals import TotalsBar
 #: before the first paint; bigger ones show chars/4 estimates until the exact count arrives.
 SYNC_COUNT_BYTES = 2_000_000
 SYNC_COUNT_MESSAGES = 600
-#: Formats written by Anthropic models: counted with the anthropic profile unless changed.
-ANTHROPIC_FORMATS = ("anthropic", "claude_code")
 
 
 class InspectorApp(App[int]):
@@ -130,7 +129,7 @@ class InspectorApp(App[int]):
         theme: ThemeFile | str | None = None,
         follow: bool | None = None,
         format: str | None = None,
-        encoding: str = DEFAULT_ENCODING,
+        encoding: str | None = None,
         profile: str | None = None,
         pipeline: tuple[str, ...] = (),
         budget: int | None = None,
@@ -145,11 +144,13 @@ class InspectorApp(App[int]):
         self.theme_file = resolve(theme) if not isinstance(theme, ThemeFile) else theme
         self.view: SessionView = build_view(session)
         self.info = ViewInfo(self.view)
+        if profile is None:  # frame the messages the way the session's own provider does
+            profile = profile_of(self.format_name)
+        if encoding is None:  # the tokenizer of the model the file records
+            encoding = resolve_tokenizer(session.model, None, profile).counter
         counter, warning = get_counter_or_fallback(encoding) if encoding != "approx" else (None, None)
         self.encoding_warning = warning
         encoding = counter.name if counter is not None else encoding
-        if profile is None:  # frame the messages the way the session's own provider does
-            profile = "anthropic" if self.format_name in ANTHROPIC_FORMATS else "openai"
         self.state = PipelineState.initial(encoding=encoding, profile=profile, enabled=pipeline)
         self.explicit_budget = budget
         self.table: TokenTable | None = None
@@ -177,7 +178,7 @@ class InspectorApp(App[int]):
                              loaded=lambda: Loaded(self.session, self.table, self.info), grown=self._apply_growth,
                              scroll_end=lambda: self.list.scroll_end(animate=False))
         self.export = Export(services, session_path=self.session_path,
-                             provider="anthropic" if "anthropic" in (self.format_name or "") else "openai",
+                             provider="anthropic" if provider_of(self.format_name) == "anthropic" else "openai",
                              result=lambda: self.result, at_call=lambda: self.replay.at_call,
                              push_screen=self.push_screen)
 
@@ -632,7 +633,7 @@ def run(
     theme: str | None = None,
     follow: bool | None = None,
     format: str | None = None,
-    encoding: str = DEFAULT_ENCODING,
+    encoding: str | None = None,
     profile: str | None = None,
 ) -> int:
     """Open the TUI on ``path`` (a bundled sample when None). Returns the exit code: 0, or 2 when
@@ -652,7 +653,7 @@ def run(
                   "run: context-inspector SESSION_FILE", file=sys.stderr)
             return 2
         path = str(sample)
-    if encoding not in ENCODINGS:
+    if encoding is not None and encoding not in ENCODINGS:
         print(f"context-inspector: unknown encoding {encoding!r}; choose one of {', '.join(ENCODINGS)}",
               file=sys.stderr)
         return 2
