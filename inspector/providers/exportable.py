@@ -32,8 +32,11 @@ def session_files(session: Session) -> list[str]:
 
 def violation_lines(plan: Plan, provider: str) -> list[str]:
     """One line per rule the plan's history breaks for ``provider``."""
+    from .validate import validate_plan
+
+    checked = getattr(plan, "violations", None)  # a CheckedPlan has them already
     lines = []
-    for v in plan.violations.get(provider, ()):
+    for v in (checked if checked is not None else validate_plan(plan)).get(provider, ()):
         where = f"message #{v.source}" if v.source is not None else "an inserted message" if v.index is not None else "the request"
         if v.index is not None:
             where += f" (request position {v.index})"
