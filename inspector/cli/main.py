@@ -24,6 +24,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .. import __version__
+from ..textsafe import visible
 from ..tokens import ENCODINGS
 from .options import (
     ENCODING_HELP,
@@ -139,6 +140,7 @@ def _sub_parsers() -> dict[str, Parser]:
     p.add_argument("--at", type=int, metavar="CALL", help="export the input of model call CALL; default: the next call")
     p.add_argument("--to", choices=("openai", "anthropic"), required=True, help="provider whose request shape to write")
     p.add_argument("-o", "--output", required=True, metavar="OUT", help="file to write ('-' for standard output)")
+    p.add_argument("--allow-invalid", action="store_true", help="write the body even when the provider would reject it (by default an export that breaks a provider rule is refused, exit 2, with the rules listed)")
 
     p = new("samples", "Print the paths of the bundled sample sessions (or of the one called NAME).")
     p.add_argument("name", metavar="NAME", nargs="?", help="a sample's file name, e.g. three_questions.json")
@@ -320,16 +322,19 @@ def cmd_export(args: argparse.Namespace) -> int:
     import inspector
 
     from ..providers.export import write_export
+    from ..providers.exportable import check_exportable, session_files
 
     analysis, pipeline, result = _plan(args)
+    if not args.allow_invalid:
+        check_exportable(result, args.to)
     body = inspector.export(result, args.to)
     if args.output == "-":
         print_json(body)
         return 0
-    write_export(body, args.output, args.session)
+    write_export(body, args.output, args.session, session_files(analysis.view.session))
     sent = len(body.get("messages", ()))
     sys.stderr.write(
-        f"wrote {args.output}: {args.to} request body with {sent} messages "
+        f"wrote {visible(args.output)}: {args.to} request body with {sent} messages "
         f"({result.tokens_after:,} tokens by {analysis.table.encoding}, {analysis.table.profile} profile; "
         f"{result.tokens_before:,} before {','.join(pipeline) or 'no strategy'}).\n"
     )
@@ -432,14 +437,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return command(args)
     except _expected_errors() as exc:
-        sys.stderr.write(f"{prog}: error: {exc}\n")
+        sys.stderr.write(f"{prog}: error: {visible(str(exc))}\n")
         return EXIT_USAGE
     except BrokenPipeError:  # `context-inspector info x | head`
         sys.stderr.close()
         return 0
     except OSError as exc:  # writing the export, reading a file that vanished...
         where = f" {exc.filename}:" if getattr(exc, "filename", None) else ""
-        sys.stderr.write(f"{prog}: error:{where} {exc.strerror or exc}.\n")
+        sys.stderr.write(visible(f"{prog}: error:{where} {str(exc.strerror or exc).rstrip('.')}.\n"))
         return EXIT_USAGE
 
 

@@ -15,6 +15,9 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from ..textsafe import visible
+from .safeconsole import SafeConsole
+
 SHORT_ROLES = {"system": "sys", "assistant": "asst"}
 
 STATUS_STYLES = {
@@ -29,9 +32,9 @@ STATUS_STYLES = {
 
 def console() -> Console:
     """A console on stdout; 120 columns when stdout is not a terminal (pipes, files, tests)."""
-    c = Console(highlight=False)
+    c = SafeConsole(highlight=False)
     if not c.is_terminal and not os.environ.get("COLUMNS"):
-        c = Console(highlight=False, width=120)
+        c = SafeConsole(highlight=False, width=120)
     return c
 
 
@@ -39,7 +42,7 @@ def T(value: Any, style: str = "") -> Text:
     """A plain Text cell (never markup); None becomes an empty cell."""
     if value is None:
         return Text("")
-    return Text(str(value), style=style)
+    return Text(visible(str(value)), style=style)
 
 
 def N(value: int | float | None, style: str = "") -> Text:

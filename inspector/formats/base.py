@@ -21,6 +21,7 @@ from typing import Any, Literal, Protocol
 import orjson
 
 from ..model import Session
+from ..safeio import InputError, check_input, read_text, read_text_head
 from .discovery import Discovery
 
 HEAD_BYTES = 64 * 1024
@@ -57,8 +58,7 @@ class Probe:
     def head(self) -> bytes:
         if self.is_dir:
             return b""
-        with open(self.path, "rb") as fh:
-            return fh.read(self.head_bytes)
+        return read_text_head(self.path, self.head_bytes)
 
     @cached_property
     def first_line(self) -> Any:
@@ -80,7 +80,7 @@ class Probe:
         if not stripped[:1] in (b"{", b"["):
             return None
         try:
-            return orjson.loads(self.path.read_bytes())
+            return orjson.loads(read_text(self.path))
         except orjson.JSONDecodeError:
             return None
 
@@ -186,14 +186,30 @@ def discoverable() -> list[Format]:
     return [f for f in FORMATS.values() if f.discovery is not None]
 
 
+#: What a detector raises on a field of an unexpected type (a dict where a string belongs is
+#: unhashable in ``role in ROLES``): the file is then not that format, never a traceback.
+DETECT_FIELD_ERRORS = (TypeError, ValueError, AttributeError, KeyError, IndexError, RecursionError)
+
+
+def _score(fmt: Format, probe: Probe) -> int:
+    """``fmt.detect(probe)``, 0 when the detector trips over a wrongly typed field."""
+    try:
+        return fmt.detect(probe)
+    except DETECT_FIELD_ERRORS:
+        return 0
+
+
 def detect(path: str | Path) -> Format:
     """The registered format that scores highest on ``path``; SessionFormatError if none does."""
     p = Path(path)
-    if not p.exists():
+    if not p.exists() and not p.is_symlink():
         raise SessionFormatError(p, None, "no such file or directory.")
+    check_input(p)
     probe = Probe(p)
     try:
-        scored = sorted(((fmt.detect(probe), fmt.name) for fmt in FORMATS.values()), reverse=True)
+        scored = sorted(((_score(fmt, probe), fmt.name) for fmt in FORMATS.values()), reverse=True)
+    except InputError:
+        raise  # already one paragraph naming the file and the cause
     except OSError as exc:
         raise SessionFormatError(p, None, f"cannot read it ({exc.strerror or exc}).") from exc
     if not scored or scored[0][0] <= 0:
@@ -220,6 +236,7 @@ def load(path: str | Path, format: str | None = None) -> Session:
     """Read ``path`` into a Session, detecting the format unless ``format`` names one."""
     p = Path(path)
     fmt = get_format(format) if format else detect(p)
-    if not p.exists():
+    if not p.exists() and not p.is_symlink():
         raise SessionFormatError(p, None, "no such file or directory.")
+    check_input(p)
     return fmt.read(p)

@@ -60,6 +60,7 @@ from ..model import (
     ToolResultBlock,
     Usage,
 )
+from ..safeio import read_line
 from .base import Format, Probe, register
 from .discovery import Discovery, SessionDetails, count_needles, first_records
 from .rawtext import raw_text
@@ -433,8 +434,7 @@ def _subagent_files(path: Path, session_id: str | None) -> list[Path]:
     if session_id:  # 2.0.x: agent-<id>.jsonl beside the session, tied to it by sessionId
         for candidate in sorted(path.parent.glob("agent-*.jsonl")):
             try:
-                with open(candidate, "rb") as fh:
-                    first = orjson.loads(fh.readline(1 << 20) or b"null")
+                first = orjson.loads(read_line(candidate, 1 << 20) or b"null")
             except (OSError, orjson.JSONDecodeError):
                 continue
             if isinstance(first, dict) and first.get("sessionId") == session_id:

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..safeio import open_input
+
 
 #: Bytes read from the start of a session file to find its first records.
 HEAD = 256 * 1024
@@ -128,7 +130,7 @@ def first_records(path: Path, limit: int = 40) -> list[dict[str, Any]]:
 def count_needles(path: Path, needles: tuple[bytes, ...]) -> int:
     """How many times the byte strings occur in the file (a message count without parsing)."""
     total = 0
-    with open(path, "rb") as fh:
+    with open_input(path) as fh:
         while chunk := fh.read(CHUNK):
             total += sum(chunk.count(n) for n in needles)
     return total

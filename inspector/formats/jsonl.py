@@ -32,6 +32,7 @@ from ..model import (
     ToolResultBlock,
     Usage,
 )
+from ..safeio import read_line, read_text
 from . import hints as H
 from .base import HEAD_BYTES, Format, Probe, SessionFormatError, register
 from .imagesize import image_size
@@ -367,7 +368,7 @@ def stream(path: Path) -> JsonlStream:
 
 def read(path: Path) -> Session:
     s = JsonlStream(path)
-    data = Path(path).read_bytes()
+    data = read_text(path)
     with paused_gc():
         for line_no, line in enumerate(data.split(b"\n"), 1):
             s.feed(line, line_no)
@@ -540,8 +541,7 @@ def _first_lines(probe: Probe) -> list[bytes]:
     if len(head) >= HEAD_BYTES:
         lines.pop()  # may be cut off
     if not any(line.strip() for line in lines) and len(head) >= HEAD_BYTES and head.lstrip()[:1] == b"{":
-        with open(probe.path, "rb") as fh:  # a first line longer than the head
-            lines = [fh.readline(FIRST_LINE_LIMIT)]
+        lines = [read_line(probe.path, FIRST_LINE_LIMIT)]  # a first line longer than the head
     return lines
 
 

@@ -18,6 +18,7 @@ from typing import Any, Protocol, TypeVar
 import orjson
 
 from ..model import Skipped, SourceRef
+from ..safeio import read_line, read_text
 from .base import Probe
 
 #: First lines can be long (a Claude Code file read, a Codex instructions block); when the probe's
@@ -38,8 +39,7 @@ def head_records(probe: Probe, limit: int = 25) -> list[dict[str, Any]]:
     if len(lines) > 1:
         lines = lines[:-1]  # the last piece may be cut by the head limit
     elif head:
-        with open(probe.path, "rb") as fh:
-            lines = [fh.readline(FIRST_LINE_CAP)]
+        lines = [read_line(probe.path, FIRST_LINE_CAP)]
     out: list[dict[str, Any]] = []
     for raw in lines:
         if not raw.strip():
@@ -57,7 +57,7 @@ def head_records(probe: Probe, limit: int = 25) -> list[dict[str, Any]]:
 
 def iter_lines(path: Path) -> Iterator[tuple[int, bytes]]:
     """``(line_no, line)`` for every line of ``path`` (1-based, newline stripped, blank kept)."""
-    data = path.read_bytes()
+    data = read_text(path)
     pieces = data.split(b"\n")
     if data.endswith(b"\n"):
         pieces.pop()  # the empty piece after the final newline
@@ -137,7 +137,7 @@ def load_json(path: Path) -> Any:
     """The file parsed as one JSON value; SessionFormatError naming the line and column if not."""
     from .base import SessionFormatError
 
-    data = path.read_bytes()
+    data = read_text(path)
     if not data.strip():
         raise SessionFormatError(path, "line 1", "the file is empty.", "a JSON document")
     try:

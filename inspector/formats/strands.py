@@ -54,6 +54,7 @@ from ..model import (
     ToolResultBlock,
     Usage,
 )
+from ..safeio import read_text
 from .base import Format, Probe, SessionFormatError, register
 from .discovery import Candidate, Discovery, SessionDetails, scandir
 from .reading import BEDROCK, image_block, usage_from
@@ -191,7 +192,7 @@ def to_message(raw: Any, source: SourceRef) -> Message:
 
 
 def _load(path: Path) -> Any:
-    return orjson.loads(path.read_bytes())
+    return orjson.loads(read_text(path))
 
 
 def read_message_file(path: Path, agent_dir: Path, skipped: list[Skipped]) -> Message | None:

@@ -99,6 +99,7 @@ def check(slots: Iterable, f: Facts, extract_system: bool = True) -> list[Violat
         # Exported, a message's results come first: result k is content.k. Sent as is, the
         # results stand where they are in the message.
         positions = f.positions(slot) if run is None and as_is else None
+        allowed = set(allowed)
         for k, rid in enumerate(ids):
             if rid not in allowed:
                 if run is None:
@@ -108,6 +109,7 @@ def check(slots: Iterable, f: Facts, extract_system: bool = True) -> list[Violat
                 out.append(Violation("anthropic", n, src, "orphan_result", ANTHROPIC_ORPHAN.format(n, pos, rid)))
 
     def unanswered(n: int, uses, answered, source) -> None:
+        answered = set(answered)
         missing = [u for u in uses if u not in answered]
         if missing:
             out.append(Violation("anthropic", n, source, "missing_result", ANTHROPIC_MISSING.format(n, ", ".join(missing))))

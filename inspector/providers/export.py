@@ -6,14 +6,14 @@ Completions, images of tool results moved to a user message after the batch) or
 :func:`inspector.providers.anthropic.export_body` (system prompt and any inserted summary in the
 top-level ``system`` field, tool results first in their user message). The plan counts moved
 images with their tool result: the extra message's framing (a few tokens) is not in its figures.
-:func:`write_export` writes JSON atomically (a temporary file in the same directory, then
-``os.replace``) and refuses to write over the session file.
+:func:`write_export` writes JSON atomically (:func:`inspector.safeio.write_atomic`: a temporary
+file in the same directory, then ``os.replace``) and refuses to write over any file of the session,
+or over a device, FIFO or socket.
 """
 
 from __future__ import annotations
 
-import os
-import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -47,44 +47,17 @@ def export_request(target: Plan | Analysis, provider: Provider) -> dict[str, Any
     return writer(plan.view.session, plan.messages_after())
 
 
-def write_export(body: dict[str, Any], out_path: str | Path, session_path: str | Path | None) -> Path:
-    """Write ``body`` as indented JSON to ``out_path`` atomically; returns the path written.
+def write_export(body: dict[str, Any], out_path: str | Path, session_path: str | Path | None, session_files: Iterable[str] = ()) -> Path:
+    """Write ``body`` as indented JSON to ``out_path`` atomically (:func:`inspector.safeio.write_atomic`);
+    returns the path written. ExportError when the target is a file of the session (``session_files``:
+    the other files its reader read), not a regular file, a directory, or in a missing directory."""
+    from ..safeio import OutputError, write_atomic
 
-    Raises :class:`ExportError` when ``out_path`` is the session file (compared after resolving
-    links and ``..``), or is a directory, or its directory does not exist."""
-    out = Path(out_path)
-    target = out.resolve()
-    if session_path is not None:
-        source = Path(session_path).resolve()
-        same = target == source
-        if not same and target.exists() and source.exists():
-            same = os.path.samefile(target, source)
-        if same:
-            raise ExportError(
-                f"refusing to write the export to {out}: it is the session file being inspected "
-                f"({source}); the inspector never modifies a session. Choose another output path."
-            )
-    if target.is_dir():
-        raise ExportError(f"cannot write the export to {out}: it is a directory; give a file name.")
-    directory = target.parent
-    if not directory.is_dir():
-        raise ExportError(f"cannot write the export to {out}: directory {directory} does not exist.")
     data = orjson.dumps(body, option=orjson.OPT_INDENT_2) + b"\n"
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
     try:
-        os.fchmod(fd, 0o644)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-    return target
+        return write_atomic(out_path, data, session_path=session_path, session_files=session_files)
+    except OutputError as exc:
+        raise ExportError(str(exc)) from None
 
 
 __all__ = ["EXPORT_PROVIDERS", "ExportError", "export_request", "images_after_tool_messages", "write_export"]

@@ -119,7 +119,9 @@ class InspectorApp(App[int]):
         """Every notice is plain text: they quote search terms, paths and errors, which are data
         (a term like ``[/x]`` would otherwise crash Textual's markup parser). ``markup`` is
         accepted for Widget.notify's sake and ignored."""
-        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
+        from ..textsafe import visible  # and inert: no escape sequence from a path reaches the terminal
+
+        super().notify(visible(message), title=visible(title), severity=severity, timeout=timeout, markup=False)
 
     def __init__(
         self,

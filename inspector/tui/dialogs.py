@@ -79,10 +79,13 @@ class Export:
             raise ValueError("that is the session file")
         from ..providers.export import export_request, write_export
 
+        from ..providers.exportable import check_exportable, session_files
+
         result = self._result()
         if result is None or result.plan is None:
             raise ValueError("no plan to export yet")
-        write_export(export_request(result.plan, provider), path, self.session_path)
+        check_exportable(result.plan, provider)  # the prompt shows "Not written: refusing to export ..."
+        write_export(export_request(result.plan, provider), path, self.session_path, session_files(result.plan.view.session))
         at_call = self._at_call()
         at = f"call {at_call}" if at_call else "the next call"
         return f"wrote {path}: the pruned history at {at}, as an {_provider(provider)} request"
