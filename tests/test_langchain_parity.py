@@ -1,4 +1,4 @@
-"""Decision parity with LangChain's own ``trim_messages`` (langchain-core, the ``parity`` extra).
+"""Decision parity with LangChain's own ``trim_messages`` (langchain-core, in the ``test`` extra).
 
 Each of 1,000 generated histories (OpenAI-shaped: system prompts, human messages, AI messages
 with parallel tool calls, tool messages, final answers) is trimmed by

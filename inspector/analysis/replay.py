@@ -20,6 +20,7 @@ from ..strategies.pipeline import parse_pipeline, run
 from ..tokens import TokenTable
 from ..units import SessionView
 from .baseline import call_baselines, resent_reasoning
+from .compaction import compacting, replay_compacting
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +31,10 @@ class CallReplay:
     baseline_tokens: int  # the call's input without any pipeline
     recorded_tokens: int | None  # Usage.context_tokens the file recorded for it, if any
     tokens: int  # the call's input under the pipeline
+    #: "call", or "summary": the summarisation call a compaction adds before call ``call``.
+    kind: str = "call"
+    #: The strategy whose compaction took effect just before this call (stateful replay), or None.
+    compacted_by: str | None = None
 
     @property
     def saving(self) -> int:
@@ -63,7 +68,7 @@ class Replay:
 
     @property
     def complete(self) -> bool:
-        return len(self.calls) == self.session_calls
+        return sum(1 for c in self.calls if c.kind == "call") == self.session_calls
 
 
 def baseline_tokens(view: SessionView, table: TokenTable) -> list[int]:
@@ -93,6 +98,8 @@ def replay(
     for n in numbers:
         if not 1 <= n <= len(view.calls):
             raise ValueError(f"model call {n} out of range: the session has {len(view.calls)} calls")
+    if compacting(names):  # the history after a compaction is a state: replay call by call
+        return _replay_compacting(view, table, names, settings, numbers, progress)
     baselines = baseline_tokens(view, table)
     if not names:
         tokens = [baselines[n - 1] for n in numbers]
@@ -116,6 +123,17 @@ def replay(
         usage = messages[call.message_index].usage
         recorded = usage.context_tokens if usage is not None else None
         out.calls.append(CallReplay(n, call.message_index, call.turn, baselines[n - 1], recorded, t))
+    return out
+
+
+def _replay_compacting(view, table, names, settings, numbers, progress) -> Replay:
+    wanted = set(numbers)
+    out = Replay(names, settings, session_calls=len(view.calls))
+    for c in replay_compacting(view, table, names, settings):
+        if c.call in wanted:
+            out.calls.append(CallReplay(c.call, c.message_index, c.turn, c.baseline_tokens, c.recorded_tokens, c.tokens, c.kind, c.compacted_by))
+    if progress is not None:
+        progress(len(numbers), len(numbers))
     return out
 
 

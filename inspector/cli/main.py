@@ -29,9 +29,9 @@ from .options import (
     add_calibrate_option,
     add_session_options,
     add_strategy_options,
-    make_settings,
-    settings_kwargs,
+    pipeline_and_settings,
 )
+from . import presets_cmd as _presets
 from . import sessions as _sessions
 from .jsonout import print_json, print_report
 
@@ -56,6 +56,7 @@ SUMMARIES = {
     "export": "the pruned history as an OpenAI or Anthropic request body",
     "samples": "paths of the bundled sample sessions",
     "sessions": _sessions.SUMMARY,
+    "presets": _presets.SUMMARY,
 }
 
 
@@ -126,6 +127,7 @@ def _sub_parsers() -> dict[str, Parser]:
     p = new("compare", "Every strategy and a few pipelines side by side: tokens, replay total, saving, validity.")
     add_session_options(p)
     add_strategy_options(p)
+    p.add_argument("--presets", action="store_true", help="compare every preset (each with its own settings)")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     add_calibrate_option(p)
 
@@ -140,6 +142,7 @@ def _sub_parsers() -> dict[str, Parser]:
     p.add_argument("name", metavar="NAME", nargs="?", help="a sample's file name, e.g. three_questions.json")
 
     _sessions.configure(new("sessions", _sessions.DESCRIPTION))
+    _presets.configure(new("presets", _presets.DESCRIPTION))
     return parsers
 
 
@@ -161,12 +164,6 @@ def _load(args: argparse.Namespace):
     if warning:
         print(f"warning: {warning}", file=sys.stderr)
     return inspector.analyze(session, resolution.counter, profile, model)
-
-
-def _pipeline(args: argparse.Namespace) -> tuple[str, ...]:
-    from ..strategies import parse_pipeline
-
-    return parse_pipeline(args.strategy or "")
 
 
 def _check_call(analysis, at: int | None) -> int | None:
@@ -209,8 +206,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
     from ..strategies import plan as run_plan
     from .report import calibration, plan_report
 
-    pipeline = _pipeline(args)
-    settings = make_settings(settings_kwargs(args))
+    pipeline, settings = pipeline_and_settings(args)
     analysis = _load(args)
     at = _check_call(analysis, args.at)
     result = run_plan(analysis.view, analysis.table, pipeline, settings, at)
@@ -275,8 +271,7 @@ def _replay(analysis, pipeline: Sequence[str], settings, progress: Callable[[int
 def cmd_replay(args: argparse.Namespace) -> int:
     from .report import calibration, pipeline_report, replay_report
 
-    pipeline = _pipeline(args)
-    settings = make_settings(settings_kwargs(args))
+    pipeline, settings = pipeline_and_settings(args)
     analysis = _load(args)
     with _Progress(len(analysis.view.calls)) as bar:
         result = _replay(analysis, pipeline, settings, bar.stage(",".join(pipeline) or "baseline", len(analysis.view.calls)))
@@ -290,9 +285,13 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return 0
 
 
-def compare_rows(analysis, settings, pipelines: Sequence[tuple[str, ...]], cal=None) -> list[dict[str, Any]]:
+def compare_rows(
+    analysis, settings, pipelines: Sequence[tuple[str, ...]], cal=None, presets: Sequence[tuple[str, Any]] = ()
+) -> list[dict[str, Any]]:
     """One row per pipeline: tokens at the last call, replay total (both scaled by ``cal``, a
-    :class:`~inspector.cli.report.Calibration`), saving, validity."""
+    :class:`~inspector.cli.report.Calibration`), saving, validity. ``presets``: one
+    ``(name, settings)`` per pipeline, which then runs with its preset's settings (the row
+    gains ``preset``)."""
     from ..strategies import plan as run_plan
     from .report import NO_CALIBRATION
 
@@ -302,18 +301,21 @@ def compare_rows(analysis, settings, pipelines: Sequence[tuple[str, ...]], cal=N
     at = calls or None
     rows = []
     baseline_total = None
+    each = [settings] + ([s for _, s in presets] if presets else [settings] * len(pipelines))
+    labels = [None] + ([n for n, _ in presets] if presets else [None] * len(pipelines))
     with _Progress(calls, len(pipelines)) as bar:
         results = [_replay(analysis, (), settings)]
-        for names in pipelines:
-            results.append(_replay(analysis, names, settings, bar.stage(",".join(names), calls)))
-    for names, result in zip([()] + list(pipelines), results):
-        p = run_plan(analysis.view, analysis.table, names, settings, at)
+        for names, s in zip(pipelines, each[1:]):
+            results.append(_replay(analysis, names, s, bar.stage(",".join(names), calls)))
+    for names, result, s, label in zip([()] + list(pipelines), results, each, labels):
+        p = run_plan(analysis.view, analysis.table, names, s, at)
         total = result.total
         if baseline_total is None:
             baseline_total = result.baseline_total
         violations = p.violations
         rows.append(
             {
+                **({"preset": label} if label else {}),
                 "pipeline": ",".join(names) or "none",
                 "tokens_last_call": cal(p.tokens_after),
                 "replay_total": cal.total(c.tokens for c in result.calls),
@@ -329,15 +331,31 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from ..strategies import STRATEGIES, parse_pipeline
     from .report import calibration, session_report
 
-    settings = make_settings(settings_kwargs(args))
-    if args.strategy:
-        pipelines = [tuple(parse_pipeline(p)) for p in args.strategy.split(";") if p.strip()]
+    from ..presets import load_presets
+
+    presets: list[tuple[str, Any]] = []
+    strategies, args.strategy = args.strategy, ""  # compare's --strategy lists pipelines (A;B)
+    if args.presets or args.preset:
+        if strategies:
+            raise UsageError("--presets and --preset cannot be used with --strategy.")
+        pipelines = []
+        for name in list(load_presets()) if args.presets else [args.preset]:
+            args.preset = name
+            pipeline, preset_settings = pipeline_and_settings(args)
+            pipelines.append(pipeline)
+            presets.append((name, preset_settings))
+        args.preset = None
+        settings = pipeline_and_settings(args)[1]
+    elif strategies:
+        settings = pipeline_and_settings(args)[1]
+        pipelines = [tuple(parse_pipeline(p)) for p in strategies.split(";") if p.strip()]
     else:
+        settings = pipeline_and_settings(args)[1]
         pipelines = [(name,) for name in STRATEGIES]
         pipelines += [tuple(p.split(",")) for p in COMPARE_PIPELINES if all(s in STRATEGIES for s in p.split(","))]
     analysis = _load(args)
     cal = calibration(analysis, args.calibrate)
-    rows = compare_rows(analysis, settings, pipelines, cal)
+    rows = compare_rows(analysis, settings, pipelines, cal, presets)
     last = analysis.view.calls[-1].number if analysis.view.calls else None
     report = {
         "session": session_report(analysis),
@@ -361,8 +379,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     from ..providers.export import export_request, write_export
     from ..strategies import plan as run_plan
 
-    pipeline = _pipeline(args)
-    settings = make_settings(settings_kwargs(args))
+    pipeline, settings = pipeline_and_settings(args)
     analysis = _load(args)
     at = _check_call(analysis, args.at)
     result = run_plan(analysis.view, analysis.table, pipeline, settings, at)
@@ -417,6 +434,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "plan": cmd_plan,
     "replay": cmd_replay,
     "compare": cmd_compare,
+    "presets": _presets.run,
     "export": cmd_export,
     "samples": cmd_samples,
     "sessions": _sessions.cmd_sessions,

@@ -376,7 +376,13 @@ def render_replay(report: dict[str, Any], out: Console) -> None:
         table.add_column(T("cache write"), justify="right")
         table.add_column(T("ratio"), justify="right", footer=R(report["ratio"]))
     for c in report["calls"]:
-        cells = [N(c["call"]), N(c["message_index"]), N(c["turn"]), N(c["baseline_tokens"])]
+        if c.get("kind") == "summary":  # the summarisation call a compaction adds
+            first = T(f"summary before {c['call']:,}")
+        elif c.get("compacted_by"):
+            first = T(f"{c['call']:,} (compacted)")
+        else:
+            first = N(c["call"])
+        cells = [first, N(c["message_index"]), N(c["turn"]), N(c["baseline_tokens"])]
         if piped:
             saved = c["baseline_tokens"] - c["tokens"]
             cells += [N(c["tokens"]), N(saved, "green" if saved > 0 else "")]

@@ -449,20 +449,22 @@ def replay_report(
     recorded = {row.call: row for row in call_usage(analysis.view, analysis.table)}
     calls = []
     for c in result.calls:
-        row = recorded[c.call]
+        row = recorded[c.call] if c.kind == "call" else None  # a summary call is not in the file
         baseline = cal(c.baseline_tokens)
         calls.append(
             {
                 "call": c.call,
+                "kind": c.kind,
                 "message_index": c.message_index,
                 "turn": c.turn,
                 "baseline_tokens": baseline,
                 "tokens": cal(c.tokens),
-                "recorded_tokens": row.recorded,
-                "input_tokens": row.input_tokens,
-                "cache_read_input_tokens": row.cache_read_tokens,
-                "cache_creation_input_tokens": row.cache_creation_tokens,
-                "ratio": _ratio(row.recorded, baseline),
+                "compacted_by": c.compacted_by,
+                "recorded_tokens": row.recorded if row else None,
+                "input_tokens": row.input_tokens if row else None,
+                "cache_read_input_tokens": row.cache_read_tokens if row else None,
+                "cache_creation_input_tokens": row.cache_creation_tokens if row else None,
+                "ratio": _ratio(row.recorded, baseline) if row else None,
             }
         )
     with_usage = [c for c in calls if c["recorded_tokens"] is not None]

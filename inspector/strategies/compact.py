@@ -59,11 +59,16 @@ _INSERTED = "inserted by compact: simulated summary of {} messages, at most {} t
     "by one summary plus a verbatim tail, as coding agents' auto-compaction does. Frees most of "
     "the window at once, but everything outside the tail survives only as the summary, which "
     "costs a model call of its own.",
+    panel=False,
 )
 def compact(w: Working) -> None:
     why = fired(w)
-    if why is None:
-        return
+    if why is not None:
+        compact_now(w, why)
+
+
+def compact_now(w: Working, why: Reason) -> None:
+    """Summarise now (the trigger fired for ``why``): keep the head and tail, insert the summary."""
     s = w.settings
     seq = [i for i in w.order if type(i) is int and w.view.roles[i] != "system"]
     if not seq:
@@ -86,10 +91,28 @@ def usable_window(s) -> int:
     return max(s.context_window - s.reserved_output, 0)
 
 
+def trigger_tokens(s) -> int | None:
+    """The input size at which the token triggers fire (the lowest of those set), or None."""
+    usable = usable_window(s)
+    found = []
+    if s.compact_margin is not None:
+        found.append(usable - s.compact_margin)
+    if s.compact_share > 0:
+        found.append(int(s.compact_share * usable))
+    if s.compact_tokens is not None:
+        found.append(s.compact_tokens + 1)
+    return min(found) if found else None
+
+
 def fired(w: Working) -> Reason | None:
     """Why the trigger fires at this call, or None."""
-    s = w.settings
-    total = w.running
+    messages = sum(1 for i in w.order if type(i) is not int or w.view.roles[i] != "system")
+    return fires(w.settings, w.running, messages)
+
+
+def fires(s, total: int, messages: int) -> Reason | None:
+    """Why the trigger fires for a history of ``total`` input tokens and ``messages`` non-system
+    messages, or None (the stateful replay asks with the input the agent itself measured)."""
     usable = usable_window(s)
     if s.compact_margin is not None and total >= usable - s.compact_margin:
         return reason("input {} >= window {} - reserved {} - margin {}", (total, s.context_window, s.reserved_output, s.compact_margin))
@@ -97,7 +120,6 @@ def fired(w: Working) -> Reason | None:
         return reason("input {} >= {} of usable window {}", (total, f"{s.compact_share:g}", usable))
     if s.compact_tokens is not None and total > s.compact_tokens:
         return reason("input {} > {}", (total, s.compact_tokens))
-    messages = sum(1 for i in w.order if type(i) is not int or w.view.roles[i] != "system")
     if s.compact_messages is not None and messages > s.compact_messages:
         return reason("{} messages > {}", (messages, s.compact_messages))
     unset = s.compact_margin is None and s.compact_share <= 0 and s.compact_tokens is None and s.compact_messages is None

@@ -34,6 +34,7 @@ def elided_text(text: str) -> str:
     "Elides all but the last N tool observations to a one-line 'N lines omitted' note, as "
     "SWE-agent does; with polling, the history changes only every N calls so the prompt cache "
     "stays valid in between. Cheap and pair-safe, but the model loses old outputs entirely.",
+    panel=False,
 )
 def last_n_observations(w: Working) -> None:
     s = w.settings

@@ -71,6 +71,7 @@ def result_slots(w: Working, before: int) -> list[tuple[int, int, str, int]]:
     "Replaces tool outputs older than the newest protected ones by a short placeholder, but only "
     "when enough can go (OpenCode prune, Gemini CLI masking, Claude Code microcompact). Calls "
     "and results stay paired; the old output itself is gone and the cache breaks at the first one.",
+    panel=False,
 )
 def mask_tool_outputs(w: Working) -> None:
     s = w.settings

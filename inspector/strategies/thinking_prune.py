@@ -26,6 +26,7 @@ _WHY = "truncated by thinking_prune: thinking removed from a turn before the las
     "Removes thinking/reasoning blocks from assistant messages older than the last turns, as "
     "Anthropic's clear_thinking edit and the Vercel AI SDK do. Pair-safe and often large; the "
     "model loses its old reasoning and the cache breaks at the first edited message.",
+    panel=False,
 )
 def thinking_prune(w: Working) -> None:
     keep = w.settings.thinking_keep_turns

@@ -56,6 +56,7 @@ def _matches(kind: str, wanted: str) -> bool:
     "LangChain's trim_messages: keeps the last (or first) whole messages that fit max_tokens, "
     "optionally starting or ending on a message type. Reproduced exactly, edge cases included: "
     "it does not know tool pairs, so it can keep a tool result whose call it cut.",
+    panel=False,
 )
 def trim_messages(w: Working) -> None:
     s = w.settings

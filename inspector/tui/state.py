@@ -15,6 +15,7 @@ from typing import Literal
 from pydantic import ValidationError
 
 from ..strategies import STRATEGIES, Param
+from ..strategies.pipeline import panel_strategies
 from ..strategies import params as declared
 from ..tokens import ENCODINGS, PROFILES
 
@@ -115,7 +116,7 @@ class PipelineState:
     @classmethod
     def initial(cls, settings: declared.SettingsBase | None = None, encoding: str = "cl100k_base", profile: str = "openai",
                 enabled: tuple[str, ...] = ()) -> PipelineState:
-        return cls(tuple(STRATEGIES), frozenset(enabled), settings or declared.settings_model()(), encoding, profile)
+        return cls(panel_strategies(), frozenset(enabled), settings or declared.settings_model()(), encoding, profile)
 
     @property
     def pipeline(self) -> tuple[str, ...]:
