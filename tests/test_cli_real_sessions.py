@@ -159,6 +159,7 @@ def test_replay_codex_recorded_usage(capsys):
     assert d["calls"][0] == {
         "call": 1, "message_index": 5, "turn": 3, "baseline_tokens": 154, "tokens": 154, "recorded_tokens": 5120,
         "input_tokens": 2048, "cache_read_input_tokens": 3072, "cache_creation_input_tokens": None, "ratio": 33.247,
+        "kind": "call", "compacted_by": None,
     }
     assert (d["baseline_total"], d["recorded_total"], d["ratio"]) == (1457, 27120, 18.614)
     code, out, _ = run(capsys, "replay", CODEX)

@@ -45,6 +45,7 @@ def test_replay_without_strategy_is_the_baseline_and_shows_recorded_usage(capsys
     assert d["calls"][0] == {
         "call": 1, "message_index": 2, "turn": 1, "baseline_tokens": 378, "tokens": 378, "recorded_tokens": 842,
         "input_tokens": 3, "cache_read_input_tokens": 0, "cache_creation_input_tokens": 839, "ratio": 2.228,
+        "kind": "call", "compacted_by": None,
     }
     assert (d["recorded_total"], d["ratio"]) == (160047, 1.148)
     code, out, _ = run(capsys, "replay", SAMPLES / "coding_agent.jsonl")

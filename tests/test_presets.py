@@ -62,7 +62,9 @@ def test_every_preset_plans_replays_and_exports(capsys, name, tmp_path):
             if key in stage["params"]:
                 assert stage["params"][key] == (list(value) if isinstance(value, tuple) else value)
     replay = as_json(capsys, "replay", SAMPLE, "--preset", name)
-    assert len(replay["calls"]) == 35
+    assert sum(1 for c in replay["calls"] if c["kind"] == "call") == 35
+    summaries = [c for c in replay["calls"] if c["kind"] == "summary"]
+    assert len(summaries) == sum(1 for c in replay["calls"] if c["compacted_by"])
     code, _, err = run(capsys, "export", SAMPLE, "--preset", name, "--to", "anthropic", "-o", tmp_path / "out.json")
     assert code == 0, err
 

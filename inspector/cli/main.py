@@ -292,6 +292,7 @@ def compare_rows(
     :class:`~inspector.cli.report.Calibration`), saving, validity. ``presets``: one
     ``(name, settings)`` per pipeline, which then runs with its preset's settings (the row
     gains ``preset``)."""
+    from ..analysis.compaction import compacting
     from ..strategies import plan as run_plan
     from .report import NO_CALIBRATION
 
@@ -317,7 +318,8 @@ def compare_rows(
             {
                 **({"preset": label} if label else {}),
                 "pipeline": ",".join(names) or "none",
-                "tokens_last_call": cal(p.tokens_after),
+                # a compacting pipeline's last call depends on the state its compactions left
+                "tokens_last_call": cal(result.calls[-1].tokens if compacting(names) and result.calls else p.tokens_after),
                 "replay_total": cal.total(c.tokens for c in result.calls),
                 "saving_pct": round(100.0 * (baseline_total - total) / baseline_total, 1) if baseline_total else 0.0,
                 "valid": {provider: not items for provider, items in violations.items()},

@@ -414,7 +414,8 @@ def render_compare(report: dict[str, Any], out: Console) -> None:
     table.add_column(T("OpenAI"))
     table.add_column(T("Anthropic"))
     for row in report["rows"]:
-        cells = [T(row["pipeline"]), N(row["tokens_last_call"]), N(row["replay_total"]), T(f"{row['saving_pct']:.1f}%")]
+        label = f"{row['preset']} ({row['pipeline']})" if row.get("preset") else row["pipeline"]
+        cells = [T(label), N(row["tokens_last_call"]), N(row["replay_total"]), T(f"{row['saving_pct']:.1f}%")]
         for provider in ("openai", "anthropic"):
             n = row["violations"].get(provider, 0)
             cells.append(T("valid", "green") if n == 0 else T(f"{n} violation{'s' if n != 1 else ''}", "red"))

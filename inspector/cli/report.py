@@ -454,17 +454,17 @@ def replay_report(
         calls.append(
             {
                 "call": c.call,
-                "kind": c.kind,
                 "message_index": c.message_index,
                 "turn": c.turn,
                 "baseline_tokens": baseline,
                 "tokens": cal(c.tokens),
-                "compacted_by": c.compacted_by,
                 "recorded_tokens": row.recorded if row else None,
                 "input_tokens": row.input_tokens if row else None,
                 "cache_read_input_tokens": row.cache_read_tokens if row else None,
                 "cache_creation_input_tokens": row.cache_creation_tokens if row else None,
                 "ratio": _ratio(row.recorded, baseline) if row else None,
+                "kind": c.kind,
+                "compacted_by": c.compacted_by,
             }
         )
     with_usage = [c for c in calls if c["recorded_tokens"] is not None]
