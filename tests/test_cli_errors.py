@@ -59,7 +59,7 @@ def test_unknown_strategy(capsys):
     assert err == (
         "context-inspector plan: error: unknown strategy 'bogus'; choose from: fifo, sliding_window, summarize, "
         "truncate_results, tool_pruning, clear_tool_uses, mask_tool_outputs, last_n_observations, thinking_prune, "
-        "compact, trim_messages\n"
+        "compact, trim_messages, strands_sliding_window\n"
     )
 
 

@@ -71,7 +71,7 @@ def test_compare_json(capsys):
     rows = {r["pipeline"]: r for r in d["rows"]}
     assert list(rows) == [
         "none", "fifo", "sliding_window", "summarize", "truncate_results", "tool_pruning", "clear_tool_uses",
-        "mask_tool_outputs", "last_n_observations", "thinking_prune", "compact", "trim_messages",
+        "mask_tool_outputs", "last_n_observations", "thinking_prune", "compact", "trim_messages", "strands_sliding_window",
         "tool_pruning,sliding_window", "tool_pruning,truncate_results", "truncate_results,fifo", "clear_tool_uses,fifo",
     ]
     assert rows["none"] == {

@@ -202,9 +202,10 @@ def test_pipelines_keep_pairs_system_and_current_turn_and_stay_valid(case, names
     assert w.total() == w.recount()
 
 
-#: Strategies that compact the whole history (the current turn included, as coding agents do).
+#: Strategies that may take the current turn too, as the agents they model do.
 COMPACTING = [
     ("compact",),
+    ("strands_sliding_window",),
     ("mask_tool_outputs", "compact"),
     ("thinking_prune", "last_n_observations", "compact"),
 ]

@@ -14,7 +14,7 @@ from strategy_builders import SessionBuilder, seeds_session, small_session, text
 
 BUILTIN = [
     "fifo", "sliding_window", "summarize", "truncate_results", "tool_pruning", "clear_tool_uses",
-    "mask_tool_outputs", "last_n_observations", "thinking_prune", "compact", "trim_messages",
+    "mask_tool_outputs", "last_n_observations", "thinking_prune", "compact", "trim_messages", "strands_sliding_window",
 ]
 
 
@@ -147,6 +147,6 @@ def test_sessions_without_messages_or_calls():
     b.system("Only a system prompt.")
     b.user(text_of(3))
     # compact and trim_messages may take the current turn too (as the agents they model do)
-    protecting = [s for s in BUILTIN if s not in ("compact", "trim_messages")]
+    protecting = [s for s in BUILTIN if s not in ("compact", "trim_messages", "strands_sliding_window")]
     p = inspector.plan(b.analyze(), ",".join(protecting), budget=0, trigger=0, window_turns=0)
     assert [d.status for d in p.decisions()] == [Status.KEPT, Status.KEPT]

@@ -13,4 +13,5 @@ from . import (  # noqa: F401
     thinking_prune,
     compact,
     trim_messages,
+    strands_window,
 )
