@@ -102,19 +102,21 @@ def compare(
     pipelines: Sequence[Pipeline],
     *,
     settings: Settings | None = None,
+    presets: Sequence[tuple[str, Settings]] = (),
     progress_for: ProgressFor | None = None,
     workers: int = 1,
     encoding: str | None = None,
     profile: str = "openai",
     **params: Any,
 ) -> list[CompareRow]:
-    """The baseline and each pipeline side by side: plan at the last call, replay over all."""
+    """The baseline and each pipeline side by side: plan at the last call, replay over all.
+    ``presets``: one ``(name, settings)`` per pipeline, run with its own settings."""
     from .analysis.compare import compare as _compare
     from .strategies import parse_pipeline
 
     names = [parse_pipeline(p) for p in pipelines]
     return _compare(_as_analysis(target, encoding, profile), names, _settings(settings, params),
-                    progress_for=progress_for, workers=workers)
+                    presets=presets, progress_for=progress_for, workers=workers)
 
 
 def validate(target: Plan | Sequence[Message], provider: Provider | None = None) -> Any:

@@ -58,7 +58,8 @@ def test_unknown_strategy(capsys):
     err = fail(capsys, "plan", THREE, "--strategy", "fifo,bogus")
     assert err == (
         "context-inspector plan: error: unknown strategy 'bogus'; choose from: fifo, sliding_window, summarize, "
-        "truncate_results, tool_pruning, clear_tool_uses\n"
+        "truncate_results, tool_pruning, clear_tool_uses, mask_tool_outputs, last_n_observations, thinking_prune, "
+        "compact, trim_messages, strands_sliding_window\n"
     )
 
 

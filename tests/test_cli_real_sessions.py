@@ -165,6 +165,7 @@ def test_replay_codex_recorded_usage(capsys):
         "call": 1, "message_index": 5, "turn": 3, "model": "gpt-5.1-codex", "tokenizer": "cl100k_base (estimate for gpt-5.1-codex)",
         "baseline_tokens": 154, "not_in_file": 9400, "predicted_tokens": 9554, "tokens": 9554, "recorded_tokens": 5120,
         "input_tokens": 2048, "cache_read_input_tokens": 3072, "cache_creation_input_tokens": None, "ratio": 33.247,
+        "kind": "call", "compacted_by": None,
     }
     assert (d["baseline_total"], d["predicted_total"], d["recorded_total"], d["ratio"]) == (1457, 30752, 27120, 18.614)
     code, out, _ = run(capsys, "replay", CODEX)

@@ -50,6 +50,7 @@ def test_replay_without_strategy_is_the_baseline_and_shows_recorded_usage(capsys
         "baseline_tokens": 378, "not_in_file": 0, "not_in_file_how": "nothing recorded and no typical size known for this agent",
         "predicted_tokens": 378, "tokens": 378, "recorded_tokens": 842,
         "input_tokens": 3, "cache_read_input_tokens": 0, "cache_creation_input_tokens": 839, "ratio": 2.228,
+        "kind": "call", "compacted_by": None,
     }
     assert d["calls"][1]["not_in_file_how"] == "inferred: recorded 842 at call 1 minus 378 counted"
     assert (d["recorded_total"], d["ratio"]) == (160047, 1.148)
@@ -76,6 +77,7 @@ def test_compare_json(capsys):
     rows = {r["pipeline"]: r for r in d["rows"]}
     assert list(rows) == [
         "none", "fifo", "sliding_window", "summarize", "truncate_results", "tool_pruning", "clear_tool_uses",
+        "mask_tool_outputs", "last_n_observations", "thinking_prune", "compact", "trim_messages", "strands_sliding_window",
         "tool_pruning,sliding_window", "tool_pruning,truncate_results", "truncate_results,fifo", "clear_tool_uses,fifo",
     ]
     assert rows["none"] == {

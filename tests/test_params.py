@@ -21,6 +21,14 @@ def test_settings_has_every_declared_param_with_its_default():
         "window_messages": 40, "summary_ratio": 0.3, "summary_tokens": 300, "max_result_tokens": 2000,
         "truncate_unit": "tokens", "trigger": 100_000, "keep": 3, "clear_at_least": 0, "exclude_tools": (),
         "clear_tool_inputs": False,
+        "mask_protect_tokens": 40_000, "mask_min_tokens": 20_000, "mask_keep_results": None, "mask_protect_turns": 2,
+        "mask_tools": (), "mask_protected_tools": (), "mask_placeholder": "[Old tool result content cleared]",
+        "observations_keep": 5, "polling": 1, "thinking_keep_turns": 1,
+        "context_window": 200_000, "reserved_output": 0, "compact_margin": None, "compact_share": 0.0,
+        "compact_tokens": None, "compact_messages": None, "keep_head_messages": 0, "keep_tail_messages": None,
+        "keep_tail_tokens": None, "keep_tail_share": 0.0, "tail_at_user": False, "keep_user_tokens": None,
+        "trim_strategy": "last", "trim_include_system": False, "trim_start_on": "none", "trim_end_on": "none",
+        "allow_partial": False,
     }
     assert Settings(window_mode="messages", window_messages=7).window == 7
     for strategy in STRATEGIES.values():

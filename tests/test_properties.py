@@ -34,6 +34,11 @@ PIPELINES = [
     ("truncate_results", "summarize", "fifo"),
     ("clear_tool_uses", "fifo"),
     ("sliding_window", "summarize"),
+    ("mask_tool_outputs",),
+    ("last_n_observations",),
+    ("thinking_prune",),
+    ("mask_tool_outputs", "fifo"),
+    ("thinking_prune", "last_n_observations", "sliding_window"),
 ]
 PROPERTY_SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -108,6 +113,27 @@ def cases(draw):
         clear_at_least=draw(st.sampled_from([0, 0, 50, 500])),
         exclude_tools=tuple(draw(st.lists(st.sampled_from(TOOLS), max_size=2, unique=True))),
         clear_tool_inputs=draw(st.booleans()),
+        mask_protect_tokens=draw(st.integers(0, 300)),
+        mask_min_tokens=draw(st.sampled_from([0, 0, 50, 500])),
+        mask_keep_results=draw(st.one_of(st.none(), st.integers(0, 5))),
+        mask_protect_turns=draw(st.integers(0, 3)),
+        mask_tools=tuple(draw(st.lists(st.sampled_from(TOOLS), max_size=2, unique=True))),
+        mask_protected_tools=tuple(draw(st.lists(st.sampled_from(TOOLS), max_size=1, unique=True))),
+        observations_keep=draw(st.integers(0, 6)),
+        polling=draw(st.integers(1, 4)),
+        thinking_keep_turns=draw(st.integers(1, 3)),
+        context_window=draw(st.integers(1, total + 50)),
+        reserved_output=draw(st.integers(0, 100)),
+        compact_margin=draw(st.one_of(st.none(), st.integers(0, 200))),
+        compact_share=draw(st.sampled_from([0.0, 0.5, 0.9])),
+        compact_tokens=draw(st.one_of(st.none(), st.integers(0, total + 10))),
+        compact_messages=draw(st.one_of(st.none(), st.integers(0, 20))),
+        keep_head_messages=draw(st.integers(0, 4)),
+        keep_tail_messages=draw(st.one_of(st.none(), st.integers(0, 10))),
+        keep_tail_tokens=draw(st.one_of(st.none(), st.integers(0, total + 10))),
+        keep_tail_share=draw(st.sampled_from([0.0, 0.3])),
+        tail_at_user=draw(st.booleans()),
+        keep_user_tokens=draw(st.one_of(st.none(), st.integers(0, 200))),
     )
     return analysis, s, at_call
 
@@ -136,12 +162,13 @@ def protected_indices(view, stop: int, current: int) -> list[int]:
     return sorted(out)
 
 
-def check_common(analysis, s: Settings, at_call, names, p) -> None:
+def check_common(analysis, s: Settings, at_call, names, p, keeps_current_turn: bool = True) -> None:
     view = analysis.view
     gone = (Status.DROPPED, Status.SUMMARIZED)
     # System messages and the current turn (with its opening exchange) are always sent.
     for i in protected_indices(view, p.stop, p.current_turn):
-        assert p.status[i] not in gone, (i, p.status[i], p.reasons[i])
+        if keeps_current_turn or view.roles[i] == "system":
+            assert p.status[i] not in gone, (i, p.status[i], p.reasons[i])
     # Every figure adds up: the running total, the decisions, and the materialised messages.
     decisions = p.decisions()
     assert p.tokens_after == analysis.table.overhead + sum(d.tokens_after for d in decisions)
@@ -170,6 +197,30 @@ def test_pipelines_keep_pairs_system_and_current_turn_and_stay_valid(case, names
     sent_roles = [analysis.view.roles[i] if type(i) is int else i.role for i in p.sequence]
     expect_empty = {"openai": not sent_roles, "anthropic": all(r == "system" for r in sent_roles)}
     for provider, found in validate_plan(p).items():
+        assert [v.rule for v in found] == (["empty_history"] if expect_empty[provider] else []), found
+    w, _, _ = run(analysis.view, analysis.table, names, s, at_call)
+    assert w.total() == w.recount()
+
+
+#: Strategies that may take the current turn too, as the agents they model do.
+COMPACTING = [
+    ("compact",),
+    ("strands_sliding_window",),
+    ("mask_tool_outputs", "compact"),
+    ("thinking_prune", "last_n_observations", "compact"),
+]
+
+
+@PROPERTY_SETTINGS
+@given(cases(), st.sampled_from(COMPACTING))
+def test_compaction_keeps_pairs_and_system_and_stays_valid(case, names):
+    analysis, s, at_call = case
+    p = plan(analysis.view, analysis.table, names, s, at_call)
+    check_common(analysis, s, at_call, names, p, keeps_current_turn=False)
+    assert live_units_split(p) == []
+    sent_roles = [analysis.view.roles[i] if type(i) is int else i.role for i in p.sequence]
+    expect_empty = {"openai": not sent_roles, "anthropic": all(r == "system" for r in sent_roles)}
+    for provider, found in p.violations.items():
         assert [v.rule for v in found] == (["empty_history"] if expect_empty[provider] else []), found
     w, _, _ = run(analysis.view, analysis.table, names, s, at_call)
     assert w.total() == w.recount()

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..strategies.params import SettingsBase as Settings
+from .compaction import compacting
 from .planning import CheckedPlan, plan
 from .replay import Replay, replay
 
@@ -24,10 +25,19 @@ class CompareRow:
     plan: CheckedPlan  # at the last model call (the next call when there is none)
     replay: Replay
     saving_pct: float  # replay total against the baseline's, rounded to 0.1
+    preset: str | None = None  # the preset whose pipeline and settings this row runs
 
     @property
     def name(self) -> str:
         return ",".join(self.pipeline) or "none"
+
+    @property
+    def tokens_last_call(self) -> int:
+        """The last call's input: a compacting pipeline's depends on the state its compactions
+        left (the replay's), any other's is the plan at that call."""
+        if compacting(self.pipeline) and self.replay.calls:
+            return self.replay.calls[-1].tokens
+        return self.plan.tokens_after
 
 
 def compare(
@@ -35,22 +45,26 @@ def compare(
     pipelines: Sequence[tuple[str, ...]],
     settings: Settings,
     *,
+    presets: Sequence[tuple[str, Settings]] = (),
     progress_for: ProgressFor | None = None,
     workers: int = 1,
 ) -> list[CompareRow]:
-    """One row for the baseline, then one per pipeline (``workers``: see :func:`.replay.replay`)."""
+    """One row for the baseline, then one per pipeline (``workers``: see :func:`.replay.replay`).
+    ``presets``: one ``(name, settings)`` per pipeline, which then runs with its preset's settings."""
     view, table = analysis.view, analysis.table
     calls = len(view.calls)
     at = calls or None
+    each = [settings] + ([s for _, s in presets] if presets else [settings] * len(pipelines))
+    labels = [None] + ([n for n, _ in presets] if presets else [None] * len(pipelines))
     results = [replay(view, table, (), settings, workers=workers)]
-    for names in pipelines:
+    for names, s in zip(pipelines, each[1:]):
         progress = progress_for(",".join(names), calls) if progress_for is not None else None
-        results.append(replay(view, table, names, settings, progress=progress, workers=workers))
+        results.append(replay(view, table, names, s, progress=progress, workers=workers))
     baseline_total = results[0].predicted_total  # the whole input, the part not in the file included
     rows = []
-    for names, result in zip([()] + list(pipelines), results):
+    for names, result, s, label in zip([()] + list(pipelines), results, each, labels):
         saving = round(100.0 * (baseline_total - result.total) / baseline_total, 1) if baseline_total else 0.0
-        rows.append(CompareRow(tuple(names), plan(analysis, names, settings, at), result, saving))
+        rows.append(CompareRow(tuple(names), plan(analysis, names, s, at), result, saving, label))
     return rows
 
 

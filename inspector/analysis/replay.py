@@ -24,6 +24,7 @@ from ..strategies.pipeline import parse_pipeline, run
 from ..tokens import TokenTable
 from ..units import SessionView
 from .baseline import baseline_tokens, resent_reasoning
+from .compaction import compacting, replay_compacting
 from .context import recorded_input
 
 
@@ -37,6 +38,10 @@ class CallReplay:
     tokens: int  # the call's whole input under the pipeline (not_in_file included)
     predicted_tokens: int  # the call's whole input without any pipeline: baseline + not_in_file
     model: str | None = None  # the model that served the call, where the file says
+    #: "call", or "summary": the summarisation call a compaction adds before call ``call``.
+    kind: str = "call"
+    #: The strategy whose compaction took effect just before this call (stateful replay), or None.
+    compacted_by: str | None = None
 
     @property
     def not_in_file(self) -> int:
@@ -78,7 +83,7 @@ class Replay:
 
     @property
     def complete(self) -> bool:
-        return len(self.calls) == self.session_calls
+        return sum(1 for c in self.calls if c.kind == "call") == self.session_calls
 
 
 def replay(
@@ -108,6 +113,8 @@ def replay(
     baselines = baseline_tokens(view, table)
     predicted = predictions(view, table, baselines)
     hidden = [p.not_in_file for p in predicted]
+    if compacting(names):  # the history after a compaction is a state: replay call by call
+        return _replay_compacting(view, table, names, settings, numbers, progress, predicted)
     if not names:
         tokens = [predicted[n - 1].predicted_tokens for n in numbers]
         if progress is not None:
@@ -129,6 +136,21 @@ def replay(
         p = predicted[n - 1]
         out.calls.append(CallReplay(n, call.message_index, call.turn, baselines[n - 1], recorded_input(view, n), t,
                                     p.predicted_tokens, p.model))
+    return out
+
+
+def _replay_compacting(view, table, names, settings, numbers, progress, predicted) -> Replay:
+    wanted = set(numbers)
+    out = Replay(names, settings, session_calls=len(view.calls))
+    for c in replay_compacting(view, table, names, settings, [p.not_in_file for p in predicted]):
+        if c.call in wanted:
+            # a summary call the compaction adds has no counterpart without the pipeline
+            p = predicted[c.call - 1]
+            predicted_tokens, model = (p.predicted_tokens, p.model) if c.kind == "call" else (0, p.model)
+            out.calls.append(CallReplay(c.call, c.message_index, c.turn, c.baseline_tokens, c.recorded_tokens, c.tokens,
+                                        predicted_tokens, model, c.kind, c.compacted_by))
+    if progress is not None:
+        progress(len(numbers), len(numbers))
     return out
 
 

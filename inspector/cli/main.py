@@ -35,9 +35,9 @@ from .options import (
     add_calibrate_option,
     add_session_options,
     add_strategy_options,
-    make_settings,
-    settings_kwargs,
+    pipeline_and_settings,
 )
+from . import presets_cmd as _presets
 from . import sessions as _sessions
 from .jsonout import print_json, print_report
 
@@ -62,6 +62,7 @@ SUMMARIES = {
     "samples": "paths of the bundled sample sessions",
     "sessions": _sessions.SUMMARY,
     "proxy": "record every API request an agent makes, to inspect it live (--proxy: and open the viewer)",
+    "presets": _presets.SUMMARY,
 }
 
 
@@ -131,6 +132,7 @@ def _sub_parsers() -> dict[str, Parser]:
     p = new("compare", "Every strategy and a few pipelines side by side: tokens, replay total, saving, validity.")
     add_session_options(p)
     add_strategy_options(p)
+    p.add_argument("--presets", action="store_true", help="compare every preset (each with its own settings)")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     add_calibrate_option(p)
 
@@ -146,6 +148,7 @@ def _sub_parsers() -> dict[str, Parser]:
     p.add_argument("name", metavar="NAME", nargs="?", help="a sample's file name, e.g. three_questions.json")
 
     _sessions.configure(new("sessions", _sessions.DESCRIPTION))
+    _presets.configure(new("presets", _presets.DESCRIPTION))
     return parsers
 
 
@@ -167,12 +170,6 @@ def _load(args: argparse.Namespace):
     if warning:
         print(f"warning: {warning}", file=sys.stderr)
     return inspector.analyze(session, resolution.counter, profile, model)
-
-
-def _pipeline(args: argparse.Namespace) -> tuple[str, ...]:
-    from ..strategies import parse_pipeline
-
-    return parse_pipeline(args.strategy or "")
 
 
 def _check_call(analysis, at: int | None) -> int | None:
@@ -200,8 +197,7 @@ def _plan(args: argparse.Namespace):
     """The session counted, the pipeline, and its plan at ``--at`` (plan and export share it)."""
     import inspector
 
-    pipeline = _pipeline(args)
-    settings = make_settings(settings_kwargs(args))
+    pipeline, settings = pipeline_and_settings(args)
     analysis = _load(args)
     at = _check_call(analysis, args.at)
     return analysis, pipeline, inspector.plan(analysis, pipeline, settings=settings, at_call=at)
@@ -287,8 +283,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
     from .report import pipeline_report, replay_report
 
-    pipeline = _pipeline(args)
-    settings = make_settings(settings_kwargs(args))
+    pipeline, settings = pipeline_and_settings(args)
     analysis = _load(args)
     with _Progress(len(analysis.view.calls)) as bar:
         progress = bar.stage(",".join(pipeline) or "baseline", len(analysis.view.calls))
@@ -301,18 +296,34 @@ def cmd_replay(args: argparse.Namespace) -> int:
 def cmd_compare(args: argparse.Namespace) -> int:
     import inspector
 
+    from ..presets import load_presets
     from ..strategies import STRATEGIES, parse_pipeline
     from .report import compare_report
 
-    settings = make_settings(settings_kwargs(args))
-    if args.strategy:
-        pipelines = [tuple(parse_pipeline(p)) for p in args.strategy.split(";") if p.strip()]
+    presets: list[tuple[str, Any]] = []
+    strategies, args.strategy = args.strategy, ""  # compare's --strategy lists pipelines (A;B)
+    if args.presets or args.preset:
+        if strategies:
+            raise UsageError("--presets and --preset cannot be used with --strategy.")
+        pipelines = []
+        for name in list(load_presets()) if args.presets else [args.preset]:
+            args.preset = name
+            pipeline, preset_settings = pipeline_and_settings(args)
+            pipelines.append(pipeline)
+            presets.append((name, preset_settings))
+        args.preset = None
+        settings = pipeline_and_settings(args)[1]
+    elif strategies:
+        settings = pipeline_and_settings(args)[1]
+        pipelines = [tuple(parse_pipeline(p)) for p in strategies.split(";") if p.strip()]
     else:
+        settings = pipeline_and_settings(args)[1]
         pipelines = [(name,) for name in STRATEGIES]
         pipelines += [tuple(p.split(",")) for p in COMPARE_PIPELINES if all(s in STRATEGIES for s in p.split(","))]
     analysis = _load(args)
     with _Progress(len(analysis.view.calls), len(pipelines)) as bar:
-        rows = inspector.compare(analysis, pipelines, settings=settings, progress_for=bar.stage, workers=_workers())
+        rows = inspector.compare(analysis, pipelines, settings=settings, presets=presets, progress_for=bar.stage,
+                                 workers=_workers())
     report = compare_report(analysis, settings, rows)
     _show(args, report, "compare")
     return 0
@@ -377,6 +388,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "plan": cmd_plan,
     "replay": cmd_replay,
     "compare": cmd_compare,
+    "presets": _presets.run,
     "export": cmd_export,
     "samples": cmd_samples,
     "sessions": _sessions.cmd_sessions,

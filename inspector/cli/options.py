@@ -103,6 +103,19 @@ def add_strategy_options(parser: argparse.ArgumentParser, *, strategy_required: 
         default="",
         help="strategy or comma-separated pipeline, e.g. tool_pruning,sliding_window",
     )
+    g.add_argument(
+        "--preset",
+        metavar="NAME",
+        help="what an agent or framework does (see 'presets'): its pipeline and settings; not with --strategy",
+    )
+    g.add_argument(
+        "--set",
+        dest="set_params",
+        action="append",
+        default=[],
+        metavar="PARAM=VALUE",
+        help="override one parameter of --preset (or of the defaults), e.g. --set context_window=1000000",
+    )
     added: set[str] = set()
     for p in _declared():
         if p.flag in added:
@@ -151,6 +164,25 @@ def option_of(field: str) -> str:
         if p.name == field:
             return p.flag
     return field
+
+
+def pipeline_and_settings(args: argparse.Namespace):
+    """The pipeline and Settings a command runs: ``--strategy`` and the strategy options, or
+    ``--preset`` (its settings, then any strategy option given, then ``--set``)."""
+    from ..presets import PresetError, get_preset, parse_sets
+    from ..strategies import parse_pipeline
+
+    try:
+        sets = parse_sets(getattr(args, "set_params", None) or ())
+        name = getattr(args, "preset", None)
+        if name is None:
+            return parse_pipeline(args.strategy or ""), make_settings({**settings_kwargs(args), **sets})
+        if args.strategy:
+            raise UsageError("--preset and --strategy cannot be used together: a preset names its own pipeline.")
+        preset = get_preset(name)
+    except PresetError as exc:
+        raise UsageError(str(exc)) from None
+    return preset.pipeline, make_settings({**preset.params, **settings_kwargs(args), **sets})
 
 
 def make_settings(kwargs: dict[str, Any]):

@@ -354,7 +354,13 @@ def render_replay(report: dict[str, Any], out: Console) -> None:
         table.add_column(T("cache write"), justify="right")
         table.add_column(T("ratio"), justify="right", footer=R(report["ratio"]))
     for c in report["calls"]:
-        cells = [N(c["call"]), N(c["message_index"]), N(c["turn"]), N(c["baseline_tokens"]), N(c["predicted_tokens"])]
+        if c.get("kind") == "summary":  # the summarisation call a compaction adds
+            first = T(f"summary before {c['call']:,}")
+        elif c.get("compacted_by"):
+            first = T(f"{c['call']:,} (compacted)")
+        else:
+            first = N(c["call"])
+        cells = [first, N(c["message_index"]), N(c["turn"]), N(c["baseline_tokens"]), N(c["predicted_tokens"])]
         if piped:
             saved = c["predicted_tokens"] - c["tokens"]
             cells += [N(c["tokens"]), N(saved, "green" if saved > 0 else "")]
@@ -388,7 +394,8 @@ def render_compare(report: dict[str, Any], out: Console) -> None:
     table.add_column(T("OpenAI"))
     table.add_column(T("Anthropic"))
     for row in report["rows"]:
-        cells = [T(row["pipeline"]), N(row["tokens_last_call"]), N(row["replay_total"]), T(f"{row['saving_pct']:.1f}%")]
+        label = f"{row['preset']} ({row['pipeline']})" if row.get("preset") else row["pipeline"]
+        cells = [T(label), N(row["tokens_last_call"]), N(row["replay_total"]), T(f"{row['saving_pct']:.1f}%")]
         for provider in ("openai", "anthropic"):
             n = row["violations"].get(provider, 0)
             cells.append(T("valid", "green") if n == 0 else T(f"{n} violation{'s' if n != 1 else ''}", "red"))

@@ -370,7 +370,7 @@ def replay_report(analysis: Analysis, result: Replay, pipeline: list[dict[str, A
     fits = {p.call: p.fit for p in predictions(analysis.view, analysis.table)}
     calls = []
     for c in result.calls:
-        row = recorded[c.call]
+        row = recorded[c.call] if c.kind == "call" else None  # a summary call is not in the file
         calls.append(
             {
                 "call": c.call,
@@ -380,14 +380,16 @@ def replay_report(analysis: Analysis, result: Replay, pipeline: list[dict[str, A
                 "tokenizer": tokenizer_label(analysis.table, c.model),
                 "baseline_tokens": c.baseline_tokens,
                 "not_in_file": c.not_in_file,
-                "not_in_file_how": fits[c.call].how,
+                "not_in_file_how": fits[c.call].how if c.kind == "call" else None,
                 "predicted_tokens": c.predicted_tokens,
                 "tokens": c.tokens,
-                "recorded_tokens": row.recorded,
-                "input_tokens": row.input_tokens,
-                "cache_read_input_tokens": row.cache_read_tokens,
-                "cache_creation_input_tokens": row.cache_creation_tokens,
-                "ratio": _ratio(row.recorded, c.baseline_tokens),
+                "recorded_tokens": row.recorded if row else None,
+                "input_tokens": row.input_tokens if row else None,
+                "cache_read_input_tokens": row.cache_read_tokens if row else None,
+                "cache_creation_input_tokens": row.cache_creation_tokens if row else None,
+                "ratio": _ratio(row.recorded, c.baseline_tokens) if row else None,
+                "kind": c.kind,
+                "compacted_by": c.compacted_by,
             }
         )
     with_usage = [c for c in calls if c["recorded_tokens"] is not None]
@@ -424,8 +426,9 @@ def compare_report(analysis: Analysis, settings: Settings, rows: Sequence[Compar
         "settings": {k: _jsonable(v) for k, v in settings.model_dump().items()},
         "rows": [
             {
+                **({"preset": row.preset} if row.preset else {}),
                 "pipeline": row.name,
-                "tokens_last_call": row.plan.tokens_after,
+                "tokens_last_call": row.tokens_last_call,
                 "replay_total": row.replay.total,
                 "saving_pct": row.saving_pct,
                 "valid": row.plan.valid,

@@ -101,7 +101,7 @@ class Inserted:
 
 
 class BlockEdit(NamedTuple):
-    """How one content block of a kept message changes: truncated, or cleared.
+    """How one content block of a kept message changes: truncated, cleared, or removed (thinking).
 
     ``text`` is the new content (result text, or the new arguments JSON for ``clear_input``).
     It is ``None`` for a truncation whose text is built only when the plan is materialised
@@ -111,7 +111,7 @@ class BlockEdit(NamedTuple):
     """
 
     block: int
-    kind: Literal["truncate", "clear", "clear_input"]
+    kind: Literal["truncate", "clear", "clear_input", "remove"]
     text: str | None
     tokens_before: int
     tokens_after: int

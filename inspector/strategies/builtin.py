@@ -8,4 +8,10 @@ from . import (  # noqa: F401
     truncate_results,
     tool_pruning,
     clear_tool_uses,
+    mask_tool_outputs,
+    last_n_observations,
+    thinking_prune,
+    compact,
+    trim_messages,
+    strands_window,
 )

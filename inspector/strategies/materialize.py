@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ..model import Block, Message, TextBlock, ToolCallBlock, ToolResultBlock
+from ..model import Block, Message, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock
 from ..tokens import get_counter
 
 if TYPE_CHECKING:  # pragma: no cover  (base imports this module: no import back at run time)
@@ -41,15 +41,19 @@ def inserted_message(item: Inserted) -> Message:
 
 def apply_edits(message: Message, edits: Sequence[BlockEdit], encoding: str) -> Message:
     """A copy of ``message`` with ``edits`` applied in order (the session's message untouched)."""
-    content: list[Block] = list(message.content)
+    content: list[Block | None] = list(message.content)
     for k in sorted({e.block for e in edits}):
         content[k] = apply_block_edits(content[k], [e for e in edits if e.block == k], encoding)
-    return message.model_copy(update={"content": content})
+    return message.model_copy(update={"content": [b for b in content if b is not None]})
 
 
-def apply_block_edits(block: Block, edits: Sequence[BlockEdit], encoding: str) -> Block:
-    """``block`` after ``edits`` (all for this block, in the order they were planned)."""
+def apply_block_edits(block: Block, edits: Sequence[BlockEdit], encoding: str) -> Block | None:
+    """``block`` after ``edits`` (all for this block, in the order they were planned); None for
+    a block removed (a ``remove`` edit: pruned thinking)."""
     for edit in edits:
+        if edit.kind == "remove":
+            assert isinstance(block, ThinkingBlock)
+            return None
         if edit.kind == "clear_input":
             assert isinstance(block, ToolCallBlock)
             block = block.model_copy(update={"arguments": edit.text if edit.text is not None else "{}"})

@@ -25,12 +25,15 @@ class StrategyDef:
     params: tuple[str, ...]
     #: Two sentences for the help screen and ``--help``: what it does, and its main trade-off.
     summary: str
+    #: Listed in the TUI's strategy panel (with a number key). The strategies agent presets are
+    #: built from are not: they come in through the presets.
+    panel: bool = True
 
 
 STRATEGIES: dict[str, StrategyDef] = {}
 
 
-def register(name: str, params: Sequence[Param | str], summary: str):
+def register(name: str, params: Sequence[Param | str], summary: str, *, panel: bool = True):
     """Decorator: add ``apply(working)`` to the registry under ``name``, with the parameters it
     reads: :class:`Param` declarations, or names of parameters declared already (``"budget"``).
     Raises :class:`~inspector.strategies.params.ParamConflict` (a ValueError) on a parameter
@@ -43,10 +46,15 @@ def register(name: str, params: Sequence[Param | str], summary: str):
 
     def decorate(fn: Callable[[Working], None]) -> Callable[[Working], None]:
         _params.declare(name, declared)
-        STRATEGIES[name] = StrategyDef(name, fn, names, summary)
+        STRATEGIES[name] = StrategyDef(name, fn, names, summary, panel)
         return fn
 
     return decorate
+
+
+def panel_strategies() -> tuple[str, ...]:
+    """The strategies the TUI panel lists, in registry order."""
+    return tuple(name for name, s in STRATEGIES.items() if s.panel)
 
 
 def owners(param: str) -> tuple[str, ...]:

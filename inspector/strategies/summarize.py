@@ -139,8 +139,9 @@ class _SummaryBuilder:
     answered (first lines, oldest first), and the tools used; cut to ``cap`` tokens. The tool
     tally grows with the cut, so successive rounds cost only what they add."""
 
-    def __init__(self, w: Working, seq: list[int], counter, profile, cap: int) -> None:
+    def __init__(self, w: Working, seq: list[int], counter, profile, cap: int, role: str = "system") -> None:
         self.w, self.seq, self.counter, self.profile, self.cap = w, seq, counter, profile, cap
+        self.role = role  # the summary message's role (its framing is counted)
         self.framing = self._message_tokens("")
         self.tools: Counter[str] = Counter()
         self.tallied = 0
@@ -150,7 +151,7 @@ class _SummaryBuilder:
         self._memo: dict[int, tuple[str, int]] = {}
 
     def _message_tokens(self, text: str) -> int:
-        return count_message(Message(index=-1, role="system", content=[TextBlock(text=text)]), self.counter, self.profile).total
+        return count_message(Message(index=-1, role=self.role, content=[TextBlock(text=text)]), self.counter, self.profile).total
 
     def _extend(self, cut: int) -> None:
         view = self.w.view

@@ -15,6 +15,7 @@ from typing import Literal
 from pydantic import ValidationError
 
 from ..strategies import STRATEGIES, Param
+from ..strategies.pipeline import panel_strategies
 from ..strategies import params as declared
 from ..tokens import ENCODINGS, PROFILES
 
@@ -64,7 +65,28 @@ PRESETS: tuple[Preset, ...] = (
 
 
 def available_presets() -> list[Preset]:
-    return [p for p in PRESETS if all(n in STRATEGIES for n in p.pipeline)]
+    """The viewer's own presets, then what each agent or framework does (:mod:`inspector.presets`)."""
+    return [p for p in PRESETS if all(n in STRATEGIES for n in p.pipeline)] + agent_presets()
+
+
+def agent_presets() -> list[Preset]:
+    """The agent presets as viewer presets: every parameter their pipeline reads, at the preset's
+    value or its default; the note says where it comes from and what it does."""
+    from ..presets import PresetError, load_presets, settings_for
+
+    try:
+        presets = load_presets()
+    except PresetError:  # a broken user preset file: the command line reports it
+        return []
+    out = []
+    for p in presets.values():
+        if not all(n in STRATEGIES for n in p.pipeline):
+            continue
+        settings = settings_for(p, {})
+        read = dict.fromkeys(name for s in p.pipeline for name in STRATEGIES[s].params)
+        note = f"{p.agent} {p.version}: {p.does} Source ({p.sure}): {p.source}"
+        out.append(Preset(p.name, p.pipeline, tuple((k, getattr(settings, k)) for k in read), note=" ".join(note.split())))
+    return out
 
 
 class ParamError(ValueError):
@@ -115,7 +137,7 @@ class PipelineState:
     @classmethod
     def initial(cls, settings: declared.SettingsBase | None = None, encoding: str = "cl100k_base", profile: str = "openai",
                 enabled: tuple[str, ...] = ()) -> PipelineState:
-        return cls(tuple(STRATEGIES), frozenset(enabled), settings or declared.settings_model()(), encoding, profile)
+        return cls(panel_strategies(), frozenset(enabled), settings or declared.settings_model()(), encoding, profile)
 
     @property
     def pipeline(self) -> tuple[str, ...]:

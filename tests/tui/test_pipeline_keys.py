@@ -200,8 +200,11 @@ async def test_presets_cycle_and_counter_change_recounts():
 def test_every_registered_strategy_has_a_number_key():
     from inspector.tui.app import InspectorApp
 
+    from inspector.strategies.pipeline import panel_strategies
+
     keys = {b.key: b.action for b in InspectorApp.BINDINGS}
-    for k in range(len(STRATEGIES)):
+    assert set(panel_strategies()) < set(STRATEGIES)  # the presets' own strategies are not in the panel
+    for k in range(len(panel_strategies())):
         assert keys[str(k + 1)] == f"toggle({k})"
 
 
@@ -264,3 +267,19 @@ async def test_clicking_a_strategy_box_toggles_it():
         await pilot.click("#panel", offset=(20, row + 1))  # a parameter row: selected, not changed
         await settle(pilot, app)
         assert app.panel.current.kind in ("param", "strategy") and app.state.pipeline == ("tool_pruning",)
+
+
+async def test_an_agent_preset_applies_its_pipeline_and_the_panel_shows_its_parameters():
+    from inspector.tui.state import available_presets
+
+    app = make_app("three_questions.json")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        names = [p.name for p in available_presets()]
+        for _ in range(names.index("swe-agent") + 1):
+            await pilot.press("p")
+        await settle(pilot, app)
+        assert app.state.preset == "swe-agent" and app.state.pipeline == ("last_n_observations",)
+        lib = expected_plan(app, ("last_n_observations",))
+        assert app.result.tokens_after == lib.tokens_after < lib.tokens_before
+        assert "[x] last_n_observations" in panel_text(app)

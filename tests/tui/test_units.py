@@ -150,3 +150,15 @@ async def test_header_and_rows_line_up_at_every_width(width):
             assert len(row) == lst.size.width
             assert row.index("kept") == header.index("status")
             assert row[header.index("#") - 1 + 1] in "0123456789"
+
+
+def test_agent_presets_are_offered_with_their_source_and_settings():
+    presets = {p.name: p for p in state.available_presets()}
+    claude = presets["claude-code"]
+    assert claude.pipeline == ("compact",)
+    assert dict(claude.settings)["reserved_output"] == 20_000 and dict(claude.settings)["keep_tail_tokens"] is None
+    assert claude.note.startswith("Claude Code 2.1.39-2.1.42 (Opus 4.6, 200K window): Auto-compact:")
+    assert "Source (second-hand): anthropics/claude-code #12004" in claude.note
+    applied = PipelineState.initial().apply_preset(presets["opencode"])
+    assert applied.pipeline == ("mask_tool_outputs", "compact") and applied.settings.mask_protected_tools == ("skill",)
+    assert applied.order[:2] == ("mask_tool_outputs", "compact") and applied.preset == "opencode"

@@ -1,0 +1,123 @@
+"""Stateful compaction: replay a session the way an agent that compacts lives with the result.
+
+Per-call planning decides every call afresh from the whole recorded history; an agent that
+auto-compacts at call k instead sends, from call k on, the summary plus what it kept plus the
+messages added since, until it compacts again. :func:`replay_compacting` keeps that state:
+
+- Before each call the trigger of the ``compact`` strategy is asked with the input the agent
+  itself would measure: the input the file recorded for the previous call plus our count of
+  the messages added since (the previous call's reply and the tool results), as Claude Code
+  does; our own count of the history where nothing was recorded or after a simulated
+  compaction (the recorded figures then describe another history).
+- When it fires, the summarisation is a model call of its own (``kind="summary"``, its input
+  is the history being summarised), and the call after it is marked ``compacted_by="compact"``.
+- The pipeline's other strategies (masking, clearing...) are applied to the compacted history
+  at every call, statelessly.
+- A compaction the file records resets the simulation to what the agent really sent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..strategies.base import Inserted, Reason, Status, Working
+from ..strategies.compact import NAME as COMPACT, compact_now, fires
+from ..strategies.pipeline import STRATEGIES, start
+from ..tokens import TokenTable
+from ..units import SessionView
+from .baseline import baseline_tokens, resent_reasoning
+
+_FOLDED = "summarized by compact: folded into the summary of the compaction before call {}"
+
+
+def compacting(names: tuple[str, ...]) -> bool:
+    """Whether a pipeline compacts (and so needs the stateful replay)."""
+    return COMPACT in names
+
+
+@dataclass(frozen=True)
+class _State:
+    """The history after the last simulated compaction: the slots it kept (source messages and
+    the summary) and where it happened (messages from ``boundary`` on are new)."""
+
+    slots: tuple[int | Inserted, ...]
+    boundary: int
+    call: int  # the call it happened before
+    after: int  # the message of the call before it (-1: none): a compaction recorded after it wins
+
+
+@dataclass(frozen=True, slots=True)
+class CompactingCall:
+    call: int
+    message_index: int
+    turn: int
+    #: ``"call"``: a model call of the session; ``"summary"``: the summarisation call a
+    #: compaction adds before call ``call``.
+    kind: str
+    baseline_tokens: int
+    recorded_tokens: int | None
+    tokens: int
+    #: The strategy whose compaction took effect just before this call, or None.
+    compacted_by: str | None = None
+
+
+def _working(view: SessionView, table: TokenTable, settings, n: int, state: _State | None, not_in_file: int) -> Working:
+    w = start(view, table, settings, n, not_in_file)
+    if state is None:
+        return w
+    kept = {s for s in state.slots if type(s) is int}
+    hidden = [i for i in range(min(state.boundary, w.stop)) if i not in kept and w.live[i]]
+    w.drop_many(hidden, COMPACT, Reason(_FOLDED, (state.call,)), Status.SUMMARIZED)
+    position = 0
+    for slot in state.slots:
+        if type(slot) is int:
+            position += 1 if w.live[slot] else 0
+        else:
+            w.insert(position, slot)
+            position += 1
+    return w
+
+
+def replay_compacting(
+    view: SessionView, table: TokenTable, names: tuple[str, ...], settings, not_in_file: Sequence[int]
+) -> list[CompactingCall]:
+    """Every model call of the session under ``names`` with compaction state kept across calls
+    (summary calls included, in order). ``not_in_file[k]``: what call k+1 sent that the file does
+    not show (:mod:`.predict`), in every total like the tool definitions."""
+    baselines = baseline_tokens(view, table)
+    resent = resent_reasoning(view, table)
+    messages = view.messages
+    out: list[CompactingCall] = []
+    state: _State | None = None
+    previous = None  # (call, its recorded input) of the previous call when it describes our history
+    for call in view.calls:
+        n = call.number
+        if state is not None and call.context_start > state.after:
+            state = None  # the file records a compaction since ours: follow what was really sent
+        w = _working(view, table, settings, n, state, not_in_file[n - 1])
+        for name in names:
+            if name != COMPACT:
+                STRATEGIES[name].apply(w)
+        measured = w.total()
+        if state is None and previous is not None and previous[1] is not None:
+            prev_call, prev_recorded = previous
+            measured = prev_recorded + table.prefix[call.message_index] - table.prefix[prev_call.message_index]
+        non_system = sum(1 for s in w.order if type(s) is not int or view.roles[s] != "system")
+        why = fires(settings, measured, non_system) if COMPACT in names else None
+        compacted_by = None
+        if why is not None:
+            before = w.total()
+            compact_now(w, why)
+            summary = next((s for s in reversed(w.inserted) if s.by == COMPACT), None)
+            if summary is not None and w.total() < before:
+                out.append(CompactingCall(n, call.message_index, call.turn, "summary", 0, None, before + resent[n - 1]))
+                slots = [s for s in w.order if type(s) is int or s is summary or w.order.index(s) > w.order.index(summary)]
+                after = view.calls[n - 2].message_index if n > 1 else -1
+                state = _State(tuple(slots), call.message_index, n, after)
+                compacted_by = COMPACT
+        usage = messages[call.message_index].usage
+        recorded = usage.context_tokens if usage is not None else None
+        out.append(CompactingCall(n, call.message_index, call.turn, "call", baselines[n - 1], recorded, w.total() + resent[n - 1], compacted_by))
+        previous = (call, recorded) if state is None else None
+    return out

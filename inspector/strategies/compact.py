@@ -1,0 +1,199 @@
+"""``compact``: when a trigger fires, summarise the history and keep a verbatim tail.
+
+The auto-compaction of coding agents and frameworks (presets.md 2.1, strategies.md 2-3), in one
+strategy with its three parts as parameters:
+
+- **Trigger** (any that is set fires): input ``>= usable - compact_margin`` where usable is
+  ``context_window - reserved_output`` (Claude Code: 13,000 below the window minus 20,000
+  reserved), input ``>= compact_share x usable`` (Codex 0.9, Gemini CLI 0.5), input
+  ``> compact_tokens`` (Anthropic ``compact_20260112``, LangChain ``("tokens", n)``), or more
+  than ``compact_messages`` non-system messages (OpenHands ``max_size``). With none set, it
+  fires when over ``budget``.
+- **Kept**: the first ``keep_head_messages`` non-system messages (OpenHands ``keep_first``),
+  and a tail: the newest ``keep_tail_messages`` messages, the newest messages within
+  ``keep_tail_tokens``, or the newest ``keep_tail_share`` of the history's tokens (Gemini keeps
+  30 %, measured there in characters). The tail starts at a tool-exchange boundary, moved
+  forward (the kept tail is never larger than asked), or at a plain user message with
+  ``tail_at_user``. ``keep_user_tokens`` instead keeps only the most recent plain user
+  messages, newest first, while they fit that many tokens, and summarises everything else
+  (Codex: 20,000).
+- **Summary**: one user message of at most ``summary_tokens`` tokens (offline: the same
+  extractive stand-in as ``summarize``), before the tail, or after the kept user messages.
+
+System messages are always kept; a tool call is never separated from its results.
+"""
+
+from __future__ import annotations
+
+from .base import Inserted, Reason, Status, Working, reason
+from .common import view_cache
+from .params import Param
+from .pipeline import register
+from .summarize import _safe_cuts, _SummaryBuilder
+from ..tokens import get_counter, get_profile
+
+NAME = "compact"
+_REPLACED = "summarized by compact: fired because {}; replaced by one summary"
+_INSERTED = "inserted by compact: simulated summary of {} messages, at most {} tokens"
+
+
+@register(
+    NAME,
+    (
+        "budget",
+        Param("context_window", int, 200_000, "the model's context window", label="window", unit="tokens", ge=1, step=10_000, percent_step=True),
+        Param("reserved_output", int, 0, "tokens reserved for the reply (usable = window minus this)", unit="tokens", ge=0, step=1000),
+        Param("compact_margin", int | None, None, "fire when input >= usable window minus this", unit="tokens", ge=0, step=1000),
+        Param("compact_share", float, 0.0, "fire when input >= this share of the usable window (0: off)", ge=0, le=1, step=0.05),
+        Param("compact_tokens", int | None, None, "fire when input > this", unit="tokens", ge=0, step=10_000, percent_step=True),
+        Param("compact_messages", int | None, None, "fire when there are more messages than this", unit="messages", ge=0),
+        Param("keep_head_messages", int, 0, "first messages kept verbatim", unit="messages", ge=0),
+        Param("keep_tail_messages", int | None, None, "newest messages kept verbatim", unit="messages", ge=0),
+        Param("keep_tail_tokens", int | None, None, "newest messages kept verbatim within this many tokens", unit="tokens", ge=0, step=1000),
+        Param("keep_tail_share", float, 0.0, "newest share of the history's tokens kept verbatim", ge=0, le=1, step=0.05),
+        Param("tail_at_user", bool, False, "start the kept tail only at a plain user message"),
+        Param("keep_user_tokens", int | None, None, "keep only recent user messages within this many tokens", unit="tokens", ge=0, step=1000),
+        "summary_tokens",
+    ),
+    "When the trigger fires (tokens, share of the window, or message count), replaces the history "
+    "by one summary plus a verbatim tail, as coding agents' auto-compaction does. Frees most of "
+    "the window at once, but everything outside the tail survives only as the summary, which "
+    "costs a model call of its own.",
+    panel=False,
+)
+def compact(w: Working) -> None:
+    why = fired(w)
+    if why is not None:
+        compact_now(w, why)
+
+
+def compact_now(w: Working, why: Reason) -> None:
+    """Summarise now (the trigger fired for ``why``): keep the head and tail, insert the summary."""
+    s = w.settings
+    seq = [i for i in w.order if type(i) is int and w.view.roles[i] != "system"]
+    if not seq:
+        return
+    if s.keep_user_tokens is not None:
+        kept = _recent_user_messages(w, seq, s.keep_user_tokens)
+        replaced = [i for i in seq if i not in kept]
+        summary_after = max(kept) if kept else None
+    else:
+        head = _head_end(w, seq, s.keep_head_messages)
+        tail = _tail_start(w, seq, head)
+        replaced = seq[head:tail]
+        summary_after = seq[head - 1] if head else None
+    if not replaced:
+        return
+    _replace(w, replaced, summary_after, why)
+
+
+def usable_window(s) -> int:
+    return max(s.context_window - s.reserved_output, 0)
+
+
+def trigger_tokens(s) -> int | None:
+    """The input size at which the token triggers fire (the lowest of those set), or None."""
+    usable = usable_window(s)
+    found = []
+    if s.compact_margin is not None:
+        found.append(usable - s.compact_margin)
+    if s.compact_share > 0:
+        found.append(int(s.compact_share * usable))
+    if s.compact_tokens is not None:
+        found.append(s.compact_tokens + 1)
+    return min(found) if found else None
+
+
+def fired(w: Working) -> Reason | None:
+    """Why the trigger fires at this call, or None."""
+    messages = sum(1 for i in w.order if type(i) is not int or w.view.roles[i] != "system")
+    return fires(w.settings, w.running, messages)
+
+
+def fires(s, total: int, messages: int) -> Reason | None:
+    """Why the trigger fires for a history of ``total`` input tokens and ``messages`` non-system
+    messages, or None (the stateful replay asks with the input the agent itself measured)."""
+    usable = usable_window(s)
+    if s.compact_margin is not None and total >= usable - s.compact_margin:
+        return reason("input {} >= window {} - reserved {} - margin {}", (total, s.context_window, s.reserved_output, s.compact_margin))
+    if s.compact_share > 0 and total >= s.compact_share * usable:
+        return reason("input {} >= {} of usable window {}", (total, f"{s.compact_share:g}", usable))
+    if s.compact_tokens is not None and total > s.compact_tokens:
+        return reason("input {} > {}", (total, s.compact_tokens))
+    if s.compact_messages is not None and messages > s.compact_messages:
+        return reason("{} messages > {}", (messages, s.compact_messages))
+    unset = s.compact_margin is None and s.compact_share <= 0 and s.compact_tokens is None and s.compact_messages is None
+    if unset and s.budget is not None and total > s.budget:
+        return reason("input {} > budget {}", (total, s.budget))
+    return None
+
+
+def _head_end(w: Working, seq: list[int], n: int) -> int:
+    """Positions ``seq[:head]`` kept as the head: ``n`` messages, moved forward past a split exchange."""
+    if n <= 0:
+        return 0
+    safe = _safe_cuts(w, seq)
+    head = min(n, len(seq))
+    while head < len(seq) and not safe[head]:
+        head += 1
+    return head
+
+
+def _tail_start(w: Working, seq: list[int], head: int) -> int:
+    """Position in ``seq`` where the verbatim tail starts (``len(seq)``: no tail)."""
+    s = w.settings
+    m = len(seq)
+    tokens = w.tokens
+    start = m
+    if s.keep_tail_messages is not None:
+        start = min(start, m - min(s.keep_tail_messages, m)) if s.keep_tail_messages else start
+    limit = None
+    if s.keep_tail_tokens is not None:
+        limit = s.keep_tail_tokens
+    if s.keep_tail_share > 0:
+        share = int(s.keep_tail_share * sum(tokens[i] for i in seq))
+        limit = share if limit is None else max(limit, share)
+    if limit is not None:
+        used, p = 0, m
+        while p > head and used + tokens[seq[p - 1]] <= limit:
+            p -= 1
+            used += tokens[seq[p]]
+        start = min(start, p)
+    start = max(start, head)
+    safe = _safe_cuts(w, seq)
+    plain_user = view_cache(w.view).plain_user
+    while start < m and (not safe[start] or (s.tail_at_user and not plain_user[seq[start]])):
+        start += 1
+    return start
+
+
+def _recent_user_messages(w: Working, seq: list[int], limit: int) -> set[int]:
+    plain_user, tokens = view_cache(w.view).plain_user, w.tokens
+    kept: set[int] = set()
+    used = 0
+    for i in reversed(seq):
+        if not plain_user[i]:
+            continue
+        if used + tokens[i] > limit:
+            break
+        used += tokens[i]
+        kept.add(i)
+    return kept
+
+
+def _replace(w: Working, replaced: list[int], after: int | None, why: Reason) -> None:
+    s = w.settings
+    counter = get_counter(w.table.encoding)
+    builder = _SummaryBuilder(w, replaced, counter, get_profile(w.table.profile), s.summary_tokens, role="user")
+    text = builder.text(len(replaced))
+    tokens = builder.tokens(len(replaced))
+    w.drop_many(replaced, NAME, Reason(_REPLACED, (str(why),)), Status.SUMMARIZED)
+    if after is None:
+        position = next((p for p, slot in enumerate(w.order) if type(slot) is int and w.view.roles[slot] != "system"), len(w.order))
+    else:
+        position = w.order.index(after) + 1
+    item = Inserted(
+        role="user", kind="summary", text=text, tokens=tokens, by=NAME,
+        reason=str(Reason(_INSERTED, (len(replaced), s.summary_tokens))), replaces=tuple(replaced),
+    )
+    w.insert(position, item)

@@ -1,0 +1,59 @@
+"""``last_n_observations``: SWE-agent's ``LastNObservations`` history processor.
+
+The observations are the first user message (SWE-agent's instance template, never elided) and
+every message carrying tool results, in order. Of ``len`` observations, those at positions
+``1 : (len // polling) * polling - observations_keep`` are elided: each result's text becomes
+``Old environment output: (N lines omitted)``. ``polling`` exists to keep the prompt cache
+valid: the elided range grows only every ``polling`` observations, so the history a call sends
+changes only every ``polling`` calls (sweagent/agent/history_processors.py; the 0.7 configs use
+``n=5``). Calls and results stay paired.
+"""
+
+from __future__ import annotations
+
+from .base import BlockEdit, Status, Working, reason
+from .common import count_text, view_cache
+from .params import Param
+from .pipeline import register
+
+NAME = "last_n_observations"
+_WHY = "cleared by last_n_observations: observation {} of {} elided (keeps the last {}, history moves every {} calls)"
+
+
+def elided_text(text: str) -> str:
+    """SWE-agent's replacement for an elided observation."""
+    return f"Old environment output: ({len(text.splitlines())} lines omitted)"
+
+
+@register(
+    NAME,
+    (
+        Param("observations_keep", int, 5, "most recent observations kept whole", label="keep observations", unit="observations", ge=0),
+        Param("polling", int, 1, "change the history only every N calls (keeps the cache valid)", unit="calls", ge=1),
+    ),
+    "Elides all but the last N tool observations to a one-line 'N lines omitted' note, as "
+    "SWE-agent does; with polling, the history changes only every N calls so the prompt cache "
+    "stays valid in between. Cheap and pair-safe, but the model loses old outputs entirely.",
+    panel=False,
+)
+def last_n_observations(w: Working) -> None:
+    s = w.settings
+    view = w.view
+    cache = view_cache(view)
+    live, stop, messages = w.live, w.stop, view.messages
+    first_user = next((i for i in range(stop) if cache.plain_user[i]), None)
+    observations = [i for i in range(stop) if live[i] and view.result_ids[i]]
+    if first_user is not None and live[first_user]:
+        observations = [first_user, *(i for i in observations if i > first_user)]
+    count = len(observations)
+    last_removed = max(0, (count // s.polling) * s.polling - s.observations_keep)
+    encoding = w.table.encoding
+    for position, i in enumerate(observations[1:last_removed], 2):
+        why = reason(_WHY, (position, count, s.observations_keep, s.polling))
+        message = messages[i]
+        for k in cache.result_blocks[i]:
+            if w.block_edited(i, k, "clear"):
+                continue
+            text = elided_text(message.content[k].text)
+            before, after = w.block_tokens(i, k), count_text(encoding, text)
+            w.edit(i, BlockEdit(k, "clear", text, before, after, by=NAME), Status.CLEARED, why)

@@ -1,0 +1,99 @@
+"""Stateful compaction in replay: the agent compacts once and lives with the result.
+
+The synthetic sessions reproduce the sizes real Claude Code transcripts recorded around an
+automatic compaction (/work/extra_sessions/PROVENANCE.md, not committed): Claude Code 2.1.39
+(spotter 4d5611e5) logged 164,831 input tokens at the last call before its boundary and
+preTokens 170,251 at the boundary, so about 5,420 tokens arrived in between (the call's reply
+and a tool result). The real transcripts themselves are measured by
+bench/bench_compaction_points.py.
+"""
+
+from __future__ import annotations
+
+import json
+
+from inspector import analyze
+from inspector.analysis.replay import replay
+from inspector.model import Session
+from inspector.presets import resolve
+
+from cli_helpers import as_json
+from strategy_builders import SessionBuilder, text_of
+
+
+def rising_session(recorded: list[int], big_result_after: int, big: int) -> Session:
+    """One turn of Read calls; call k (1-based) records ``recorded[k-1]`` input tokens; the
+    result of call ``big_result_after`` is ``big`` tokens, the others 20."""
+    b = SessionBuilder()
+    b.system("You are Claude Code.")
+    b.user("fix the bug")
+    for k, tokens in enumerate(recorded, 1):
+        index, ids = b.assistant("", [("Read", "{}")], usage=tokens)
+        b.tool(ids[0], text_of(big if k == big_result_after else 20))
+    b.answer("fixed", usage=recorded[-1] + 100)
+    return b.build()
+
+
+def test_claude_code_fires_where_the_recorded_input_plus_new_messages_cross_the_trigger():
+    session = rising_session([150_000, 160_000, 164_831, 20_000, 21_000], big_result_after=3, big=5_400)
+    a = analyze(session, "approx", "anthropic")
+    _, names, settings = resolve("claude-code")
+    r = replay(a.view, a.table, names, settings)
+    rows = [(c.call, c.kind, c.compacted_by) for c in r.calls]
+    # 164,831 + the reply and the 5,400-token result >= 167,000: compaction before call 4
+    assert rows == [(1, "call", None), (2, "call", None), (3, "call", None), (4, "summary", None),
+                    (4, "call", "compact"), (5, "call", None), (6, "call", None)]
+    summary, after = r.calls[3], r.calls[4]
+    # the summarisation call reads the whole history; the call after it sends system + summary
+    assert summary.tokens == after.baseline_tokens
+    system = a.table.overhead + a.table.totals[0]
+    assert system < after.tokens <= system + 2_000 + 10  # the summary: at most summary_tokens + framing
+    # calls 5 and 6 see the summary plus what was added since call 4
+    assert r.calls[5].tokens - after.tokens == sum(a.table.totals[i] for i in range(after.message_index, r.calls[5].message_index))
+    # with 32,000 reserved for the output the trigger is 155,000: before call 3
+    _, names, settings = resolve("claude-code-32k-output")
+    assert [c.call for c in replay(a.view, a.table, names, settings).calls if c.compacted_by] == [3]
+
+
+def test_without_recorded_usage_our_count_is_the_trigger_and_the_total_counts_the_summary_call():
+    b = SessionBuilder()
+    b.user("go")
+    for _ in range(12):
+        b.exchange("Read", "{}", text_of(300))
+    b.answer("done")
+    a = b.analyze()
+    _, names, settings = resolve("anthropic-compact", {"compact_tokens": 1_000, "summary_tokens": 50})
+    r = replay(a.view, a.table, names, settings)
+    fired = [c.call for c in r.calls if c.compacted_by]
+    summaries = [c for c in r.calls if c.kind == "summary"]
+    assert len(fired) == len(summaries) >= 2  # compacts again once the new messages pass the trigger
+    assert r.total == sum(c.tokens for c in r.calls)  # summary calls included
+    for c in summaries:
+        assert c.tokens > 1_000
+
+
+def test_replay_json_marks_compacted_calls_and_summary_calls(capsys, tmp_path):
+    session = rising_session([150_000, 160_000, 164_831, 20_000], big_result_after=3, big=5_400)
+    path = tmp_path / "s.jsonl"
+    lines = [{"type": "session", "version": 1}]
+    for m in session.messages:
+        if m.role == "tool":
+            r = m.content[0]
+            lines.append({"role": "tool", "tool_call_id": r.tool_call_id, "content": r.content})
+        else:
+            row = {"role": m.role, "content": m.text}
+            if m.tool_calls:
+                row["tool_calls"] = [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in m.tool_calls]
+            if m.usage is not None:
+                row["usage"] = {"input_tokens": m.usage.input_tokens}
+            lines.append(row)
+    path.write_text("\n".join(json.dumps(x) for x in lines) + "\n", encoding="utf-8")
+    report = as_json(capsys, "replay", path, "--preset", "claude-code", "--encoding", "approx")
+    calls = report["calls"]
+    assert [(c["call"], c["kind"], c["compacted_by"]) for c in calls] == [
+        (1, "call", None), (2, "call", None), (3, "call", None), (4, "summary", None), (4, "call", "compact"), (5, "call", None),
+    ]
+    assert calls[3]["recorded_tokens"] is None and calls[4]["recorded_tokens"] == 20_000
+    assert report["total"] == sum(c["tokens"] for c in calls)
+    plain = as_json(capsys, "replay", path, "--strategy", "fifo", "--encoding", "approx")
+    assert {c["kind"] for c in plain["calls"]} == {"call"} and {c["compacted_by"] for c in plain["calls"]} == {None}

@@ -1,0 +1,124 @@
+"""Presets as data: listing, --preset on every command, --set overrides, user presets, --as-config."""
+
+from __future__ import annotations
+
+import pytest
+
+from inspector.presets import PresetError, get_preset, load_presets, resolve, save_user_preset
+from inspector.presets.config import as_config
+from inspector.strategies import Settings, plan
+
+from cli_helpers import as_json, run
+from strategy_builders import SessionBuilder, text_of
+
+SAMPLE = "inspector/sample_sessions/coding_agent.jsonl"
+REQUIRED = {
+    "claude-code", "claude-code-microcompact", "codex", "gemini-cli", "opencode", "cline", "aider", "swe-agent",
+    "mini-swe-agent", "langchain-trim-last", "langchain-trim-last-bare", "langchain-trim-first",
+    "langchain-summarization", "strands-sliding-window", "strands-summarizing", "openhands", "ms-agent-framework",
+    "anthropic-clear-tool-uses", "anthropic-compact", "openai-responses-compact",
+}
+
+
+@pytest.fixture(autouse=True)
+def own_config_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("CONTEXT_INSPECTOR_CONFIG_DIR", str(tmp_path / "config"))
+
+
+def test_presets_json_lists_every_preset_with_its_source_params_and_pipeline(capsys):
+    report = as_json(capsys, "presets")
+    assert report["schema_version"] == 1
+    by_name = {p["name"]: p for p in report["presets"]}
+    assert REQUIRED <= set(by_name)
+    for p in report["presets"]:
+        assert set(p) >= {"name", "agent", "version", "source", "params", "pipeline"}
+        assert p["source"]["sure"] in ("source", "docs", "second-hand", "approximation") and p["source"]["where"]
+    assert by_name["codex"]["params"] == {"context_window": 272000, "compact_share": 0.9, "keep_user_tokens": 20000, "summary_tokens": 2000}
+    assert by_name["swe-agent"]["pipeline"] == ["last_n_observations"]
+    assert by_name["mini-swe-agent"]["pipeline"] == []
+
+
+def test_claude_code_fires_at_window_minus_reserved_output_minus_buffer():
+    _, _, s = resolve("claude-code")
+    b = SessionBuilder()
+    b.user("go")
+    b.exchange("Read", "{}", text_of(500))
+    b.answer("ok")
+    a = b.analyze()
+    total = a.table.overhead + a.table.prefix[-1]
+    at = Settings(**{**s.model_dump(), "context_window": total + 33_000})  # trigger == total
+    below = Settings(**{**s.model_dump(), "context_window": total + 33_001})
+    assert plan(a.view, a.table, ("compact",), at).saving > 0
+    assert plan(a.view, a.table, ("compact",), below).saving == 0
+
+
+@pytest.mark.parametrize("name", sorted(REQUIRED))
+def test_every_preset_plans_replays_and_exports(capsys, name, tmp_path):
+    preset = get_preset(name)
+    report = as_json(capsys, "plan", SAMPLE, "--preset", name)
+    assert [stage["strategy"] for stage in report["pipeline"]] == list(preset.pipeline)
+    for stage in report["pipeline"]:
+        for key, value in preset.params.items():
+            if key in stage["params"]:
+                assert stage["params"][key] == (list(value) if isinstance(value, tuple) else value)
+    replay = as_json(capsys, "replay", SAMPLE, "--preset", name)
+    assert sum(1 for c in replay["calls"] if c["kind"] == "call") == 35
+    summaries = [c for c in replay["calls"] if c["kind"] == "summary"]
+    assert len(summaries) == sum(1 for c in replay["calls"] if c["compacted_by"])
+    code, _, err = run(capsys, "export", SAMPLE, "--preset", name, "--to", "anthropic", "-o", tmp_path / "out.json")
+    assert code == 0, err
+
+
+def test_set_overrides_a_preset_parameter_and_bad_values_are_one_paragraph(capsys):
+    base = as_json(capsys, "plan", SAMPLE, "--preset", "claude-code")
+    assert base["saving"] == 0  # 3,855 tokens are far from 167,000
+    small = as_json(capsys, "plan", SAMPLE, "--preset", "claude-code", "--set", "context_window=35000")
+    assert small["pipeline"][0]["params"]["context_window"] == 35000 and small["saving"] > 0
+    code, _, err = run(capsys, "plan", SAMPLE, "--preset", "claude-code", "--strategy", "fifo")
+    assert code == 2 and "--preset and --strategy cannot be used together" in err
+    code, _, err = run(capsys, "plan", SAMPLE, "--preset", "nope")
+    assert code == 2 and "unknown preset 'nope'; choose from: claude-code," in err
+    code, _, err = run(capsys, "plan", SAMPLE, "--preset", "codex", "--set", "compact_share=lots")
+    assert code == 2 and "--set compact_share=lots: could not convert string to float: 'lots'." in err
+    code, _, err = run(capsys, "plan", SAMPLE, "--preset", "codex", "--set", "no_such=1")
+    assert code == 2 and "--set no_such=1: no parameter 'no_such'" in err
+
+
+def test_compare_presets_runs_each_with_its_own_settings(capsys):
+    report = as_json(capsys, "compare", SAMPLE, "--presets")
+    rows = report["rows"]
+    assert rows[0]["pipeline"] == "none" and "preset" not in rows[0]
+    assert [r["preset"] for r in rows[1:]] == list(load_presets())
+    by = {r["preset"]: r for r in rows[1:]}
+    assert by["mini-swe-agent"]["saving_pct"] == 0.0
+    assert by["langchain-trim-last-bare"]["pipeline"] == "trim_messages"
+    assert by["swe-agent"]["saving_pct"] > 0
+
+
+def test_as_config_prints_the_agents_own_settings(capsys):
+    code, out, _ = run(capsys, "presets", "show", "codex", "--as-config", "--set", "context_window=400000")
+    assert code == 0
+    assert out == (
+        "# ~/.codex/config.toml (the limit can only lower 90 % of the window)\n"
+        "model_context_window = 400000\nmodel_auto_compact_token_limit = 360000\n"
+    )
+    preset, _, s = resolve("langchain-trim-last", {"budget": 500})
+    assert "max_tokens=500" in as_config(preset, s) and "end_on=('human', 'tool')" in as_config(preset, s)
+    code, _, err = run(capsys, "presets", "show", "mini-swe-agent", "--as-config")
+    assert code == 2 and "has no configuration of its own" in err
+
+
+def test_user_presets_are_saved_and_loaded_from_the_config_dir(capsys, tmp_path):
+    preset, pipeline, s = resolve("opencode", {"mask_min_tokens": 5000})
+    path = save_user_preset("my-opencode", pipeline, s, based_on=preset)
+    assert path == tmp_path / "config" / "presets" / "my-opencode.toml"
+    mine = get_preset("my-opencode")
+    assert mine.pipeline == preset.pipeline and mine.params["mask_min_tokens"] == 5000
+    assert mine.params["mask_protected_tools"] == ("skill",)
+    report = as_json(capsys, "plan", SAMPLE, "--preset", "my-opencode")
+    assert report["pipeline"][0]["params"]["mask_min_tokens"] == 5000
+    path.write_text("[[preset]]\nname = 'broken'\n", encoding="utf-8")
+    with pytest.raises(PresetError, match="missing field 'sure'"):
+        load_presets()
+    code, _, err = run(capsys, "presets")
+    assert code == 2 and err == f"context-inspector presets: error: {path} preset 'broken': missing field 'sure'.\n"
