@@ -17,25 +17,41 @@ from ..tokens import TokenTable
 from ..units import SessionView
 from .context import visible_input
 
+#: Models whose earlier turns' reasoning stays in the input (the tool loop's reasoning is not
+#: dropped at the next user message). Measured, not fitted: on the Codex 0.144.3 (gpt-5.6-terra)
+#: and 0.145 (gpt-5.6-sol) rollouts the recorded input grows across a user prompt by the visible
+#: text plus the previous call's ``reasoning_output_tokens`` (e.g. +2,042 = 974 visible + 1,057
+#: reasoning; +1,284 = 764 + 516), whereas on gpt-5-codex (0.40) and gpt-5.5 (0.136) it falls by
+#: the turn's reasoning (-20,218 = 354 visible - 20,572 dropped).
+REASONING_KEPT_ACROSS_TURNS = ("gpt-5.6",)
+
+
+def _keeps_reasoning(model: str | None) -> bool:
+    name = (model or "").rsplit("/", 1)[-1]
+    return name.startswith(REASONING_KEPT_ACROSS_TURNS)
+
 
 def resent_reasoning(view: SessionView, table: TokenTable) -> list[int]:
     """Per call: reasoning tokens of earlier calls *in the same turn* that this call re-sends.
 
     Within a tool loop both providers send the model's earlier reasoning back: Codex re-sends
     its encrypted reasoning items, Anthropic bills the thinking blocks of the current assistant
-    turn as input. Earlier turns' reasoning is dropped, so each turn starts again from 0.
+    turn as input. Earlier turns' reasoning is dropped, so each turn starts again from 0, except
+    for the models of :data:`REASONING_KEPT_ACROSS_TURNS` (only a compaction resets them).
 
     A call's own reasoning is ``Usage.reasoning_tokens`` where the file recorded it (Codex: the
     text is encrypted, only the count is known), else the count of its readable thinking text.
     """
     messages = view.messages
     out: list[int] = []
-    turn, start, running = None, None, 0
+    turn, start, running, model = None, None, 0, None
     for call in view.calls:
-        if call.turn != turn or call.context_start != start:  # a new turn, or a compaction
-            turn, start, running = call.turn, call.context_start, 0
-        out.append(running)
         usage = messages[call.message_index].usage
+        model = usage.model if usage is not None and usage.model else model  # a call with no usage: the last model
+        if call.context_start != start or (call.turn != turn and not _keeps_reasoning(model)):
+            running = 0  # a compaction, or a new turn of a model that drops earlier reasoning
+        turn, start = call.turn, call.context_start
+        out.append(running)
         if usage is not None and usage.reasoning_tokens is not None:
             running += usage.reasoning_tokens
         else:
@@ -48,4 +64,4 @@ def baseline_tokens(view: SessionView, table: TokenTable) -> list[int]:
     return [v + r for v, r in zip(visible_input(view, table), resent_reasoning(view, table))]
 
 
-__all__ = ["baseline_tokens", "resent_reasoning", "visible_input"]
+__all__ = ["REASONING_KEPT_ACROSS_TURNS", "baseline_tokens", "resent_reasoning", "visible_input"]
