@@ -2,8 +2,9 @@
 
 For every real Claude Code and Codex session (../shared/real_sessions and, when present,
 ../extra_sessions), per tokenizer candidate: the change of ``baseline_tokens`` between consecutive
-model calls against the change of the recorded input, where the recorded change is >= 500 tokens
-and no compaction lies between the two calls. Prints per-session and overall median and p90 of
+model calls that record their input against the change of the recorded input, where the recorded
+change is >= 500 tokens and no compaction lies between the two calls. ``bench/diag_deltas.py``
+prints the worst of these deltas with the messages added between the two calls. Prints per-session and overall median and p90 of
 |Δbaseline − Δrecorded| / Δrecorded beside the targets of issue 10.
 
 The readers give each call its model, its re-sent reasoning tokens and the usage that measures
