@@ -2,8 +2,9 @@
 
 For every real Claude Code and Codex session (../shared/real_sessions and, when present,
 ../extra_sessions), per tokenizer candidate: the change of ``baseline_tokens`` between consecutive
-model calls against the change of the recorded input, where the recorded change is >= 500 tokens
-and no compaction lies between the two calls. Prints per-session and overall median and p90 of
+model calls that record their input against the change of the recorded input, where the recorded
+change is >= 500 tokens and no compaction lies between the two calls. ``bench/diag_deltas.py``
+prints the worst of these deltas with the messages added between the two calls. Prints per-session and overall median and p90 of
 |Δbaseline − Δrecorded| / Δrecorded beside the targets of issue 10.
 
 The readers give each call its model, its re-sent reasoning tokens and the usage that measures
@@ -48,22 +49,25 @@ def session_files(paths: list[str]) -> list[Path]:
     return out
 
 
+def recorded_pairs(view) -> list[tuple[int, int, int]]:
+    """(k_prev, k, Δrecorded) for consecutive model calls that both record their input (a call
+    the file shows without usage, e.g. a response interrupted by a sub-agent's message, is
+    passed over) with no compaction between them."""
+    out, prev = [], None
+    for k, call in enumerate(view.calls):
+        usage = view.messages[call.message_index].usage
+        if usage is None or usage.context_tokens is None:
+            continue
+        if prev is not None and view.calls[prev[0]].context_start == call.context_start:
+            out.append((prev[0], k, usage.context_tokens - prev[1]))
+        prev = (k, usage.context_tokens)
+    return out
+
+
 def deltas(analysis, with_reasoning: bool = True) -> list[float]:
     view, table = analysis.view, analysis.table
     base = baseline_tokens(view, table) if with_reasoning else visible_input(view, table)
-    errs = []
-    for k in range(1, len(view.calls)):
-        a, b = view.calls[k - 1], view.calls[k]
-        ua, ub = view.messages[a.message_index].usage, view.messages[b.message_index].usage
-        if ua is None or ub is None or ua.context_tokens is None or ub.context_tokens is None:
-            continue
-        if a.context_start != b.context_start:
-            continue
-        dr = ub.context_tokens - ua.context_tokens
-        if dr < MIN_DELTA:
-            continue
-        errs.append(abs((base[k] - base[k - 1]) - dr) / dr)
-    return errs
+    return [abs((base[k] - base[j]) - dr) / dr for j, k, dr in recorded_pairs(view) if dr >= MIN_DELTA]
 
 
 def p90(xs: list[float]) -> float:

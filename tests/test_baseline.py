@@ -34,10 +34,15 @@ def test_codex_recorded_reasoning_is_re_sent_to_every_later_call_of_the_turn():
     assert baseline_tokens(a.view, a.table) == baseline_tokens(a.view, a.table)
 
 
-def test_codex_without_recorded_reasoning_counts_the_readable_summary():
-    a = inspector.analyze(inspector.load(CODEX), model="gpt-5-codex")
+def test_codex_without_recorded_reasoning_uses_recorded_output_beyond_the_visible_text():
+    session = inspector.load(CODEX)
+    for m in session.messages:
+        if m.usage is not None:
+            m.usage.reasoning_tokens = None  # as a file that does not record it
+    a = inspector.analyze(session, model="gpt-5-codex")
     assert [a.table.counts[c.message_index].thinking for c in a.view.calls[:3]] == [8, 7, 9]
-    assert resent_reasoning(a.view, a.table)[:4] == [0, 8, 15, 24]
+    # reasoning = recorded output_tokens - counted visible output, when larger than the summary
+    assert resent_reasoning(a.view, a.table)[:4] == [0, 77, 90, 103]
 
 
 def test_claude_thinking_counts_within_the_tool_loop_and_resets_at_the_next_prompt():
@@ -46,9 +51,26 @@ def test_claude_thinking_counts_within_the_tool_loop_and_resets_at_the_next_prom
     view = a.view
     assert [c.turn for c in view.calls] == [1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 5, 5]
     assert [a.table.counts[c.message_index].thinking for c in view.calls] == [55, 125, 152, 20, 22, 50, 50, 37, 679, 24, 19, 60]
-    assert resent_reasoning(view, a.table) == [0, 55, 0, 152, 0, 22, 0, 50, 0, 679, 703, 722]
+    # call 3 recorded output 231 against 28 visible: its thinking is 203, not the 152 of its summary;
+    # calls whose partial output_tokens (1, 8) fall below the visible output count the summary
+    assert resent_reasoning(view, a.table) == [0, 55, 0, 203, 0, 22, 0, 50, 0, 864, 888, 965]
     assert visible_input(view, a.table) == [16, 455, 640, 693, 753, 876, 942, 990, 1066, 1236, 1540, 1737]
     # a pipeline's figure keeps the re-sent reasoning too, so it is not counted as a saving
     r = replay(view, a.table, "tool_pruning")
     assert [c.baseline_tokens - (c.tokens - c.not_in_file) for c in r.calls][:2] == [0, 0]
     assert r.calls[1].baseline_tokens == 455 + 55
+
+
+def test_reasoning_of_earlier_turns_stays_for_gpt_5_6_and_claude_opus_4_5_on():
+    from inspector.analysis.baseline import _keeps_reasoning
+
+    kept = ["gpt-5.6-sol", "openai/gpt-5.6-terra", "claude-opus-4-5-20251101", "claude-opus-4-6", "claude-fable-5"]
+    dropped = ["gpt-5.5", "gpt-5-codex", "claude-sonnet-4-5-20250929", "claude-haiku-4-5-20251001", "claude-opus-4-1", None]
+    assert [_keeps_reasoning(m) for m in kept] == [True] * 5
+    assert [_keeps_reasoning(m) for m in dropped] == [False] * 6
+    a = inspector.analyze(inspector.load(CLAUDE), profile="anthropic", model="claude-haiku-4-5-20251001")
+    for m in a.view.messages:
+        if m.usage is not None:
+            m.usage.model = "claude-opus-4-6"
+    # the same calls as an Opus 4.6 session: nothing resets at a prompt
+    assert resent_reasoning(a.view, a.table) == [0, 55, 180, 383, 403, 425, 475, 525, 562, 1426, 1450, 1527]

@@ -230,3 +230,38 @@ def test_fields_of_unexpected_types_never_raise(tmp_path):
     assert s.messages[2].tool_results[0].content[0].text == "1"
     assert s.messages[3].content[0].raw == {"content": {"weird": True}}
     assert s.skipped == []
+
+
+def test_attachment_text_sent_to_the_model_is_counted_with_its_prompt_or_as_its_own_message(tmp_path):
+    """Claude Code 2.1.168+ attachment records (structure of the entire-graph 2.1.217 transcript,
+    text made up): SessionStart hook output before the first prompt becomes an isMeta message;
+    the listings after the prompt join it; tool hooks' empty successes stay skipped."""
+    import json
+
+    def rec(uuid, parent, **fields):
+        return {"uuid": uuid, "parentUuid": parent, "sessionId": "s", "version": "2.1.217", "timestamp": "t", **fields}
+
+    rows = [
+        rec("a1", None, type="attachment", attachment={"type": "hook_success", "hookEvent": "SessionStart", "hookName": "SessionStart:startup", "content": "Use the docs."}),
+        rec("a2", "a1", type="attachment", attachment={"type": "hook_system_message", "hookEvent": "SessionStart", "content": "Linked."}),
+        rec("u1", "a2", type="user", message={"role": "user", "content": "fix it"}),
+        rec("a3", "u1", type="attachment", attachment={"type": "skill_listing", "content": "- review: reviews code"}),
+        rec("a4", "a3", type="attachment", attachment={"type": "deferred_tools_delta", "addedNames": ["WebFetch", "WebSearch"]}),
+        rec("a5", "a4", type="attachment", attachment={"type": "hook_additional_context", "hookEvent": "UserPromptSubmit", "content": ["Repo is x."]}),
+        rec("m1", "a5", type="assistant", requestId="r1", message={"id": "msg1", "role": "assistant", "model": "claude-opus-4-6", "content": [{"type": "text", "text": "Done."}],
+                                                             "usage": {"input_tokens": 3, "output_tokens": 2, "cache_read_input_tokens": 100}}),
+        rec("a6", "m1", type="attachment", attachment={"type": "hook_success", "hookEvent": "PostToolUse", "content": ""}),
+    ]
+    path = tmp_path / "s.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    session = inspector.load(path)
+    first, prompt = session.messages[0], session.messages[1]
+    assert (first.role, first.extra["record"], first.extra["isMeta"]) == ("user", "attachment/hook_success", True)
+    assert [(b.text, b.extra) for b in first.content] == [("Use the docs.", {"attachment": "hook_success"})]
+    assert [(b.text, b.extra.get("attachment")) for b in prompt.content] == [
+        ("fix it", None), ("- review: reviews code", "skill_listing"), ("WebFetch\nWebSearch", "deferred_tools_delta"), ("Repo is x.", "hook_additional_context"),
+    ]
+    assert prompt.extra["lines"] == [3, 4, 5, 6] and [m.role for m in session.messages] == ["user", "user", "assistant"]
+    reasons = [s.reason for s in session.skipped if "attachment" in s.reason]
+    assert reasons == ["attachment/hook_system_message (no text the file holds reaches the model; not counted)",
+                       "attachment/hook_success (no text the file holds reaches the model; not counted)"]

@@ -236,3 +236,31 @@ def test_a_count_no_response_followed_is_reported(tmp_path):
     s = load(path, "codex")
     assert [m.usage.context_tokens for m in s.messages if m.role == "assistant"] == [100]
     assert [(x.where, x.reason) for x in s.skipped if "token_count" in x.reason] == [("line 7", "event_msg/token_count (no model call to attach to)")]
+
+
+def test_sub_agent_agent_message_is_model_input_counted_as_a_user_message(tmp_path):
+    """Codex 0.145 multi-agent: a sub-agent's answer arrives as response_item/agent_message
+    (structure of the entire-graph 0.145.0-alpha.18 rollout, text made up)."""
+    import json
+
+    rows = [
+        {"type": "session_meta", "payload": {"id": "s1", "cli_version": "0.145.0-alpha.18"}},
+        {"type": "turn_context", "payload": {"model": "gpt-5.6-sol"}},
+        {"type": "response_item", "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "review it"}]}},
+        {"type": "response_item", "payload": {"type": "function_call", "name": "wait_agent", "arguments": "{}", "call_id": "c1"}},
+        {"type": "response_item", "payload": {"type": "function_call_output", "call_id": "c1", "output": "done"}},
+        {"type": "inter_agent_communication_metadata", "payload": {"trigger_turn": False}},
+        {"type": "response_item", "payload": {"type": "agent_message", "id": "amsg_1", "author": "/root/review", "recipient": "/root",
+                                              "content": [{"type": "input_text", "text": "Message Type: FINAL_ANSWER\nPayload:\nNo findings."},
+                                                          {"type": "encrypted_content", "encrypted_content": "REDACTED"}]}},
+    ]
+    path = tmp_path / "rollout.jsonl"
+    path.write_text("\n".join(json.dumps({"timestamp": "t", **r}) for r in rows) + "\n")
+    session = inspector.load(path)
+    last = session.messages[-1]
+    assert (last.role, last.extra["record"], last.extra["author"]) == ("user", "agent_message", "/root/review")
+    assert [type(b).__name__ for b in last.content] == ["TextBlock", "RawBlock"]
+    assert last.content[0].text == "Message Type: FINAL_ANSWER\nPayload:\nNo findings." and last.content[1].text == ""
+    assert not any("agent_message" in s.reason for s in session.skipped)
+    a = inspector.analyze(session, model="gpt-5.6-sol")
+    assert a.table.counts[last.index].total == 3 + 1 + 12  # framing, role "user", the text in o200k_base

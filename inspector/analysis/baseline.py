@@ -13,9 +13,56 @@ does not show at all (the agent's own system prompt and tool definitions) is not
 
 from __future__ import annotations
 
-from ..tokens import TokenTable
+import re
+
+from ..model import Message, ThinkingBlock
+from ..tokens import MessageCount, TokenTable
 from ..units import SessionView
 from .context import visible_input
+
+#: Models whose earlier turns' reasoning stays in the input (the tool loop's reasoning is not
+#: dropped at the next user message). Measured, not fitted: on the Codex 0.144.3 (gpt-5.6-terra)
+#: and 0.145 (gpt-5.6-sol) rollouts the recorded input grows across a user prompt by the visible
+#: text plus the previous call's ``reasoning_output_tokens`` (e.g. +2,042 = 974 visible + 1,057
+#: reasoning; +1,284 = 764 + 516), whereas on gpt-5-codex (0.40) and gpt-5.5 (0.136) it falls by
+#: the turn's reasoning (-20,218 = 354 visible - 20,572 dropped).
+REASONING_KEPT_ACROSS_TURNS = ("gpt-5.6",)
+
+#: Claude keeps thinking blocks of earlier assistant turns in context from Opus 4.5 on (Anthropic's
+#: extended-thinking docs: "Starting with Claude Opus 4.5, thinking blocks from previous assistant
+#: turns are preserved in model context by default"); earlier models and Sonnet/Haiku 4.5 strip them.
+#: Seen in the 2.1.42 (claude-opus-4-6) transcript: a new prompt after a thinking answer grows the
+#: recorded input by +1,668 against +651 of visible text.
+_CLAUDE_VERSION = re.compile(r"(?<![0-9])([0-9]{1,2})(?![0-9])")
+
+
+def _keeps_reasoning(model: str | None) -> bool:
+    name = (model or "").lower().rsplit("/", 1)[-1]
+    if name.startswith(REASONING_KEPT_ACROSS_TURNS):
+        return True
+    if not name.startswith("claude"):
+        return False
+    version = tuple(int(p) for p in _CLAUDE_VERSION.findall(name)[:2])
+    return bool(version) and (version >= (5,) or ("opus" in name and version >= (4, 5)))
+
+
+def call_reasoning(message: Message, count: MessageCount) -> int:
+    """The reasoning tokens one call produced (what later calls re-send).
+
+    Codex records them (``Usage.reasoning_tokens``). Claude's thinking blocks hold a summary or
+    nothing (newer Claude Code writes only the signature) while the full thinking is what is
+    billed and sent back, so when the recorded ``output_tokens`` exceed the counted visible
+    output (text and tool calls) the difference is the thinking; otherwise (older Claude Code
+    writes a partial ``output_tokens`` such as 8) the readable thinking text is counted.
+    """
+    usage = message.usage
+    if usage is not None and usage.reasoning_tokens is not None:
+        return usage.reasoning_tokens
+    if count.thinking == 0 and not any(isinstance(b, ThinkingBlock) for b in message.content):
+        return 0
+    visible = count.total - count.framing
+    hidden = usage.output_tokens - visible if usage is not None and usage.output_tokens is not None else 0
+    return max(count.thinking, hidden)
 
 
 def resent_reasoning(view: SessionView, table: TokenTable) -> list[int]:
@@ -23,23 +70,22 @@ def resent_reasoning(view: SessionView, table: TokenTable) -> list[int]:
 
     Within a tool loop both providers send the model's earlier reasoning back: Codex re-sends
     its encrypted reasoning items, Anthropic bills the thinking blocks of the current assistant
-    turn as input. Earlier turns' reasoning is dropped, so each turn starts again from 0.
+    turn as input. Earlier turns' reasoning is dropped, so each turn starts again from 0, except
+    for the models of :data:`REASONING_KEPT_ACROSS_TURNS` (only a compaction resets them).
 
-    A call's own reasoning is ``Usage.reasoning_tokens`` where the file recorded it (Codex: the
-    text is encrypted, only the count is known), else the count of its readable thinking text.
+    A call's own reasoning is :func:`call_reasoning`.
     """
     messages = view.messages
     out: list[int] = []
-    turn, start, running = None, None, 0
+    turn, start, running, model = None, None, 0, None
     for call in view.calls:
-        if call.turn != turn or call.context_start != start:  # a new turn, or a compaction
-            turn, start, running = call.turn, call.context_start, 0
-        out.append(running)
         usage = messages[call.message_index].usage
-        if usage is not None and usage.reasoning_tokens is not None:
-            running += usage.reasoning_tokens
-        else:
-            running += table.counts[call.message_index].thinking
+        model = usage.model if usage is not None and usage.model else model  # a call with no usage: the last model
+        if call.context_start != start or (call.turn != turn and not _keeps_reasoning(model)):
+            running = 0  # a compaction, or a new turn of a model that drops earlier reasoning
+        turn, start = call.turn, call.context_start
+        out.append(running)
+        running += call_reasoning(messages[call.message_index], table.counts[call.message_index])
     return out
 
 
@@ -48,4 +94,4 @@ def baseline_tokens(view: SessionView, table: TokenTable) -> list[int]:
     return [v + r for v, r in zip(visible_input(view, table), resent_reasoning(view, table))]
 
 
-__all__ = ["baseline_tokens", "resent_reasoning", "visible_input"]
+__all__ = ["REASONING_KEPT_ACROSS_TURNS", "call_reasoning", "baseline_tokens", "resent_reasoning", "visible_input"]

@@ -22,7 +22,7 @@ How the file becomes a :class:`~inspector.model.Session`:
   metadata in ``extra["compact_boundary"]``. Everything before stays in the session; the units
   module makes later calls' context start at the summary, so earlier messages show as no longer sent.
 - **Skipped on purpose** (``kind="ignored"``, ``reason`` = the record type): ``progress``,
-  ``file-history-snapshot``, ``queue-operation``, ``attachment``, titles, other ``system``
+  ``file-history-snapshot``, ``queue-operation``, ``attachment`` without model-bound text, titles, other ``system``
   subtypes (``system/turn_duration``...), synthetic API-error replies and any unknown record type.
   Unknown fields never fail a line.
 - **Usage.** ``message.usage`` of each response -> :class:`~inspector.model.Usage` (input, output,
@@ -32,8 +32,14 @@ How the file becomes a :class:`~inspector.model.Session`:
   ``Session.model`` the model most main-chain calls used.
 - **Injected content.** ``<system-reminder>`` text Claude Code wrote into a message (inside tool
   results, ``isMeta`` user entries) stays in that message and is counted. ``attachment`` records
-  (2.1.x: mentioned files, hook context, todo reminders) are listed in ``skipped`` with a reason:
-  they reach the model as reminder text in a wording the file does not hold.
+  (2.1.x) whose text the record holds and Claude Code sends to the model (:func:`attachment_text`:
+  SessionStart / UserPromptSubmit hook output, hook additional context, the skill, agent and
+  deferred-tool listings) are counted: the text joins the user message they are attached to (a
+  prompt just before them) as a block with ``extra["attachment"]``, or becomes an ``isMeta`` user
+  message of its own (``extra["record"] = "attachment/<type>"``). The reminder wrapper around it
+  is not in the file and not counted. Other attachments (empty tool-hook successes, a todo
+  reminder whose wording the file lacks, messages shown only to the user) are listed in
+  ``skipped`` with a reason.
 
 The headless ``claude -p --output-format stream-json`` log (``session_id``, no ``parentUuid``) reads
 the same way; its ``parent_tool_use_id`` messages are sidechains.
@@ -233,6 +239,22 @@ class _Conversation:
             extra["isCompactSummary"] = True
         self._append(Message(index=0, role="user", content=blocks, source=source, content_form=form, extra=extra), starts=summary)
 
+    def add_attachment(self, entry: dict[str, Any], text: str, line_no: int) -> None:
+        """Attachment text the model is sent: part of the prompt just before it, else a message."""
+        kind = entry["attachment"].get("type")
+        block = TextBlock(text=text, extra={"attachment": kind})
+        prev = self.messages[-1] if self.messages else None
+        if prev is not None and prev.role == "user" and not prev.tool_results and self.pending_boundary is None:
+            prev.content.append(block)
+            prev.content_form = "blocks"
+            prev.extra.setdefault("lines", [prev.source.line]).append(line_no)
+            self._touch(len(self.messages) - 1)
+            return
+        extra: dict[str, Any] = {key: entry[key] for key in ("uuid", "timestamp") if key in entry}
+        extra.update(isMeta=True, record=f"attachment/{kind}")
+        source = SourceRef(line=line_no, file=self.file)
+        self._append(Message(index=0, role="user", content=[block], source=source, content_form="blocks", extra=extra))
+
     def _append(self, message: Message, starts: bool = False) -> None:
         if self.pending_boundary is not None:
             message.extra["compact_boundary"] = self.pending_boundary
@@ -243,14 +265,45 @@ class _Conversation:
         self.messages.append(message)
 
 
+#: Hook events whose output Claude Code adds to the model's context (the hooks reference: stdout of
+#: SessionStart and UserPromptSubmit hooks is added as context; tool hooks' stdout is not).
+CONTEXT_HOOK_EVENTS = frozenset({"SessionStart", "UserPromptSubmit"})
+
+
+def _strings(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return "\n".join(v for v in value if isinstance(v, str))
+    return ""
+
+
+def attachment_text(attachment: Any) -> str:
+    """The text of an ``attachment`` record that reaches the model ("" when none does or the
+    record does not hold it): hook output and additional context, the skill listing, the added
+    agent lines and deferred tool names (2.1.168+ send them as ``<system-reminder>`` text)."""
+    if not isinstance(attachment, dict):
+        return ""
+    kind = attachment.get("type")
+    if kind == "hook_success" and attachment.get("hookEvent") in CONTEXT_HOOK_EVENTS:
+        return _strings(attachment.get("content"))
+    if kind in ("hook_additional_context", "skill_listing"):
+        return _strings(attachment.get("content"))
+    if kind == "agent_listing_delta":
+        return _strings(attachment.get("addedLines"))
+    if kind == "deferred_tools_delta":
+        return _strings(attachment.get("addedNames"))
+    return ""
+
+
 def _attachment_reason(entry: dict[str, Any]) -> str:
-    """Why an ``attachment`` record is not a message: Claude Code turns it into
-    ``<system-reminder>`` text of the next request (file mentions, hook context, todo and plan
-    reminders), in a wording the file does not record, so it is listed, not counted."""
+    """Why an ``attachment`` record with no :func:`attachment_text` is not counted (a tool hook's
+    empty success, a todo reminder in a wording the file does not hold, a message shown only
+    to the user)."""
     att = entry.get("attachment")
     kind = att.get("type") if isinstance(att, dict) and isinstance(att.get("type"), str) else None
     what = f"attachment/{kind}" if kind else "attachment"
-    return f"{what} (sent to the model inside a <system-reminder> the file does not record; not counted)"
+    return f"{what} (no text the file holds reaches the model; not counted)"
 
 
 # --- the stream -------------------------------------------------------------------------------
@@ -334,6 +387,8 @@ class ClaudeCodeStream:
             if conv is self._main and parent is not None and parent != self._leaf and _is_human_prompt(entry):
                 self._rewind_to(parent)
             conv.add(entry, rtype, line_no)
+        elif rtype == "attachment" and attachment_text(entry.get("attachment")):
+            conv.add_attachment(entry, attachment_text(entry["attachment"]), line_no)
         elif rtype == "system" and entry.get("subtype") == "compact_boundary":
             conv.pending_boundary = {
                 "line": line_no,

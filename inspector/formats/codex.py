@@ -10,6 +10,9 @@ Every line is ``{"timestamp", "type", "payload"}``. How the records become a Ses
   message and calls grouped into one assistant message; ``function_call`` /
   ``function_call_output`` and ``custom_tool_call`` / ``custom_tool_call_output`` linked by
   ``call_id``; developer messages as system messages; ``ghost_snapshot`` skipped).
+- ``response_item/agent_message`` (0.145 multi-agent): a sub-agent's message, sent to the model
+  as input; it becomes a user message (``extra["record"] = "agent_message"``, with its author)
+  whose readable text is counted (its ``encrypted_content`` parts cannot be).
 - ``event_msg``: UI and telemetry. ``user_message``, ``agent_message`` and ``agent_reasoning``
   repeat text already in a ``response_item``, so they are skipped and never counted twice.
   ``token_count`` is the recorded usage of one model call (its ``last_token_usage``; repeats
@@ -42,7 +45,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..model import Message, RawBlock, Session, SourceRef, TextBlock, Usage
+from ..model import Block, Message, RawBlock, Session, SourceRef, TextBlock, Usage
 from .base import Format, Probe, register
 from .discovery import Discovery, SessionDetails, count_needles, first_records
 from .openai_responses import ItemReader
@@ -96,6 +99,9 @@ class CodexStream:
 
     def _dispatch(self, rtype: str, payload: dict[str, Any], source: SourceRef) -> None:
         if rtype == "response_item":
+            if payload.get("type") == "agent_message":
+                self._agent_message(payload, source)
+                return
             msg = self._items.add(payload, source)
             if self._pending is not None and msg is not None and msg.role == "assistant" and msg.usage is None:
                 usage, extra, _ = self._pending
@@ -115,6 +121,23 @@ class CodexStream:
             self.session.skipped.append(ignored(source, "turn_context"))
         else:
             self.session.skipped.append(ignored(source, f"{rtype} (unknown record type)"))
+
+    def _agent_message(self, payload: dict[str, Any], source: SourceRef) -> None:
+        """A sub-agent's message to this agent (0.145 multi-agent): model input, like a user
+        message. Its ``input_text`` parts are counted; ``encrypted_content`` parts cannot be
+        read, so they are kept as blocks with no countable text."""
+        self._items.close_response()
+        blocks: list[Block] = []
+        for part in payload.get("content") or []:
+            if isinstance(part, dict) and isinstance(part.get("text"), str):
+                blocks.append(TextBlock(text=part["text"]))
+            elif isinstance(part, dict):
+                blocks.append(RawBlock(raw=part, text=""))
+        extra: dict[str, Any] = {"record": "agent_message"}
+        for key in ("id", "author", "recipient"):
+            if isinstance(payload.get(key), str):
+                extra[key] = payload[key]
+        self._items.append(Message(index=0, role="user", content=blocks, source=source, content_form="parts", extra=extra))
 
     def _session_meta(self, payload: dict[str, Any], source: SourceRef) -> None:
         extra = self.session.extra
