@@ -7,6 +7,9 @@
     context-inspector replay SESSION --strategy tool_pruning [--calibrate] [--json]
     context-inspector compare SESSION --budget 8000 [--calibrate] [--json]
     context-inspector export SESSION --strategy fifo --budget 8000 --to anthropic -o request.json
+    context-inspector fleet [PATH...] [--dataset DIR] [--workers N] [--engine ray] [--json]
+    context-inspector fleet query SQL [--dataset DIR] [--json]
+    context-inspector tools SESSION [--json]
 
 A first argument that is not a subcommand is the SESSION for the TUI. Bad input and bad option
 values print one paragraph to stderr and exit with code 2, never a traceback. Textual is imported
@@ -32,6 +35,7 @@ from .options import (
     make_settings,
     settings_kwargs,
 )
+from . import fleet as _fleet
 from . import sessions as _sessions
 from .jsonout import print_json, print_report
 
@@ -56,6 +60,8 @@ SUMMARIES = {
     "export": "the pruned history as an OpenAI or Anthropic request body",
     "samples": "paths of the bundled sample sessions",
     "sessions": _sessions.SUMMARY,
+    "fleet": _fleet.FLEET_SUMMARY,
+    "tools": _fleet.TOOLS_SUMMARY,
 }
 
 
@@ -140,6 +146,8 @@ def _sub_parsers() -> dict[str, Parser]:
     p.add_argument("name", metavar="NAME", nargs="?", help="a sample's file name, e.g. three_questions.json")
 
     _sessions.configure(new("sessions", _sessions.DESCRIPTION))
+    _fleet.configure_fleet(new("fleet", _fleet.FLEET_DESCRIPTION))
+    _fleet.configure_tools(new("tools", "Tool-result diet of a session: " + _fleet.TOOLS_SUMMARY.split(": ", 1)[1] + "."))
     return parsers
 
 
@@ -420,6 +428,8 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "export": cmd_export,
     "samples": cmd_samples,
     "sessions": _sessions.cmd_sessions,
+    "fleet": _fleet.cmd_fleet,
+    "tools": _fleet.cmd_tools,
 }
 
 
