@@ -215,3 +215,31 @@ def test_ray_engine_writes_the_identical_dataset(tmp_path):
     process_rows, ray_rows = _table_rows(tmp_path / "process"), _table_rows(tmp_path / "ray")
     assert ray_rows == process_rows
     assert [len(ray_rows[t]) for t in ("sessions", "strategies")] == [6, 6]
+
+
+@pytest.mark.parametrize(
+    "text, kind, redacted, column",
+    [
+        ("creds AKIAABCDEFGHIJKLMNOP here", "aws_access_key", "AKIA…[20 chars]", 7),
+        ("token: ghp_" + "a" * 36, "github_token", "ghp_…[40 chars]", 8),
+        ("x\n-----BEGIN RSA PRIVATE KEY-----", "private_key", "----…[31 chars]", 1),
+        ('{"password": "hunter2hunter2"}', "assigned_secret", "hunt…[14 chars]", 15),
+        ("auth eyJhbGciOiJI.eyJzdWIiOiIx.SflKxwRJSMeK", "jwt", "eyJh…[38 chars]", 6),
+    ],
+)
+def test_secret_patterns_give_the_place_and_a_redacted_form(text, kind, redacted, column):
+    from inspector.fleet.diet import find_secrets
+
+    [hit] = find_secrets(text, 7, 1, "line 9")
+    assert (hit.kind, hit.redacted, hit.column, hit.message_index, hit.block_index, hit.source) == (
+        kind, redacted, column, 7, 1, "line 9")
+    assert hit.line == text[: text.index(redacted[:4])].count("\n") + 1
+
+
+def test_plain_results_have_no_secrets_or_fields():
+    from inspector.fleet.diet import find_secrets, json_fields
+
+    assert find_secrets("all 12 tests passed in 0.4s; see the key results above", 0, 0, "") == []
+    assert json_fields("PASS tests/test_x.py") is None
+    assert json_fields('{"a": {"b": [{"c": "value1"}]}, "n": 12345}') == {
+        "a": set(), "a.b": set(), "a.b[].c": {"value1"}, "n": {"12345"}}

@@ -48,21 +48,23 @@ HEURISTIC = (
 _WORD = re.compile(r"[\w.\-/@:]+")
 _ERROR_START = re.compile(r"^\s*(error|exception|traceback|fatal|failed|panic)\b", re.IGNORECASE)
 
-#: (kind, pattern): strings that look like credentials or personal data.
-SECRET_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("private_key", re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----")),
-    ("openai_key", re.compile(r"\bsk-(?:proj-|ant-)?[A-Za-z0-9_\-]{20,}")),
-    ("aws_access_key", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
-    ("github_token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})")),
-    ("slack_token", re.compile(r"\bxox[baprs]-[A-Za-z0-9\-]{10,}")),
-    ("google_api_key", re.compile(r"\bAIza[0-9A-Za-z_\-]{35}")),
-    ("jwt", re.compile(r"\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}")),
-    ("bearer_token", re.compile(r"\bBearer\s+[A-Za-z0-9._~+/\-]{20,}=*")),
+#: (kind, hints, pattern): strings that look like credentials or personal data. A pattern runs only
+#: when one of its hints (lower case) is in the lower-cased text: most results contain none.
+SECRET_PATTERNS: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = (
+    ("private_key", ("private key",), re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----")),
+    ("openai_key", ("sk-",), re.compile(r"\bsk-(?:proj-|ant-)?[A-Za-z0-9_\-]{20,}")),
+    ("aws_access_key", ("akia", "asia"), re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
+    ("github_token", ("gh", "github_pat_"), re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})")),
+    ("slack_token", ("xox",), re.compile(r"\bxox[baprs]-[A-Za-z0-9\-]{10,}")),
+    ("google_api_key", ("aiza",), re.compile(r"\bAIza[0-9A-Za-z_\-]{35}")),
+    ("jwt", ("eyj",), re.compile(r"\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}")),
+    ("bearer_token", ("bearer",), re.compile(r"\bBearer\s+[A-Za-z0-9._~+/\-]{20,}=*")),
     (
         "assigned_secret",
+        ("key", "secret", "passw", "token"),
         re.compile(r"""(?i)\b(?:api[_-]?key|secret|passw(?:or)?d|access[_-]?token|auth[_-]?token)["']?\s*[:=]\s*["']?([A-Za-z0-9_\-./+]{12,})"""),
     ),
-    ("email", re.compile(r"\b[A-Za-z0-9._%+\-]+@[A-Za-z0-9.\-]+\.[A-Za-z]{2,}\b")),
+    ("email", ("@",), re.compile(r"(?<![A-Za-z0-9._%+\-])[A-Za-z0-9._%+\-]+@[A-Za-z0-9.\-]+\.[A-Za-z]{2,}\b")),
 )
 
 
@@ -113,7 +115,10 @@ def redact(kind: str, value: str) -> str:
 def find_secrets(text: str, message_index: int, block_index: int, source: str) -> list[SecretHit]:
     hits: list[SecretHit] = []
     taken: list[tuple[int, int]] = []
-    for kind, pattern in SECRET_PATTERNS:
+    lower = text.lower()
+    for kind, hints, pattern in SECRET_PATTERNS:
+        if not any(h in lower for h in hints):
+            continue
         for m in pattern.finditer(text):
             start, end = m.span(1) if m.re.groups else m.span()
             if any(s < end and start < e for s, e in taken):
