@@ -243,3 +243,24 @@ def test_plain_results_have_no_secrets_or_fields():
     assert json_fields("PASS tests/test_x.py") is None
     assert json_fields('{"a": {"b": [{"c": "value1"}]}, "n": 12345}') == {
         "a": set(), "a.b": set(), "a.b[].c": {"value1"}, "n": {"12345"}}
+
+
+def test_without_paths_fleet_reads_the_agents_usual_places(capsys, tmp_path, monkeypatch):
+    claude, codex = tmp_path / "claude", tmp_path / "codex"
+    project = claude / "projects" / "-work-app"
+    project.mkdir(parents=True)
+    shutil.copy(REAL / "claude_code" / "rewind.jsonl", project / "rewind.jsonl")
+    day = codex / "sessions" / "2026" / "02" / "11"
+    day.mkdir(parents=True)
+    rollout = next((REAL / "codex").glob("rollout-*.jsonl"))
+    shutil.copy(rollout, day / rollout.name)
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(claude))
+    monkeypatch.setenv("CODEX_HOME", str(codex))
+    monkeypatch.setenv("CONTEXT_INSPECTOR_DATA_DIR", str(tmp_path / "data"))
+
+    both = as_json(capsys, "fleet", "--strategies", "none", "--workers", "1")
+    assert both["dataset"] == str(tmp_path / "data" / "fleet")
+    assert both == {**both, **_info_sums(capsys, [project / "rewind.jsonl", day / rollout.name])}
+    only_codex = as_json(capsys, "fleet", "--agent", "codex", "--strategies", "none", "--workers", "1")
+    assert only_codex["run"]["found"] == 1
+    assert only_codex["tokens"] == _info_sums(capsys, [day / rollout.name])["tokens"]
