@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -33,7 +34,9 @@ start = time.perf_counter()
 run = fleet.build(sources, dataset, workers=workers, strategies=strategies)
 totals = fleet.report(run.dataset)["totals"]
 wall = time.perf_counter() - start
-print(json.dumps({"wall": wall, "processed": run.processed, "skipped": run.skipped, "errors": len(run.errors),
+me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+cpu = me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+print(json.dumps({"wall": wall, "cpu": cpu, "processed": run.processed, "skipped": run.skipped, "errors": len(run.errors),
                   "tokens": totals["tokens"], "sessions": totals["sessions"],
                   "rss_self_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                   "rss_worker_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024}))
@@ -86,6 +89,9 @@ def main() -> None:
         again = fleet_run(sessions, root / "ds2", 2, a.strategies)
         assert one["tokens"] == two["tokens"] == again["tokens"] and again["processed"] == 0
         print(f"workers 1: {one['wall']:.2f} s   workers 2: {two['wall']:.2f} s   ratio {two['wall'] / one['wall']:.2f}x (target <= 0.65x)")
+        # CPU-seconds per wall-second: near 2 when both cores did the work; lower when other load took them.
+        print(f"cores used: workers 1 {one['cpu'] / one['wall']:.2f}, workers 2 {two['cpu'] / two['wall']:.2f} "
+              f"(load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
         print(f"re-run unchanged: {again['wall']:.3f} s = {100 * again['wall'] / two['wall']:.1f} % of the first run (target <= 5 %)")
 
         print("peak RSS as N grows (workers 2):")

@@ -2,8 +2,9 @@
 none, the places the agents keep them (:func:`inspector.discover.find_sessions`).
 
 A directory is searched recursively for session-like files (``.jsonl``, ``.json``, ``.traj``) and
-Strands session directories (``session_*``); files that turn out not to be sessions are reported
-as errors by the worker, not guessed at here.
+Strands session directories (``session_*``); Claude Code sub-agent files (``agent-*.jsonl``, in
+``subagents/``) are part of their session, as in :mod:`inspector.discover`, and are not listed.
+Files that turn out not to be sessions are reported as errors by the worker, not guessed at here.
 """
 
 from __future__ import annotations
@@ -41,9 +42,9 @@ def _walk(directory: Path) -> Iterator[Path]:
         sessions = [d for d in dirs if d.startswith("session_")]
         for d in sorted(sessions):
             yield Path(root) / d
-        dirs[:] = sorted(d for d in dirs if not d.startswith((".", "session_")))
+        dirs[:] = sorted(d for d in dirs if not d.startswith((".", "session_")) and d != "subagents")
         for name in sorted(files):
-            if name.endswith(SUFFIXES):
+            if name.endswith(SUFFIXES) and not (name.startswith("agent-") and name.endswith(".jsonl")):
                 yield Path(root) / name
 
 
