@@ -267,3 +267,14 @@ def test_without_paths_fleet_reads_the_agents_usual_places(capsys, tmp_path, mon
     only_codex = as_json(capsys, "fleet", "--agent", "codex", "--strategies", "none", "--workers", "1")
     assert only_codex["run"]["found"] == 1
     assert only_codex["tokens"] == _info_sums(capsys, [day / rollout.name])["tokens"]
+
+
+def test_an_empty_fleet_still_has_every_table(capsys, tmp_path):
+    (tmp_path / "empty").mkdir()
+    report = as_json(capsys, "fleet", tmp_path / "empty", "--dataset", tmp_path / "ds")
+    assert {k: report[k] for k in ("sessions", "messages", "model_calls", "tokens")} == {
+        "sessions": 0, "messages": 0, "model_calls": 0, "tokens": 0}
+    code, out, err = run(capsys, "fleet", "query", "SELECT count(*), DATE '2026-11-23', 1.5::DECIMAL(4,2) FROM units",
+                         "--dataset", tmp_path / "ds", "--json")
+    assert code == 0, err
+    assert json.loads(out)["rows"] == [[0, "2026-11-23", "1.50"]]

@@ -158,7 +158,7 @@ def cmd_query(args: argparse.Namespace) -> int:
     try:
         columns, rows = ds.query(con, text)
         if args.json:
-            print_report({"dataset": str(dataset), "columns": columns, "rows": [list(r) for r in rows]})
+            print_report({"dataset": str(dataset), "columns": columns, "rows": [[_json_value(v) for v in r] for r in rows]})
         else:
             from .render import console
 
@@ -168,6 +168,18 @@ def cmd_query(args: argparse.Namespace) -> int:
     finally:
         con.close()
     return 0
+
+
+def _json_value(value: Any) -> Any:
+    """A query result value as JSON: numbers, text, booleans, None and lists as they are; dates,
+    decimals and other types as their text."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, (list, tuple)):
+        return [_json_value(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _json_value(v) for k, v in value.items()}
+    return str(value)
 
 
 # ------------------------------------------------------------------------------------------

@@ -80,6 +80,7 @@ def build(
                     progress(done, len(todo))
         finally:
             writer.close()
+    ds.ensure_schemas(dataset)
     ds.write_manifest(dataset, entries.values(), options)
     result.removed_shards = ds.remove_unused_shards(dataset, ds.shards_in_use(entries.values()))
     result.errors = [{"path": e.path, "error": e.error} for e in sorted(entries.values(), key=lambda e: e.path) if e.error]

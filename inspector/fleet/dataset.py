@@ -83,7 +83,13 @@ def _quote(path: Path | str) -> str:
     return "'" + str(path).replace("'", "''") + "'"
 
 
-def _ensure_schemas(dataset: Path, con) -> None:
+def ensure_schemas(dataset: Path, con=None) -> None:
+    """Write each table's zero-row ``_schema.parquet`` once, so every view exists even when empty."""
+    if con is None:
+        import duckdb
+
+        with duckdb.connect() as own:
+            return ensure_schemas(dataset, own)
     for table, columns in TABLES.items():
         folder = dataset / table
         folder.mkdir(parents=True, exist_ok=True)
@@ -102,7 +108,7 @@ class ShardWriter:
         self.dataset = dataset
         self.batch = max(1, batch)
         self.con = duckdb.connect()
-        _ensure_schemas(dataset, self.con)
+        ensure_schemas(dataset, self.con)
         (dataset / SPOOL).mkdir(exist_ok=True)
         self._open()
 

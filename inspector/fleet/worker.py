@@ -70,7 +70,9 @@ def analyse(
 
 
 def run_task(task: Task) -> Result:
-    """Process one session; an unreadable one is returned with ``error`` set."""
+    """Process one session; an unreadable one is returned with ``error`` set. Any other failure
+    is recorded the same way (labelled an internal error) so one odd file never stops a run over
+    thousands."""
     from ..formats import SessionFormatError
     from ..tokens import EncodingUnavailable
 
@@ -78,8 +80,11 @@ def run_task(task: Task) -> Result:
     try:
         analysis = analyse(task.path, task.format)
         result.rows = session_rows(analysis, task)
-    except (SessionFormatError, EncodingUnavailable, OSError, UnicodeDecodeError, ValueError) as exc:
+    except (SessionFormatError, EncodingUnavailable, OSError, UnicodeDecodeError) as exc:
         result.error = str(exc) or type(exc).__name__
+    except Exception as exc:  # noqa: BLE001  (reported per session, see the docstring)
+        result.rows = {}
+        result.error = f"internal error ({type(exc).__name__}): {exc}"
     return result
 
 
