@@ -177,6 +177,9 @@ def test_dataset_holds_no_text_unless_asked(capsys, tmp_path):
             assert rows == expected
         else:
             assert rows[1] == ["Error: ls: cannot access '/nope': No such file or directory"]
+    code, out, err = run(capsys, "fleet", "query", "SELECT secret_places FROM tools WHERE secrets > 0", "--dataset", tmp_path / "ds", "--json")
+    assert json.loads(out)["rows"] == [[["email at line 4, result line 1 column 34: j***@example.com",
+                                         "openai_key at line 4, result line 1 column 69: sk-p…[36 chars]"]]]
     # Without text the secret is nowhere in the dataset's files.
     for path in (tmp_path / "ds").rglob("*"):
         if path.is_file():

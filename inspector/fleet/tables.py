@@ -85,6 +85,7 @@ TABLES: dict[str, dict[str, str]] = {
         "unused_fields": "VARCHAR[]",
         "secrets": "BIGINT",
         "secret_kinds": "VARCHAR[]",
+        "secret_places": "VARCHAR[]",  # "email at line 4, result line 1 column 34: j***@example.com" (redacted)
         "content_hash": "VARCHAR",
         "text": "VARCHAR",
     },

@@ -216,6 +216,7 @@ def tool_rows(analysis: Analysis, sid: str, with_text: bool) -> list[dict[str, A
             "unused_fields": list(r.unused_fields),
             "secrets": len(r.secrets),
             "secret_kinds": sorted({s.kind for s in r.secrets}),
+            "secret_places": [f"{s.kind} at {s.source}, result line {s.line} column {s.column}: {s.redacted}" for s in r.secrets],
             "content_hash": r.content_hash,
             "text": r.text if with_text else None,
         }
