@@ -6,11 +6,8 @@ model calls against the change of the recorded input, where the recorded change 
 and no compaction lies between the two calls. Prints per-session and overall median and p90 of
 |Δbaseline − Δrecorded| / Δrecorded beside the targets of issue 10.
 
-Until the readers fill ``Usage.model``/``Usage.reasoning_tokens`` (and pin Codex usage), this
-script does it from the raw lines: Claude Code ``message.model``; Codex ``turn_context.model``
-and each ``token_count`` event's ``last_token_usage`` (with ``reasoning_output_tokens``) pinned to
-the call it measures. Codex 0.40 writes the event *before* the response it measures (detected:
-the first event with usage precedes the first assistant response), later versions after it.
+The readers give each call its model, its re-sent reasoning tokens and the usage that measures
+it (Codex 0.40 and 0.58 write ``token_count`` before the response, later versions after it).
 
 Also prints the Claude scale (sum ctok / sum o200k over every content block of the Claude Code
 sessions, when ctok is installed) and the counters' speed.
@@ -21,16 +18,13 @@ sessions, when ctok is installed) and the counters' speed.
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import sys
 import time
-from collections import Counter as Tally
 from pathlib import Path
 
 import inspector
-from inspector.analysis.baseline import call_baselines, visible_input
-from inspector.formats.openai_responses import openai_usage
+from inspector.analysis.baseline import baseline_tokens, visible_input
 from inspector.model import Session, TextBlock, ToolCallBlock, ToolResultBlock
 from inspector.tokens import get_counter, tokenizer_for
 
@@ -54,68 +48,9 @@ def session_files(paths: list[str]) -> list[Path]:
     return out
 
 
-def raw_lines(path: Path) -> list[dict | None]:
-    out: list[dict | None] = [None]  # 1-based
-    for line in path.read_bytes().splitlines():
-        try:
-            out.append(json.loads(line))
-        except ValueError:
-            out.append(None)
-    return out
-
-
-def fill_claude_code(session: Session, raw: list[dict | None]) -> None:
-    models = Tally()
-    for m in session.messages:
-        rec = raw[m.source.line] if m.role == "assistant" and m.source.line else None
-        model = ((rec or {}).get("message") or {}).get("model")
-        if isinstance(model, str) and m.usage is not None and model != "<synthetic>":
-            m.usage.model = model
-            models[model] += 1
-    session.model = models.most_common(1)[0][0] if models else None
-
-
-def fill_codex(session: Session, raw: list[dict | None]) -> str:
-    """Re-pin every token_count to the call it measures; returns the pinning style used."""
-    assistants = [(m.source.line or 0, m) for m in session.messages if m.role == "assistant"]
-    for _, m in assistants:
-        m.usage = None
-    events, model, last_total = [], None, None
-    first_response = next((ln for ln, _ in assistants), None)
-    for ln, rec in enumerate(raw):
-        if not rec:
-            continue
-        payload = rec.get("payload") or {}
-        if rec.get("type") == "turn_context" and isinstance(payload.get("model"), str):
-            model = payload["model"]
-        if rec.get("type") == "event_msg" and payload.get("type") == "token_count":
-            info = payload.get("info")
-            if not isinstance(info, dict) or info.get("total_token_usage") == last_total:
-                continue
-            last_total = info.get("total_token_usage")
-            last = info.get("last_token_usage")
-            if isinstance(last, dict) and last.get("input_tokens"):
-                events.append((ln, last, model))
-    before = bool(events) and first_response is not None and events[0][0] < first_response
-    models = Tally()
-    for ln, last, model in events:
-        if before:  # the first call after the event
-            target = next((m for line, m in assistants if line > ln), None)
-        else:  # the last call before it
-            target = next((m for line, m in reversed(assistants) if line < ln), None)
-        if target is None or target.usage is not None:
-            continue
-        target.usage = openai_usage(last)
-        target.usage.reasoning_tokens = last.get("reasoning_output_tokens")
-        target.usage.model = model
-        models[model] += 1
-    session.model = models.most_common(1)[0][0] if models else None
-    return "before" if before else "after"
-
-
 def deltas(analysis, with_reasoning: bool = True) -> list[float]:
     view, table = analysis.view, analysis.table
-    base = call_baselines(view, table) if with_reasoning else visible_input(view, table)
+    base = baseline_tokens(view, table) if with_reasoning else visible_input(view, table)
     errs = []
     for k in range(1, len(view.calls)):
         a, b = view.calls[k - 1], view.calls[k]
@@ -175,12 +110,6 @@ def main() -> int:
             continue
         if session.format not in CANDIDATES:
             continue
-        raw = raw_lines(path)
-        style = ""
-        if session.format == "codex":
-            style = f" (token_count written {fill_codex(session, raw)} the response)"
-        else:
-            fill_claude_code(session, raw)
         profile = "anthropic" if session.format == "claude_code" else "openai"
         texts[session.format].extend(content_texts(session))
         row = []
@@ -197,7 +126,7 @@ def main() -> int:
                 plain = deltas(a, with_reasoning=False)
                 overall.setdefault((session.format, "model, no re-sent reasoning"), []).extend(plain)
                 row.append(f"no re-sent reasoning: {fmt(plain)}")
-        print(f"{path.name} [{session.format}, {session.model}]{style}")
+        print(f"{path.name} [{session.format}, {session.model}]")
         for r in row:
             print(f"    {r}")
     print("\nOverall")

@@ -76,8 +76,8 @@ def _timed_refresh(self) -> None:
 
 def _timed_polled(self, message) -> None:
     _polled(self, message)
-    if message.session is not None and self.follower is not None:
-        offset = self.follower.offset
+    if message.session is not None and self.follow.follower is not None:
+        offset = self.follow.follower.offset
         _offset_of_view[id(self.view)] = offset
         UPDATES.append((time.perf_counter(), offset))
 
@@ -173,7 +173,7 @@ async def bench(turns: int, rate: float, seconds: float) -> None:
               f"then {len(appended)} records at {rate:g}/s")
         app = InspectorApp(session, path=str(path), follow=True, theme="inspector-dark")
         async with app.run_test(size=SIZE) as pilot:
-            while app.result is None or app.exact_pending or app.follower is None:
+            while app.result is None or app.exact_pending or app.follow.follower is None:
                 await asyncio.sleep(0.01)
             await pilot.pause(0.5)
             app.list.focus()

@@ -171,7 +171,7 @@ async def bench(n: int, repeat: int) -> None:
             steps.append(await key_to_paint(app, "plus"))
             await asyncio.sleep(0.05)
         print(f"{'budget +1k (fifo + tool_pruning) -> repaint':<44} {med(steps)}")
-        app.set_call(None)
+        app.replay.go_to(None)
         await shown(pilot, app)
 
         lst = app.list

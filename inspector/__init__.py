@@ -8,101 +8,158 @@ Library API (no Textual import)::
     plan = inspector.plan(analysis, "tool_pruning,sliding_window", budget=8000, window_turns=5)
     for d in plan.decisions():
         print(d.index, d.status.value, d.tokens, "->", d.tokens_after, d.reason)
+    print(plan.valid)                                # {"openai": True, "anthropic": True}
     report = inspector.replay(analysis, "tool_pruning")
+    body = inspector.export(plan, "anthropic")       # the request body
 
 Flow: ``formats`` -> ``model`` -> ``units`` -> ``tokens`` -> ``strategies`` -> ``providers`` -> ``analysis``.
+Every figure a view shows comes from the functions here (or :mod:`inspector.analysis`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from .analysis.session import Analysis, analyze
 from .model import Message, Session
-from .tokens import TokenTable, count_session, resolve
-from .units import SessionView, build_view
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .analysis.compare import CompareRow, ProgressFor
+    from .analysis.predict import CallPrediction
+    from .analysis.planning import CheckedPlan
+    from .analysis.replay import Replay
+    from .providers import Provider
+    from .strategies import Plan
+    from .strategies.params import SettingsBase as Settings
 
 __version__ = "0.1.0"
 
-
-@dataclass
-class Analysis:
-    """A session with its structure and token counts computed once; plan against it many times."""
-
-    session: Session
-    view: SessionView
-    table: TokenTable
-
-    @property
-    def encoding(self) -> str:
-        return self.table.encoding
-
-    @property
-    def profile(self) -> str:
-        return self.table.profile
+Pipeline = str | Sequence[str]
 
 
 def load(path: str | Path, format: str | None = None) -> Session:
     """Read a session file (format detected by content unless ``format`` is given)."""
     from . import formats as _formats
-    from .formats import builtin  # noqa: F401  (registers the built-in readers)
 
     return _formats.load(path, format)
-
-
-def analyze(session: Session, encoding: str | None = None, profile: str = "openai", model: str | None = None) -> Analysis:
-    """Group ``session`` into turns and units and count every message once.
-
-    The counter is ``encoding`` when given, else the tokenizer of ``model`` (default: the model
-    the file records), else by ``profile`` (:func:`inspector.tokens.resolve`)."""
-    model = model or session.model
-    counter = resolve(model, encoding, profile).counter
-    table = count_session(session.messages, session.tools, encoding=counter, profile=profile, model=model)
-    return Analysis(session, build_view(session), table)
 
 
 def _as_analysis(target: Session | Analysis, encoding: str | None, profile: str) -> Analysis:
     return target if isinstance(target, Analysis) else analyze(target, encoding, profile)
 
 
+def _settings(settings: Settings | None, params: dict[str, Any]) -> Settings:
+    from .analysis.planning import settings_of
+
+    return settings_of(settings, params)
+
+
 def plan(
     target: Session | Analysis,
-    pipeline: str | list[str] | tuple[str, ...] = (),
+    pipeline: Pipeline = (),
     *,
     at_call: int | None = None,
+    settings: Settings | None = None,
     encoding: str | None = None,
     profile: str = "openai",
-    **settings: Any,
-):
-    """Apply a pipeline (``"tool_pruning,sliding_window"`` or a list of names) and return a Plan.
+    **params: Any,
+) -> CheckedPlan:
+    """Apply a pipeline (``"tool_pruning,sliding_window"`` or a list of names) at model call
+    ``at_call`` (None: the next call) and return its plan, with ``.violations``/``.valid``.
 
     Keyword arguments are :class:`~inspector.strategies.Settings` fields (``budget=8000``,
-    ``window_turns=5``...). Pass an :class:`Analysis` to plan repeatedly without recounting.
-    """
-    from .strategies import Settings, plan as _plan
-    from .strategies import builtin  # noqa: F401  (registers the built-in strategies)
+    ``window_turns=5``...), applied over ``settings``. Pass an :class:`Analysis` to plan
+    repeatedly without recounting."""
+    from .analysis.planning import plan as _plan
 
-    a = _as_analysis(target, encoding, profile)
-    return _plan(a.view, a.table, pipeline, Settings(**settings), at_call)
-
+    return _plan(_as_analysis(target, encoding, profile), pipeline, _settings(settings, params), at_call)
 
 
 def replay(
     target: Session | Analysis,
-    pipeline: str | list[str] | tuple[str, ...] = (),
+    pipeline: Pipeline = (),
     *,
+    settings: Settings | None = None,
+    calls: Sequence[int] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    workers: int = 1,
     encoding: str | None = None,
     profile: str = "openai",
-    **settings: Any,
-):
-    """For every model call: the input tokens it had and what it would have had under ``pipeline``."""
+    **params: Any,
+) -> Replay:
+    """For every model call (or the 1-based ``calls``): the input tokens it had and what it
+    would have had under ``pipeline``. ``workers > 1`` forks (callers without threads only)."""
     from .analysis.replay import replay as _replay
-    from .strategies import Settings
-    from .strategies import builtin  # noqa: F401
 
     a = _as_analysis(target, encoding, profile)
-    return _replay(a.view, a.table, pipeline, Settings(**settings))
+    return _replay(a.view, a.table, pipeline, _settings(settings, params), calls=calls, progress=progress, workers=workers)
 
 
-__all__ = ["Analysis", "Message", "Session", "analyze", "load", "plan", "replay", "__version__"]
+def compare(
+    target: Session | Analysis,
+    pipelines: Sequence[Pipeline],
+    *,
+    settings: Settings | None = None,
+    progress_for: ProgressFor | None = None,
+    workers: int = 1,
+    encoding: str | None = None,
+    profile: str = "openai",
+    **params: Any,
+) -> list[CompareRow]:
+    """The baseline and each pipeline side by side: plan at the last call, replay over all."""
+    from .analysis.compare import compare as _compare
+    from .strategies import parse_pipeline
+
+    names = [parse_pipeline(p) for p in pipelines]
+    return _compare(_as_analysis(target, encoding, profile), names, _settings(settings, params),
+                    progress_for=progress_for, workers=workers)
+
+
+def validate(target: Plan | Sequence[Message], provider: Provider | None = None) -> Any:
+    """The provider rules ``target`` (a plan, or messages as sent) breaks: a list of
+    :class:`~inspector.providers.Violation` for ``provider``, or a dict for every provider."""
+    from .providers import check
+
+    return check(target, provider)
+
+
+def export(target: Plan | Analysis, provider: Provider) -> dict[str, Any]:
+    """The request body ``provider`` accepts, holding the history ``target`` sends."""
+    from .providers.export import export_request
+
+    return export_request(target, provider)
+
+
+def next_call(target: Analysis) -> CallPrediction:
+    """The next model call: ``predicted_tokens`` (its whole input, fitted on the recorded calls),
+    ``not_in_file``, ``model`` and the ``fit``, before any strategy."""
+    from .analysis.predict import next_call as _next_call
+
+    return _next_call(target.view, target.table)
+
+
+def default_budget(target: Session | Analysis) -> int:
+    """The budget a viewer starts with: what the model's window lets the agent fill before it
+    compacts (:func:`inspector.analysis.window.default_budget`)."""
+    from .analysis.window import default_budget as _default_budget
+
+    return _default_budget(target.session if isinstance(target, Analysis) else target)
+
+
+__all__ = [
+    "Analysis",
+    "Message",
+    "Session",
+    "__version__",
+    "analyze",
+    "compare",
+    "default_budget",
+    "export",
+    "load",
+    "next_call",
+    "plan",
+    "replay",
+    "validate",
+]

@@ -22,6 +22,7 @@ import orjson
 from .formats.base import Format, RecordStream, SessionFormatError, get_format
 from .formats.jsondoc import paused_gc
 from .model import Message, Session
+from .safeio import open_input
 
 #: Bytes before the read offset re-read on each poll to notice a file rewritten in place.
 TAIL_CHECK = 64
@@ -82,7 +83,7 @@ class Follower:
         if st.st_size < self.offset:
             return self._stop(f"was truncated (it has {st.st_size} bytes, {self.offset} had been read)")
         try:
-            with open(self.path, "rb") as fh:
+            with open_input(self.path) as fh:
                 fst = os.fstat(fh.fileno())
                 if (fst.st_dev, fst.st_ino) != self._identity:
                     return self._stop("was replaced by another file")

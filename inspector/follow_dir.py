@@ -1,6 +1,6 @@
 """Live-follow the session formats that are not one append-only file: Strands directories (a new
-``message_<n>.json`` per message) and OpenAI Agents SDK SQLite databases (a new row per item).
-No Textual here.
+``message_<n>.json`` per message), OpenAI Agents SDK SQLite databases (a new row per item) and
+files rewritten whole on each change (Gemini CLI chats). No Textual here.
 
 Both followers have the shape of :class:`inspector.follow.Follower`: ``session``, ``stopped``,
 ``notice`` and ``poll() -> FollowUpdate`` (``messages`` = ``session.messages[first:]``, new or
@@ -15,8 +15,13 @@ valid.
   the same item reader; rows removed (``pop_item``, ``clear_session``) reload the session with a
   notice. The database is only ever opened read-only.
 
-:func:`follower_for` picks the right follower (these two, or the JSONL Follower) for a path;
-:func:`can_follow` says whether a format can be followed at all.
+- :class:`RewriteFollower` re-reads a file whose size or modification time changed, and the
+  update starts at the first message that differs. A file that does not parse (caught
+  mid-write) is retried at the next poll.
+
+:func:`follower_for` picks the follower for the format's declared ``follow`` kind
+(:data:`FOLLOWERS`); :func:`can_follow` says whether a format can be followed at all. Neither
+lists formats: a format says how it grows.
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ from pathlib import Path
 
 from .follow import FollowUpdate, Follower
 from .formats import agents_sqlite, strands
-from .formats.base import SessionFormatError
+from .formats.base import SessionFormatError, follow_kind, get_format
 from .model import Message, Session, Skipped
 
 
@@ -43,6 +48,8 @@ def _replace(target: Session, fresh: Session) -> None:
     target.skipped[:] = fresh.skipped
     target.sidechains = fresh.sidechains
     target.extra = fresh.extra
+    target.tools = fresh.tools
+    target.agent, target.agent_version, target.model = fresh.agent, fresh.agent_version, fresh.model
 
 
 class _Base:
@@ -189,25 +196,78 @@ class SqliteFollower(_Base):
         return FollowUpdate(first, self.session.messages[first:], notice, self.session)
 
 
-#: Formats followed here rather than by the JSONL Follower.
-FOLLOWABLE = frozenset({strands.NAME, agents_sqlite.NAME})
+class RewriteFollower(_Base):
+    """Follows a file its agent writes again whole on every change (read with its format)."""
+
+    def __init__(self, path: str | Path, fmt: str) -> None:
+        super().__init__()
+        self.path = Path(path)
+        self._read = get_format(fmt).read
+        self.session = self._read(self.path)
+        self._sig = self._signature()
+
+    def _signature(self) -> tuple[int, int, int] | None:
+        try:
+            st = os.stat(self.path)
+        except FileNotFoundError:
+            return None
+        return st.st_ino, st.st_mtime_ns, st.st_size
+
+    def poll(self) -> FollowUpdate:
+        if self.stopped:
+            return self._stopped_update()
+        sig = self._signature()
+        if sig is None:
+            return self._stop("was deleted")
+        n = len(self.session.messages)
+        if sig == self._sig:
+            return FollowUpdate(n, [], None, self.session)
+        try:
+            fresh = self._read(self.path)
+        except (SessionFormatError, OSError):
+            return FollowUpdate(n, [], None, self.session)  # caught mid-write: try again next poll
+        self._sig = sig
+        old = list(self.session.messages)
+        _replace(self.session, fresh)
+        first = _first_difference(old, self.session.messages)
+        notice = None
+        if first < len(old):
+            notice = f"{self.path}: earlier messages changed; reloaded from message {first}."
+        return FollowUpdate(first, self.session.messages[first:], notice, self.session)
+
+
+#: The follower of each follow kind a format may declare (``Format.follow``).
+FOLLOWERS = {
+    "stream": Follower,
+    "directory": StrandsFollower,
+    "sqlite": SqliteFollower,
+    "rewrite": RewriteFollower,
+}
 
 
 def can_follow(fmt: str) -> bool:
-    """Whether sessions of format ``fmt`` can be followed live (JSONL streams and these)."""
+    """Whether sessions of format ``fmt`` can be followed live (its format declares how)."""
+    return follow_kind(fmt) in FOLLOWERS
+
+
+def followable_formats() -> str:
+    """The names of the formats that can be followed, for a message (``a, b and c``)."""
     from .formats import FORMATS
 
-    known = FORMATS.get(fmt)
-    return fmt in FOLLOWABLE or bool(known is not None and known.stream is not None)
+    names = [name for name in FORMATS if can_follow(name)]
+    return ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else "".join(names)
 
 
-def follower_for(path: str | Path, fmt: str) -> Follower | StrandsFollower | SqliteFollower:
+def follower_for(path: str | Path, fmt: str) -> Follower | StrandsFollower | SqliteFollower | RewriteFollower:
     """The follower for ``path`` read as format ``fmt`` (SessionFormatError if it cannot be followed)."""
-    if fmt == strands.NAME:
+    kind = follow_kind(fmt)
+    if kind == "directory":
         return StrandsFollower(path)
-    if fmt == agents_sqlite.NAME:
+    if kind == "sqlite":
         return SqliteFollower(path)
-    return Follower(path, fmt)
+    if kind == "rewrite":
+        return RewriteFollower(path, fmt)
+    return Follower(path, fmt)  # an append-only stream; says why when the format is not one
 
 
-__all__ = ["FOLLOWABLE", "SqliteFollower", "StrandsFollower", "can_follow", "follower_for"]
+__all__ = ["FOLLOWERS", "RewriteFollower", "SqliteFollower", "StrandsFollower", "can_follow", "followable_formats", "follower_for"]

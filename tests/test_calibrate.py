@@ -1,4 +1,4 @@
-"""Recorded usage per call beside the estimate, and the calibration factor."""
+"""Recorded usage per call beside the estimate."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 import inspector
-from inspector.analysis.calibrate import CallUsage, calibration_factor, call_usage, scale
+from inspector.analysis.calibrate import CallUsage, call_usage
 from inspector.model import Message, Session, TextBlock, Usage
 
 ROLLOUT = next((Path(__file__).parent / "fixtures" / "real" / "codex").glob("rollout-*.jsonl"))
@@ -25,7 +25,6 @@ def test_codex_calls_recorded_and_estimated():
     ]
     assert (rows[0].input_tokens, rows[0].cache_read_tokens, rows[0].cache_creation_tokens, rows[0].output_tokens) == (2048, 3072, None, 180)
     assert rows[0].ratio == pytest.approx(5120 / 154)
-    assert calibration_factor(a.view, a.table) == pytest.approx(27120 / 1457)
 
 
 def _session(usages: list[Usage | None]) -> Session:
@@ -43,13 +42,9 @@ def test_only_calls_with_a_recording_count():
     rows = call_usage(a.view, a.table)
     assert [r.recorded for r in rows] == [100, None, 300]
     assert rows[1].ratio is None
-    with_both = [r for r in rows if r.recorded is not None]
-    assert calibration_factor(a.view, a.table) == pytest.approx(400 / sum(r.estimated for r in with_both))
 
 
-def test_no_usage_no_factor():
+def test_no_usage_no_ratio():
     a = inspector.analyze(_session([None, None]), encoding="approx")
-    assert calibration_factor(a.view, a.table) is None
-    assert scale(1000, None) == 1000
-    assert scale(1000, 1.2345) == 1234
+    assert [r.recorded for r in call_usage(a.view, a.table)] == [None, None]
     assert CallUsage(1, 0, 0, 10, None, None, None, None).ratio is None

@@ -24,13 +24,17 @@ def test_info_json_three_questions(capsys):
     assert d["session"] == {"path": str(path), "format": "openai", "messages": 23, "turns": 3, "model_calls": 11}
     assert (d["encoding"], d["profile"], d["exact"]) == ("cl100k_base", "openai", True)
     tokens = d["tokens"]
-    assert tokens["by_unit_kind"] == {"system": 64, "user": 60, "assistant": 365, "tool_exchange": 8899, "summary": 0}
-    assert tokens["units_by_kind"] == {"system": 1, "user": 3, "assistant": 3, "tool_exchange": 8, "summary": 0}
+    # nothing recorded, no known agent: nothing "not in file"
+    assert tokens["by_unit_kind"] == {"system": 64, "user": 60, "assistant": 365, "tool_exchange": 8899, "summary": 0,
+                                      "not_in_file": 0}
+    assert tokens["units_by_kind"] == {"system": 1, "user": 3, "assistant": 3, "tool_exchange": 8, "summary": 0,
+                                       "not_in_file": 0}
     assert (tokens["messages"], tokens["tool_definitions"], tokens["reply_priming"], tokens["total"]) == (9388, 116, 3, 9507)
     # the numbers add up: every kind, plus what each request adds once, is the total
     assert sum(tokens["by_unit_kind"].values()) == tokens["messages"]
     assert tokens["messages"] + tokens["tool_definitions"] + tokens["reply_priming"] == tokens["total"]
-    assert d["context_next_call"] == {"tokens": 9507, "compaction_at": None}
+    assert d["context_next_call"] == {"tokens": 9507, "predicted_tokens": 9507, "compaction_at": None}
+    assert d["tokens"]["not_in_file_how"] == "nothing recorded and no typical size known for this agent"
     assert [(m["index"], m["tokens"], m["tools"]) for m in d["largest_messages"][:3]] == [
         (7, 3668, ["run_sql"]),
         (15, 2381, ["run_sql"]),
@@ -50,9 +54,10 @@ def test_info_json_three_questions(capsys):
 def test_info_json_recorded_usage_and_compaction(capsys):
     d = info_json(capsys, SAMPLES / "coding_agent.jsonl")
     assert d["session"]["messages"] == 80 and d["session"]["model_calls"] == 35
-    assert d["tokens"]["total"] == 12567
+    # the last call recorded 4,260 against 3,713 counted: 547 the file does not show
+    assert (d["tokens"]["total"], d["tokens"]["not_in_file"]) == (12567 + 547, 547)
     assert d["tokens"]["by_unit_kind"]["summary"] == 176
-    assert d["context_next_call"] == {"tokens": 3855, "compaction_at": 45}
+    assert d["context_next_call"] == {"tokens": 3855, "predicted_tokens": 3855 + 547, "compaction_at": 45}
     usage = d["usage"]
     assert usage["calls_with_usage"] == 35
     assert (usage["recorded_input_total"], usage["estimate_total"]) == (160047, 139418)
@@ -60,7 +65,7 @@ def test_info_json_recorded_usage_and_compaction(capsys):
     assert first == {
         "call": 1, "message_index": 2, "turn": 1, "input_tokens": 3, "cache_read_input_tokens": 0,
         "cache_creation_input_tokens": 839, "output_tokens": 82, "recorded": 842, "estimate": 378,
-        "ratio": 2.228,
+        "ratio": 2.228, "predicted": 378,
     }
     assert usage["ratio"] == round(160047 / 139418, 3) == 1.148
     # after the recorded compaction the estimate starts again from the summary
@@ -90,7 +95,7 @@ def test_info_rich_output(capsys):
     code, out, err = run(capsys, "info", SAMPLES / "three_questions.json")
     assert code == 0 and err == ""
     assert "format openai: 23 messages, 3 turns, 11 model calls" in out
-    assert "Tokens counted with cl100k_base (exact), openai message framing." in out
+    assert "Tokens counted with cl100k_base (estimate for gpt-4.1-2025-04-14), openai message framing." in out
     words = " ".join(out.split())
     for row in ("tool_exchange 8 8,899 93.6%", "reply priming 3 0.0%", "total 9,507 100.0%",
                 "tool definitions 3 tools 116 1.2%", "run_sql 4 4 537 7,408 7,945 83.6%"):

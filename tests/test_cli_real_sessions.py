@@ -1,5 +1,6 @@
 """The CLI on the hand-written Claude Code and Codex fixtures: skipped records grouped by reason,
-sidechains, recorded usage per call beside the estimate, and ``--calibrate``."""
+sidechains, recorded usage per call beside the estimate and the prediction, and ``--calibrate``
+(now an alias)."""
 
 from __future__ import annotations
 
@@ -106,7 +107,9 @@ def test_info_claude_code_recorded_usage_per_call(capsys):
     assert usage["calls"][0] == {
         "call": 1, "message_index": 1, "turn": 1, "input_tokens": 3, "cache_read_input_tokens": 11000,
         "cache_creation_input_tokens": 4200, "output_tokens": 131, "recorded": 15203, "estimate": 28, "ratio": 542.964,
+        "predicted": 29928,  # the typical Claude Code 2.1 gap (29,900): nothing is recorded before call 1
     }
+    assert [c["predicted"] for c in usage["calls"]] == [29928, 15475, 16294, 16812, 17200, 15315, 6178]
     # a cache read the file recorded as 0 stays 0
     assert (usage["calls"][5]["cache_read_input_tokens"], usage["calls"][5]["ratio"]) == (0, 43.593)
     assert {k: v for k, v in usage.items() if k != "calls"} == {
@@ -115,9 +118,9 @@ def test_info_claude_code_recorded_usage_per_call(capsys):
     }
     code, out, _ = run(capsys, "info", CLAUDE, *CL100K)
     text = words(out)
-    assert "call msg turn input cache read cache write recorded estimate ratio" in text
-    assert "1 1 1 3 11,000 4,200 15,203 28 542.96" in text
-    assert "6 12 4 3 0 6,100 6,103 140 43.59" in text
+    assert "call msg turn input cache read cache write recorded estimate ratio predicted" in text
+    assert "1 1 1 3 11,000 4,200 15,203 28 542.96 29,928" in text
+    assert "6 12 4 3 0 6,100 6,103 140 43.59 15,315" in text
     assert "total 95,495 2,046 46.67" in text
 
 
@@ -144,154 +147,106 @@ def test_replay_claude_code_recorded_beside_baseline_and_strategy(capsys):
     assert [c["cache_creation_input_tokens"] for c in calls] == [4200, 900, 350, 420, 300, 6100, 200]
     assert [c["ratio"] for c in calls] == [542.964, 54.017, 43.064, 38.138, 33.154, 43.593, 31.172]
     assert (d["recorded_total"], d["ratio"]) == (95495, 46.674)
-    assert [c["tokens"] for c in calls] == [28, 300, 389, 108, 184, 140, 215]
+    # the pipeline's input includes what the file does not show (never dropped)
+    assert [c["tokens"] - c["not_in_file"] for c in calls] == [28, 300, 389, 108, 184, 140, 215]
     code, out, _ = run(capsys, "replay", CLAUDE, *CL100K, "--strategy", "tool_pruning")
     text = words(out)
-    assert "call msg turn baseline with pipeline saved recorded cache read cache write ratio" in text
-    assert "1 1 1 28 28 0 15,203 11,000 4,200 542.96" in text
-    assert "4 7 2 449 108 341 17,124 16,700 420 38.14" in text
-    assert "total 2,046 1,364 682 95,495 46.67" in text
-    assert "Input tokens over all 7 calls: 2,046 -> 1,364, saving 33.3%." in text
+    assert "call msg turn baseline predicted with pipeline saved recorded cache read cache write ratio" in text
+    assert "1 1 1 28 29,928 29,928 0 15,203 11,000 4,200 542.96" in text
+    assert "4 7 2 449 16,812 16,471 341 17,124 16,700 420 38.14" in text
+    assert "total 2,046 117,202 116,520 682 95,495 46.67" in text
+    assert "Input tokens over all 7 calls: 117,202 -> 116,520, saving 0.6%." in text
 
 
 def test_replay_codex_recorded_usage(capsys):
     d = as_json(capsys, "replay", CODEX)
-    assert d["calls"][0] == {
-        "call": 1, "message_index": 5, "turn": 3, "baseline_tokens": 154, "tokens": 154, "recorded_tokens": 5120,
+    first = d["calls"][0]
+    assert {k: v for k, v in first.items() if k != "not_in_file_how"} == {
+        "call": 1, "message_index": 5, "turn": 3, "model": "gpt-5.1-codex", "tokenizer": "cl100k_base (estimate for gpt-5.1-codex)",
+        "baseline_tokens": 154, "not_in_file": 9400, "predicted_tokens": 9554, "tokens": 9554, "recorded_tokens": 5120,
         "input_tokens": 2048, "cache_read_input_tokens": 3072, "cache_creation_input_tokens": None, "ratio": 33.247,
     }
-    assert (d["baseline_total"], d["recorded_total"], d["ratio"]) == (1457, 27120, 18.614)
+    assert (d["baseline_total"], d["predicted_total"], d["recorded_total"], d["ratio"]) == (1457, 30752, 27120, 18.614)
     code, out, _ = run(capsys, "replay", CODEX)
     text = words(out)
-    # without a pipeline the table is the baseline beside the recording (no repeated columns)
-    assert "call msg turn baseline recorded cache read cache write ratio" in text
-    assert "5 16 6 331 3,100 2,560 — 9.37" in text
-    assert "total 1,457 27,120 18.61" in text
-    assert "Input tokens over all 5 calls: 1,457." in text
+    # without a pipeline the table is the baseline and the prediction beside the recording
+    assert "call msg turn baseline predicted recorded cache read cache write ratio" in text
+    assert "5 16 6 331 2,731 3,100 2,560 — 9.37" in text
+    assert "total 1,457 30,752 27,120 18.61" in text
+    assert "Input tokens over all 5 calls: 30,752." in text
 
 
 # ------------------------------------------------------------------------------------------
-# --calibrate
-
-CLAUDE_FACTOR = 95495 / 2046  # recorded / estimated input over the 7 calls
-CODEX_FACTOR = 27120 / 1457
-
-
-def test_info_calibrate_scales_every_estimate_but_no_recorded_figure(capsys):
-    plain = as_json(capsys, "info", CLAUDE, *CL100K)
-    d = as_json(capsys, "info", CLAUDE, *CL100K, "--calibrate")
-    assert plain["calibration"] is None
-    assert d["calibration"] == {"factor": CLAUDE_FACTOR, "calls": 7, "note": None}
-    assert plain["tokens"]["by_unit_kind"] == {"system": 0, "user": 64, "assistant": 107, "tool_exchange": 492, "summary": 119}
-    tokens = d["tokens"]
-    assert tokens["by_unit_kind"] == {"system": 0, "user": 2987, "assistant": 4994, "tool_exchange": 22964, "summary": 5554}
-    assert tokens["by_unit_kind"]["user"] == round(64 * CLAUDE_FACTOR)
-    # the calibrated parts still add up to the calibrated total
-    assert (tokens["messages"], tokens["tool_definitions"], tokens["reply_priming"], tokens["total"]) == (36499, 0, 140, 36639)
-    assert tokens["messages"] == sum(tokens["by_unit_kind"].values())
-    assert d["context_next_call"] == {"tokens": 10642, "compaction_at": 10}
-    assert [(m["index"], m["tokens"]) for m in d["largest_messages"][:3]] == [(2, 9708), (10, 5554), (3, 3267)]
-    assert d["tools"][0] == {"tool": "Read", "calls": 2, "results": 2, "call_tokens": 1167, "result_tokens": 9288, "tokens": 10455}
-    usage = d["usage"]
-    assert [c["estimate"] for c in usage["calls"]] == [1307, 14002, 18156, 20957, 24504, 6534, 10035]
-    assert [c["recorded"] for c in usage["calls"]] == CLAUDE_RECORDED  # recorded figures are never scaled
-    assert [c["ratio"] for c in usage["calls"]] == [11.632, 1.157, 0.923, 0.817, 0.71, 0.934, 0.668]
-    assert (usage["recorded_input_total"], usage["estimate_total"], usage["ratio"]) == (95495, 95495, 1.0)
-    # calibrating is a view: the next run without it sees the inspector's own counts again
-    assert as_json(capsys, "info", CLAUDE, *CL100K) == plain
-
-
-def test_info_calibrate_rich_labels_scaled_figures(capsys):
-    code, out, err = run(capsys, "info", CLAUDE, *CL100K, "--calibrate")
-    assert code == 0 and err == ""
-    text = words(out)
-    assert ("Calibrated: estimates × 46.67 (recorded / estimated input over 7 model calls that recorded usage); "
-            "figures marked (cal.) are scaled, recorded figures are as the file logged them.") in text
-    assert "Tokens by unit kind (cal.)" in text and "kind units tokens (cal.) share" in text
-    assert "total 36,639 100.0%" in text
-    assert "recorded estimate (cal.) ratio" in text
-    assert "1 1 1 3 11,000 4,200 15,203 1,307 11.63" in text
-    assert "total 95,495 95,495 1.00" in text
-
-
-def test_replay_calibrate_codex(capsys):
-    d = as_json(capsys, "replay", CODEX, "--calibrate", "--strategy", "fifo", "--budget", "300")
-    assert d["calibration"] == {"factor": CODEX_FACTOR, "calls": 5, "note": None}
-    calls = d["calls"]
-    assert [c["baseline_tokens"] for c in calls] == [2866, 6273, 8097, 3723, 6161]
-    assert [c["tokens"] for c in calls] == [2866, 5565, 6831, 3723, 3946]
-    assert [c["recorded_tokens"] for c in calls] == CODEX_RECORDED
-    assert [c["ratio"] for c in calls] == [1.786, 1.259, 1.037, 0.698, 0.503]
-    # totals are the sums of the calibrated rows; the saving is the uncalibrated one (15.4% either way)
-    assert (d["baseline_total"], d["total"], d["savings_pct"]) == (27120, 22931, 15.4)
-    assert (d["recorded_total"], d["ratio"]) == (27120, 1.0)
-    plain = as_json(capsys, "replay", CODEX, "--strategy", "fifo", "--budget", "300")
-    assert [c["tokens"] for c in plain["calls"]] == [154, 299, 367, 200, 212]
-    assert (plain["calibration"], plain["baseline_total"], plain["total"], plain["savings_pct"]) == (None, 1457, 1232, 15.4)
-    code, out, _ = run(capsys, "replay", CODEX, "--calibrate", "--strategy", "fifo", "--budget", "300")
-    text = words(out)
-    assert "Calibrated: estimates × 18.61" in text
-    assert "Strategies still decide on the uncalibrated counts (budget, trigger and caps apply to those)." in text
-    assert "call msg turn baseline (cal.) with pipeline (cal.) saved recorded cache read cache write ratio" in text
-    assert "5 16 6 6,161 3,946 2,215 3,100 2,560 — 0.50" in text
-    assert "total 27,120 22,931 4,189 27,120 1.00" in text
-    assert "Input tokens (cal.) over all 5 calls: 27,120 -> 22,931, saving 15.4%." in text
-
-
-def test_plan_calibrate_scales_tokens_and_holds_the_budget_against_the_plan_counts(capsys):
-    args = ("plan", CLAUDE, *CL100K, "--strategy", "fifo", "--budget", "300", "--at", "5")
-    plain = as_json(capsys, *args)
-    d = as_json(capsys, *args, "--calibrate")
-    assert plain["calibration"] is None
-    assert d["calibration"] == {"factor": CLAUDE_FACTOR, "calls": 7, "note": None}
-    # the plan is the same plan: same decisions and reasons (in the inspector's counts)
-    assert [(m["index"], m["status"], m["reason"]) for m in d["messages"]] == [
-        (m["index"], m["status"], m["reason"]) for m in plain["messages"]
-    ]
-    assert plain["messages"][0]["reason"] == "dropped by fifo: oldest removable unit while 525 > budget 300"
-    assert [(m["tokens"], m["tokens_after"]) for m in plain["messages"][:4]] == [(25, 0), (44, 0), (208, 0), (70, 70)]
-    assert [(m["tokens"], m["tokens_after"]) for m in d["messages"][:4]] == [(1167, 0), (2054, 0), (9708, 0), (3267, 3267)]
-    assert (plain["tokens_before"], plain["tokens_after"], plain["saving"], plain["overhead"]) == (525, 248, 277, 3)
-    assert (d["tokens_before"], d["tokens_after"], d["saving"], d["overhead"]) == (24504, 11575, 12929, 140)
-    assert d["stages"] == [{"strategy": "fifo", "tokens_before": 24504, "tokens_after": 11575}]
-    assert d["saving_pct"] == plain["saving_pct"] == 52.8
-    assert d["budget"] == 300 and d["fits"] is plain["fits"] is True  # 248 <= 300, as fifo planned it
-    code, out, _ = run(capsys, *args, "--calibrate")
-    text = words(out)
-    assert "# role unit turn tokens (cal.) after (cal.) status reason" in text
-    assert ("24,504 -> 11,575 tokens (cal.), saving 12,929 (52.8%); includes 140 of tool definitions and reply "
-            "priming; budget 300 (against uncalibrated counts): fits.") in text
-
-
-def test_compare_calibrate_codex(capsys):
-    args = ("compare", CODEX, "--budget", "300", "--strategy", "fifo;summarize")
-    plain = as_json(capsys, *args)
-    d = as_json(capsys, *args, "--calibrate")
-    assert d["calibration"] == {"factor": CODEX_FACTOR, "calls": 5, "note": None}
-    assert [(r["pipeline"], r["tokens_last_call"], r["replay_total"], r["saving_pct"]) for r in plain["rows"]] == [
-        ("none", 331, 1457, 0.0), ("fifo", 212, 1232, 15.4), ("summarize", 288, 1372, 5.8),
-    ]
-    assert [(r["pipeline"], r["tokens_last_call"], r["replay_total"], r["saving_pct"]) for r in d["rows"]] == [
-        ("none", 6161, 27120, 0.0), ("fifo", 3946, 22931, 15.4), ("summarize", 5361, 25538, 5.8),
-    ]
-    # the same totals as replay --calibrate (sums of the calibrated calls)
-    assert d["rows"][1]["replay_total"] == as_json(capsys, "replay", CODEX, "--calibrate", "--strategy", "fifo", "--budget", "300")["total"]
-    code, out, _ = run(capsys, *args, "--calibrate")
-    text = words(out)
-    assert "pipeline tokens at call 5 (cal.) replay total (cal.) saving OpenAI Anthropic" in text
-    assert "fifo 3,946 22,931 15.4% valid valid" in text
+# --calibrate is an alias; every report carries the part not in the file and predicted_tokens
 
 
 @pytest.mark.parametrize("command", ["info", "plan", "replay", "compare"])
-def test_calibrate_without_recorded_usage_is_a_note_not_an_error(capsys, command):
-    args = (command, THREE) + (("--strategy", "fifo", "--budget", "4000") if command != "info" else ())
-    plain = as_json(capsys, *args)
-    d = as_json(capsys, *args, "--calibrate")
-    note = (f"Nothing to calibrate against: {THREE} records no input token usage for any model call, "
-            "so the figures are the inspector's own estimates.")
-    assert d["calibration"] == {"factor": None, "calls": 0, "note": note}
-    assert {**d, "calibration": None} == plain  # every figure as without --calibrate
-    code, out, err = run(capsys, *args, "--calibrate")
-    assert (code, err) == (0, "")
-    assert f"note: {note}" in words(out)
-    assert "(cal.)" not in out
+def test_calibrate_is_an_alias_that_changes_nothing(capsys, command):
+    args = (command, CLAUDE, *CL100K) + (("--strategy", "fifo", "--budget", "17000") if command != "info" else ())
+    assert as_json(capsys, *args, "--calibrate") == as_json(capsys, *args)
+
+
+def test_replay_codex_predicted_from_earlier_calls_and_budget_held_against_it(capsys):
+    d = as_json(capsys, "replay", CODEX, "--strategy", "fifo", "--budget", "5000")
+    calls = d["calls"]
+    # call 1: nothing earlier, the typical Codex gap (9,400); call 4 follows a compaction, so it
+    # takes the first residual of the context before it (5,120 - 154)
+    assert [(c["baseline_tokens"], c["not_in_file"], c["predicted_tokens"]) for c in calls] == [
+        (154, 9400, 9554), (337, 4966, 5303), (435, 7563, 7998), (200, 4966, 5166), (331, 2400, 2731),
+    ]
+    assert [c["not_in_file_how"] for c in calls][:2] == [
+        "typical: median first-call gap of 4 public Codex 0.58-0.145 rollouts (7,096 to 19,056)",
+        "inferred: recorded 5,120 at call 1 minus 154 counted",
+    ]
+    assert [c["recorded_tokens"] for c in calls] == CODEX_RECORDED
+    # fifo fires where the whole input passes 5,000, though the file shows at most 435 tokens
+    assert [c["tokens"] for c in calls] == [9516, 5235, 7930, 5148, 2731]
+    assert {(c["model"], c["tokenizer"]) for c in calls} == {("gpt-5.1-codex", "cl100k_base (estimate for gpt-5.1-codex)")}
+    assert d["fit"] == {"offset": 2769, "scale": 1.0, "calls": 2, "basis": "recorded",
+                        "how": "inferred: recorded 3,100 at call 5 minus 331 counted"}
+    assert (d["baseline_total"], d["predicted_total"], d["total"], d["savings_pct"]) == (1457, 30752, 30560, 0.6)
+    code, out, _ = run(capsys, "replay", CODEX, "--strategy", "fifo", "--budget", "5000")
+    text = words(out)
+    assert "call msg turn baseline predicted with pipeline saved recorded cache read cache write ratio" in text
+    assert "2 8 3 337 5,303 5,235 68 7,900 5,120 — 23.44" in text
+    assert "Next call: not in file 2,769 (inferred: recorded 3,100 at call 5 minus 331 counted)." in text
+    assert "Input tokens over all 5 calls: 30,752 -> 30,560, saving 0.6%." in text
+
+
+def test_plan_claude_code_budget_counts_the_part_not_in_the_file(capsys):
+    args = ("plan", CLAUDE, *CL100K, "--strategy", "fifo", "--budget", "17000", "--at", "5")
+    d = as_json(capsys, *args)
+    assert (d["tokens_before"], d["tokens_after"], d["not_in_file"], d["overhead"], d["fits"]) == (17200, 16923, 16675, 3, True)
+    assert d["messages"][0]["reason"] == "dropped by fifo: oldest removable unit while 17,200 > budget 17,000"
+    assert [(m["index"], m["status"]) for m in d["messages"][:4]] == [(0, "dropped"), (1, "dropped"), (2, "dropped"), (3, "kept")]
+    code, out, _ = run(capsys, *args)
+    assert ("17,200 -> 16,923 tokens, saving 277 (1.6%); includes 16,675 not in the file and 3 of tool definitions "
+            "and reply priming; budget 17,000: fits.") in words(out)
+
+
+def test_info_claude_code_not_in_file_window_and_next_call(capsys):
+    d = as_json(capsys, "info", CLAUDE, *CL100K)
+    tokens = d["tokens"]
+    assert tokens["by_unit_kind"] == {"system": 0, "user": 64, "assistant": 107, "tool_exchange": 492, "summary": 119,
+                                      "not_in_file": 6487}
+    assert (tokens["messages"], tokens["not_in_file"], tokens["reply_priming"], tokens["total"]) == (782, 6487, 3, 7272)
+    assert tokens["not_in_file_how"] == "inferred: recorded 6,702 at call 7 minus 215 counted"
+    assert d["context_next_call"] == {"tokens": 228, "predicted_tokens": 6715, "compaction_at": 10}
+    assert (d["model"], d["tokenizer"]) == ("claude-opus-4-6", "cl100k_base (estimate for claude-opus-4-6)")
+    assert d["window"] == {"tokens": 1_000_000, "source": "genai-prices", "reserved": 33_000,
+                           "reserved_note": "Claude Code compacts at window - 20,000 reserved output - 13,000 buffer",
+                           "budget": 967_000}
+    code, out, _ = run(capsys, "info", CLAUDE, *CL100K)
+    text = words(out)
+    assert "not in file 6,487 89.2%" in text
+    assert "not in file: 6,487 (inferred: recorded 6,702 at call 7 minus 215 counted)" in text
+    assert ("Model claude-opus-4-6; counted with cl100k_base (estimate for claude-opus-4-6). Window 1,000,000 (genai-prices); Claude Code "
+            "compacts at window - 20,000 reserved output - 13,000 buffer: budget 967,000. Next call, whole context: "
+            "6,715 tokens (0.7% of the window).") in text
+
+
+def test_calibrate_help_says_it_is_an_alias(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        run(capsys, "replay", "--help")
+    assert exit_.value.code == 0
+    assert "kept as an alias: every report now carries predicted_tokens" in words(capsys.readouterr().out)

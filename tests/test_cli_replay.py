@@ -21,7 +21,8 @@ def test_replay_json_tool_pruning_removes_resent_tool_history(capsys):
     assert d["session"]["model_calls"] == 11
     assert d["pipeline"] == [{"strategy": "tool_pruning", "params": {}}]
     calls = d["calls"]
-    assert [list(c)[:5] for c in calls[:1]] == [["call", "message_index", "turn", "baseline_tokens", "tokens"]]
+    assert [list(c)[:10] for c in calls[:1]] == [["call", "message_index", "turn", "model", "tokenizer", "baseline_tokens",
+                                                  "not_in_file", "not_in_file_how", "predicted_tokens", "tokens"]]
     assert [c["call"] for c in calls] == list(range(1, 12))
     assert [c["message_index"] for c in calls] == [2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22]
     assert [c["turn"] for c in calls] == [1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3]
@@ -32,7 +33,9 @@ def test_replay_json_tool_pruning_removes_resent_tool_history(capsys):
     # on every later call, turn 1's tool results (4,365 tokens) are no longer re-sent
     assert {b - t for b, t in zip(BASELINE[4:8], TOOL_PRUNING[4:8])} == {4365}
     assert {b - t for b, t in zip(BASELINE[8:], TOOL_PRUNING[8:])} == {7251}
-    assert (d["baseline_total"], d["total"], d["savings_pct"]) == (55045, 15832, 71.2)
+    assert (d["baseline_total"], d["predicted_total"], d["total"], d["savings_pct"]) == (55045, 55045, 15832, 71.2)
+    assert d["fit"] == {"offset": 0, "scale": 1.0, "calls": 0, "basis": "none",
+                        "how": "nothing recorded and no typical size known for this agent"}
     # nothing recorded: no made-up figures
     assert (d["recorded_total"], d["ratio"]) == (None, None)
     assert {(c["recorded_tokens"], c["cache_read_input_tokens"], c["ratio"]) for c in calls} == {(None, None, None)}
@@ -41,16 +44,19 @@ def test_replay_json_tool_pruning_removes_resent_tool_history(capsys):
 def test_replay_without_strategy_is_the_baseline_and_shows_recorded_usage(capsys):
     d = as_json(capsys, "replay", SAMPLES / "coding_agent.jsonl")
     assert d["pipeline"] == []
-    assert d["baseline_total"] == d["total"] == 139418 and d["savings_pct"] == 0.0
+    assert d["baseline_total"] == 139418 and d["predicted_total"] == d["total"] == 159196 and d["savings_pct"] == 0.0
     assert d["calls"][0] == {
-        "call": 1, "message_index": 2, "turn": 1, "baseline_tokens": 378, "tokens": 378, "recorded_tokens": 842,
+        "call": 1, "message_index": 2, "turn": 1, "model": None, "tokenizer": "cl100k_base (exact)",
+        "baseline_tokens": 378, "not_in_file": 0, "not_in_file_how": "nothing recorded and no typical size known for this agent",
+        "predicted_tokens": 378, "tokens": 378, "recorded_tokens": 842,
         "input_tokens": 3, "cache_read_input_tokens": 0, "cache_creation_input_tokens": 839, "ratio": 2.228,
     }
+    assert d["calls"][1]["not_in_file_how"] == "inferred: recorded 842 at call 1 minus 378 counted"
     assert (d["recorded_total"], d["ratio"]) == (160047, 1.148)
     code, out, _ = run(capsys, "replay", SAMPLES / "coding_agent.jsonl")
     words = " ".join(out.split())
-    assert "total 139,418 160,047 1.15" in words
-    assert "Input tokens over all 35 calls: 139,418." in words
+    assert "total 139,418 159,196 160,047 1.15" in words
+    assert "Input tokens over all 35 calls: 159,196." in words
 
 
 def test_replay_table(capsys):
@@ -58,10 +64,10 @@ def test_replay_table(capsys):
     assert code == 0 and err == ""
     words = " ".join(out.split())
     assert "Pipeline: tool_pruning()" in words
-    assert "5 10 2 4,722 357 4,365" in words
-    assert "total 55,045 15,832 39,213" in words
+    assert "5 10 2 4,722 4,722 357 4,365" in words
+    assert "total 55,045 55,045 15,832 39,213" in words
     assert "Input tokens over all 11 calls: 55,045 -> 15,832, saving 71.2%." in words
-    assert "recorded" not in words and "ratio" not in words
+    assert "cache read" not in words and "ratio" not in words  # no recorded columns: nothing was recorded
 
 
 def test_compare_json(capsys):

@@ -80,7 +80,7 @@ def test_limit_and_agent_filter(homes):
     assert latest("codex", claude_dir=claude, codex_home=codex).path.name == ROLLOUT.name
     assert latest("claude_code", claude_dir=claude, codex_home=codex).path.name == CC.name
     assert latest(claude_dir=claude, codex_home=codex, strands_dirs=[strands]).agent == "claude"
-    with pytest.raises(ValueError, match="unknown agent 'cursor'; choose one of: claude, codex, strands"):
+    with pytest.raises(ValueError, match="unknown agent 'cursor'; choose one of: claude, codex, strands, gemini"):
         find_sessions(agent="cursor")
 
 

@@ -10,7 +10,8 @@ import pytest
 
 import inspector
 from inspector.providers.export import ExportError, export_request, write_export
-from inspector.formats import anthropic, openai_chat
+from inspector.formats import anthropic
+from inspector.providers import anthropic as anthropic_wire, openai as openai_wire
 from inspector.providers import validate
 from inspector.providers.validate import validate_messages
 
@@ -55,8 +56,8 @@ def test_cleared_results_and_inputs_are_exported(small):
 
 
 def test_an_analysis_exports_unpruned(small):
-    assert export_request(small, "openai") == openai_chat.dump_request(small.session, small.session.messages)
-    assert export_request(small, "anthropic") == anthropic.dump_request(small.session, small.session.messages)
+    assert export_request(small, "openai") == openai_wire.dump_request(small.session, small.session.messages)
+    assert export_request(small, "anthropic") == anthropic_wire.dump_request(small.session, small.session.messages)
 
 
 def test_unknown_provider(small):
@@ -149,7 +150,7 @@ def test_anthropic_export_lists_tool_results_before_other_content():
 
 def test_anthropic_round_trip_keeps_the_source_block_order():
     a = interjection_before_results()
-    plain = anthropic.dump_request(a.session)
+    plain = anthropic_wire.dump_request(a.session)
     assert [b["type"] for b in plain["messages"][2]["content"]] == ["text", "tool_result"]
 
 

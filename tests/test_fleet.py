@@ -38,7 +38,7 @@ def test_totals_equal_the_sum_of_info_json(capsys, tmp_path):
     report = as_json(capsys, "fleet", SAMPLES, REAL, "--dataset", tmp_path / "ds", "--workers", "2", "--strategies", "none")
     paths = [s.path for s in fleet.expand([str(SAMPLES), str(REAL)])]
     assert report["run"]["errors"] == []
-    assert report["run"]["processed"] == len(paths) == 17
+    assert report["run"]["processed"] == len(paths) >= 17  # every bundled sample and copied real transcript
     assert not any("agent-" in p for p in paths)  # Claude Code sub-agent files belong to their session
     expected = _info_sums(capsys, paths)
     assert {k: report[k] for k in expected} == expected

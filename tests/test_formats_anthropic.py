@@ -11,8 +11,9 @@ import pytest
 
 import inspector
 import inspector.formats.builtin  # noqa: F401  (registers the formats in their canonical order first)
-from inspector.formats import SessionFormatError, get_format
+from inspector.formats import SessionFormatError
 from inspector.formats import anthropic
+from inspector.providers import anthropic as anthropic_wire
 from inspector.formats.imagesize import image_size
 from inspector.model import (
     ImageBlock,
@@ -37,7 +38,7 @@ def load(name: str) -> Session:
 def test_round_trip_is_lossless(name):
     session = load(name)
     assert session.format == "anthropic"
-    written = get_format("anthropic").write(session)
+    written = anthropic_wire.write_document(session)
     assert orjson.loads(written) == orjson.loads((FIXTURES / name).read_bytes())
 
 
@@ -128,7 +129,7 @@ def test_compaction_block_starts_context():
 
 def test_openai_history_becomes_valid_anthropic_shape():
     s = load("openai_request.json")
-    request = anthropic.dump_request(s)
+    request = anthropic_wire.dump_request(s)
     assert request["system"] == s.messages[0].text
     assert "model" not in request  # OpenAI request fields are not carried over
     msgs = request["messages"]
@@ -157,7 +158,7 @@ def test_openai_history_becomes_valid_anthropic_shape():
 def test_system_messages_anywhere_go_to_top_level_system_blocks():
     s = load("anthropic_request.json")
     summary = Message(index=0, role="system", content=[TextBlock(text="[Earlier conversation summary]: Priya has 12 days.")])
-    request = anthropic.dump_request(s, [s.messages[0], summary, s.messages[6]])
+    request = anthropic_wire.dump_request(s, [s.messages[0], summary, s.messages[6]])
     assert request["system"] == [
         {"type": "text", "text": s.messages[0].text},
         {"type": "text", "text": "[Earlier conversation summary]: Priya has 12 days."},
@@ -168,16 +169,16 @@ def test_system_messages_anywhere_go_to_top_level_system_blocks():
 def test_tool_arguments_that_are_not_an_object_are_wrapped():
     call = Message(index=0, role="assistant", content=[ToolCallBlock(id="c1", name="f", arguments='{"a": [1, 2')])
     s = Session(format="openai", messages=[call])
-    (block,) = anthropic.dump_request(s)["messages"][0]["content"]
+    (block,) = anthropic_wire.dump_request(s)["messages"][0]["content"]
     assert block["input"] == {"_unparsed_arguments": '{"a": [1, 2'}
-    assert anthropic.tool_input('["x"]') == {"_unparsed_arguments": '["x"]'}
-    assert anthropic.tool_input('{"a": 1}') == {"a": 1}
+    assert anthropic_wire.tool_input('["x"]') == {"_unparsed_arguments": '["x"]'}
+    assert anthropic_wire.tool_input('{"a": 1}') == {"a": 1}
 
 
 def test_write_emits_only_the_bare_list_for_a_bare_list():
     doc = [{"role": "user", "content": [{"type": "text", "text": "hi"}]}, {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "f", "input": {"q": 1}}]}]
     s = anthropic.session_from_document(doc)
-    assert orjson.loads(anthropic.write(s)) == doc
+    assert orjson.loads(anthropic_wire.write_document(s)) == doc
 
 
 @pytest.mark.parametrize(

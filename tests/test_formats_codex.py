@@ -185,3 +185,54 @@ def test_fields_of_unexpected_types_are_reported_not_raised(tmp_path):
     assert [(m.role, m.source.line) for m in s.messages] == [("assistant", 1), ("user", 2), ("tool", 3), ("user", 4)]
     assert s.messages[2].tool_results[0].content == "{\"content\":7}"
     assert s.skipped == []
+
+
+def _rollout(tmp_path, records):
+    import json
+
+    path = tmp_path / "rollout.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return path
+
+
+def _tc(inp, out, reasoning=0):
+    last = {"input_tokens": inp, "cached_input_tokens": 0, "output_tokens": out, "reasoning_output_tokens": reasoning, "total_tokens": inp + out}
+    return {"type": "event_msg", "payload": {"type": "token_count", "info": {"total_token_usage": dict(last, total_tokens=inp * 7 + out), "last_token_usage": last}}}
+
+
+def _item(payload):
+    return {"type": "response_item", "payload": payload}
+
+
+def test_token_count_after_the_tool_output_goes_back_to_its_call(tmp_path):
+    """Newer CLIs write the count when the response completed, which can be after the outputs of
+    the calls it made; the call already had no usage, so the count is its own."""
+    path = _rollout(tmp_path, [
+        {"type": "session_meta", "payload": {"id": "s", "cli_version": "0.77.0"}},
+        {"type": "turn_context", "payload": {"model": "gpt-5.2-codex"}},
+        _item({"type": "message", "role": "user", "content": [{"type": "input_text", "text": "go"}]}),
+        _item({"type": "function_call", "name": "shell", "arguments": "{}", "call_id": "c1"}),
+        _item({"type": "function_call_output", "call_id": "c1", "output": "done"}),
+        _tc(100, 10, 4),
+        _item({"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "ok"}]}),
+        _tc(130, 5),
+    ])  # fmt: skip
+    s = load(path, "codex")
+    got = [(m.index, m.usage.context_tokens, m.usage.reasoning_tokens, m.usage.model) for m in s.messages if m.role == "assistant"]
+    assert got == [(1, 100, 4, "gpt-5.2-codex"), (3, 130, 0, "gpt-5.2-codex")]
+    assert (s.agent_version, s.model) == ("0.77.0", "gpt-5.2-codex")
+
+
+def test_a_count_no_response_followed_is_reported(tmp_path):
+    path = _rollout(tmp_path, [
+        {"type": "turn_context", "payload": {"model": "gpt-5-codex"}},
+        _item({"type": "message", "role": "user", "content": [{"type": "input_text", "text": "go"}]}),
+        _tc(100, 10),
+        _item({"type": "reasoning", "summary": []}),
+        _item({"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "ok"}]}),
+        {"type": "turn_context", "payload": {"model": "gpt-5-codex"}},
+        _tc(120, 7),
+    ])  # fmt: skip
+    s = load(path, "codex")
+    assert [m.usage.context_tokens for m in s.messages if m.role == "assistant"] == [100]
+    assert [(x.where, x.reason) for x in s.skipped if "token_count" in x.reason] == [("line 7", "event_msg/token_count (no model call to attach to)")]

@@ -11,6 +11,7 @@ import inspector
 import inspector.formats.builtin  # noqa: F401  (registers the formats in their canonical order first)
 from inspector.formats import SessionFormatError, anthropic, jsonl, openai_chat
 from inspector.formats.base import HEAD_BYTES, Probe
+from inspector.providers import anthropic as anthropic_wire
 
 FIXTURES = Path(__file__).parent / "fixtures" / "formats"
 NOT_RECOGNISED = (
@@ -216,7 +217,7 @@ def test_null_tool_result_content_round_trips(tmp_path):
     ]}
     s = anthropic.session_from_document(anthropic_doc)
     assert s.messages[1].content[0].content == ""
-    assert orjson.loads(anthropic.write(s)) == anthropic_doc
+    assert orjson.loads(anthropic_wire.write_document(s)) == anthropic_doc
     line = {"role": "user", "content": [{"type": "tool_result", "tool_call_id": "t", "content": None}]}
     path = write(tmp_path, "s.jsonl", orjson.dumps(line).decode() + "\n")
     assert orjson.loads(jsonl.write(inspector.load(path))) == line

@@ -9,8 +9,9 @@ import pytest
 
 import inspector
 import inspector.formats.builtin  # noqa: F401  (registers the formats in their canonical order first)
-from inspector.formats import SessionFormatError, get_format
-from inspector.formats import anthropic, openai_chat
+from inspector.formats import SessionFormatError
+from inspector.formats import openai_chat
+from inspector.providers import anthropic as anthropic_wire, openai as openai_wire
 from inspector.model import (
     ImageBlock,
     Message,
@@ -34,7 +35,7 @@ def load(name: str):
 def test_round_trip_is_lossless(name):
     session = load(name)
     assert session.format == "openai"
-    written = get_format("openai").write(session)
+    written = openai_wire.write_document(session)
     assert orjson.loads(written) == orjson.loads((FIXTURES / name).read_bytes())
 
 
@@ -109,7 +110,7 @@ def test_bare_list_with_content_parts():
     assert result.content_form == "parts"
     assert result.content == [ToolResultBlock(tool_call_id="call_px", content=[TextBlock(text="rgb(255, 0, 0) everywhere")])]
     assert answer.extra == {"reasoning_content": "All sampled pixels are 255,0,0."}
-    written = orjson.loads(get_format("openai").write(s))
+    written = orjson.loads(openai_wire.write_document(s))
     assert isinstance(written, list) and "content" not in written[2]
 
 
@@ -128,16 +129,16 @@ def test_legacy_function_call_gets_a_stable_id_and_is_written_back():
     assert view.units[view.unit_of[2]].indices == (2, 3)
     assert all(f & (ORPHAN_RESULT | ORPHAN_CALL) == 0 for f in view.flags)
 
-    dumped = openai_chat.dump_messages(s.messages)
+    dumped = openai_wire.dump_messages(s.messages)
     assert dumped[2] == {"role": "assistant", "content": None, "function_call": {"name": "get_current_weather", "arguments": '{"location": "Boston, MA"}'}}
     assert dumped[3] == {"role": "function", "name": "get_current_weather", "content": '{"temperature": "72", "unit": "fahrenheit"}'}
-    request = openai_chat.dump_request(s)
+    request = openai_wire.dump_request(s)
     assert "tools" not in request and request["functions"][0]["name"] == "get_current_weather"
 
 
 def test_legacy_calls_become_modern_in_a_cross_format_dump():
     s = load("openai_legacy.json")
-    dumped = openai_chat.dump_messages(s.messages, keep_extra=False)
+    dumped = openai_wire.dump_messages(s.messages, keep_extra=False)
     assert dumped[2] == {
         "role": "assistant",
         "content": None,
@@ -154,13 +155,13 @@ def test_function_message_without_a_call_is_an_orphan():
 
 def test_developer_role_is_system_and_written_back():
     s = load("openai_request.json")
-    assert openai_chat.dump_messages(s.messages[:1]) == [{"role": "developer", "content": s.messages[0].text}]
-    assert openai_chat.dump_messages(s.messages[:1], keep_extra=False) == [{"role": "system", "content": s.messages[0].text}]
+    assert openai_wire.dump_messages(s.messages[:1]) == [{"role": "developer", "content": s.messages[0].text}]
+    assert openai_wire.dump_messages(s.messages[:1], keep_extra=False) == [{"role": "system", "content": s.messages[0].text}]
 
 
 def test_dump_request_with_a_subset_of_messages():
     s = load("openai_request.json")
-    request = openai_chat.dump_request(s, [s.messages[0], s.messages[7]])
+    request = openai_wire.dump_request(s, [s.messages[0], s.messages[7]])
     assert request == {
         "messages": [
             {"role": "developer", "content": s.messages[0].text},
@@ -175,7 +176,7 @@ def test_dump_request_with_a_subset_of_messages():
 
 def test_anthropic_session_dumped_as_openai_messages():
     s = load("anthropic_request.json")
-    request = openai_chat.dump_request(s)
+    request = openai_wire.dump_request(s)
     assert set(request) == {"messages", "tools"}  # Anthropic request fields are not carried over
     msgs = request["messages"]
     assert msgs[0] == {"role": "system", "content": s.messages[0].text}
@@ -210,13 +211,13 @@ def test_content_null_and_absent_are_kept_apart():
     ]
     s = openai_chat.session_from_document(doc)
     assert s.messages[1].tool_calls[0].arguments == '{"x":1}'
-    assert openai_chat.dump_messages(s.messages) == doc
+    assert openai_wire.dump_messages(s.messages) == doc
 
 
 def test_write_of_a_new_session_without_extras():
     m = Message(index=0, role="user", content=[TextBlock(text="hi")])
     s = inspector.Session(format="jsonl", messages=[m])
-    assert orjson.loads(get_format("openai").write(s)) == {"messages": [{"role": "user", "content": "hi"}]}
+    assert orjson.loads(openai_wire.write_document(s)) == {"messages": [{"role": "user", "content": "hi"}]}
 
 
 def _error(tmp_path, doc_text: str) -> SessionFormatError:
@@ -274,6 +275,6 @@ def test_unknown_role_is_an_error_when_forced(tmp_path):
 
 def test_anthropic_writer_round_trip_of_openai_tool_exchange_is_valid_shape():
     s = load("openai_request.json")
-    msgs = anthropic.dump_request(s)["messages"]
+    msgs = anthropic_wire.dump_request(s)["messages"]
     assert [m["role"] for m in msgs] == ["user", "assistant", "user", "assistant", "user", "assistant"]
     assert [b["tool_use_id"] for b in msgs[2]["content"]] == ["call_lookup_1", "call_lookup_2"]

@@ -19,7 +19,7 @@ from inspector.strategies import Settings, Status, plan
 from inspector.strategies.pipeline import run
 from inspector.tokens import count_message, get_counter, get_profile
 from inspector.units import UnitKind
-from inspector.providers.validate import validate_messages
+from inspector.providers.validate import validate_messages, validate_plan
 
 TOOLS = ("read_file", "bash", "search", "query_db")
 WORDS = ("alpha", "beta", "gamma", "delta", "file", "error", "test", "value", "the", "of")
@@ -154,7 +154,7 @@ def check_common(analysis, s: Settings, at_call, names, p) -> None:
     assert again.sequence == p.sequence and again.status == p.status and again.edits == p.edits
     assert [str(r) for r in again.reasons] == [str(r) for r in p.reasons]
     # The fast validator agrees with validating the materialised messages.
-    for provider, found in p.violations.items():
+    for provider, found in validate_plan(p).items():
         slow = validate_messages(messages, provider)
         assert [(v.index, v.source, v.message) for v in found] == [(v.index, v.source, v.message) for v in slow]
 
@@ -169,7 +169,7 @@ def test_pipelines_keep_pairs_system_and_current_turn_and_stay_valid(case, names
     # Valid for both providers; only a history with nothing to send is (rightly) reported empty.
     sent_roles = [analysis.view.roles[i] if type(i) is int else i.role for i in p.sequence]
     expect_empty = {"openai": not sent_roles, "anthropic": all(r == "system" for r in sent_roles)}
-    for provider, found in p.violations.items():
+    for provider, found in validate_plan(p).items():
         assert [v.rule for v in found] == (["empty_history"] if expect_empty[provider] else []), found
     w, _, _ = run(analysis.view, analysis.table, names, s, at_call)
     assert w.total() == w.recount()
@@ -205,8 +205,8 @@ def test_naive_fifo_keeps_system_and_current_turn_and_reports_every_orphan(case)
     live = [i for i in p.sequence if type(i) is int]
     live_calls = {c for i in live for c in view.call_ids[i]}
     orphans = {i for i in live if any(r not in live_calls for r in view.result_ids[i])}
-    assert {v.source for v in p.violations["openai"] if v.rule == "orphan_result"} == orphans
-    assert {v.source for v in p.violations["anthropic"] if v.rule == "orphan_result"} == orphans
+    assert {v.source for v in validate_plan(p)["openai"] if v.rule == "orphan_result"} == orphans
+    assert {v.source for v in validate_plan(p)["anthropic"] if v.rule == "orphan_result"} == orphans
 
 
 @PROPERTY_SETTINGS

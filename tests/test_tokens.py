@@ -63,27 +63,27 @@ def test_tokenizer_for(model, provider, name):
 def test_resolve_says_which_tokenizer_and_whether_exact():
     assert resolve("gpt-5-codex") == resolve("gpt-5-codex", "o200k_base")
     r = resolve("gpt-5-codex")
-    assert (r.counter, r.exact, r.label) == ("o200k_base", True, "o200k_base")
+    assert (r.counter, r.exact, r.label) == ("o200k_base", True, "o200k_base (exact)")
     r = resolve("gpt-5-codex", "cl100k_base")  # --encoding wins, but is not the model's tokenizer
     assert (r.counter, r.exact, r.label) == ("cl100k_base", False, "cl100k_base (estimate for gpt-5-codex)")
     r = resolve("claude-sonnet-4-5", None, "anthropic")
     assert (r.counter, r.exact, r.label) == ("claude", False, "claude≈o200k×1.16 (estimate)")
     r = resolve(None, None, "openai")
-    assert (r.counter, r.exact, r.label) == ("cl100k_base", True, "cl100k_base")
+    assert (r.counter, r.exact, r.label) == ("cl100k_base", True, "cl100k_base (exact)")
 
 
 def test_analyze_counts_with_the_model_the_session_records():
     session = inspector.load(THREE)
     session.model = "gpt-4o"
     table = inspector.analyze(session).table
-    assert (table.encoding, table.exact, table.label, table.model) == ("o200k_base", True, "o200k_base", "gpt-4o")
+    assert (table.encoding, table.exact, table.label, table.model) == ("o200k_base", True, "o200k_base (exact)", "gpt-4o")
     table = inspector.analyze(session, model="claude-opus-4-6", profile="anthropic").table
     assert (table.encoding, table.exact, table.label) == ("claude", False, "claude≈o200k×1.16 (estimate)")
 
 
 def test_cli_model_option_sets_the_tokenizer(capsys):
     d = as_json(capsys, "info", THREE, "--model", "gpt-5")
-    assert (d["encoding"], d["exact"], d["tokenizer"]) == ("o200k_base", True, "o200k_base")
+    assert (d["encoding"], d["exact"], d["tokenizer"]) == ("o200k_base", True, "o200k_base (exact)")
     d = as_json(capsys, "info", THREE, "--model", "claude-opus-4-8")
     assert (d["encoding"], d["exact"], d["tokenizer"]) == ("claude_4_7", False, "claude 4.7+≈o200k×1.5 (estimate)")
     d = as_json(capsys, "info", THREE, "--model", "gpt-5", "--encoding", "cl100k_base")

@@ -148,7 +148,7 @@ def test_anthropic_style_results_with_text_use_content_positions():
 def test_empty_content():
     """OpenAI rejects null content (except on an assistant message with tool calls), not "": the
     rule follows what the exporter writes. Anthropic rejects empty messages but a final one."""
-    from inspector.formats import openai_chat
+    from inspector.providers import openai as openai_chat
     from inspector.model import ThinkingBlock
 
     messages = [msg(0, "user", text("hi")), msg(1, "assistant"), msg(2, "user", text(""))]
@@ -194,7 +194,7 @@ def test_a_tool_message_recorded_with_null_content_is_rejected_by_openai():
         Message(index=2, role="tool", content=[result("call_1", "")], content_form="null"),
         msg(3, "assistant", text("done")),
     ]
-    from inspector.formats import openai_chat
+    from inspector.providers import openai as openai_chat
 
     assert openai_chat.dump_messages(messages, keep_extra=False)[2] == {"role": "tool", "tool_call_id": "call_1", "content": None}
     assert brief(validate_messages(messages, "openai")) == [(2, 2, "empty_content", OPENAI_NULL)]

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from ..tokens import TokenTable
 from ..units import SessionView
+from .context import visible_input
 
 
 def resent_reasoning(view: SessionView, table: TokenTable) -> list[int]:
@@ -42,25 +43,9 @@ def resent_reasoning(view: SessionView, table: TokenTable) -> list[int]:
     return out
 
 
-def visible_input(view: SessionView, table: TokenTable) -> list[int]:
-    """Per call: the messages it saw plus the request overhead (prefix sums, O(1) per call)."""
-    prefix, roles = table.prefix, view.roles
-    system_prefix = [0] * (len(view) + 1)
-    running = 0
-    for i, t in enumerate(table.totals):
-        if roles[i] == "system":
-            running += t
-        system_prefix[i + 1] = running
-    out = []
-    for call in view.calls:
-        stop, start = call.message_index, min(call.context_start, call.message_index)
-        out.append(table.overhead + system_prefix[start] + prefix[stop] - prefix[start])
-    return out
-
-
-def call_baselines(view: SessionView, table: TokenTable) -> list[int]:
+def baseline_tokens(view: SessionView, table: TokenTable) -> list[int]:
     """The input tokens of every model call without pruning, in call order."""
     return [v + r for v, r in zip(visible_input(view, table), resent_reasoning(view, table))]
 
 
-__all__ = ["call_baselines", "resent_reasoning", "visible_input"]
+__all__ = ["baseline_tokens", "resent_reasoning", "visible_input"]

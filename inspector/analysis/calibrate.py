@@ -1,24 +1,24 @@
-"""Recorded usage next to the inspector's estimate, and the factor that scales one to the other.
+"""Recorded usage next to the inspector's estimate, call by call.
 
 Claude Code, Codex, OpenHands, recent Strands, LangChain and mini-swe-agent files record the
 input tokens of each model call (``Message.usage`` on the assistant message of that call). The
-estimate for call k is its baseline input from :func:`inspector.analysis.replay.baseline_tokens` (the
+estimate for call k is its baseline input from :func:`inspector.analysis.baseline.baseline_tokens` (the
 messages it saw plus tool definitions and reply priming). The recorded side is
 ``Usage.context_tokens``: input plus cache reads plus cache writes, so cached input is not missed.
 
 The two differ for known reasons: the agent's own system prompt and tool definitions are usually
-not in the file, and a different tokenizer. :func:`calibration_factor` is ``sum(recorded) /
-sum(estimated)`` over the calls that have both (a token-weighted ratio, so a few tiny calls do not
-dominate); ``--calibrate`` multiplies estimates by it (:func:`scale`). Pure functions, no I/O.
+not in the file, and a different tokenizer. :mod:`inspector.analysis.predict` turns the
+difference into ``predicted_tokens`` call by call (it replaced the single recorded / estimated
+ratio ``--calibrate`` once applied). Pure functions, no I/O.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .replay import baseline_tokens
 from ..tokens import TokenTable
 from ..units import SessionView
+from .baseline import baseline_tokens
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,21 +60,4 @@ def call_usage(view: SessionView, table: TokenTable) -> list[CallUsage]:
     return rows
 
 
-def calibration_factor(view: SessionView, table: TokenTable) -> float | None:
-    """``sum(recorded) / sum(estimated)`` over calls with both; None when no call has both."""
-    recorded = estimated = 0
-    for row in call_usage(view, table):
-        if row.recorded is not None and row.estimated > 0:
-            recorded += row.recorded
-            estimated += row.estimated
-    if not estimated:
-        return None
-    return recorded / estimated
-
-
-def scale(tokens: int, factor: float | None) -> int:
-    """An estimate scaled by a calibration factor (unchanged when there is none)."""
-    return tokens if factor is None else round(tokens * factor)
-
-
-__all__ = ["CallUsage", "calibration_factor", "call_usage", "scale"]
+__all__ = ["CallUsage", "call_usage"]

@@ -2,9 +2,12 @@
 
 For model call k (the k-th assistant message), the *baseline* is the input it had: every message
 before it (from the last compaction recorded before it, system messages always), plus the
-request overhead (tool definitions, reply priming). It comes from prefix sums, in O(1) per call.
-``recorded_tokens`` is the usage the file recorded for that call, when it has one. ``tokens``
-is the input the call would have had under the pipeline, applied at that call with that call's
+request overhead (tool definitions, reply priming) and the reasoning re-sent within the turn:
+:func:`inspector.analysis.baseline.baseline_tokens`. ``recorded_tokens`` is the usage the file
+recorded for that call, when it has one. ``predicted_tokens`` is the whole input the call had,
+the part the file does not show included (:mod:`inspector.analysis.predict`, fitted on earlier
+calls only); ``tokens`` is that input under the pipeline (the part not in the file is never
+dropped), applied at that call with that call's
 turn as the current turn: one plan per call, so a full replay costs O(calls x messages).
 ``calls`` computes only a subset (a sample first on huge sessions, the rest later).
 """
@@ -15,11 +18,13 @@ import multiprocessing
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from ..strategies.base import Settings
+from ..strategies.params import SettingsBase as Settings
+from ..strategies.params import settings_model
 from ..strategies.pipeline import parse_pipeline, run
 from ..tokens import TokenTable
 from ..units import SessionView
-from .baseline import call_baselines, resent_reasoning
+from .baseline import baseline_tokens, resent_reasoning
+from .context import recorded_input
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,13 +32,19 @@ class CallReplay:
     call: int  # 1-based model call number
     message_index: int  # the assistant message the call produced
     turn: int
-    baseline_tokens: int  # the call's input without any pipeline
+    baseline_tokens: int  # the call's input the file shows, without any pipeline
     recorded_tokens: int | None  # Usage.context_tokens the file recorded for it, if any
-    tokens: int  # the call's input under the pipeline
+    tokens: int  # the call's whole input under the pipeline (not_in_file included)
+    predicted_tokens: int  # the call's whole input without any pipeline: baseline + not_in_file
+    model: str | None = None  # the model that served the call, where the file says
+
+    @property
+    def not_in_file(self) -> int:
+        return self.predicted_tokens - self.baseline_tokens
 
     @property
     def saving(self) -> int:
-        return self.baseline_tokens - self.tokens
+        return self.predicted_tokens - self.tokens
 
 
 @dataclass
@@ -49,26 +60,25 @@ class Replay:
         return sum(c.baseline_tokens for c in self.calls)
 
     @property
+    def predicted_total(self) -> int:
+        return sum(c.predicted_tokens for c in self.calls)
+
+    @property
     def total(self) -> int:
         return sum(c.tokens for c in self.calls)
 
     @property
     def saving(self) -> int:
-        return self.baseline_total - self.total
+        return self.predicted_total - self.total
 
     @property
     def savings_pct(self) -> float:
-        base = self.baseline_total
+        base = self.predicted_total
         return 100.0 * self.saving / base if base else 0.0
 
     @property
     def complete(self) -> bool:
         return len(self.calls) == self.session_calls
-
-
-def baseline_tokens(view: SessionView, table: TokenTable) -> list[int]:
-    """The input tokens of every model call without pruning, in call order (:mod:`.baseline`)."""
-    return call_baselines(view, table)
 
 
 def replay(
@@ -88,56 +98,61 @@ def replay(
     and the platform can fork; results are identical to the serial path. Only for callers
     without threads of their own (the CLI), since forking a threaded process is unsafe."""
     names = parse_pipeline(pipeline)
-    settings = settings or Settings()
+    settings = settings or settings_model()()
     numbers = list(range(1, len(view.calls) + 1)) if calls is None else sorted(set(calls))
     for n in numbers:
         if not 1 <= n <= len(view.calls):
             raise ValueError(f"model call {n} out of range: the session has {len(view.calls)} calls")
+    from .predict import predictions  # predict builds on baseline_tokens above
+
     baselines = baseline_tokens(view, table)
+    predicted = predictions(view, table, baselines)
+    hidden = [p.not_in_file for p in predicted]
     if not names:
-        tokens = [baselines[n - 1] for n in numbers]
+        tokens = [predicted[n - 1].predicted_tokens for n in numbers]
         if progress is not None:
             progress(len(numbers), len(numbers))
     elif workers > 1 and len(numbers) >= _PARALLEL_MIN_CALLS and "fork" in multiprocessing.get_all_start_methods():
-        tokens = _pipeline_tokens_forked(view, table, names, settings, numbers, progress, workers)
+        tokens = _pipeline_tokens_forked(view, table, names, settings, hidden, numbers, progress, workers)
     else:
         tokens = []
         for done, n in enumerate(numbers, 1):
-            tokens.append(_pipeline_tokens(view, table, names, settings, n))
+            tokens.append(_pipeline_tokens(view, table, names, settings, n, hidden[n - 1]))
             if progress is not None:
                 progress(done, len(numbers))
     if names:  # reasoning re-sent within a turn is outside the messages a strategy plans
         resent = resent_reasoning(view, table)
         tokens = [t + resent[n - 1] for n, t in zip(numbers, tokens)]
-    messages = view.messages
     out = Replay(names, settings, session_calls=len(view.calls))
     for n, t in zip(numbers, tokens):
         call = view.calls[n - 1]
-        usage = messages[call.message_index].usage
-        recorded = usage.context_tokens if usage is not None else None
-        out.calls.append(CallReplay(n, call.message_index, call.turn, baselines[n - 1], recorded, t))
+        p = predicted[n - 1]
+        out.calls.append(CallReplay(n, call.message_index, call.turn, baselines[n - 1], recorded_input(view, n), t,
+                                    p.predicted_tokens, p.model))
     return out
 
 
 _PARALLEL_MIN_CALLS = 200
 _CHUNK = 32
-_forked_job: tuple | None = None  # (view, table, names, settings), inherited by forked workers
+_forked_job: tuple | None = None  # (view, table, names, settings, hidden), inherited by forked workers
 
 
-def _pipeline_tokens(view: SessionView, table: TokenTable, names: tuple[str, ...], settings: Settings, n: int) -> int:
-    w, _, _ = run(view, table, names, settings, n)
+def _pipeline_tokens(
+    view: SessionView, table: TokenTable, names: tuple[str, ...], settings: Settings, n: int, not_in_file: int
+) -> int:
+    w, _, _ = run(view, table, names, settings, n, not_in_file)
     return w.total()
 
 
 def _forked_chunk(chunk: list[int]) -> list[int]:
-    view, table, names, settings = _forked_job  # type: ignore[misc]
-    return [_pipeline_tokens(view, table, names, settings, n) for n in chunk]
+    view, table, names, settings, hidden = _forked_job  # type: ignore[misc]
+    return [_pipeline_tokens(view, table, names, settings, n, hidden[n - 1]) for n in chunk]
 
 
-def _pipeline_tokens_forked(view, table, names, settings, numbers, progress, workers) -> list[int]:
+def _pipeline_tokens_forked(view, table, names, settings, hidden, numbers, progress, workers) -> list[int]:
     global _forked_job
     chunks = [numbers[i : i + _CHUNK] for i in range(0, len(numbers), _CHUNK)]
-    _forked_job = (view, table, names, settings)
+    _forked_job = (view, table, names, settings, hidden)
     try:
         with multiprocessing.get_context("fork").Pool(workers) as pool:
             tokens: list[int] = []

@@ -265,14 +265,16 @@ def _rows_table(title: str, rows: list[dict[str, Any]]):
 def render_fleet(report: dict[str, Any], out) -> None:
     from rich.text import Text
 
+    from ..textsafe import visible
+
     run = report["run"]
     out.print(Text(
         f"{report['sessions']:,} sessions, {report['messages']:,} messages, {report['model_calls']:,} model calls, "
         f"{report['tokens']:,} tokens ({run['processed']:,} processed, {run['skipped']:,} unchanged). "
-        f"Dataset: {report['dataset']}"
+        f"Dataset: {visible(report['dataset'])}"
     ))
     for err in run["errors"][:10]:
-        out.print(Text(f"skipped {err['path']}: {err['error']}", style="yellow"))
+        out.print(Text(visible(f"skipped {err['path']}: {err['error']}"), style="yellow"))
     if len(run["errors"]) > 10:
         out.print(Text(f"... and {len(run['errors']) - 10} more unreadable sessions", style="yellow"))
     out.print(_rows_table("Peak context per session (tokens) and compactions", [report["context_distribution"]]))
@@ -293,8 +295,10 @@ def render_query(columns: list[str], rows, out) -> None:
 def render_tools(report: dict[str, Any], out) -> None:
     from rich.text import Text
 
+    from ..textsafe import visible
+
     s = report["session"]
-    out.print(Text(f"{s['path']} ({s['format']}): {report['context_tokens']:,} tokens in context"))
+    out.print(Text(f"{visible(str(s['path']))} ({s['format']}): {report['context_tokens']:,} tokens in context"))
     rows = [
         {k: r[k] for k in ("tool", "results", "result_tokens", "share_pct", "tokens_p50", "tokens_p90", "tokens_max",
                            "truncated", "unstructured_errors", "secrets")}

@@ -8,12 +8,14 @@ import json
 import sys
 from typing import Any
 
+from ..textsafe import json_escape
+
 SCHEMA_VERSION = 1
 
 
 def print_json(obj: Any) -> None:
     """Print ``obj`` as indented JSON (non-ASCII kept)."""
-    sys.stdout.write(json.dumps(obj, indent=2, ensure_ascii=False) + "\n")
+    sys.stdout.write(json_escape(json.dumps(obj, indent=2, ensure_ascii=False)) + "\n")
 
 
 def print_report(report: dict[str, Any]) -> None:

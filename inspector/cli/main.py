@@ -1,15 +1,18 @@
 """``context-inspector``: open the TUI on a session, or run one of the subcommands.
 
     context-inspector [SESSION] [--theme NAME] [--follow/--no-follow] [--format NAME] [--encoding NAME]
-    context-inspector info SESSION [--calibrate] [--json]
+    context-inspector info SESSION [--json]
     context-inspector schema
-    context-inspector plan SESSION --strategy tool_pruning,sliding_window --budget 8000 [--at CALL] [--calibrate] [--json]
-    context-inspector replay SESSION --strategy tool_pruning [--calibrate] [--json]
-    context-inspector compare SESSION --budget 8000 [--calibrate] [--json]
+    context-inspector plan SESSION --strategy tool_pruning,sliding_window --budget 8000 [--at CALL] [--json]
+    context-inspector replay SESSION --strategy tool_pruning [--json]
+    context-inspector compare SESSION --budget 8000 [--json]
     context-inspector export SESSION --strategy fifo --budget 8000 --to anthropic -o request.json
     context-inspector fleet [PATH...] [--dataset DIR] [--workers N] [--engine ray] [--json]
     context-inspector fleet query SQL [--dataset DIR] [--json]
     context-inspector tools SESSION [--json]
+
+``--calibrate`` is still accepted by info, plan, replay and compare: an alias kept for old scripts,
+since every report now carries predicted_tokens (inspector.analysis.predict).
 
 A first argument that is not a subcommand is the SESSION for the TUI. Bad input and bad option
 values print one paragraph to stderr and exit with code 2, never a traceback. Textual is imported
@@ -21,13 +24,16 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any, NoReturn
+from typing import Any
 
 from .. import __version__
+from ..textsafe import visible
 from ..tokens import ENCODINGS
 from .options import (
     ENCODING_HELP,
+    EXIT_USAGE,
     MODEL_HELP,
+    Parser,
     UsageError,
     add_calibrate_option,
     add_session_options,
@@ -40,7 +46,6 @@ from . import sessions as _sessions
 from .jsonout import print_json, print_report
 
 PROG = "context-inspector"
-EXIT_USAGE = 2
 
 #: Pipelines ``compare`` shows after the single strategies (only those whose parts exist).
 COMPARE_PIPELINES = (
@@ -60,20 +65,20 @@ SUMMARIES = {
     "export": "the pruned history as an OpenAI or Anthropic request body",
     "samples": "paths of the bundled sample sessions",
     "sessions": _sessions.SUMMARY,
+    "proxy": "record every API request an agent makes, to inspect it live (--proxy: and open the viewer)",
     "fleet": _fleet.FLEET_SUMMARY,
     "tools": _fleet.TOOLS_SUMMARY,
 }
 
 
-class Parser(argparse.ArgumentParser):
-    """argparse, but a usage error is one paragraph (no usage dump) and exit code 2."""
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}. See '{self.prog} --help'.\n")
-
-
 # ------------------------------------------------------------------------------------------
 # parsers
+
+
+def _followable() -> str:
+    from ..follow_dir import followable_formats
+
+    return followable_formats()
 
 
 def _tui_parser() -> Parser:
@@ -90,7 +95,7 @@ def _tui_parser() -> Parser:
     )
     p.add_argument("session", metavar="SESSION", nargs="?", help="session file (default: a bundled sample)")
     p.add_argument("--theme", metavar="NAME", help="colour theme")
-    p.add_argument("--follow", action=argparse.BooleanOptionalAction, default=None, help="follow the session as the agent writes it (default: on for JSONL transcripts, Strands directories and Agents SDK SQLite)")
+    p.add_argument("--follow", action=argparse.BooleanOptionalAction, default=None, help=f"follow the session as the agent writes it (default: on for the formats that grow while an agent runs: {_followable()})")
     p.add_argument("--format", metavar="NAME", help="force a format instead of detecting it")
     p.add_argument("--encoding", choices=ENCODINGS, help=ENCODING_HELP)
     p.add_argument("--model", metavar="NAME", help=MODEL_HELP)
@@ -141,6 +146,7 @@ def _sub_parsers() -> dict[str, Parser]:
     p.add_argument("--at", type=int, metavar="CALL", help="export the input of model call CALL; default: the next call")
     p.add_argument("--to", choices=("openai", "anthropic"), required=True, help="provider whose request shape to write")
     p.add_argument("-o", "--output", required=True, metavar="OUT", help="file to write ('-' for standard output)")
+    p.add_argument("--allow-invalid", action="store_true", help="write the body even when the provider would reject it (by default an export that breaks a provider rule is refused, exit 2, with the rules listed)")
 
     p = new("samples", "Print the paths of the bundled sample sessions (or of the one called NAME).")
     p.add_argument("name", metavar="NAME", nargs="?", help="a sample's file name, e.g. three_questions.json")
@@ -188,21 +194,37 @@ def _check_call(analysis, at: int | None) -> int | None:
     return at if at > 0 else count + 1 + at
 
 
+def _show(args: argparse.Namespace, report: dict[str, Any], command: str) -> None:
+    """``report`` as JSON with ``--json``, else drawn by ``render.render_<command>``."""
+    if args.json:
+        print_report(report)
+        return
+    from . import render
+
+    getattr(render, f"render_{command}")(report, render.console())
+
+
+def _plan(args: argparse.Namespace):
+    """The session counted, the pipeline, and its plan at ``--at`` (plan and export share it)."""
+    import inspector
+
+    pipeline = _pipeline(args)
+    settings = make_settings(settings_kwargs(args))
+    analysis = _load(args)
+    at = _check_call(analysis, args.at)
+    return analysis, pipeline, inspector.plan(analysis, pipeline, settings=settings, at_call=at)
+
+
 # ------------------------------------------------------------------------------------------
 # commands
 
 
 def cmd_info(args: argparse.Namespace) -> int:
-    from .report import calibration, info_report
+    from .report import info_report
 
     analysis = _load(args)
-    report = info_report(analysis, largest=max(0, args.largest), cal=calibration(analysis, args.calibrate))
-    if args.json:
-        print_report(report)
-    else:
-        from .render import console, render_info
-
-        render_info(report, console())
+    report = info_report(analysis, largest=max(0, args.largest))
+    _show(args, report, "info")
     return 0
 
 
@@ -214,21 +236,11 @@ def cmd_schema(args: argparse.Namespace) -> int:
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
-    from ..strategies import plan as run_plan
-    from .report import calibration, plan_report
+    from .report import plan_report
 
-    pipeline = _pipeline(args)
-    settings = make_settings(settings_kwargs(args))
-    analysis = _load(args)
-    at = _check_call(analysis, args.at)
-    result = run_plan(analysis.view, analysis.table, pipeline, settings, at)
-    report = plan_report(analysis, result, calibration(analysis, args.calibrate))
-    if args.json:
-        print_report(report)
-    else:
-        from .render import console, render_plan
-
-        render_plan(report, console())
+    analysis, pipeline, result = _plan(args)
+    report = plan_report(analysis, result)
+    _show(args, report, "plan")
     return 0
 
 
@@ -271,71 +283,34 @@ class _Progress:
         return advance
 
 
-def _replay(analysis, pipeline: Sequence[str], settings, progress: Callable[[int, int], None] | None = None):
+def _workers() -> int:
+    """The CLI runs no threads of its own, so long replays may fork one worker per core."""
     import os
 
-    from ..analysis.replay import replay
-
-    # The CLI runs no threads of its own, so long replays may fork one worker per core.
-    return replay(analysis.view, analysis.table, pipeline, settings, progress=progress, workers=os.cpu_count() or 1)
+    return os.cpu_count() or 1
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from .report import calibration, pipeline_report, replay_report
+    import inspector
+
+    from .report import pipeline_report, replay_report
 
     pipeline = _pipeline(args)
     settings = make_settings(settings_kwargs(args))
     analysis = _load(args)
     with _Progress(len(analysis.view.calls)) as bar:
-        result = _replay(analysis, pipeline, settings, bar.stage(",".join(pipeline) or "baseline", len(analysis.view.calls)))
-    report = replay_report(analysis, result, pipeline_report(pipeline, settings), calibration(analysis, args.calibrate))
-    if args.json:
-        print_report(report)
-    else:
-        from .render import console, render_replay
-
-        render_replay(report, console())
+        progress = bar.stage(",".join(pipeline) or "baseline", len(analysis.view.calls))
+        result = inspector.replay(analysis, pipeline, settings=settings, progress=progress, workers=_workers())
+    report = replay_report(analysis, result, pipeline_report(pipeline, settings))
+    _show(args, report, "replay")
     return 0
 
 
-def compare_rows(analysis, settings, pipelines: Sequence[tuple[str, ...]], cal=None) -> list[dict[str, Any]]:
-    """One row per pipeline: tokens at the last call, replay total (both scaled by ``cal``, a
-    :class:`~inspector.cli.report.Calibration`), saving, validity."""
-    from ..strategies import plan as run_plan
-    from .report import NO_CALIBRATION
-
-    if cal is None:
-        cal = NO_CALIBRATION
-    calls = len(analysis.view.calls)
-    at = calls or None
-    rows = []
-    baseline_total = None
-    with _Progress(calls, len(pipelines)) as bar:
-        results = [_replay(analysis, (), settings)]
-        for names in pipelines:
-            results.append(_replay(analysis, names, settings, bar.stage(",".join(names), calls)))
-    for names, result in zip([()] + list(pipelines), results):
-        p = run_plan(analysis.view, analysis.table, names, settings, at)
-        total = result.total
-        if baseline_total is None:
-            baseline_total = result.baseline_total
-        violations = p.violations
-        rows.append(
-            {
-                "pipeline": ",".join(names) or "none",
-                "tokens_last_call": cal(p.tokens_after),
-                "replay_total": cal.total(c.tokens for c in result.calls),
-                "saving_pct": round(100.0 * (baseline_total - total) / baseline_total, 1) if baseline_total else 0.0,
-                "valid": {provider: not items for provider, items in violations.items()},
-                "violations": {provider: len(items) for provider, items in violations.items()},
-            }
-        )
-    return rows
-
-
 def cmd_compare(args: argparse.Namespace) -> int:
+    import inspector
+
     from ..strategies import STRATEGIES, parse_pipeline
-    from .report import calibration, session_report
+    from .report import compare_report
 
     settings = make_settings(settings_kwargs(args))
     if args.strategy:
@@ -344,44 +319,30 @@ def cmd_compare(args: argparse.Namespace) -> int:
         pipelines = [(name,) for name in STRATEGIES]
         pipelines += [tuple(p.split(",")) for p in COMPARE_PIPELINES if all(s in STRATEGIES for s in p.split(","))]
     analysis = _load(args)
-    cal = calibration(analysis, args.calibrate)
-    rows = compare_rows(analysis, settings, pipelines, cal)
-    last = analysis.view.calls[-1].number if analysis.view.calls else None
-    report = {
-        "session": session_report(analysis),
-        "encoding": analysis.table.encoding,
-        "profile": analysis.table.profile,
-        "calibration": cal.report(),
-        "at_call": last,
-        "settings": {k: (list(v) if isinstance(v, tuple) else v) for k, v in settings.model_dump().items()},
-        "rows": rows,
-    }
-    if args.json:
-        print_report(report)
-    else:
-        from .render import console, render_compare
-
-        render_compare(report, console())
+    with _Progress(len(analysis.view.calls), len(pipelines)) as bar:
+        rows = inspector.compare(analysis, pipelines, settings=settings, progress_for=bar.stage, workers=_workers())
+    report = compare_report(analysis, settings, rows)
+    _show(args, report, "compare")
     return 0
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from ..providers.export import export_request, write_export
-    from ..strategies import plan as run_plan
+    import inspector
 
-    pipeline = _pipeline(args)
-    settings = make_settings(settings_kwargs(args))
-    analysis = _load(args)
-    at = _check_call(analysis, args.at)
-    result = run_plan(analysis.view, analysis.table, pipeline, settings, at)
-    body = export_request(result, args.to)
+    from ..providers.export import write_export
+    from ..providers.exportable import check_exportable, session_files
+
+    analysis, pipeline, result = _plan(args)
+    if not args.allow_invalid:
+        check_exportable(result, args.to)
+    body = inspector.export(result, args.to)
     if args.output == "-":
         print_json(body)
         return 0
-    write_export(body, args.output, args.session)
+    write_export(body, args.output, args.session, session_files(analysis.view.session))
     sent = len(body.get("messages", ()))
     sys.stderr.write(
-        f"wrote {args.output}: {args.to} request body with {sent} messages "
+        f"wrote {visible(args.output)}: {args.to} request body with {sent} messages "
         f"({result.tokens_after:,} tokens by {analysis.table.encoding}, {analysis.table.profile} profile; "
         f"{result.tokens_before:,} before {','.join(pipeline) or 'no strategy'}).\n"
     )
@@ -400,6 +361,7 @@ def cmd_samples(args: argparse.Namespace) -> int:
 
 
 def cmd_tui(args: argparse.Namespace) -> int:
+    from ..tokens import tokenizer_for
     from .samples import sample_path
 
     if args.latest:
@@ -412,10 +374,8 @@ def cmd_tui(args: argparse.Namespace) -> int:
     formats.get_format(args.format) if args.format else formats.detect(path)
     from ..tui.app import run
 
-    from ..tokens import tokenizer_for
-
-    # The viewer reads the file itself: without --encoding or --model it counts with the default.
-    encoding = args.encoding or tokenizer_for(args.model)
+    # Without --encoding the viewer counts with the tokenizer of --model, else of the model the file records.
+    encoding = args.encoding or (tokenizer_for(args.model) if args.model else None)
     return run(path, theme=args.theme, follow=args.follow, format=args.format, encoding=encoding)
 
 
@@ -440,9 +400,8 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
 def _expected_errors() -> tuple[type[BaseException], ...]:
     from ..formats import SessionFormatError
     from ..strategies import UnknownStrategy
-    from ..tokens import EncodingUnavailable
-
     from ..providers.export import ExportError
+    from ..tokens import EncodingUnavailable
 
     return (SessionFormatError, UnknownStrategy, EncodingUnavailable, UsageError, ExportError)
 
@@ -470,6 +429,10 @@ def _show_plugin_warnings() -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     _show_plugin_warnings()
+    if argv and (argv[0] == "proxy" or (argv[0] not in COMMANDS and "--proxy" in argv)):
+        from .proxy import main as proxy_main  # inspector/cli/proxy.py owns both entry points
+
+        return proxy_main(argv)
     if argv and argv[0] in COMMANDS:
         name = argv[0]
         parser = _sub_parsers()[name]
@@ -484,14 +447,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return command(args)
     except _expected_errors() as exc:
-        sys.stderr.write(f"{prog}: error: {exc}\n")
+        sys.stderr.write(f"{prog}: error: {visible(str(exc))}\n")
         return EXIT_USAGE
     except BrokenPipeError:  # `context-inspector info x | head`
         sys.stderr.close()
         return 0
     except OSError as exc:  # writing the export, reading a file that vanished...
         where = f" {exc.filename}:" if getattr(exc, "filename", None) else ""
-        sys.stderr.write(f"{prog}: error:{where} {exc.strerror or exc}.\n")
+        sys.stderr.write(visible(f"{prog}: error:{where} {str(exc.strerror or exc).rstrip('.')}.\n"))
         return EXIT_USAGE
 
 

@@ -8,8 +8,9 @@ options a user gave are passed on, so the defaults live in one place (the declar
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import Any, NoReturn
 
+from ..textsafe import visible
 from ..tokens import ENCODINGS, PROFILES
 
 ENCODING_HELP = (
@@ -17,6 +18,16 @@ ENCODING_HELP = (
     "claude for Anthropic files, else cl100k_base, when no model is known; approx = ceil(chars / 4))"
 )
 MODEL_HELP = "the model the session was sent to (sets the tokenizer; default: the model the file records)"
+
+
+EXIT_USAGE = 2
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one paragraph (no usage dump) and exit code 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {visible(message)}. See '{self.prog} --help'.\n")
 
 
 class UsageError(Exception):
@@ -40,7 +51,8 @@ def add_calibrate_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--calibrate",
         action="store_true",
-        help="scale token estimates by recorded / estimated input over the calls the file recorded usage for",
+        help="kept as an alias: every report now carries predicted_tokens, the whole input of each call fitted "
+        "on the usage recorded for earlier calls (see README, 'What the model really received')",
     )
 
 

@@ -15,6 +15,9 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from ..textsafe import visible
+from .safeconsole import SafeConsole
+
 SHORT_ROLES = {"system": "sys", "assistant": "asst"}
 
 STATUS_STYLES = {
@@ -29,9 +32,9 @@ STATUS_STYLES = {
 
 def console() -> Console:
     """A console on stdout; 120 columns when stdout is not a terminal (pipes, files, tests)."""
-    c = Console(highlight=False)
+    c = SafeConsole(highlight=False)
     if not c.is_terminal and not os.environ.get("COLUMNS"):
-        c = Console(highlight=False, width=120)
+        c = SafeConsole(highlight=False, width=120)
     return c
 
 
@@ -39,7 +42,7 @@ def T(value: Any, style: str = "") -> Text:
     """A plain Text cell (never markup); None becomes an empty cell."""
     if value is None:
         return Text("")
-    return Text(str(value), style=style)
+    return Text(visible(str(value)), style=style)
 
 
 def N(value: int | float | None, style: str = "") -> Text:
@@ -78,57 +81,25 @@ def _session_line(report: dict[str, Any]) -> Text:
     )
 
 
-def _counting_line(report: dict[str, Any], exact: bool | None = None) -> Text:
-    how = "" if exact is None else (" (exact)" if exact else " (estimate)")
-    return Text(f"Tokens counted with {report.get('tokenizer', report['encoding'])}{how}, {report['profile']} message framing.", style="dim")
-
-
-def calibrated(report: dict[str, Any]) -> bool:
-    """Whether the report's token estimates are scaled by ``--calibrate``."""
-    cal = report.get("calibration")
-    return bool(cal) and cal["factor"] is not None
-
-
-def cal_label(report: dict[str, Any], name: str) -> str:
-    """A column or title naming a token estimate, marked when it is calibrated."""
-    return f"{name} (cal.)" if calibrated(report) else name
-
-
-def render_calibration(report: dict[str, Any], out: Console, strategies: bool = False) -> None:
-    """What ``--calibrate`` did: the factor, or why there was nothing to scale by."""
-    cal = report.get("calibration")
-    if not cal:
-        return
-    if cal["factor"] is None:
-        out.print(Text(f"note: {cal['note']}", style="yellow"))
-        return
-    out.print(Text(
-        f"Calibrated: estimates × {cal['factor']:.4g} (recorded / estimated input over "
-        f"{plural(cal['calls'], 'model call')} that recorded usage); figures marked (cal.) are scaled, "
-        f"recorded figures are as the file logged them."
-        + (" Strategies still decide on the uncalibrated counts (budget, trigger and caps apply to those)."
-           if strategies else ""),
-        style="bold",
-    ))
-
-
-# ------------------------------------------------------------------------------------------
-# info
+def _counting_line(report: dict[str, Any]) -> Text:
+    return Text(f"Tokens counted with {report.get('tokenizer', report['encoding'])}, {report['profile']} message framing.", style="dim")
 
 
 def render_info(report: dict[str, Any], out: Console) -> None:
     out.print(_session_line(report))
-    out.print(_counting_line(report, report["exact"]))
-    render_calibration(report, out)
+    out.print(_counting_line(report))
     tokens = report["tokens"]
     total = tokens["total"]
 
-    table = Table(title=Text(cal_label(report, "Tokens by unit kind"), style="bold"), box=box.SIMPLE_HEAD, title_justify="left", show_footer=True)
+    table = Table(title=Text("Tokens by unit kind", style="bold"), box=box.SIMPLE_HEAD, title_justify="left", show_footer=True)
     table.add_column(T("kind"), footer=T("total"))
     table.add_column(T("units"), justify="right")
-    table.add_column(T(cal_label(report, "tokens")), justify="right", footer=N(total))
+    table.add_column(T("tokens"), justify="right", footer=N(total))
     table.add_column(T("share"), justify="right", footer=T("100.0%"))
     for kind, value in tokens["by_unit_kind"].items():
+        if kind == "not_in_file":
+            table.add_row(T("not in file"), T(""), N(value), T(_pct(value, total)), style="italic")
+            continue
         table.add_row(T(kind), N(tokens["units_by_kind"][kind]), N(value), T(_pct(value, total)))
     table.add_row(T("tool definitions"), T(f"{report['tool_definitions']} tools"), N(tokens["tool_definitions"]),
                   T(_pct(tokens["tool_definitions"], total)), style="dim")
@@ -145,9 +116,18 @@ def render_info(report: dict[str, Any], out: Console) -> None:
             f"{nxt['tokens']:,} tokens (system prompts and everything from the compaction on)."
         )
     out.print(Text(note, style="dim"))
+    out.print(Text(f"not in file: {tokens['not_in_file']:,} ({tokens['not_in_file_how']})", style="dim"))
+    window = report["window"]
+    out.print(Text(
+        f"Model {report['model'] or 'not named in the file'}; counted with {report['tokenizer']}. Window "
+        f"{window['tokens']:,} ({window['source']})"
+        + (f"; {window['reserved_note']}: budget {window['budget']:,}" if window["reserved"] else "")
+        + f". Next call, whole context: {nxt['predicted_tokens']:,} tokens "
+        f"({_pct(nxt['predicted_tokens'], window['tokens'])} of the window).",
+    ))
 
     if report["largest_messages"]:
-        title = cal_label(report, f"{len(report['largest_messages'])} largest messages")
+        title = f"{len(report['largest_messages'])} largest messages"
         table = Table(title=Text(title, style="bold"),
                       box=box.SIMPLE_HEAD, title_justify="left")
         rows = [
@@ -168,7 +148,7 @@ def render_info(report: dict[str, Any], out: Console) -> None:
         out.print(table)
 
     if report["tools"]:
-        table = Table(title=Text(cal_label(report, "Tokens per tool (content of calls and results)"), style="bold"),
+        table = Table(title=Text("Tokens per tool (content of calls and results)", style="bold"),
                       box=box.SIMPLE_HEAD, title_justify="left")
         for name in ("tool", "calls", "results", "call tokens", "result tokens", "total", "share"):
             table.add_column(T(name), justify="left" if name == "tool" else "right")
@@ -181,7 +161,7 @@ def render_info(report: dict[str, Any], out: Console) -> None:
 
     usage = report["usage"]
     if usage:
-        render_usage(usage, out, calibrated=calibrated(report))
+        render_usage(usage, out)
 
     flags = {k: v for k, v in report["flags"].items() if v and k != "final_answer"}
     if flags:
@@ -234,7 +214,7 @@ def R(ratio: float | None) -> Text:
     return Text("—", style="dim") if ratio is None else Text(f"{ratio:,.2f}")
 
 
-def render_usage(usage: dict[str, Any], out: Console, limit: int = 60, calibrated: bool = False) -> None:
+def render_usage(usage: dict[str, Any], out: Console, limit: int = 60) -> None:
     table = Table(title=Text("Recorded usage per model call, beside our estimate", style="bold"),
                   box=box.SIMPLE_HEAD, title_justify="left", show_footer=True)
     table.add_column(T("call"), justify="right", footer=T("total"))
@@ -244,20 +224,20 @@ def render_usage(usage: dict[str, Any], out: Console, limit: int = 60, calibrate
     table.add_column(T("cache read"), justify="right")
     table.add_column(T("cache write"), justify="right")
     table.add_column(T("recorded"), justify="right", footer=N(usage["recorded_input_total"]))
-    table.add_column(T("estimate (cal.)" if calibrated else "estimate"), justify="right", footer=N(usage["estimate_total"]))
+    table.add_column(T("estimate"), justify="right", footer=N(usage["estimate_total"]))
     table.add_column(T("ratio"), justify="right", footer=R(usage["ratio"]))
+    table.add_column(T("predicted"), justify="right")
     for row in usage["calls"][:limit]:
         table.add_row(N(row["call"]), N(row["message_index"]), N(row["turn"]), D(row["input_tokens"]),
                       D(row["cache_read_input_tokens"]), D(row["cache_creation_input_tokens"]), N(row["recorded"]),
-                      N(row["estimate"]), R(row["ratio"]))
+                      N(row["estimate"]), R(row["ratio"]), N(row["predicted"]))
     out.print(table)
     more = len(usage["calls"]) - limit
     tail = f" {more:,} more calls in --json." if more > 0 else ""
     out.print(Text(
         f"{plural(usage['calls_with_usage'], 'call')} recorded usage; recorded = input + cache read + cache write "
-        f"(— = not in the file); ratio = recorded / estimate. "
-        + ("" if calibrated else "The agent's own system prompt and tool definitions are often missing from the file: "
-           "--calibrate scales estimates by the total ratio.")
+        f"(— = not in the file); ratio = recorded / estimate; predicted = the whole input the inspector expects "
+        f"for the call from the usage of earlier calls only (estimate + what the file does not show)."
         + tail,
         style="dim",
     ))
@@ -280,7 +260,6 @@ def _pipeline_text(pipeline: list[dict[str, Any]]) -> str:
 def render_plan(report: dict[str, Any], out: Console) -> None:
     out.print(_session_line(report))
     out.print(_counting_line(report))
-    render_calibration(report, out, strategies=True)
     at = report["at_call"]
     out.print(Text(
         (f"Input of model call {at}" if at else "Input of the next model call")
@@ -291,8 +270,8 @@ def render_plan(report: dict[str, Any], out: Console) -> None:
     table.add_column(T("role"), no_wrap=True)
     table.add_column(T("unit"), footer=T("total"), no_wrap=True)
     table.add_column(T("turn"), justify="right", no_wrap=True)
-    table.add_column(T(cal_label(report, "tokens")), justify="right", footer=N(report["tokens_before"]), no_wrap=True)
-    table.add_column(T(cal_label(report, "after")), justify="right", footer=N(report["tokens_after"]), no_wrap=True)
+    table.add_column(T("tokens"), justify="right", footer=N(report["tokens_before"]), no_wrap=True)
+    table.add_column(T("after"), justify="right", footer=N(report["tokens_after"]), no_wrap=True)
     table.add_column(T("status"), no_wrap=True)
     table.add_column(T("reason"), overflow="fold", ratio=1)
     for row in report["messages"]:
@@ -317,13 +296,12 @@ def render_plan(report: dict[str, Any], out: Console) -> None:
 
 def _totals_text(report: dict[str, Any]) -> Text:
     budget = report["budget"]
-    text = Text(f"{report['tokens_before']:,} -> {report['tokens_after']:,} {cal_label(report, 'tokens')}, "
-                f"saving {report['saving']:,} ({report['saving_pct']:.1f}%); includes {report['overhead']:,} of tool "
-                f"definitions and reply priming")
+    text = Text(f"{report['tokens_before']:,} -> {report['tokens_after']:,} tokens, "
+                f"saving {report['saving']:,} ({report['saving_pct']:.1f}%); includes {report['not_in_file']:,} not in "
+                f"the file and {report['overhead']:,} of tool definitions and reply priming")
     if budget is not None:
         fits = report["fits"]
-        # the strategies plan on the inspector's own counts: the budget is held against those
-        text.append(f"; budget {budget:,}{' (against uncalibrated counts)' if calibrated(report) else ''}: ")
+        text.append(f"; budget {budget:,}: ")
         text.append("fits" if fits else "over budget", style="green" if fits else "red")
     text.append(".")
     return text
@@ -356,19 +334,19 @@ def render_violations(violations: dict[str, list[dict[str, Any]]], out: Console,
 
 
 def render_replay(report: dict[str, Any], out: Console) -> None:
-    piped = bool(report["pipeline"])  # without one, "with pipeline" and "saved" would repeat the baseline
+    piped = bool(report["pipeline"])  # without one, "with pipeline" and "saved" would repeat the prediction
     out.print(_session_line(report))
     out.print(_counting_line(report))
-    render_calibration(report, out, strategies=piped)
     out.print(Text(f"Pipeline: {_pipeline_text(report['pipeline'])}"))
     table = Table(box=box.SIMPLE_HEAD, show_footer=True)
     table.add_column(T("call"), justify="right", footer=T("total"))
     table.add_column(T("msg"), justify="right")
     table.add_column(T("turn"), justify="right")
-    table.add_column(T(cal_label(report, "baseline")), justify="right", footer=N(report["baseline_total"]))
+    table.add_column(T("baseline"), justify="right", footer=N(report["baseline_total"]))
+    table.add_column(T("predicted"), justify="right", footer=N(report["predicted_total"]))
     if piped:
-        table.add_column(T(cal_label(report, "with pipeline")), justify="right", footer=N(report["total"]))
-        table.add_column(T("saved"), justify="right", footer=N(report["baseline_total"] - report["total"]))
+        table.add_column(T("with pipeline"), justify="right", footer=N(report["total"]))
+        table.add_column(T("saved"), justify="right", footer=N(report["predicted_total"] - report["total"]))
     recorded = report.get("recorded_total") is not None
     if recorded:
         table.add_column(T("recorded"), justify="right", footer=N(report["recorded_total"]))
@@ -376,20 +354,23 @@ def render_replay(report: dict[str, Any], out: Console) -> None:
         table.add_column(T("cache write"), justify="right")
         table.add_column(T("ratio"), justify="right", footer=R(report["ratio"]))
     for c in report["calls"]:
-        cells = [N(c["call"]), N(c["message_index"]), N(c["turn"]), N(c["baseline_tokens"])]
+        cells = [N(c["call"]), N(c["message_index"]), N(c["turn"]), N(c["baseline_tokens"]), N(c["predicted_tokens"])]
         if piped:
-            saved = c["baseline_tokens"] - c["tokens"]
+            saved = c["predicted_tokens"] - c["tokens"]
             cells += [N(c["tokens"]), N(saved, "green" if saved > 0 else "")]
         if recorded:
             cells += [D(c["recorded_tokens"]), D(c["cache_read_input_tokens"]), D(c["cache_creation_input_tokens"]),
                       R(c["ratio"])]
         table.add_row(*cells)
     out.print(table)
-    if recorded:
-        out.print(Text("baseline = our count of everything before the call; recorded = the usage the file logged "
-                       "for it (input + cache read + cache write; — = not in the file); ratio = recorded / baseline.",
-                       style="dim"))
-    summary = f"{cal_label(report, 'Input tokens')} over all {len(report['calls']):,} calls: {report['baseline_total']:,}"
+    fit = report["fit"]
+    out.print(Text("baseline = our count of what the file shows was sent before the call; predicted = baseline + what "
+                   "the file does not show, fitted on the usage recorded for earlier calls only"
+                   + ("; recorded = the usage the file logged for it (input + cache read + cache write; — = not in "
+                      "the file); ratio = recorded / baseline" if recorded else "")
+                   + f". Next call: not in file {fit['offset']:,} ({fit['how']}).",
+                   style="dim"))
+    summary = f"Input tokens over all {len(report['calls']):,} calls: {report['predicted_total']:,}"
     if piped:
         summary += f" -> {report['total']:,}, saving {report['savings_pct']:.1f}%"
     out.print(Text(summary + "."))
@@ -398,12 +379,11 @@ def render_replay(report: dict[str, Any], out: Console) -> None:
 def render_compare(report: dict[str, Any], out: Console) -> None:
     out.print(_session_line(report))
     out.print(_counting_line(report))
-    render_calibration(report, out, strategies=True)
     at = report["at_call"]
     table = Table(box=box.SIMPLE_HEAD)
     table.add_column(T("pipeline"))
-    table.add_column(T(cal_label(report, f"tokens at call {at}" if at else "tokens")), justify="right")
-    table.add_column(T(cal_label(report, "replay total")), justify="right")
+    table.add_column(T(f"tokens at call {at}" if at else "tokens"), justify="right")
+    table.add_column(T("replay total"), justify="right")
     table.add_column(T("saving"), justify="right")
     table.add_column(T("OpenAI"))
     table.add_column(T("Anthropic"))

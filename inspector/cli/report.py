@@ -2,8 +2,8 @@
 
 Each command builds one of these dicts; ``--json`` prints it and :mod:`inspector.cli.render`
 draws the Rich tables from the same dict, so both outputs always show the same numbers.
-``--calibrate`` is a :class:`Calibration` passed to the builders: it scales the estimates as they
-go into the dict, never the TokenTable or the plans.
+Every report carries the inspector's own count (``baseline``) and the whole input a call had,
+the part the file does not show included (``predicted_tokens``, :mod:`inspector.analysis.predict`).
 Nothing here prints, and nothing here imports Textual.
 """
 
@@ -11,27 +11,32 @@ from __future__ import annotations
 
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..analysis.calibrate import CallUsage, calibration_factor, call_usage, scale
+from ..analysis.breakdown import flag_counts, largest_messages, tool_tokens, unit_kinds
+from ..analysis.calibrate import CallUsage, call_usage
+from ..analysis.context import next_call as visible_next_call
+from ..analysis.predict import next_call, predictions, tokenizer_label
+from ..analysis.window import session_window
 from ..model import ImageBlock, Message, Skipped, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock
-from ..units import FLAG_NAMES, UnitKind
+from ..units import UnitKind
 
 if TYPE_CHECKING:  # pragma: no cover
     from .. import Analysis
+    from ..analysis.compare import CompareRow
     from ..analysis.replay import Replay
-    from ..strategies import Plan, Settings
+    from ..analysis.planning import CheckedPlan
+    from ..strategies import Settings
 
-#: Formats written by Anthropic models' tooling: counted with the ``anthropic`` profile by default.
-ANTHROPIC_FORMATS = frozenset({"anthropic", "claude_code", "claude_trace"})
 
-UNIT_KINDS = tuple(kind.value for kind in UnitKind)
 
 
 def default_profile(format_name: str) -> str:
-    return "anthropic" if format_name in ANTHROPIC_FORMATS else "openai"
+    """The token-count profile a format declares (its provider's, see ``inspector.formats``)."""
+    from ..formats import profile_of
+
+    return profile_of(format_name)
 
 
 # ------------------------------------------------------------------------------------------
@@ -75,53 +80,6 @@ def message_preview(message: Message, width: int = 60) -> str:
 # shared pieces
 
 
-@dataclass(frozen=True, slots=True)
-class Calibration:
-    """How ``--calibrate`` scales the inspector's token estimates: ``cal(tokens)``.
-
-    A view over the report numbers only: the TokenTable and the plans stay in the inspector's own
-    counts (strategies decide on those). Without ``--calibrate``, or with nothing recorded to
-    calibrate against, ``cal(tokens)`` is ``tokens``. Recorded figures are never scaled.
-    """
-
-    requested: bool = False
-    factor: float | None = None  # calibration_factor: sum(recorded) / sum(estimated)
-    calls: int = 0  # model calls with both a recording and an estimate
-    note: str | None = None  # why nothing was scaled, when --calibrate was given in vain
-
-    def __call__(self, tokens: int) -> int:
-        return scale(tokens, self.factor)
-
-    def total(self, values: Iterable[int]) -> int:
-        """The sum of the scaled values, so a column of calibrated figures adds up to its footer."""
-        return sum(map(self, values))
-
-    def report(self) -> dict[str, Any] | None:
-        if not self.requested:
-            return None
-        return {"factor": self.factor, "calls": self.calls, "note": self.note}
-
-
-NO_CALIBRATION = Calibration()
-
-
-def calibration(analysis: Analysis, requested: bool = True) -> Calibration:
-    """The factor from the usage the session recorded, or a note that there is none."""
-    if not requested:
-        return NO_CALIBRATION
-    view, table = analysis.view, analysis.table
-    factor = calibration_factor(view, table)
-    if not factor:  # None: no call recorded usage; 0: every recording says 0 input tokens
-        what = "no input token usage for any model call" if factor is None else "0 input tokens for every model call"
-        return Calibration(
-            requested=True,
-            note=f"Nothing to calibrate against: {analysis.session.path} records {what}, "
-            "so the figures are the inspector's own estimates.",
-        )
-    calls = sum(1 for row in call_usage(view, table) if row.recorded is not None and row.estimated > 0)
-    return Calibration(requested=True, factor=factor, calls=calls)
-
-
 def session_report(analysis: Analysis) -> dict[str, Any]:
     view = analysis.view
     return {
@@ -143,27 +101,22 @@ def _unit_name(analysis: Analysis, index: int) -> tuple[str, int]:
 # info
 
 
-def info_report(analysis: Analysis, largest: int = 10, cal: Calibration = NO_CALIBRATION) -> dict[str, Any]:
-    """Everything ``context-inspector info`` shows (token estimates scaled by ``cal``)."""
+def info_report(analysis: Analysis, largest: int = 10) -> dict[str, Any]:
+    """Everything ``context-inspector info`` shows."""
     session, view, table = analysis.session, analysis.view, analysis.table
     messages = session.messages
     totals = table.totals
-    n = len(view)
 
-    by_kind = {kind: 0 for kind in UNIT_KINDS}
-    count_by_kind = {kind: 0 for kind in UNIT_KINDS}
-    for unit in view.units:
-        kind = unit.kind.value
-        count_by_kind[kind] += 1
-        by_kind[kind] += sum(totals[i] for i in unit.indices)
-    by_kind = {kind: cal(tokens) for kind, tokens in by_kind.items()}
-    message_tokens = sum(by_kind.values())  # == table.prefix[n] uncalibrated
-    tool_definitions, reply_priming = cal(table.tools), cal(table.reply_priming)
-    total = message_tokens + tool_definitions + reply_priming
+    by_kind, count_by_kind = unit_kinds(view, table)
+    message_tokens = sum(by_kind.values())  # == table.prefix[n]
+    nxt = next_call(view, table)
+    by_kind[UnitKind.NOT_IN_FILE.value] = nxt.not_in_file
+    tool_definitions, reply_priming = table.tools, table.reply_priming
+    total = message_tokens + nxt.not_in_file + tool_definitions + reply_priming
+    window = session_window(session)
 
-    order = sorted(range(n), key=lambda i: (-totals[i], i))[:largest]
     largest_rows = []
-    for i in order:
+    for i in largest_messages(table, largest):
         unit, uid = _unit_name(analysis, i)
         largest_rows.append(
             {
@@ -172,65 +125,51 @@ def info_report(analysis: Analysis, largest: int = 10, cal: Calibration = NO_CAL
                 "unit": unit,
                 "unit_id": uid,
                 "turn": view.turn_of[i],
-                "tokens": cal(totals[i]),
+                "tokens": totals[i],
                 "tools": list(dict.fromkeys(view.tool_names[i])),
                 "preview": message_preview(messages[i]),
             }
         )
 
-    tools: dict[str, dict[str, int]] = {}
-
-    def tool_row(name: str) -> dict[str, int]:
-        return tools.setdefault(name, {"calls": 0, "results": 0, "call_tokens": 0, "result_tokens": 0})
-
-    name_of_call: dict[str, str] = {}
-    for i, message in enumerate(messages):
-        counts = table.counts[i].blocks
-        for k, block in enumerate(message.content):
-            if isinstance(block, ToolCallBlock):
-                name_of_call[block.id] = block.name
-                row = tool_row(block.name)
-                row["calls"] += 1
-                row["call_tokens"] += counts[k]
-            elif isinstance(block, ToolResultBlock):
-                row = tool_row(name_of_call.get(block.tool_call_id) or block.name or "?")
-                row["results"] += 1
-                row["result_tokens"] += counts[k]
-    for row in tools.values():
-        row["call_tokens"], row["result_tokens"] = cal(row["call_tokens"]), cal(row["result_tokens"])
     tool_rows = [
-        {"tool": name, **row, "tokens": row["call_tokens"] + row["result_tokens"]}
-        for name, row in tools.items()
+        {
+            "tool": name,
+            "calls": row.calls,
+            "results": row.results,
+            "call_tokens": row.call_tokens,
+            "result_tokens": row.result_tokens,
+            "tokens": row.call_tokens + row.result_tokens,
+        }
+        for name, row in tool_tokens(session, table).items()
     ]
     tool_rows.sort(key=lambda r: (-r["tokens"], r["tool"]))
-
-    flags = Counter()
-    for f in view.flags:
-        for bit, name in FLAG_NAMES.items():
-            if f & bit:
-                flags[name] += 1
 
     return {
         "session": session_report(analysis),
         "encoding": table.encoding,
         "exact": table.exact,
-        "tokenizer": table.label,
         "profile": table.profile,
-        "calibration": cal.report(),
+        "model": nxt.model or window.model,
+        "tokenizer": tokenizer_label(table, nxt.model),
+        "window": {"tokens": window.tokens, "source": window.source, "reserved": window.reserved,
+                   "reserved_note": window.reserved_note, "budget": window.budget},
+        "fit": nxt.fit.as_dict(),
         "tokens": {
             "total": total,
             "messages": message_tokens,
+            "not_in_file": nxt.not_in_file,
+            "not_in_file_how": nxt.fit.how,
             "tool_definitions": tool_definitions,
             "reply_priming": reply_priming,
             "by_unit_kind": by_kind,
             "units_by_kind": count_by_kind,
         },
-        "context_next_call": next_call_tokens(analysis, cal),
+        "context_next_call": next_call_tokens(analysis),
         "largest_messages": largest_rows,
         "tools": tool_rows,
         "tool_definitions": len(session.tools),
-        "flags": {name: flags.get(name, 0) for name in FLAG_NAMES.values()},
-        "usage": usage_report(analysis, cal),
+        "flags": flag_counts(view),
+        "usage": usage_report(analysis),
         "sidechains": {key: len(chain) for key, chain in session.sidechains.items()},
         "skipped": skipped_report(session.skipped),
     }
@@ -262,31 +201,12 @@ def skipped_report(skipped: Sequence[Skipped]) -> dict[str, Any]:
     }
 
 
-def _context_starts(analysis: Analysis) -> list[int]:
-    """Indices of recorded compactions (messages that start a new context)."""
-    return [i for i, m in enumerate(analysis.session.messages) if m.starts_context]
-
-
-def _estimate(analysis: Analysis, system_prefix: list[int], context_start: int, stop: int) -> int:
-    """Input tokens of a request made of messages[:stop] after a compaction at context_start:
-    the system prompts before the compaction, everything from it on, and the overhead."""
-    table = analysis.table
-    return system_prefix[context_start] + table.range_total(context_start, stop) + table.overhead
-
-
-def _system_prefix(analysis: Analysis) -> list[int]:
-    prefix = [0]
-    for role, tokens in zip(analysis.view.roles, analysis.table.totals):
-        prefix.append(prefix[-1] + (tokens if role == "system" else 0))
-    return prefix
-
-
-def next_call_tokens(analysis: Analysis, cal: Calibration = NO_CALIBRATION) -> dict[str, Any]:
-    """What the next model call would be sent: everything, unless the file records a compaction."""
-    starts = _context_starts(analysis)
-    start = starts[-1] if starts else 0
-    tokens = _estimate(analysis, _system_prefix(analysis), start, len(analysis.view))
-    return {"tokens": cal(tokens), "compaction_at": start if starts else None}
+def next_call_tokens(analysis: Analysis) -> dict[str, Any]:
+    """What the next model call would be sent: everything, unless the file records a compaction;
+    ``predicted_tokens`` adds the part the file does not show (inspector.analysis.predict)."""
+    visible = visible_next_call(analysis.view, analysis.table)
+    predicted = next_call(analysis.view, analysis.table).predicted_tokens
+    return {"tokens": visible.tokens, "predicted_tokens": predicted, "compaction_at": visible.compaction_at}
 
 
 def _ratio(recorded: int | None, estimate: int) -> float | None:
@@ -308,16 +228,17 @@ def usage_row(row: CallUsage) -> dict[str, Any]:
     }
 
 
-def usage_report(analysis: Analysis, cal: Calibration = NO_CALIBRATION) -> dict[str, Any] | None:
+def usage_report(analysis: Analysis) -> dict[str, Any] | None:
     """Recorded usage next to our estimate for every call that recorded it; None when none did.
-    ``ratio`` is recorded / estimate (as shown: calibrated under ``--calibrate``), per call and over
-    all of them."""
+    ``ratio`` is recorded / estimate (the inspector's count of what the file shows), per call and
+    over all of them; ``predicted`` is the call's whole input fitted on earlier calls only."""
     view = analysis.view
+    predicted = predictions(view, analysis.table)
     rows = []
     for row in call_usage(view, analysis.table):
         if row.recorded is None:
             continue
-        estimate = cal(row.estimated)
+        estimate = row.estimated
         rows.append(
             {
                 "call": row.call,
@@ -326,6 +247,7 @@ def usage_report(analysis: Analysis, cal: Calibration = NO_CALIBRATION) -> dict[
                 **usage_row(row),
                 "estimate": estimate,
                 "ratio": _ratio(row.recorded, estimate),
+                "predicted": predicted[row.call - 1].predicted_tokens,
             }
         )
     if not rows:
@@ -362,16 +284,16 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
-def violations_report(plan: Plan) -> dict[str, list[dict[str, Any]]]:
+def violations_report(plan: CheckedPlan) -> dict[str, list[dict[str, Any]]]:
     out: dict[str, list[dict[str, Any]]] = {}
     for provider, items in plan.violations.items():
         out[provider] = [{"index": v.index, "message": v.message, "source": v.source, "rule": v.rule} for v in items]
     return out
 
 
-def plan_report(analysis: Analysis, plan: Plan, cal: Calibration = NO_CALIBRATION) -> dict[str, Any]:
-    """The ``plan --json`` object (issue 3): a decision for every message the call saw. Token
-    figures are scaled by ``cal``; ``fits`` and the reasons stay in the counts the plan was made on."""
+def plan_report(analysis: Analysis, plan: CheckedPlan) -> dict[str, Any]:
+    """The ``plan --json`` object (issue 3): a decision for every message the call saw. The
+    totals include what the call sent that the file does not show (``not_in_file``)."""
     view = analysis.view
     inserted = iter(plan.inserted)
     rows = []
@@ -387,7 +309,7 @@ def plan_report(analysis: Analysis, plan: Plan, cal: Calibration = NO_CALIBRATIO
                     "turn": None,
                     "tokens": 0,
                     "status": d.status.value,
-                    "tokens_after": cal(d.tokens_after),
+                    "tokens_after": d.tokens_after,
                     "by": d.by,
                     "reason": d.reason,
                     "simulated": ins.simulated,
@@ -403,9 +325,9 @@ def plan_report(analysis: Analysis, plan: Plan, cal: Calibration = NO_CALIBRATIO
                 "unit": unit,
                 "unit_id": uid,
                 "turn": view.turn_of[d.index],
-                "tokens": cal(d.tokens),
+                "tokens": d.tokens,
                 "status": d.status.value,
-                "tokens_after": cal(d.tokens_after),
+                "tokens_after": d.tokens_after,
                 "by": d.by,
                 "reason": d.reason,
             }
@@ -418,16 +340,16 @@ def plan_report(analysis: Analysis, plan: Plan, cal: Calibration = NO_CALIBRATIO
         "at_call": call.number if call is not None else None,
         "current_turn": plan.current_turn,
         "pipeline": pipeline_report(plan.pipeline, plan.settings),
-        "calibration": cal.report(),
         "budget": plan.budget,
         "fits": None if plan.budget is None else plan.tokens_after <= plan.budget,
-        "tokens_before": cal(plan.tokens_before),
-        "tokens_after": cal(plan.tokens_after),
-        "saving": cal(plan.tokens_before) - cal(plan.tokens_after),
+        "tokens_before": plan.tokens_before,
+        "tokens_after": plan.tokens_after,
+        "saving": plan.tokens_before - plan.tokens_after,
         "saving_pct": round(plan.saving_pct, 1),
-        "overhead": cal(analysis.table.overhead),
+        "overhead": analysis.table.overhead,
+        "not_in_file": plan.not_in_file,
         "stages": [
-            {"strategy": s.strategy, "tokens_before": cal(s.tokens_before), "tokens_after": cal(s.tokens_after)}
+            {"strategy": s.strategy, "tokens_before": s.tokens_before, "tokens_after": s.tokens_after}
             for s in plan.stages
         ],
         "messages": rows,
@@ -439,30 +361,33 @@ def plan_report(analysis: Analysis, plan: Plan, cal: Calibration = NO_CALIBRATIO
 # replay
 
 
-def replay_report(
-    analysis: Analysis, result: Replay, pipeline: list[dict[str, Any]], cal: Calibration = NO_CALIBRATION
-) -> dict[str, Any]:
+def replay_report(analysis: Analysis, result: Replay, pipeline: list[dict[str, Any]]) -> dict[str, Any]:
     """The ``replay --json`` object: per model call, the baseline and the pruned input tokens
-    (scaled by ``cal``; the totals are sums of the figures shown), and what the file recorded for
+    (the totals are sums of the figures shown), and what the file recorded for
     the call (``recorded_tokens`` = input + cache read + cache write, the parts apart, ``ratio`` =
     recorded / baseline as shown; None where nothing was recorded)."""
     recorded = {row.call: row for row in call_usage(analysis.view, analysis.table)}
+    fits = {p.call: p.fit for p in predictions(analysis.view, analysis.table)}
     calls = []
     for c in result.calls:
         row = recorded[c.call]
-        baseline = cal(c.baseline_tokens)
         calls.append(
             {
                 "call": c.call,
                 "message_index": c.message_index,
                 "turn": c.turn,
-                "baseline_tokens": baseline,
-                "tokens": cal(c.tokens),
+                "model": c.model,
+                "tokenizer": tokenizer_label(analysis.table, c.model),
+                "baseline_tokens": c.baseline_tokens,
+                "not_in_file": c.not_in_file,
+                "not_in_file_how": fits[c.call].how,
+                "predicted_tokens": c.predicted_tokens,
+                "tokens": c.tokens,
                 "recorded_tokens": row.recorded,
                 "input_tokens": row.input_tokens,
                 "cache_read_input_tokens": row.cache_read_tokens,
                 "cache_creation_input_tokens": row.cache_creation_tokens,
-                "ratio": _ratio(row.recorded, baseline),
+                "ratio": _ratio(row.recorded, c.baseline_tokens),
             }
         )
     with_usage = [c for c in calls if c["recorded_tokens"] is not None]
@@ -472,11 +397,40 @@ def replay_report(
         "encoding": analysis.table.encoding,
         "profile": analysis.table.profile,
         "pipeline": pipeline,
-        "calibration": cal.report(),
+        "fit": next_call(analysis.view, analysis.table).fit.as_dict(),
         "calls": calls,
         "baseline_total": sum(c["baseline_tokens"] for c in calls),
+        "predicted_total": sum(c["predicted_tokens"] for c in calls),
         "total": sum(c["tokens"] for c in calls),
         "savings_pct": round(result.savings_pct, 1),
         "recorded_total": recorded_total,
         "ratio": _ratio(recorded_total, sum(c["baseline_tokens"] for c in with_usage)),
+    }
+
+
+# ------------------------------------------------------------------------------------------
+# compare
+
+
+def compare_report(analysis: Analysis, settings: Settings, rows: Sequence[CompareRow]) -> dict[str, Any]:
+    """The ``compare --json`` object: one row per pipeline with its tokens at the last call and
+    its replay total (both with what the file does not show), its saving and its validity."""
+    last = analysis.view.calls[-1].number if analysis.view.calls else None
+    return {
+        "session": session_report(analysis),
+        "encoding": analysis.table.encoding,
+        "profile": analysis.table.profile,
+        "at_call": last,
+        "settings": {k: _jsonable(v) for k, v in settings.model_dump().items()},
+        "rows": [
+            {
+                "pipeline": row.name,
+                "tokens_last_call": row.plan.tokens_after,
+                "replay_total": row.replay.total,
+                "saving_pct": row.saving_pct,
+                "valid": row.plan.valid,
+                "violations": {provider: len(items) for provider, items in row.plan.violations.items()},
+            }
+            for row in rows
+        ],
     }

@@ -1,68 +1,94 @@
 """``context-inspector sessions`` (recent agent sessions on this machine) and the TUI's
-``--latest [claude|codex|strands]`` option, on top of :mod:`inspector.discover`.
+``--latest [AGENT]`` option, on top of :mod:`inspector.discover`.
 
-    context-inspector sessions [--agent claude|codex|strands] [--limit N] [--json]
-                               [--claude-dir DIR] [--codex-home DIR] [--strands-dir DIR ...]
+    context-inspector sessions [--agent AGENT] [--limit N] [--json] [--claude-dir DIR] ...
     context-inspector --latest [AGENT]      # open the newest session in the TUI
 
-Kept out of ``main.py`` so the CLI module only wires these in. Light imports only at the top.
+The agents, their location options (``--claude-dir``, ``--codex-home``, ``--strands-dir``...) and
+the help texts come from the formats' discovery facts. Kept out of ``main.py`` so the CLI module
+only wires these in.
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 from datetime import datetime
 from typing import Any
 
-SUMMARY = "recent Claude Code, Codex and Strands sessions on this machine, newest first"
-DESCRIPTION = (
-    "Recent agent sessions found in the usual places, newest first: Claude Code (projects/ under "
-    "$CLAUDE_CONFIG_DIR or ~/.claude), Codex (sessions/ under $CODEX_HOME or ~/.codex) and Strands storage "
-    "directories given with --strands-dir. Message counts are estimates made without parsing the files."
-)
-AGENT_CHOICES = ("claude", "codex", "strands")
+def _discoveries() -> list:
+    """The discovery facts of every registered format that has them (registry order)."""
+    from ..formats import discoverable
+
+    return [f.discovery for f in discoverable()]
+
+
+def _where(d) -> str:
+    if d.repeatable:
+        return f"directories given with --{d.option}"
+    default = " or ".join(x for x in (f"${d.env}" if d.env else None, d.homes[0] if d.homes else None) if x)
+    return f"{'/'.join(d.pattern[:1]) or 'sessions'} under {default}"
+
+
+SUMMARY = "recent agent sessions on this machine, newest first"
+
+
+def description() -> str:
+    places = "; ".join(f"{d.label} ({_where(d)})" for d in _discoveries())
+    return (
+        f"Recent agent sessions found in the usual places, newest first: {places}. "
+        "Message counts are estimates made without parsing the files."
+    )
 
 
 def _add_location_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--claude-dir", metavar="DIR", help="Claude Code config directory (default: $CLAUDE_CONFIG_DIR or ~/.claude)")
-    parser.add_argument("--codex-home", metavar="DIR", help="Codex home (default: $CODEX_HOME or ~/.codex)")
-    parser.add_argument(
-        "--strands-dir", metavar="DIR", action="append", default=[], help="a Strands storage or session directory (repeatable)"
-    )
+    for d in _discoveries():
+        dest = d.option.replace("-", "_")
+        if d.repeatable:
+            parser.add_argument(f"--{d.option}", dest=dest, metavar="DIR", action="append", default=[], help=f"a {d.label} storage or session directory (repeatable)")
+        else:
+            default = " or ".join(x for x in (f"${d.env}" if d.env else None, d.homes[0] if d.homes else None) if x)
+            parser.add_argument(f"--{d.option}", dest=dest, metavar="DIR", help=f"{d.label} home directory (default: {default})")
 
 
 def configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """Options of the ``sessions`` subcommand."""
-    parser.add_argument("--agent", choices=AGENT_CHOICES, help="only this agent's sessions")
+    parser.add_argument("--agent", choices=_agent_choices(), help="only this agent's sessions")
     parser.add_argument("--limit", type=int, default=50, metavar="N", help="how many sessions to list (default: 50)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     _add_location_options(parser)
     return parser
 
 
+def _agent_choices() -> tuple[str, ...]:
+    return tuple(d.agent for d in _discoveries())
+
+
 def add_latest_option(parser: argparse.ArgumentParser) -> None:
     """``--latest [AGENT]`` for the TUI entry (its location options come along)."""
+    choices = _agent_choices()
     parser.add_argument(
         "--latest",
         nargs="?",
         const="any",
-        choices=("any",) + AGENT_CHOICES,
+        choices=("any",) + choices,
         metavar="AGENT",
-        help="open the most recent session (of AGENT: claude, codex or strands) instead of SESSION",
+        help=f"open the most recent session (of AGENT: {', '.join(choices)}) instead of SESSION",
     )
     _add_location_options(parser)
+
+
+def _given(args: argparse.Namespace) -> dict[str, object]:
+    return {d.agent: getattr(args, d.option.replace("-", "_"), None) for d in _discoveries()}
 
 
 def _found(args: argparse.Namespace, agent: str | None, limit: int):
     from ..discover import find_sessions
 
-    return find_sessions(args.claude_dir, args.codex_home, args.strands_dir, limit=limit, agent=agent)
+    return find_sessions(limit=limit, agent=agent, dirs=_given(args))
 
 
 def latest_session(args: argparse.Namespace) -> tuple[str, str]:
     """``(path, format)`` of the newest session for ``--latest``; UsageError when there is none."""
-    from ..discover import claude_dirs, codex_dir
     from .options import UsageError
 
     agent = None if args.latest in (None, "any") else args.latest
@@ -70,14 +96,15 @@ def latest_session(args: argparse.Namespace) -> tuple[str, str]:
         raise UsageError(f"give either SESSION ({args.session}) or --latest, not both.")
     found = _found(args, agent, 1)
     if not found:
-        places = []
-        if agent in (None, "claude"):
-            places += [str(d / "projects") for d in claude_dirs(args.claude_dir)]
-        if agent in (None, "codex"):
-            places.append(str(codex_dir(args.codex_home) / "sessions"))
-        if agent in (None, "strands"):
-            places += list(args.strands_dir) or ["no --strands-dir"]
-        what = {"claude": "Claude Code", "codex": "Codex", "strands": "Strands"}.get(agent or "", "agent")
+        given = _given(args)
+        places: list[str] = []
+        for d in _discoveries():
+            if agent in (None, d.agent):
+                if d.repeatable:
+                    places += [str(p) for p in given[d.agent] or ()] or [f"no --{d.option}"]
+                else:
+                    places += [str(p) for p in d.places(given[d.agent])]
+        what = next((d.label for d in _discoveries() if d.agent == agent), "agent")
         raise UsageError(f"--latest: no {what} sessions found in {', '.join(places)}.")
     return str(found[0].path), found[0].format
 
@@ -143,4 +170,10 @@ def cmd_sessions(args: argparse.Namespace) -> int:
     return 0
 
 
-__all__ = ["DESCRIPTION", "SUMMARY", "add_latest_option", "cmd_sessions", "configure", "latest_session", "render"]
+def __getattr__(name: str) -> str:
+    if name == "DESCRIPTION":
+        return description()
+    raise AttributeError(name)
+
+
+__all__ = ["SUMMARY", "add_latest_option", "cmd_sessions", "configure", "description", "latest_session", "render"]

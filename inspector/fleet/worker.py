@@ -229,15 +229,13 @@ def strategy_rows(analysis: Analysis, sid: str, strategies: tuple[str, ...], bud
     and the provider rule violations of the history it would send at the last call."""
     if not strategies or not analysis.view.calls:
         return []
-    from ..analysis.replay import replay
-    from ..strategies import Settings, plan
-    from ..strategies import builtin  # noqa: F401  (registers the built-in strategies)
+    import inspector
 
-    settings = Settings(budget=budget)
     rows = []
+    last = len(analysis.view.calls)
     for name in strategies:
-        result = replay(analysis.view, analysis.table, (name,), settings)
-        violations = plan(analysis.view, analysis.table, (name,), settings, len(analysis.view.calls)).violations
+        result = inspector.replay(analysis, (name,), budget=budget)
+        violations = inspector.plan(analysis, (name,), at_call=last, budget=budget).violations
         rows.append(
             {
                 "session_id": sid,

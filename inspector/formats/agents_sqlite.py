@@ -10,30 +10,78 @@ newest row and lists them all in ``Session.extra["sessions"]``; :func:`read_data
 The basic session records no usage (``AdvancedSQLiteSession``'s per-turn ``turn_usage`` is not
 per model call and is not read).
 
-The database is opened read-only (``mode=ro``): the inspector never writes to it.
+The inspector never writes to the database, nor creates anything beside it: even a read-only
+SQLite connection leaves ``-wal`` and ``-shm`` files next to a WAL database (every real Agents SDK
+database is one), and ``immutable=1`` would ignore rows still in the WAL. So :func:`connect` reads
+a private copy: the ``-wal`` (and a rollback ``-journal``) first, then the database, into a fresh
+temporary directory that closing the connection removes. Text that is not UTF-8 is read with
+its bad bytes kept as surrogate escapes, so one bad row never fails the whole read.
 """
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
+import tempfile
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 import orjson
 
 from ..model import Message, Session, Skipped, SourceRef
 from .base import Format, Probe, SessionFormatError, register
 from .openai_responses import ItemReader
+from ..safeio import open_input
 from .records import ignored
 
 NAME = "agents_sqlite"
 SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
+class _PrivateCopy(sqlite3.Connection):
+    """A connection to a private copy of a database; closing it removes the copy."""
+
+    _copy_dir: str | None = None
+
+    def close(self) -> None:
+        try:
+            super().close()
+        finally:
+            if self._copy_dir:
+                shutil.rmtree(self._copy_dir, ignore_errors=True)
+                self._copy_dir = None
+
+    def __del__(self) -> None:
+        self.close()
+
+
+def _copy(source: Path, target: Path) -> None:
+    with open_input(source) as src, open(target, "wb") as dst:
+        shutil.copyfileobj(src, dst, 1 << 20)
+
+
+def _text(raw: bytes) -> str:
+    return raw.decode("utf-8", "surrogateescape")
+
+
 def connect(path: Path) -> sqlite3.Connection:
-    """A read-only connection (never creates or writes the file)."""
-    return sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro", uri=True)
+    """A connection to a private copy of ``path`` with its WAL (nothing is created or changed
+    beside ``path``); close it to remove the copy."""
+    copy_dir = tempfile.mkdtemp(prefix="context-inspector-sqlite-")
+    try:
+        copy = Path(copy_dir) / "session.db"
+        for suffix in ("-wal", "-journal"):  # before the database: a checkpoint in between loses nothing
+            side = Path(f"{path}{suffix}")
+            if side.is_file():
+                _copy(side, Path(f"{copy}{suffix}"))
+        _copy(path, copy)
+        con = sqlite3.connect(copy, factory=_PrivateCopy)
+    except BaseException:
+        shutil.rmtree(copy_dir, ignore_errors=True)
+        raise
+    con._copy_dir = copy_dir
+    con.text_factory = _text
+    return con
 
 
 def messages_table(con: sqlite3.Connection) -> str | None:
@@ -73,7 +121,7 @@ class SqliteSessionReader:
         elif not any(s["session_id"] == session_id for s in listed):
             raise SessionFormatError(path, None, f"no session {session_id!r} in table {self.table}.")
         self.session_id = session_id
-        self.session = Session(path=str(path), format=NAME, extra={"session_id": session_id, "table": self.table, "sessions": listed})
+        self.session = Session(path=str(path), format=NAME, agent="openai-agents", extra={"session_id": session_id, "table": self.table, "sessions": listed})
         self.items = ItemReader(self.session.messages, self.session.skipped)
         self.last_id = 0
         self.rows = 0
@@ -108,6 +156,8 @@ def read_database(path: Path, session_id: str | None = None) -> Session:
     con = connect(path)
     try:
         reader.read_new(con)
+    except sqlite3.DatabaseError as exc:
+        raise SessionFormatError(path, None, f"cannot read it as SQLite ({exc}).") from None
     finally:
         con.close()
     return reader.session
@@ -137,5 +187,6 @@ FORMAT = register(
         detect=detect,
         read=read,
         suffix=".db",
+        follow="sqlite",
     )
 )

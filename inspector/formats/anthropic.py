@@ -1,4 +1,4 @@
-"""Anthropic Messages requests: reader, writer and detector.
+"""Anthropic Messages requests: reader and detector.
 
 Reads an object with a top-level ``system`` (string or text blocks; it becomes the role="system"
 message 0), ``messages`` (content a string or blocks) and ``tools``; other top-level keys go to
@@ -6,11 +6,7 @@ message 0), ``messages`` (content a string or blocks) and ``tools``; other top-l
 the ToolCallBlock's JSON text (compact), which loads back to the same object. Unknown blocks
 (``document``, ``server_tool_use``, ``compaction``...) are RawBlocks kept verbatim.
 
-The writer (:func:`dump_request`) also turns any session into a valid-shaped Anthropic request:
-system messages wherever they are go to ``system``, ``tool`` messages become ``tool_result``
-blocks, consecutive ones merged into one user message. With ``results_first=True`` (the export
-path) a user message holding ``tool_result`` blocks lists them first, then its other content, as
-Anthropic's tool-use rules require; a round trip (:func:`write`) keeps the source's block order.
+The writer is :mod:`inspector.providers.anthropic` (the provider's wire rules live there).
 """
 
 from __future__ import annotations
@@ -34,7 +30,6 @@ from ..model import (
 )
 from . import hints as H
 from .base import Format, Probe, register
-from .imagesize import image_size, split_data_url
 from .jsondoc import (
     PathParts,
     ShapeError,
@@ -49,7 +44,7 @@ from .jsondoc import (
 )
 from .openai_chat import is_message_list, signals
 from .rawtext import raw_text
-from .records import anthropic_usage
+from .reading import ANTHROPIC, image_block, usage_from
 
 NAME = "anthropic"
 
@@ -80,8 +75,9 @@ def session_from_document(doc: Any, path: str | None = None) -> Session:
     with paused_gc():
         for i, item in enumerate(items):
             messages.append(_message(item, len(messages), prefix + (i,)))
+    model = extra.get("model") if isinstance(extra.get("model"), str) else None  # the request's model
     return Session.model_construct(
-        path=path, format=NAME, messages=messages, tools=tools, extra=extra, sidechains={}, skipped=[]
+        path=path, format=NAME, messages=messages, tools=tools, extra=extra, sidechains={}, skipped=[], model=model
     )
 
 
@@ -146,7 +142,7 @@ def _message(d: Any, index: int, path: PathParts) -> Message:
         role=role,
         content=blocks,
         name=None,
-        usage=anthropic_usage(d.get("usage")),
+        usage=usage_from(d.get("usage"), ANTHROPIC),
         source=SourceRef.model_construct(line=None, json_path=json_path(path), file=None),
         content_form=form,
         starts_context=starts_context,
@@ -258,17 +254,7 @@ def _image(b: dict) -> ImageBlock | None:
     nested = {k: v for k, v in source.items() if k not in ("type", "media_type", key)}
     if nested:
         extra[H.NESTED] = nested
-    data = source[key]
-    size = image_size(data) if kind == "base64" else None
-    return ImageBlock.model_construct(
-        media_type=media_type,
-        source_kind=kind,
-        data=data,
-        detail=None,
-        width=size[0] if size else None,
-        height=size[1] if size else None,
-        extra=extra,
-    )
+    return image_block(source[key], media_type=media_type, source_kind=kind, extra=extra)
 
 
 def _read_tools(doc: dict, extra: dict) -> list[ToolDefinition]:
@@ -280,169 +266,6 @@ def _read_tools(doc: dict, extra: dict) -> list[ToolDefinition]:
         description, schema, tool_extra = tool_fields(t, path, "input_schema")
         tools.append(ToolDefinition.model_construct(name=t["name"], description=description, parameters=schema, extra=tool_extra))
     return tools
-
-
-# -- writing -------------------------------------------------------------------------------------
-
-
-def dump_request(session: Session, messages: list[Message] | None = None, *, results_first: bool = False) -> dict:
-    """The session (or ``messages``) as an Anthropic Messages request body.
-
-    System messages, wherever they are, go to the top-level ``system`` (a string when there is one
-    plain string, else text blocks); tool messages become ``tool_result`` blocks, consecutive ones
-    merged into one user message; tool call arguments become ``input`` objects (arguments that are
-    not a JSON object are wrapped as ``{"_unparsed_arguments": text}``). Source fields kept in
-    ``extra`` are written only when the session was read from an Anthropic file.
-    ``results_first``: move a user message's ``tool_result`` blocks before its other blocks (text
-    a person typed, reminders, images), keeping each group's order (:func:`results_first_order`).
-    """
-    same = session.format == NAME
-    msgs = session.messages if messages is None else messages
-    out: dict[str, Any] = {}
-    system = [m for m in msgs if m.role == "system"]
-    if system:
-        out["system"] = _dump_system(system, same)
-    dumped: list[dict] = []
-    merging = False  # the last dumped message is a user message made of tool messages
-    for m in msgs:
-        if m.role == "system":
-            continue
-        if m.role == "tool":
-            blocks = [_dump_block(b, same) for b in m.content if not isinstance(b, ToolCallBlock)]
-            if merging:
-                dumped[-1]["content"].extend(blocks)
-            else:
-                dumped.append({"role": "user", "content": blocks})
-                merging = True
-            continue
-        merging = False
-        if results_first and m.role == "user":
-            m = results_first_order(m)
-        d: dict[str, Any] = {"role": m.role, "content": _dump_content(m, same)}
-        H.emit_extra(d, m.extra, same)
-        dumped.append(d)
-    out["messages"] = dumped
-    if session.tools:
-        out["tools"] = [_dump_tool(t, same) for t in session.tools]
-    if same:
-        H.emit_extra(out, session.extra)
-    return out
-
-
-def write(session: Session) -> str:
-    request = dump_request(session)
-    data: Any = request["messages"] if session.format == NAME and session.extra.get(H.BARE) else request
-    return orjson.dumps(data, option=orjson.OPT_INDENT_2).decode() + "\n"
-
-
-def results_first_order(m: Message) -> Message:
-    """``m`` with its ``tool_result`` blocks moved before its other blocks (each group in order);
-    ``m`` itself when they already come first."""
-    blocks = m.content
-    seen_other = False
-    for b in blocks:
-        if isinstance(b, ToolResultBlock):
-            if seen_other:
-                break
-        else:
-            seen_other = True
-    else:
-        return m
-    results = [b for b in blocks if isinstance(b, ToolResultBlock)]
-    others = [b for b in blocks if not isinstance(b, ToolResultBlock)]
-    return m.model_copy(update={"content": results + others})
-
-
-def _dump_system(system: list[Message], same: bool) -> str | list[dict]:
-    only = system[0]
-    if len(system) == 1 and only.content_form == "string" and all(isinstance(b, TextBlock) for b in only.content):
-        return "\n".join(b.text for b in only.content)
-    blocks: list[dict] = []
-    for m in system:
-        for b in m.content:
-            if isinstance(b, TextBlock):
-                blocks.append(H.emit_extra({"type": "text", "text": b.text}, b.extra, same))
-            elif isinstance(b, RawBlock) and b.text:
-                blocks.append({"type": "text", "text": b.text})
-    return blocks
-
-
-def _dump_content(m: Message, same: bool) -> Any:
-    blocks = m.content
-    if m.content_form == "null" and not blocks:
-        return None if same else ""
-    if m.content_form == "string" and len(blocks) == 1 and isinstance(blocks[0], TextBlock):
-        return blocks[0].text
-    if m.content_form in ("string", "parts") and blocks and all(isinstance(b, TextBlock) for b in blocks) and not same:
-        return "\n".join(b.text for b in blocks)
-    if not same and len(blocks) > 1:  # the API rejects empty text blocks
-        blocks = [b for b in blocks if not (isinstance(b, TextBlock) and not b.text)]
-    if not blocks:
-        return ""
-    return [_dump_block(b, same) for b in blocks]
-
-
-def _dump_block(b: Any, same: bool) -> dict:
-    if isinstance(b, TextBlock):
-        if H.RAW in b.extra and same:
-            return b.extra[H.RAW]
-        return H.emit_extra({"type": "text", "text": b.text}, b.extra, same)
-    if isinstance(b, ToolCallBlock):
-        d = {"type": "tool_use", "id": b.id, "name": b.name, "input": tool_input(b.arguments, same)}
-        return H.emit_extra(d, b.extra, same)
-    if isinstance(b, ToolResultBlock):
-        d = {"type": "tool_result", "tool_use_id": b.tool_call_id}
-        if isinstance(b.content, str):
-            d["content"] = None if (same and b.content == "" and H.had_null_content(b.extra)) else b.content
-        else:
-            d["content"] = [_dump_block(p, same) for p in b.content]
-        if b.is_error:
-            d["is_error"] = True
-        return H.emit_extra(d, b.extra, same)
-    if isinstance(b, ThinkingBlock):
-        if b.redacted:
-            return H.emit_extra({"type": "redacted_thinking", "data": b.thinking}, b.extra, same)
-        d = {"type": "thinking", "thinking": b.thinking}
-        if b.signature is not None:
-            d["signature"] = b.signature
-        return H.emit_extra(d, b.extra, same)
-    if isinstance(b, ImageBlock):
-        return H.emit_extra({"type": "image", "source": _image_source(b, same)}, b.extra, same)
-    if isinstance(b, RawBlock):
-        return b.raw if same else {"type": "text", "text": b.text}
-    raise TypeError(f"cannot write a {type(b).__name__} as an Anthropic block")
-
-
-def _image_source(b: ImageBlock, same: bool) -> dict:
-    if b.source_kind == "base64":
-        data_url = split_data_url(b.data)
-        if data_url is not None:
-            source = {"type": "base64", "media_type": data_url[0] or b.media_type, "data": data_url[1]}
-        else:
-            source = {"type": "base64", "media_type": b.media_type, "data": b.data}
-    elif b.source_kind == "file":
-        source = {"type": "file", "file_id": b.data}
-    else:
-        source = {"type": "url", "url": b.data}
-    return H.emit_extra(source, b.extra.get(H.NESTED) or {}, same)
-
-
-def tool_input(arguments: str, as_written: bool = False) -> Any:
-    """A tool call's JSON text as the ``input`` object Anthropic takes. Text that is not a JSON
-    object is wrapped as ``{"_unparsed_arguments": text}`` unless ``as_written`` (a round trip)."""
-    try:
-        value = orjson.loads(arguments)
-    except orjson.JSONDecodeError:
-        return {"_unparsed_arguments": arguments}
-    return value if isinstance(value, dict) or as_written else {"_unparsed_arguments": arguments}
-
-
-def _dump_tool(t: ToolDefinition, same: bool) -> dict:
-    d: dict[str, Any] = {"name": t.name}
-    if t.description or same:
-        d["description"] = t.description
-    d["input_schema"] = t.parameters if (t.parameters or same) else {"type": "object", "properties": {}}
-    return H.emit_extra(d, t.extra, same)
 
 
 # -- detection -----------------------------------------------------------------------------------
@@ -472,7 +295,7 @@ register(
         description="Anthropic Messages request (an object with \"messages\" and a top-level \"system\")",
         detect=detect,
         read=read,
-        write=write,
         suffix=".json",
+        provider="anthropic",
     )
 )

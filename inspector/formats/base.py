@@ -1,9 +1,13 @@
 """The reader registry, format detection and the one error type bad input raises.
 
-A format module registers a :class:`Format` with :func:`register`: a ``detect`` function that
-scores a :class:`Probe` (0 = not this format), a ``read`` function that returns a
-:class:`~inspector.model.Session`, and optionally a ``write`` function for round trips and
-exports. Readers never write to the session file.
+A format module declares everything the rest of the program needs to know about it in one
+:class:`Format` registered with :func:`register`: a ``detect`` function that scores a
+:class:`Probe` (0 = not this format), a ``read`` function that returns a
+:class:`~inspector.model.Session`, optionally a ``write`` function for round trips and exports,
+the ``provider`` whose profile counts it and whose wire format exports it by default, how it can
+be followed live (``follow``), and where an agent keeps its sessions (``discovery``). The
+follower, session discovery, the CLI and the TUI read these facts; none of them lists formats.
+Readers never write to the session file.
 """
 
 from __future__ import annotations
@@ -12,11 +16,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 import orjson
 
 from ..model import Session
+from ..safeio import InputError, check_input, read_text, read_text_head
+from .discovery import Discovery
 
 HEAD_BYTES = 64 * 1024
 
@@ -43,16 +49,16 @@ class SessionFormatError(Exception):
 class Probe:
     """What detection looks at: the path, the first bytes, and (lazily) the parsed content."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, head_bytes: int = HEAD_BYTES) -> None:
         self.path = path
         self.is_dir = path.is_dir()
+        self.head_bytes = head_bytes
 
     @cached_property
     def head(self) -> bytes:
         if self.is_dir:
             return b""
-        with open(self.path, "rb") as fh:
-            return fh.read(HEAD_BYTES)
+        return read_text_head(self.path, self.head_bytes)
 
     @cached_property
     def first_line(self) -> Any:
@@ -74,7 +80,7 @@ class Probe:
         if not stripped[:1] in (b"{", b"["):
             return None
         try:
-            return orjson.loads(self.path.read_bytes())
+            return orjson.loads(read_text(self.path))
         except orjson.JSONDecodeError:
             return None
 
@@ -100,19 +106,53 @@ class RecordStream(Protocol):
         ...
 
 
+#: How a format's sessions grow while an agent runs, which says how they are followed live:
+#: ``stream`` an append-only file read line by line through ``Format.stream``; ``directory`` a new
+#: file per message (Strands); ``sqlite`` new rows in a database (Agents SDK); ``rewrite`` the
+#: whole file is written again on each change (Gemini CLI), so it is read again and compared.
+FollowKind = Literal["stream", "directory", "sqlite", "rewrite"]
+
+#: Providers whose token-count profile and export layout exist; other providers count as OpenAI.
+COUNTED_PROVIDERS = ("openai", "anthropic")
+
+
 @dataclass(frozen=True)
 class Format:
+    """One session format and every fact about it (one registry line per format)."""
+
     name: str
     description: str
     detect: Callable[[Probe], int]
     read: Callable[[Path], Session]
     write: Callable[[Session], str] | None = None
-    #: Append-only on disk, so the TUI can follow it as it grows.
+    #: Append-only on disk, so the TUI can follow it as it grows (kept for plugins: ``follow``
+    #: says the same and more).
     appendable: bool = False
     #: File suffix for ``write`` output.
     suffix: str = ".json"
     #: For appendable formats: make a RecordStream for a path (the path names the session).
     stream: Callable[[Path], RecordStream] | None = None
+    #: Whose model wrote it: the token-count profile and the default export target
+    #: (``openai``, ``anthropic``, ``gemini``...).
+    provider: str = "openai"
+    #: How it can be followed live, or None when it cannot. Defaults to ``stream`` when the
+    #: format gives a ``stream``.
+    follow: FollowKind | None = None
+    #: Where an agent keeps sessions of this format (None: it does not keep them in one place).
+    discovery: Discovery | None = None
+
+    def __post_init__(self) -> None:
+        if self.follow is None and self.stream is not None:
+            object.__setattr__(self, "follow", "stream")
+        if self.follow == "stream" and self.stream is None:
+            raise ValueError(f"format {self.name!r}: follow='stream' needs a stream function")
+        if self.follow == "stream" and not self.appendable:
+            object.__setattr__(self, "appendable", True)
+
+    @property
+    def profile(self) -> str:
+        """The token-count profile: the provider's own where one exists, else ``openai``."""
+        return self.provider if self.provider in COUNTED_PROVIDERS else "openai"
 
 
 FORMATS: dict[str, Format] = {}
@@ -123,14 +163,53 @@ def register(fmt: Format) -> Format:
     return fmt
 
 
+def provider_of(format_name: str) -> str:
+    """The provider of a registered format (``openai`` for a name no format has)."""
+    fmt = FORMATS.get(format_name)
+    return fmt.provider if fmt is not None else "openai"
+
+
+def profile_of(format_name: str) -> str:
+    """The token-count profile for sessions of ``format_name``."""
+    fmt = FORMATS.get(format_name)
+    return fmt.profile if fmt is not None else "openai"
+
+
+def follow_kind(format_name: str) -> FollowKind | None:
+    """How sessions of ``format_name`` can be followed live, or None."""
+    fmt = FORMATS.get(format_name)
+    return fmt.follow if fmt is not None else None
+
+
+def discoverable() -> list[Format]:
+    """Registered formats whose sessions an agent keeps in known places, in registry order."""
+    return [f for f in FORMATS.values() if f.discovery is not None]
+
+
+#: What a detector raises on a field of an unexpected type (a dict where a string belongs is
+#: unhashable in ``role in ROLES``): the file is then not that format, never a traceback.
+DETECT_FIELD_ERRORS = (TypeError, ValueError, AttributeError, KeyError, IndexError, RecursionError)
+
+
+def _score(fmt: Format, probe: Probe) -> int:
+    """``fmt.detect(probe)``, 0 when the detector trips over a wrongly typed field."""
+    try:
+        return fmt.detect(probe)
+    except DETECT_FIELD_ERRORS:
+        return 0
+
+
 def detect(path: str | Path) -> Format:
     """The registered format that scores highest on ``path``; SessionFormatError if none does."""
     p = Path(path)
-    if not p.exists():
+    if not p.exists() and not p.is_symlink():
         raise SessionFormatError(p, None, "no such file or directory.")
+    check_input(p)
     probe = Probe(p)
     try:
-        scored = sorted(((fmt.detect(probe), fmt.name) for fmt in FORMATS.values()), reverse=True)
+        scored = sorted(((_score(fmt, probe), fmt.name) for fmt in FORMATS.values()), reverse=True)
+    except InputError:
+        raise  # already one paragraph naming the file and the cause
     except OSError as exc:
         raise SessionFormatError(p, None, f"cannot read it ({exc.strerror or exc}).") from exc
     if not scored or scored[0][0] <= 0:
@@ -157,6 +236,7 @@ def load(path: str | Path, format: str | None = None) -> Session:
     """Read ``path`` into a Session, detecting the format unless ``format`` names one."""
     p = Path(path)
     fmt = get_format(format) if format else detect(p)
-    if not p.exists():
+    if not p.exists() and not p.is_symlink():
         raise SessionFormatError(p, None, "no such file or directory.")
+    check_input(p)
     return fmt.read(p)

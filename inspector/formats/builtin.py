@@ -1,4 +1,6 @@
-"""Registers every built-in format (import for side effects). One import per line."""
+"""Registers every built-in format (import for side effects). One import per line: adding a
+format is one module that registers its :class:`~inspector.formats.base.Format` (name, detect,
+read, provider, follow kind, discovery) plus one line here; nothing else lists formats."""
 
 from . import openai_chat  # noqa: F401
 from . import anthropic  # noqa: F401
@@ -11,3 +13,5 @@ from . import agents_sqlite  # noqa: F401
 from . import langchain  # noqa: F401
 from . import openhands  # noqa: F401
 from . import swe_agent  # noqa: F401
+from . import capture  # noqa: F401
+from . import gemini_cli  # noqa: F401

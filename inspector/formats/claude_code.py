@@ -26,7 +26,14 @@ How the file becomes a :class:`~inspector.model.Session`:
   subtypes (``system/turn_duration``...), synthetic API-error replies and any unknown record type.
   Unknown fields never fail a line.
 - **Usage.** ``message.usage`` of each response -> :class:`~inspector.model.Usage` (input, output,
-  cache read, cache creation kept apart; Anthropic's ``input_tokens`` excludes cached input).
+  cache read, cache creation kept apart; Anthropic's ``input_tokens`` excludes cached input), once
+  per call however many lines the response was written on; ``Usage.model`` is ``message.model``.
+  ``Session.agent`` is ``claude_code``, ``agent_version`` the latest ``version`` field,
+  ``Session.model`` the model most main-chain calls used.
+- **Injected content.** ``<system-reminder>`` text Claude Code wrote into a message (inside tool
+  results, ``isMeta`` user entries) stays in that message and is counted. ``attachment`` records
+  (2.1.x: mentioned files, hook context, todo reminders) are listed in ``skipped`` with a reason:
+  they reach the model as reminder text in a wording the file does not hold.
 
 The headless ``claude -p --output-format stream-json`` log (``session_id``, no ``parentUuid``) reads
 the same way; its ``parent_tool_use_id`` messages are sidechains.
@@ -46,7 +53,6 @@ from ..model import (
     RawBlock,
     ResultPart,
     Session,
-    Skipped,
     SourceRef,
     TextBlock,
     ThinkingBlock,
@@ -54,8 +60,11 @@ from ..model import (
     ToolResultBlock,
     Usage,
 )
+from ..safeio import read_line
 from .base import Format, Probe, register
-from .records import anthropic_usage as usage_of
+from .discovery import Discovery, SessionDetails, count_needles, first_records
+from .rawtext import raw_text
+from .reading import ANTHROPIC, ModelTally, content_blocks, image_block, usage_from
 from .records import FIELD_ERRORS, head_records, ignored, iter_lines, json_text, malformed, parse_line, read_stream
 
 NAME = "claude_code"
@@ -90,19 +99,7 @@ def _image(block: dict[str, Any]) -> ImageBlock:
     source = block.get("source") if isinstance(block.get("source"), dict) else {}
     kind = source.get("type")
     data = source.get("data") or source.get("url") or source.get("file_id") or ""
-    return ImageBlock(
-        media_type=source.get("media_type"),
-        source_kind=kind if kind in ("base64", "url", "file") else "url",
-        data=str(data),
-    )
-
-
-def _block_text(block: dict[str, Any]) -> str:
-    for key in ("text", "content", "thinking"):
-        value = block.get(key)
-        if isinstance(value, str):
-            return value
-    return ""
+    return image_block(data, media_type=source.get("media_type"), source_kind=kind if kind in ("base64", "url", "file") else "url")
 
 
 def _result_content(content: Any) -> str | list[ResultPart]:
@@ -121,52 +118,39 @@ def _result_content(content: Any) -> str | list[ResultPart]:
         elif part.get("type") == "text":
             parts.append(TextBlock(text=str(part.get("text", ""))))
         else:  # tool_reference, search_result...: keep the block, count its text
-            parts.append(TextBlock(text=_block_text(part), extra={"block": part}))
+            parts.append(TextBlock(text=raw_text(part), extra={"block": part}))
     return parts
+
+
+def _block(b: Any, k: int) -> Block:
+    if not isinstance(b, dict):
+        return TextBlock(text=str(b))
+    t = b.get("type")
+    if t == "text":
+        rest = {key: v for key, v in b.items() if key not in ("type", "text")}
+        return TextBlock(text=str(b.get("text", "")), extra=rest)
+    if t == "tool_use":
+        return ToolCallBlock(id=str(b.get("id", "")), name=str(b.get("name", "")), arguments=json_text(b.get("input", {})))
+    if t == "tool_result":
+        return ToolResultBlock(tool_call_id=str(b.get("tool_use_id", "")), content=_result_content(b.get("content")), is_error=bool(b.get("is_error")))
+    if t == "thinking":
+        return ThinkingBlock(thinking=str(b.get("thinking", "")), signature=b.get("signature"))
+    if t == "redacted_thinking":
+        return ThinkingBlock(thinking=str(b.get("data", "")), redacted=True)
+    if t == "image":
+        return _image(b)
+    return RawBlock(raw=b, text=raw_text(b))  # document, server_tool_use, web_search_tool_result, compaction...
 
 
 def convert_blocks(content: Any) -> tuple[list[Block], str]:
     """Anthropic message ``content`` (string or blocks) -> model blocks and the content form."""
-    if content is None:
-        return [], "null"
-    if isinstance(content, str):
-        return ([TextBlock(text=content)] if content else []), "string"
-    if not isinstance(content, list):
-        return [RawBlock(raw={"content": content}, text=json_text(content))], "blocks"
-    blocks: list[Block] = []
-    for b in content:
-        if not isinstance(b, dict):
-            blocks.append(TextBlock(text=str(b)))
-            continue
-        t = b.get("type")
-        if t == "text":
-            rest = {k: v for k, v in b.items() if k not in ("type", "text")}
-            blocks.append(TextBlock(text=str(b.get("text", "")), extra=rest))
-        elif t == "tool_use":
-            blocks.append(ToolCallBlock(id=str(b.get("id", "")), name=str(b.get("name", "")), arguments=json_text(b.get("input", {}))))
-        elif t == "tool_result":
-            blocks.append(
-                ToolResultBlock(
-                    tool_call_id=str(b.get("tool_use_id", "")),
-                    content=_result_content(b.get("content")),
-                    is_error=bool(b.get("is_error")),
-                )
-            )
-        elif t == "thinking":
-            blocks.append(ThinkingBlock(thinking=str(b.get("thinking", "")), signature=b.get("signature")))
-        elif t == "redacted_thinking":
-            blocks.append(ThinkingBlock(thinking=str(b.get("data", "")), redacted=True))
-        elif t == "image":
-            blocks.append(_image(b))
-        else:  # document, server_tool_use, web_search_tool_result, compaction, unknown...
-            blocks.append(RawBlock(raw=b, text=_block_text(b)))
-    return blocks, "blocks"
+    return content_blocks(content, _block, "blocks", other=lambda c: [RawBlock(raw={"content": c}, text=json_text(c))])
 
 
 def _merge_usage(old: Usage | None, new: Usage | None) -> Usage | None:
     if old is None or new is None:
         return new or old
-    fields = {}
+    fields: dict[str, Any] = {"model": old.model or new.model}
     for name in ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"):
         a, b = getattr(old, name), getattr(new, name)
         fields[name] = b if a is None else a if b is None else max(a, b)
@@ -179,9 +163,10 @@ def _merge_usage(old: Usage | None, new: Usage | None) -> Usage | None:
 class _Conversation:
     """Messages of one chain, with the block-per-line and tool-result merging."""
 
-    def __init__(self, messages: list[Message], file: str | None = None) -> None:
+    def __init__(self, messages: list[Message], file: str | None = None, models: ModelTally | None = None) -> None:
         self.messages = messages
         self.file = file
+        self.models = models  # the main chain counts the model of each call for Session.model
         self.last_assistant: int | None = None
         self.pending_boundary: dict[str, Any] | None = None
         self.dirty = 0  # first index changed since the last take()
@@ -213,7 +198,8 @@ class _Conversation:
             self._add_user(entry, blocks, form, source, extra)
 
     def _add_assistant(self, entry, msg, blocks, form, source, extra) -> None:
-        usage = usage_of(msg.get("usage"))
+        model = msg.get("model") if isinstance(msg.get("model"), str) else None
+        usage = usage_from(msg.get("usage"), ANTHROPIC, model)
         mid, rid = msg.get("id"), entry.get("requestId")
         if self.last_assistant is not None and mid:
             prev = self.messages[self.last_assistant]
@@ -228,6 +214,8 @@ class _Conversation:
             if value is not None:
                 extra[key] = value
         self.last_assistant = len(self.messages)
+        if self.models is not None:
+            self.models.add(model)
         self._append(Message(index=0, role="assistant", content=blocks, usage=usage, source=source, content_form=form, extra=extra))
 
     def _add_user(self, entry, blocks, form, source, extra) -> None:
@@ -255,6 +243,16 @@ class _Conversation:
         self.messages.append(message)
 
 
+def _attachment_reason(entry: dict[str, Any]) -> str:
+    """Why an ``attachment`` record is not a message: Claude Code turns it into
+    ``<system-reminder>`` text of the next request (file mentions, hook context, todo and plan
+    reminders), in a wording the file does not record, so it is listed, not counted."""
+    att = entry.get("attachment")
+    kind = att.get("type") if isinstance(att, dict) and isinstance(att.get("type"), str) else None
+    what = f"attachment/{kind}" if kind else "attachment"
+    return f"{what} (sent to the model inside a <system-reminder> the file does not record; not counted)"
+
+
 # --- the stream -------------------------------------------------------------------------------
 
 
@@ -271,8 +269,8 @@ class ClaudeCodeStream:
     """Incremental Claude Code reader (a :class:`~inspector.formats.base.RecordStream`)."""
 
     def __init__(self, path: Path | None = None) -> None:
-        self.session = Session(path=str(path) if path else None, format=NAME)
-        self._main = _Conversation(self.session.messages)
+        self.session = Session(path=str(path) if path else None, format=NAME, agent=NAME)
+        self._main = _Conversation(self.session.messages, models=ModelTally(self.session))
         self._sides: dict[str, _Conversation] = {}
         self._parent: dict[str, str | None] = {}
         self._side_root: dict[str, str] = {}
@@ -365,6 +363,8 @@ class ClaudeCodeStream:
             title = entry.get("summary") or entry.get("customTitle") or entry.get("aiTitle") or entry.get("title")
             if isinstance(title, str):
                 self.session.extra["title"] = title
+        elif rtype == "attachment":
+            reason = _attachment_reason(entry)
         elif rtype in BOOKKEEPING or rtype == "result":
             reason = rtype
         else:
@@ -380,6 +380,8 @@ class ClaudeCodeStream:
         for key, name in (("cwd", "cwd"), ("version", "version"), ("gitBranch", "git_branch")):
             if name not in extra and isinstance(entry.get(key), str):
                 extra[name] = entry[key]
+        if isinstance(entry.get("version"), str):  # the latest: a resumed session may run a newer CLI
+            self.session.agent_version = entry["version"]
 
     def _side(self, entry, uuid, parent, file, side_key) -> _Conversation:
         key = side_key or entry.get("agentId") or entry.get("parent_tool_use_id")
@@ -432,8 +434,7 @@ def _subagent_files(path: Path, session_id: str | None) -> list[Path]:
     if session_id:  # 2.0.x: agent-<id>.jsonl beside the session, tied to it by sessionId
         for candidate in sorted(path.parent.glob("agent-*.jsonl")):
             try:
-                with open(candidate, "rb") as fh:
-                    first = orjson.loads(fh.readline(1 << 20) or b"null")
+                first = orjson.loads(read_line(candidate, 1 << 20) or b"null")
             except (OSError, orjson.JSONDecodeError):
                 continue
             if isinstance(first, dict) and first.get("sessionId") == session_id:
@@ -481,14 +482,46 @@ def stream(path: Path) -> ClaudeCodeStream:
     return ClaudeCodeStream(path)
 
 
+def details(path: Path) -> SessionDetails:
+    """Project (``cwd``), session id and title from the first records; messages = user and
+    assistant records (one response written as several block lines counts once per line)."""
+    project, sid, title = None, None, None
+    for r in first_records(path):
+        if project is None and isinstance(r.get("cwd"), str):
+            project = r["cwd"]
+        if sid is None and isinstance(r.get("sessionId"), str):
+            sid = r["sessionId"]
+        if title is None and r.get("type") in ("summary", "custom-title", "ai-title"):
+            t = r.get("summary") or r.get("customTitle") or r.get("aiTitle") or r.get("title")
+            title = t if isinstance(t, str) else None
+    messages = count_needles(path, (b'"type":"user"', b'"type":"assistant"'))
+    return SessionDetails(project or path.parent.name, sid or path.stem, title, messages)
+
+
+#: ``projects/<slug>/<session>.jsonl`` under $CLAUDE_CONFIG_DIR (a comma-separated list, as
+#: ccusage accepts) or ~/.claude and ~/.config/claude; ``agent-*.jsonl`` files belong to a session.
+DISCOVERY = Discovery(
+    agent="claude",
+    label="Claude Code",
+    option="claude-dir",
+    details=details,
+    pattern=("projects", "*", "*.jsonl"),
+    env="CLAUDE_CONFIG_DIR",
+    homes=("~/.claude", "~/.config/claude"),
+    exclude="agent-*",
+    aliases=("claude_code", "claude-code"),
+)
+
+
 FORMAT = register(
     Format(
         name=NAME,
         description="Claude Code transcript JSONL (~/.claude/projects/*/<session>.jsonl)",
         detect=detect,
         read=read,
-        appendable=True,
         suffix=".jsonl",
         stream=stream,
+        provider="anthropic",
+        discovery=DISCOVERY,
     )
 )

@@ -16,6 +16,7 @@ a hint key.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 #: Keys the source record did not have, which the writer would otherwise emit.
@@ -63,6 +64,15 @@ def emit_extra(out: dict[str, Any], extra: dict[str, Any], keep: bool = True) ->
 def had_null_content(extra: dict[str, Any]) -> bool:
     """The source block had ``"content": null`` (kept in its extra; the model holds "")."""
     return "content" in extra and extra["content"] is None
+
+
+def result_content(block: Any, keep: bool, dump_part: Callable[[Any, bool], dict]) -> Any:
+    """A tool result block's ``content`` as a writer emits it: its text (``null`` again when the
+    source had null content and ``keep`` says this is a round trip), or its parts, each written
+    by ``dump_part(part, keep)``."""
+    if isinstance(block.content, str):
+        return None if (keep and block.content == "" and had_null_content(block.extra)) else block.content
+    return [dump_part(p, keep) for p in block.content]
 
 
 def plain_extra(extra: dict[str, Any]) -> dict[str, Any]:

@@ -23,6 +23,7 @@ from typing import Any
 import orjson
 
 from ..model import Session
+from ..safeio import read_text
 from . import hints as H
 from .base import Probe, SessionFormatError
 
@@ -107,7 +108,7 @@ def parse_file(path: Path) -> tuple[bytes | None, Any]:
                 return cached[2], cached[3]
         except OSError:
             pass
-    raw = path.read_bytes()
+    raw = read_text(path)
     if not raw.strip():
         raise SessionFormatError(path, "line 1", "the file is empty.", "a JSON or JSONL agent session")
     try:
@@ -122,7 +123,7 @@ def shape_error(path: Path, raw: bytes | None, err: ShapeError, format_name: str
     """The SessionFormatError for a structural problem: line (when it can be found) and JSON path."""
     if raw is None:
         try:
-            raw = path.read_bytes()
+            raw = read_text(path)
         except OSError:
             raw = b""
     line = line_of(raw, err.path)

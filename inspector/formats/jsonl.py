@@ -32,11 +32,13 @@ from ..model import (
     ToolResultBlock,
     Usage,
 )
+from ..safeio import read_line, read_text
 from . import hints as H
 from .base import HEAD_BYTES, Format, Probe, SessionFormatError, register
 from .imagesize import image_size
 from .jsondoc import PathParts, ShapeError, describe, json_path, paused_gc, tool_fields
 from .rawtext import raw_text
+from .reading import content_blocks
 
 NAME = "jsonl"
 VERSION = 1
@@ -211,13 +213,10 @@ def _result_content(content: Any, path: PathParts) -> str | list[Any]:
 
 
 def _blocks(content: Any, path: PathParts) -> tuple[list[Any], str]:
-    if content is None:
-        return [], "null"
-    if isinstance(content, str):
-        return [TextBlock.model_construct(text=content, extra={})], "string"
-    if isinstance(content, list):
-        return [_block(b, path + (k,)) for k, b in enumerate(content)], "blocks"
-    raise ShapeError(path, f"expected a string, a list of blocks or null, found {describe(content)}")
+    def other(value: Any) -> list[Any]:
+        raise ShapeError(path, f"expected a string, a list of blocks or null, found {describe(value)}")
+
+    return content_blocks(content, lambda b, k: _block(b, path + (k,)), "blocks", keep_empty=True, other=other)
 
 
 def _str_field(b: dict, key: str, path: PathParts, what: str) -> str:
@@ -369,7 +368,7 @@ def stream(path: Path) -> JsonlStream:
 
 def read(path: Path) -> Session:
     s = JsonlStream(path)
-    data = Path(path).read_bytes()
+    data = read_text(path)
     with paused_gc():
         for line_no, line in enumerate(data.split(b"\n"), 1):
             s.feed(line, line_no)
@@ -488,10 +487,7 @@ def _dump_block(b: Any, same: bool) -> dict:
         return _dump_call(b, same, inline=True)
     if isinstance(b, ToolResultBlock):
         d: dict[str, Any] = {"type": "tool_result", "tool_call_id": b.tool_call_id}
-        if isinstance(b.content, str):
-            d["content"] = None if (same and b.content == "" and H.had_null_content(b.extra)) else b.content
-        else:
-            d["content"] = [_dump_block(p, same) for p in b.content]
+        d["content"] = H.result_content(b, same, _dump_block)
         if b.is_error:
             d["is_error"] = True
         if b.name:
@@ -545,8 +541,7 @@ def _first_lines(probe: Probe) -> list[bytes]:
     if len(head) >= HEAD_BYTES:
         lines.pop()  # may be cut off
     if not any(line.strip() for line in lines) and len(head) >= HEAD_BYTES and head.lstrip()[:1] == b"{":
-        with open(probe.path, "rb") as fh:  # a first line longer than the head
-            lines = [fh.readline(FIRST_LINE_LIMIT)]
+        lines = [read_line(probe.path, FIRST_LINE_LIMIT)]  # a first line longer than the head
     return lines
 
 

@@ -32,10 +32,10 @@ from ..model import (
     ThinkingBlock,
     ToolCallBlock,
     ToolResultBlock,
-    Usage,
 )
 from .base import Format, Probe, SessionFormatError, register
-from .records import FIELD_ERRORS, ignored, int_or_none, json_text, load_json, malformed
+from .reading import LANGCHAIN, content_blocks, image_block, usage_from
+from .records import FIELD_ERRORS, ignored, json_text, load_json, malformed
 
 NAME = "langchain"
 CLASS_TYPES = {
@@ -81,39 +81,32 @@ def _image(part: dict[str, Any]) -> ImageBlock:
         url = url.get("url")
     if url is None:
         url = part.get("url") or part.get("base64") or part.get("data") or ""
-    url = str(url)
-    kind = "base64" if url.startswith("data:") or "base64" in part or part.get("source_type") == "base64" else "url"
-    return ImageBlock(media_type=part.get("mime_type"), source_kind=kind, data=url)
+    base64 = "base64" in part or part.get("source_type") == "base64"
+    return image_block(url, media_type=part.get("mime_type"), source_kind="base64" if base64 else "url")
 
 
 def _content(content: Any, skip_call_ids: set[str]) -> tuple[list[Block], str]:
-    if content is None:
-        return [], "null"
-    if isinstance(content, str):
-        return ([TextBlock(text=content)] if content else []), "string"
-    blocks: list[Block] = []
-    for part in content if isinstance(content, list) else [content]:
+    def part_block(part: Any, k: int) -> Block | None:
         if isinstance(part, str):
-            blocks.append(TextBlock(text=part))
-            continue
+            return TextBlock(text=part)
         if not isinstance(part, dict):
-            continue
+            return None
         t = part.get("type")
         if t == "text":
-            blocks.append(TextBlock(text=str(part.get("text", ""))))
-        elif t in ("image_url", "image"):
-            blocks.append(_image(part))
-        elif t in ("thinking", "reasoning"):
+            return TextBlock(text=str(part.get("text", "")))
+        if t in ("image_url", "image"):
+            return _image(part)
+        if t in ("thinking", "reasoning"):
             text = part.get("thinking", part.get("reasoning", ""))
-            blocks.append(ThinkingBlock(thinking=str(text or ""), signature=part.get("signature")))
-        elif t in ("tool_use", "tool_call") and str(part.get("id")) in skip_call_ids:
-            continue  # the same call as in tool_calls
-        elif t in ("tool_use", "tool_call"):
-            blocks.append(ToolCallBlock(id=str(part.get("id", "")), name=str(part.get("name", "")), arguments=json_text(part.get("input", part.get("args", {})))))
-        else:
-            text = part.get("text")
-            blocks.append(RawBlock(raw=part, text=text if isinstance(text, str) else ""))
-    return blocks, "blocks"
+            return ThinkingBlock(thinking=str(text or ""), signature=part.get("signature"))
+        if t in ("tool_use", "tool_call"):
+            if str(part.get("id")) in skip_call_ids:
+                return None  # the same call as in tool_calls
+            return ToolCallBlock(id=str(part.get("id", "")), name=str(part.get("name", "")), arguments=json_text(part.get("input", part.get("args", {}))))
+        text = part.get("text")
+        return RawBlock(raw=part, text=text if isinstance(text, str) else "")
+
+    return content_blocks(content, part_block, "blocks")
 
 
 def _result(content: Any) -> str | list[ResultPart]:
@@ -149,19 +142,10 @@ def _tool_calls(data: dict[str, Any]) -> list[ToolCallBlock]:
     return calls
 
 
-def _usage(meta: Any) -> Usage | None:
-    if not isinstance(meta, dict):
-        return None
-    details = meta.get("input_token_details") if isinstance(meta.get("input_token_details"), dict) else {}
-    read = int_or_none(details.get("cache_read"))
-    created = int_or_none(details.get("cache_creation"))
-    total = int_or_none(meta.get("input_tokens"))
-    return Usage(
-        input_tokens=None if total is None else total - (read or 0) - (created or 0),
-        output_tokens=int_or_none(meta.get("output_tokens")),
-        cache_read_input_tokens=read,
-        cache_creation_input_tokens=created,
-    )
+def _model(data: dict[str, Any]) -> str | None:
+    meta = data.get("response_metadata") if isinstance(data.get("response_metadata"), dict) else {}
+    model = meta.get("model_name") or meta.get("model")
+    return model if isinstance(model, str) else None
 
 
 def read(path: Path) -> Session:
@@ -208,7 +192,7 @@ def read(path: Path) -> Session:
                     role=role,
                     content=blocks + calls,
                     name=name,
-                    usage=_usage(data.get("usage_metadata")) if kind == "ai" else None,
+                    usage=usage_from(data.get("usage_metadata"), LANGCHAIN, _model(data)) if kind == "ai" else None,
                     source=source,
                     content_form=form,
                     extra=extra,

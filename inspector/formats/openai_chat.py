@@ -1,10 +1,11 @@
-"""OpenAI Chat Completions ``messages``: reader, writer and detector.
+"""OpenAI Chat Completions ``messages``: reader and detector.
 
 Reads a JSON list of messages, or an object with ``messages`` (plus ``tools`` or the legacy
 ``functions``; other top-level keys go to ``Session.extra``). Assistant ``tool_calls`` become
 ToolCallBlocks, a ``tool`` message one ToolResultBlock; the legacy ``function_call`` gets a
 synthetic id ``legacy_fc_<message index>`` which the next ``function`` message answers. The
-writer restores every form the reader accepted (see :mod:`inspector.formats.hints`).
+writer (:mod:`inspector.providers.openai`, the provider's wire rules) restores every form the
+reader accepted (see :mod:`inspector.formats.hints`).
 
 The hot path walks plain dicts from orjson and builds models with ``model_construct`` after
 checking the types itself: no per-message pydantic validation.
@@ -24,7 +25,6 @@ from ..model import (
     Session,
     SourceRef,
     TextBlock,
-    ThinkingBlock,
     ToolCallBlock,
     ToolDefinition,
     ToolResultBlock,
@@ -32,7 +32,6 @@ from ..model import (
 )
 from . import hints as H
 from .base import Format, Probe, register
-from .imagesize import image_size, split_data_url
 from .jsondoc import (
     PathParts,
     ShapeError,
@@ -46,7 +45,7 @@ from .jsondoc import (
     tool_items,
 )
 from .rawtext import raw_text
-from .records import int_or_none
+from .reading import ANTHROPIC, OPENAI, UsageKeys, content_blocks, image_block, usage_from
 
 NAME = "openai"
 
@@ -82,8 +81,9 @@ def session_from_document(doc: Any, path: str | None = None) -> Session:
     reader = _MessageReader(prefix)
     with paused_gc():
         messages = [reader.message(item, i) for i, item in enumerate(items)]
+    model = extra.get("model") if isinstance(extra.get("model"), str) else None  # the request's model
     return Session.model_construct(
-        path=path, format=NAME, messages=messages, tools=tools, extra=extra, sidechains={}, skipped=[]
+        path=path, format=NAME, messages=messages, tools=tools, extra=extra, sidechains={}, skipped=[], model=model
     )
 
 
@@ -195,13 +195,10 @@ class _MessageReader:
 
 
 def _content_blocks(content: Any, path: PathParts) -> tuple[list[Any], str]:
-    if content is None:
-        return [], "null"
-    if isinstance(content, str):
-        return [TextBlock.model_construct(text=content, extra={})], "string"
-    if isinstance(content, list):
-        return [_part(p, path + (k,)) for k, p in enumerate(content)], "parts"
-    raise ShapeError(path, f"expected a string, a list of parts or null, found {describe(content)}")
+    def other(value: Any) -> list[Any]:
+        raise ShapeError(path, f"expected a string, a list of parts or null, found {describe(value)}")
+
+    return content_blocks(content, lambda p, k: _part(p, path + (k,)), "parts", keep_empty=True, other=other)
 
 
 def _part(p: Any, path: PathParts) -> Any:
@@ -237,21 +234,7 @@ def _image(p: dict) -> ImageBlock | None:
     nested = {k: v for k, v in iu.items() if k not in ("url", "detail")}
     if nested:
         extra[H.NESTED] = nested
-    data_url = split_data_url(url)
-    if data_url is None:
-        return ImageBlock.model_construct(
-            media_type=None, source_kind="url", data=url, detail=detail, width=None, height=None, extra=extra
-        )
-    size = image_size(data_url[1])
-    return ImageBlock.model_construct(
-        media_type=data_url[0],
-        source_kind="base64",
-        data=url,
-        detail=detail,
-        width=size[0] if size else None,
-        height=size[1] if size else None,
-        extra=extra,
-    )
+    return image_block(url, detail=detail, extra=extra)
 
 
 def _arguments(obj: dict, path: PathParts) -> tuple[str, dict[str, Any]]:
@@ -294,28 +277,25 @@ def _tool_call(call: Any, path: PathParts) -> ToolCallBlock:
     return ToolCallBlock.model_construct(id=call_id, name=fn["name"], arguments=args, extra=extra)
 
 
+#: Usage written with Anthropic's cache fields next to OpenAI's names: the input excludes them.
+_ANTHROPIC_STYLE = UsageKeys(
+    input=("prompt_tokens", "input_tokens"),
+    output=("completion_tokens", "output_tokens"),
+    cache_read=ANTHROPIC.cache_read,
+    cache_write=ANTHROPIC.cache_write,
+)
+
+
 def _usage(u: Any) -> Usage | None:
     """Recorded usage; OpenAI counts cached tokens inside the prompt, the model keeps them apart."""
     if not isinstance(u, dict):
         return None
-    prompt = int_or_none(u.get("prompt_tokens", u.get("input_tokens")))
-    completion = int_or_none(u.get("completion_tokens", u.get("output_tokens")))
-    if "cache_read_input_tokens" in u or "cache_creation_input_tokens" in u:  # Anthropic-style split
-        return Usage.model_construct(
-            input_tokens=prompt,
-            output_tokens=completion,
-            cache_read_input_tokens=int_or_none(u.get("cache_read_input_tokens")),
-            cache_creation_input_tokens=int_or_none(u.get("cache_creation_input_tokens")),
-        )
-    details = u.get("prompt_tokens_details") or u.get("input_tokens_details")
-    cached = int_or_none(details.get("cached_tokens")) if isinstance(details, dict) else None
-    if cached is not None and prompt is not None:
-        prompt -= cached
-    if prompt is None and completion is None:
+    if "cache_read_input_tokens" in u or "cache_creation_input_tokens" in u:
+        return usage_from(u, _ANTHROPIC_STYLE)
+    usage = usage_from(u, OPENAI)
+    if usage is None or (usage.input_tokens is None and usage.output_tokens is None):
         return None
-    return Usage.model_construct(
-        input_tokens=prompt, output_tokens=completion, cache_read_input_tokens=cached, cache_creation_input_tokens=None
-    )
+    return usage
 
 
 def _read_tools(doc: dict, extra: dict) -> list[ToolDefinition]:
@@ -348,161 +328,6 @@ def _tool_definition(t: Any, path: PathParts, legacy: bool) -> ToolDefinition:
         if rest:
             extra[H.NESTED] = rest
     return ToolDefinition.model_construct(name=name, description=description, parameters=parameters, extra=extra)
-
-
-# -- writing -------------------------------------------------------------------------------------
-
-
-def dump_messages(messages: list[Message], *, keep_extra: bool = True) -> list[dict]:
-    """Messages in Chat Completions shape.
-
-    ``keep_extra=True`` (the messages came from an OpenAI file) puts back the source's own fields
-    and raw parts; ``False`` writes only what the API defines. Thinking blocks are left out (Chat
-    Completions has no slot for them); a user message carrying tool results (Anthropic shape)
-    becomes one ``tool`` message per result followed by a user message with whatever else it had.
-    """
-    out: list[dict] = []
-    for m in messages:
-        _dump_message(m, keep_extra, out)
-    return out
-
-
-def dump_request(session: Session, messages: list[Message] | None = None) -> dict:
-    """``{"messages": [...], "tools": [...] if any, **session.extra}``. Extras (request fields,
-    per-message source fields) are written only when the session was read from an OpenAI file."""
-    same = session.format == NAME
-    msgs = session.messages if messages is None else messages
-    out: dict[str, Any] = {"messages": dump_messages(msgs, keep_extra=same)}
-    tools = [_dump_tool(t, same) for t in session.tools if not (same and t.extra.get(H.LEGACY))]
-    functions = [_dump_tool(t, same) for t in session.tools if same and t.extra.get(H.LEGACY)]
-    if tools:
-        out["tools"] = tools
-    if functions:
-        out["functions"] = functions
-    if same:
-        H.emit_extra(out, session.extra)
-    return out
-
-
-def write(session: Session) -> str:
-    if session.format == NAME and session.extra.get(H.BARE):
-        data: Any = dump_messages(session.messages)
-    else:
-        data = dump_request(session)
-    return orjson.dumps(data, option=orjson.OPT_INDENT_2).decode() + "\n"
-
-
-def _dump_message(m: Message, keep: bool, out: list[dict]) -> None:
-    results = [b for b in m.content if isinstance(b, ToolResultBlock)]
-    if m.role == "tool" or results:
-        for r in results:
-            d = _dump_result(r, m, keep)
-            if m.role == "tool" and len(results) == 1:
-                if m.name:
-                    d.setdefault("name", m.name)
-                H.emit_extra(d, m.extra, keep)
-            out.append(d)
-        rest = [b for b in m.content if not isinstance(b, (ToolResultBlock, ThinkingBlock))]
-        if rest and any(not isinstance(b, TextBlock) or b.text.strip() for b in rest):
-            out.append({"role": "user", "content": _content(rest, "parts", keep)})
-        return
-
-    role = m.extra.get(H.ROLE, m.role) if keep else m.role
-    d: dict[str, Any] = {"role": role}
-    calls = [b for b in m.content if isinstance(b, ToolCallBlock)]
-    rest = [b for b in m.content if not isinstance(b, (ToolCallBlock, ThinkingBlock))]
-    if m.content_form == "null" and not rest:
-        d["content"] = None
-    elif not rest:
-        d["content"] = None if calls else ""
-    else:
-        d["content"] = _content(rest, m.content_form, keep)
-    if m.name:
-        d["name"] = m.name
-    legacy = [c for c in calls if keep and c.extra.get(H.LEGACY)]
-    modern = [c for c in calls if not (keep and c.extra.get(H.LEGACY))]
-    if modern:
-        d["tool_calls"] = [_dump_call(c, keep) for c in modern]
-    if legacy:
-        c = legacy[0]
-        fc: dict[str, Any] = {"name": c.name, "arguments": _arguments_value(c)}
-        d["function_call"] = H.emit_extra(fc, c.extra.get(H.NESTED) or {})
-    H.emit_extra(d, m.extra, keep)
-    out.append(d)
-
-
-def _content(blocks: list[Any], form: str, keep: bool) -> str | list[dict]:
-    texts_only = all(isinstance(b, TextBlock) and (not keep or not b.extra) for b in blocks)
-    if texts_only and (form == "string" or (form != "parts" and len(blocks) == 1)):
-        return "\n".join(b.text for b in blocks)
-    return [_dump_part(b, keep) for b in blocks]
-
-
-def _dump_part(b: Any, keep: bool) -> dict:
-    if isinstance(b, TextBlock):
-        if H.RAW in b.extra and keep:
-            return b.extra[H.RAW]
-        return H.emit_extra({"type": "text", "text": b.text}, b.extra, keep)
-    if isinstance(b, ImageBlock):
-        image_url: dict[str, Any] = {"url": image_url_of(b)}
-        if b.detail is not None:
-            image_url["detail"] = b.detail
-        H.emit_extra(image_url, b.extra.get(H.NESTED) or {}, keep)
-        return H.emit_extra({"type": "image_url", "image_url": image_url}, b.extra, keep)
-    if isinstance(b, RawBlock):
-        return b.raw if keep else {"type": "text", "text": b.text}
-    raise TypeError(f"cannot write a {type(b).__name__} as an OpenAI content part")
-
-
-def image_url_of(b: ImageBlock) -> str:
-    """The URL OpenAI takes for an image: a data URL for base64 payloads."""
-    if b.source_kind == "base64" and not b.data.startswith("data:"):
-        return f"data:{b.media_type or 'image/png'};base64,{b.data}"
-    return b.data
-
-
-def _arguments_value(c: ToolCallBlock) -> Any:
-    if c.extra.get(H.ARGS_OBJECT):
-        try:
-            return orjson.loads(c.arguments)
-        except orjson.JSONDecodeError:
-            return c.arguments
-    return c.arguments
-
-
-def _dump_call(c: ToolCallBlock, keep: bool) -> dict:
-    fn: dict[str, Any] = {"name": c.name, "arguments": _arguments_value(c) if keep else c.arguments}
-    d = {"id": c.id, "type": "function", "function": fn}
-    if keep:
-        H.emit_extra(fn, c.extra.get(H.NESTED) or {})
-        H.emit_extra(d, c.extra)
-    return d
-
-
-def _dump_result(r: ToolResultBlock, m: Message, keep: bool) -> dict:
-    content: Any
-    if isinstance(r.content, str):
-        content = None if (m.content_form == "null" and r.content == "" and m.role == "tool") else r.content
-    else:
-        content = [_dump_part(p, keep) for p in r.content]
-    if keep and (r.extra.get(H.LEGACY) or m.extra.get(H.ROLE) == "function"):
-        d = {"role": "function", "name": r.name or m.name or "", "content": content}
-    else:
-        d = {"role": "tool", "tool_call_id": r.tool_call_id, "content": content}
-    return d
-
-
-def _dump_tool(t: ToolDefinition, keep: bool) -> dict:
-    fn: dict[str, Any] = {"name": t.name}
-    if t.description or keep:
-        fn["description"] = t.description
-    fn["parameters"] = t.parameters
-    if not keep:
-        return {"type": "function", "function": fn}
-    if t.extra.get(H.LEGACY) or t.extra.get(H.FLAT):
-        return H.emit_extra(fn, t.extra)
-    H.emit_extra(fn, t.extra.get(H.NESTED) or {})
-    return H.emit_extra({"type": "function", "function": fn}, t.extra)
 
 
 # -- detection -----------------------------------------------------------------------------------
@@ -582,7 +407,6 @@ register(
         description="OpenAI Chat Completions messages (a JSON list, or an object with \"messages\")",
         detect=detect,
         read=read,
-        write=write,
         suffix=".json",
     )
 )

@@ -42,10 +42,11 @@ from ..model import (
     ToolCallBlock,
     ToolDefinition,
     ToolResultBlock,
-    Usage,
 )
 from .base import Format, Probe, SessionFormatError, register
-from .records import FIELD_ERRORS, ignored, int_or_none, json_text, load_json, malformed
+from .rawtext import fields_text
+from .reading import OPENAI, content_blocks, image_block, usage_from
+from .records import FIELD_ERRORS, ignored, json_text, load_json, malformed
 
 NAME = "openai_responses"
 
@@ -68,35 +69,27 @@ def _image(part: dict[str, Any]) -> ImageBlock:
     url = part.get("image_url") or part.get("file_id") or ""
     if isinstance(url, dict):
         url = url.get("url", "")
-    url = str(url)
-    kind = "base64" if url.startswith("data:") else "file" if part.get("file_id") else "url"
-    media = url[5 : url.index(";")] if kind == "base64" and ";" in url else None
-    return ImageBlock(media_type=media, source_kind=kind, data=url, detail=part.get("detail"))
+    return image_block(url, source_kind="file" if part.get("file_id") and not part.get("image_url") else "url", detail=part.get("detail"))
+
+
+def _part(part: Any, k: int) -> Block:
+    if not isinstance(part, dict):
+        return TextBlock(text=str(part))
+    t = part.get("type")
+    if t in TEXT_PARTS and isinstance(part.get("text"), str):
+        rest = {key: v for key, v in part.items() if key not in ("type", "text")}
+        if t != "input_text" and t != "output_text":
+            rest["part_type"] = t
+        return TextBlock(text=part["text"], extra=rest)
+    if t == "input_image":
+        return _image(part)
+    if t == "refusal":
+        return TextBlock(text=str(part.get("refusal", "")), extra={"part_type": "refusal"})
+    return RawBlock(raw=part, text=str(part.get("text") or ""))
 
 
 def _parts(content: Any) -> tuple[list[Block], str]:
-    if content is None:
-        return [], "null"
-    if isinstance(content, str):
-        return ([TextBlock(text=content)] if content else []), "string"
-    blocks: list[Block] = []
-    for part in content if isinstance(content, list) else [content]:
-        if not isinstance(part, dict):
-            blocks.append(TextBlock(text=str(part)))
-            continue
-        t = part.get("type")
-        if t in TEXT_PARTS and isinstance(part.get("text"), str):
-            rest = {k: v for k, v in part.items() if k not in ("type", "text")}
-            if t != "input_text" and t != "output_text":
-                rest["part_type"] = t
-            blocks.append(TextBlock(text=part["text"], extra=rest))
-        elif t == "input_image":
-            blocks.append(_image(part))
-        elif t == "refusal":
-            blocks.append(TextBlock(text=str(part.get("refusal", "")), extra={"part_type": "refusal"}))
-        else:
-            blocks.append(RawBlock(raw=part, text=str(part.get("text") or "")))
-    return blocks, "parts"
+    return content_blocks(content, _part)
 
 
 def _result_content(output: Any) -> str | list[ResultPart]:
@@ -119,35 +112,9 @@ def _result_content(output: Any) -> str | list[ResultPart]:
     return json_text(output)
 
 
-def _visible_text(item: dict[str, Any]) -> str:
-    """What of a hosted call item is worth counting: its query/code/arguments/output strings."""
-    texts = []
-    action = item.get("action") if isinstance(item.get("action"), dict) else {}
-    for source in (item, action):
-        for key in ("query", "queries", "code", "arguments", "input", "output", "result", "url"):
-            value = source.get(key)
-            if isinstance(value, str):
-                texts.append(value)
-            elif isinstance(value, list):
-                texts.extend(v for v in value if isinstance(v, str))
-    return "\n".join(texts)
-
-
-def openai_usage(raw: Any) -> Usage | None:
-    """OpenAI usage (``input_tokens``/``prompt_tokens`` include cached input) -> Usage with the
-    cached part split out into ``cache_read_input_tokens``, so ``context_tokens`` is the input."""
-    if not isinstance(raw, dict):
-        return None
-    total_in = int_or_none(raw.get("input_tokens", raw.get("prompt_tokens")))
-    details = raw.get("input_tokens_details") or raw.get("prompt_tokens_details") or {}
-    cached = int_or_none(raw.get("cached_input_tokens"))
-    if cached is None and isinstance(details, dict):
-        cached = int_or_none(details.get("cached_tokens"))
-    return Usage(
-        input_tokens=None if total_in is None else total_in - (cached or 0),
-        output_tokens=int_or_none(raw.get("output_tokens", raw.get("completion_tokens"))),
-        cache_read_input_tokens=cached,
-    )
+#: What of a hosted call item (``web_search_call``...) is worth counting: these strings, on the
+#: item or its ``action``.
+VISIBLE_KEYS = ("query", "queries", "code", "arguments", "input", "output", "result", "url")
 
 
 class ItemReader:
@@ -237,7 +204,7 @@ class ItemReader:
                 extra["item_type"] = t
             return self._extend(ToolCallBlock(id=str(item["call_id"]), name=str(name), arguments=args, extra=extra), source)
         if t in OUTPUT_CALLS_WITHOUT_OUTPUT:
-            return self._extend(RawBlock(raw=item, text=_visible_text(item)), source)
+            return self._extend(RawBlock(raw=item, text=fields_text(item, VISIBLE_KEYS, nested=("action",))), source)
         self.skipped.append(ignored(source, f"{self.prefix}{t}" if t in SKIP_ITEMS else f"{self.prefix}{t} (unknown item type)"))
         return None
 
@@ -325,7 +292,7 @@ def read(path: Path) -> Session:
             reader.add(item, SourceRef(json_path=f"$.output[{k}]"))
         last = reader.close_response()
         if last is not None:
-            session.messages[last].usage = openai_usage(request.get("usage"))
+            session.messages[last].usage = usage_from(request.get("usage"), OPENAI, request.get("model") if isinstance(request.get("model"), str) else None)
     session.tools = tool_definitions(request.get("tools"))
     session.extra = {k: v for k, v in request.items() if k not in ("input", "instructions", "tools", "output")}
     return session

@@ -28,10 +28,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..model import ImageBlock, Message, Session, SourceRef, TextBlock, ToolCallBlock, ToolResultBlock, Usage
+from ..model import Message, Session, SourceRef, TextBlock, ToolCallBlock, ToolResultBlock, Usage
 from .base import Format, Probe, SessionFormatError, register
-from .openai_responses import openai_usage, tool_definitions
-from .records import FIELD_ERRORS, ignored, int_or_none, json_text, load_json, malformed
+from .openai_responses import tool_definitions
+from .reading import OPENAI, ModelTally, image_block, usage_from
+from .records import FIELD_ERRORS, ignored, json_text, load_json, malformed
 
 NAME = "openhands"
 
@@ -48,23 +49,6 @@ def _is_event(e: Any) -> bool:
     return isinstance(e, dict) and "source" in e and ("action" in e or "observation" in e)
 
 
-def litellm_usage(raw: Any) -> Usage | None:
-    """LiteLLM usage: ``prompt_tokens`` includes cache reads (``prompt_tokens_details.cached_tokens``
-    or ``cache_read_input_tokens``) and cache writes (``cache_creation_input_tokens``)."""
-    usage = openai_usage(raw)
-    if usage is None or not isinstance(raw, dict):
-        return usage
-    read = int_or_none(raw.get("cache_read_input_tokens"))
-    created = int_or_none(raw.get("cache_creation_input_tokens"))
-    if read is not None and usage.cache_read_input_tokens is None and usage.input_tokens is not None:
-        usage.input_tokens -= read
-        usage.cache_read_input_tokens = read
-    if created and usage.input_tokens is not None:
-        usage.input_tokens -= created
-        usage.cache_creation_input_tokens = created
-    return usage
-
-
 def _response_message(response: dict[str, Any]) -> tuple[list[Any], Usage | None]:
     choices = response.get("choices") if isinstance(response.get("choices"), list) else []
     message = choices[0].get("message") if choices and isinstance(choices[0], dict) else None
@@ -79,7 +63,8 @@ def _response_message(response: dict[str, Any]) -> tuple[list[Any], Usage | None
             fn = call.get("function") if isinstance(call, dict) else None
             if isinstance(fn, dict):
                 blocks.append(ToolCallBlock(id=str(call.get("id", "")), name=str(fn.get("name", "")), arguments=json_text(fn.get("arguments", "{}"))))
-    return blocks, litellm_usage(response.get("usage"))
+    model = response.get("model") if isinstance(response.get("model"), str) else None
+    return blocks, usage_from(response.get("usage"), OPENAI, model)
 
 
 def read(path: Path) -> Session:
@@ -87,7 +72,8 @@ def read(path: Path) -> Session:
     events = _events_of(doc)
     if events is None:
         raise SessionFormatError(path, "$", "this is not an OpenHands trajectory.", "a JSON array of events with source and action/observation")
-    session = Session(path=str(path), format=NAME)
+    session = Session(path=str(path), format=NAME, agent=NAME)
+    models = ModelTally(session)
     messages: list[Message] = []
     originals: list[tuple[Any, Message]] = []  # (event id, message) of messages read from events
     forgotten: set[Any] = set()
@@ -115,7 +101,7 @@ def read(path: Path) -> Session:
             elif action == "message" and meta is None:
                 role = "user" if e.get("source") == "user" else "assistant"
                 blocks: list[Any] = [TextBlock(text=str(args.get("content", "")))]
-                blocks += [ImageBlock(data=str(u), source_kind="base64" if str(u).startswith("data:") else "url") for u in args.get("image_urls") or []]
+                blocks += [image_block(u) for u in args.get("image_urls") or []]
                 emit(e, Message(index=0, role=role, content=blocks, source=source, extra=extra))
             elif action == "condensation":
                 ids = args.get("forgotten_event_ids")
@@ -150,6 +136,7 @@ def read(path: Path) -> Session:
                     blocks.append(ToolCallBlock(id=str(meta.get("tool_call_id", "")), name=str(meta.get("function_name", action)), arguments=json_text(call_args)))
                     usage = None
                 msg = Message(index=0, role="assistant", content=blocks, usage=usage, source=source, extra=extra)
+                models.add(usage.model if usage is not None else None)
                 if rid is not None:
                     response_message[rid] = msg
                 emit(e, msg)

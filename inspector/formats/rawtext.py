@@ -33,6 +33,21 @@ def raw_text(block: dict[str, Any]) -> str:
     return _compact(_without_payload(block))
 
 
+def fields_text(item: dict[str, Any], keys: tuple[str, ...], nested: tuple[str, ...] = ()) -> str:
+    """Every string (and list of strings) under ``keys`` in ``item`` and in its ``nested`` objects,
+    one per line: what a hosted tool call item says (its query, code, arguments, output)."""
+    texts: list[str] = []
+    sources = [item] + [item[n] for n in nested if isinstance(item.get(n), dict)]
+    for source in sources:
+        for key in keys:
+            value = source.get(key)
+            if isinstance(value, str):
+                texts.append(value)
+            elif isinstance(value, list):
+                texts.extend(v for v in value if isinstance(v, str))
+    return "\n".join(texts)
+
+
 def _without_payload(value: Any) -> Any:
     if isinstance(value, dict):
         return {

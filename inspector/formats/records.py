@@ -1,7 +1,8 @@
 """Helpers the record-based readers share: sniffing the first JSONL records, feeding a file's
 lines to a :class:`~inspector.formats.base.RecordStream`, and the small conversions several agent
-formats need (tool arguments as JSON text, skipped and malformed-record entries, Anthropic usage), and :func:`read_stream`, how an
-appendable format reads a whole file with its own stream.
+formats need (tool arguments as JSON text, skipped and malformed-record entries), and
+:func:`read_stream`, how an appendable format reads a whole file with its own stream. Content,
+images and usage are in :mod:`inspector.formats.reading`.
 
 Used by the Claude Code, Codex, Strands, OpenAI Responses, Agents SDK, LangChain, OpenHands and
 SWE-agent readers. No format knowledge lives here.
@@ -16,7 +17,8 @@ from typing import Any, Protocol, TypeVar
 
 import orjson
 
-from ..model import Skipped, SourceRef, Usage
+from ..model import Skipped, SourceRef
+from ..safeio import read_line, read_text
 from .base import Probe
 
 #: First lines can be long (a Claude Code file read, a Codex instructions block); when the probe's
@@ -37,8 +39,7 @@ def head_records(probe: Probe, limit: int = 25) -> list[dict[str, Any]]:
     if len(lines) > 1:
         lines = lines[:-1]  # the last piece may be cut by the head limit
     elif head:
-        with open(probe.path, "rb") as fh:
-            lines = [fh.readline(FIRST_LINE_CAP)]
+        lines = [read_line(probe.path, FIRST_LINE_CAP)]
     out: list[dict[str, Any]] = []
     for raw in lines:
         if not raw.strip():
@@ -56,7 +57,7 @@ def head_records(probe: Probe, limit: int = 25) -> list[dict[str, Any]]:
 
 def iter_lines(path: Path) -> Iterator[tuple[int, bytes]]:
     """``(line_no, line)`` for every line of ``path`` (1-based, newline stripped, blank kept)."""
-    data = path.read_bytes()
+    data = read_text(path)
     pieces = data.split(b"\n")
     if data.endswith(b"\n"):
         pieces.pop()  # the empty piece after the final newline
@@ -132,24 +133,11 @@ def int_or_none(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def anthropic_usage(raw: Any) -> Usage | None:
-    """An Anthropic ``usage`` object as Usage (cache reads and writes already kept apart); None if
-    it is not an object, a count that is not an integer None."""
-    if not isinstance(raw, dict):
-        return None
-    return Usage.model_construct(
-        input_tokens=int_or_none(raw.get("input_tokens")),
-        output_tokens=int_or_none(raw.get("output_tokens")),
-        cache_read_input_tokens=int_or_none(raw.get("cache_read_input_tokens")),
-        cache_creation_input_tokens=int_or_none(raw.get("cache_creation_input_tokens")),
-    )
-
-
 def load_json(path: Path) -> Any:
     """The file parsed as one JSON value; SessionFormatError naming the line and column if not."""
     from .base import SessionFormatError
 
-    data = path.read_bytes()
+    data = read_text(path)
     if not data.strip():
         raise SessionFormatError(path, "line 1", "the file is empty.", "a JSON document")
     try:

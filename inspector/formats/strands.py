@@ -33,6 +33,7 @@ and writes, which are kept apart.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -53,7 +54,10 @@ from ..model import (
     ToolResultBlock,
     Usage,
 )
+from ..safeio import read_text
 from .base import Format, Probe, SessionFormatError, register
+from .discovery import Candidate, Discovery, SessionDetails, scandir
+from .reading import BEDROCK, image_block, usage_from
 from .records import FIELD_ERRORS, int_or_none, json_text
 
 NAME = "strands"
@@ -107,7 +111,7 @@ def _bytes(value: Any) -> str:
 def _image(spec: dict[str, Any]) -> ImageBlock:
     fmt = spec.get("format")
     source = spec.get("source") if isinstance(spec.get("source"), dict) else {}
-    return ImageBlock(media_type=f"image/{fmt}" if isinstance(fmt, str) else None, source_kind="base64", data=_bytes(source.get("bytes")))
+    return image_block(_bytes(source.get("bytes")), media_type=f"image/{fmt}" if isinstance(fmt, str) else None, source_kind="base64")
 
 
 def _normalise(block: dict[str, Any]) -> tuple[str | None, Any]:
@@ -173,15 +177,7 @@ def convert_blocks(content: Any) -> list[Block]:
 
 
 def _usage(metadata: Any) -> Usage | None:
-    usage = metadata.get("usage") if isinstance(metadata, dict) else None
-    if not isinstance(usage, dict):
-        return None
-    return Usage(
-        input_tokens=int_or_none(usage.get("inputTokens")),
-        output_tokens=int_or_none(usage.get("outputTokens")),
-        cache_read_input_tokens=int_or_none(usage.get("cacheReadInputTokens")),
-        cache_creation_input_tokens=int_or_none(usage.get("cacheWriteInputTokens")),
-    )
+    return usage_from(metadata.get("usage") if isinstance(metadata, dict) else None, BEDROCK)
 
 
 def to_message(raw: Any, source: SourceRef) -> Message:
@@ -196,7 +192,7 @@ def to_message(raw: Any, source: SourceRef) -> Message:
 
 
 def _load(path: Path) -> Any:
-    return orjson.loads(path.read_bytes())
+    return orjson.loads(read_text(path))
 
 
 def read_message_file(path: Path, agent_dir: Path, skipped: list[Skipped]) -> Message | None:
@@ -312,11 +308,53 @@ def detect(probe: Probe) -> int:
     return 0
 
 
+def _sessions_in(storage: Path) -> Iterator[Path]:
+    """``storage`` itself when it is a session directory, else the sessions inside it."""
+    if (storage / "agents").is_dir():
+        yield storage
+        return
+    for entry in scandir(storage):
+        if entry.name.startswith("session_") and entry.is_dir() and (Path(entry.path) / "agents").is_dir():
+            yield Path(entry.path)
+
+
+def scan(storage: Path) -> Iterator[Candidate]:
+    """Session directories in a storage directory; time and size are the main agent's messages."""
+    for session_dir in _sessions_in(storage):
+        agents = agent_dirs(session_dir)
+        if not agents:
+            continue
+        newest, size = 0.0, 0
+        for p in (agents[0] / "agent.json", agents[0] / "messages"):
+            try:
+                newest = max(newest, p.stat().st_mtime)
+            except FileNotFoundError:
+                pass
+        for f in scandir(agents[0] / "messages"):
+            if f.name.startswith("message_") and f.name.endswith(".json"):
+                st = f.stat()
+                size += st.st_size
+                newest = max(newest, st.st_mtime)
+        yield session_dir, newest, size
+
+
+def details(path: Path) -> SessionDetails:
+    agents = agent_dirs(path)
+    sid = path.name[len("session_") :] if path.name.startswith("session_") else path.name
+    return SessionDetails(sid, sid, None, len(message_files(agents[0])) if agents else 0)
+
+
+#: Strands keeps sessions wherever the application's FileSessionManager says: the directories
+#: are given (``--strands-dir``, repeatable); there is no default place.
+DISCOVERY = Discovery(agent="strands", label="Strands", option="strands-dir", details=details, scan=scan, repeatable=True)
+
 FORMAT = register(
     Format(
         name=NAME,
         description="Strands Agents FileSessionManager directory (session_<id>/agents/agent_<id>/messages/)",
         detect=detect,
         read=read,
+        follow="directory",
+        discovery=DISCOVERY,
     )
 )

@@ -9,7 +9,10 @@
   per-step ``query`` copies, which are not read; re-simulate them with a strategy instead.
   ``info.model_stats`` (session totals, not per call) goes to ``Session.extra["model_stats"]``.
 - mini-swe-agent: ``{"info", "messages", "trajectory_format": "mini-swe-agent-..."}``; OpenAI-shape
-  messages whose ``extra.response.usage`` is the usage of the call that produced them.
+  messages whose ``extra.response.usage`` is the usage of the call that produced them (its
+  ``extra.response.model`` is ``Usage.model``); LiteLLM's ``reasoning_content`` becomes a thinking
+  block. 2.x ends with a ``{"role": "exit"}`` message (exit status and submission): skipped with
+  that reason, as it is never sent to the model. ``info.mini_version`` is ``agent_version``.
 - Only the first id of a ``tool_call_ids`` list gets the result (one result per observation);
   the others are kept in ``extra["tool_call_ids"]``.
 """
@@ -19,10 +22,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..model import ImageBlock, Message, Session, SourceRef, TextBlock, ToolCallBlock, ToolResultBlock
+from ..model import Message, Session, SourceRef, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock
 from .base import Format, Probe, SessionFormatError, register
-from .openhands import litellm_usage
-from .records import FIELD_ERRORS, json_text, load_json, malformed
+from .reading import OPENAI, ModelTally, content_blocks, image_block, joined_text, usage_from
+from .records import FIELD_ERRORS, ignored, json_text, load_json, malformed
 
 NAME = "swe_agent"
 EXTRA_FIELDS = ("agent", "message_type", "thought", "action", "is_demo", "tags")
@@ -40,23 +43,24 @@ def _conversation(doc: Any) -> tuple[list[Any], str, bool] | None:
     return None
 
 
-def _content(content: Any) -> tuple[list[Any], str]:
-    if content is None:
-        return [], "null"
-    if isinstance(content, str):
-        return ([TextBlock(text=content)] if content else []), "string"
-    blocks: list[Any] = []
-    for part in content if isinstance(content, list) else [content]:
-        if isinstance(part, str):
-            blocks.append(TextBlock(text=part))
-        elif isinstance(part, dict) and part.get("type") == "image_url":
-            url = part.get("image_url")
-            url = str(url.get("url", "") if isinstance(url, dict) else url or "")
-            blocks.append(ImageBlock(data=url, source_kind="base64" if url.startswith("data:") else "url"))
-        elif isinstance(part, dict):
-            extra = {k: v for k, v in part.items() if k not in ("type", "text")}
-            blocks.append(TextBlock(text=str(part.get("text", "")), extra=extra))
-    return blocks, "parts"
+def _part(part: Any, k: int) -> Any:
+    if isinstance(part, str):
+        return TextBlock(text=part)
+    if isinstance(part, dict) and part.get("type") == "image_url":
+        url = part.get("image_url")
+        return image_block(url.get("url", "") if isinstance(url, dict) else url or "")
+    if isinstance(part, dict):
+        extra = {k: v for k, v in part.items() if k not in ("type", "text")}
+        return TextBlock(text=str(part.get("text", "")), extra=extra)
+    return None
+
+
+def _reasoning(raw: dict[str, Any]) -> ThinkingBlock | None:
+    """LiteLLM's ``reasoning_content`` (DeepSeek, Qwen... thinking), on the message or in its
+    ``provider_specific_fields``."""
+    fields = raw.get("provider_specific_fields") if isinstance(raw.get("provider_specific_fields"), dict) else {}
+    text = raw.get("reasoning_content") or fields.get("reasoning_content")
+    return ThinkingBlock(thinking=text, extra={"field": "reasoning_content"}) if isinstance(text, str) and text else None
 
 
 def read(path: Path) -> Session:
@@ -65,30 +69,39 @@ def read(path: Path) -> Session:
     if found is None:
         raise SessionFormatError(path, "$", "this is not a SWE-agent trajectory.", 'an object with "history" and "trajectory" (.traj) or a mini-swe-agent "messages" list')
     items, prefix, mini = found
-    session = Session(path=str(path), format=NAME)
+    session = Session(path=str(path), format=NAME, agent="mini-swe-agent" if mini else "swe-agent")
+    models = ModelTally(session)
     for k, raw in enumerate(items):
         where = f"{prefix}[{k}]"
         try:
+            if mini and isinstance(raw, dict) and raw.get("role") == "exit":
+                session.skipped.append(ignored(where, "exit (mini-swe-agent's end of run: exit status and submission, not sent to the model)"))
+                continue
             if not isinstance(raw, dict) or raw.get("role") not in ("system", "user", "assistant", "tool"):
                 raise SessionFormatError(path, where, "not a chat message.", 'an object with "role" system, user, assistant or tool')
             role = raw["role"]
             extra = {f: raw[f] for f in EXTRA_FIELDS if f in raw}
-            blocks, form = _content(raw.get("content"))
+            blocks, form = content_blocks(raw.get("content"), _part)
             usage = None
             if role == "tool":
                 ids = raw.get("tool_call_ids") or ([raw["tool_call_id"]] if raw.get("tool_call_id") else [""])
                 if len(ids) > 1:
                     extra["tool_call_ids"] = ids
-                result_content = raw["content"] if isinstance(raw.get("content"), str) else "\n".join(b.text for b in blocks if isinstance(b, TextBlock))
+                result_content = raw["content"] if isinstance(raw.get("content"), str) else joined_text(blocks)
                 blocks = [ToolResultBlock(tool_call_id=str(ids[0]), content=result_content)]
             elif role == "assistant":
+                thinking = _reasoning(raw)
+                if thinking is not None:
+                    blocks.insert(0, thinking)
                 for call in raw.get("tool_calls") or []:
                     fn = call.get("function") if isinstance(call, dict) else None
                     if isinstance(fn, dict):
                         blocks.append(ToolCallBlock(id=str(call.get("id", "")), name=str(fn.get("name", "")), arguments=json_text(fn.get("arguments", "{}"))))
                 response = (raw.get("extra") or {}).get("response") if mini and isinstance(raw.get("extra"), dict) else None
                 if isinstance(response, dict):
-                    usage = litellm_usage(response.get("usage"))
+                    model = response.get("model") if isinstance(response.get("model"), str) else None
+                    usage = usage_from(response.get("usage"), OPENAI, model)
+                    models.add(model)
             session.messages.append(Message(index=len(session.messages), role=role, content=blocks, usage=usage, source=SourceRef(json_path=where), content_form=form, extra=extra))
         except FIELD_ERRORS as exc:
             session.skipped.append(malformed(where, "message", exc))
@@ -97,6 +110,11 @@ def read(path: Path) -> Session:
     session.extra = {k: info[k] for k in ("model_stats", "exit_status", "submission", "mini_version") if k in info}
     if mini:
         session.extra["trajectory_format"] = doc["trajectory_format"]
+    version = info.get("mini_version") or info.get("swe_agent_version")
+    session.agent_version = version if isinstance(version, str) else None
+    config = info.get("config") if isinstance(info.get("config"), dict) else {}
+    configured = (config.get("model") or {}).get("model_name") if isinstance(config.get("model"), dict) else None
+    models.fallback(configured if isinstance(configured, str) else None)
     return session
 
 

@@ -16,7 +16,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from enum import Enum
-from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Union
 
 from ..tokens import TokenTable
@@ -24,7 +23,6 @@ from ..units import ModelCall, SessionView
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..model import Message
-    from ..providers.validate import Violation
     from .params import SettingsBase as Settings
 
 
@@ -155,6 +153,10 @@ class Working:
     running: int = -1  # -1: computed by __post_init__
     #: The Inserted messages in ``order`` (while there are none, ``order`` is sorted).
     inserted: list[Inserted] = field(default_factory=list)
+    #: What the call sends that the file does not show (the agent's system prompt, tool
+    #: definitions, reminders), supplied by analysis (:mod:`inspector.analysis.predict`). Part
+    #: of the request overhead: in every total and trigger, never dropped.
+    not_in_file: int = 0
 
     def __post_init__(self) -> None:
         if len(self.live) != self.stop:
@@ -168,7 +170,7 @@ class Working:
 
     @property
     def overhead(self) -> int:
-        return self.table.overhead
+        return self.table.overhead + self.not_in_file
 
     def total(self) -> int:
         """Tokens of the history as it stands, overhead included (O(1))."""
@@ -319,6 +321,8 @@ class Plan:
     stages: list[StageTotal]
     tokens_before: int
     tokens_after: int
+    #: The part of the request the file does not show, included in both totals.
+    not_in_file: int = 0
 
     @property
     def budget(self) -> int | None:
@@ -385,17 +389,6 @@ class Plan:
                 out.append(one(next_source))
                 next_source += 1
         return out
-
-    @cached_property
-    def violations(self) -> dict[str, list[Violation]]:
-        """Provider rule violations of the history this plan sends, by provider."""
-        from ..providers.validate import validate_plan
-
-        return validate_plan(self)
-
-    @property
-    def valid(self) -> dict[str, bool]:
-        return {provider: not v for provider, v in self.violations.items()}
 
     def messages_after(self) -> list[Message]:
         """The pruned history as messages (edits applied, inserted messages materialised)."""

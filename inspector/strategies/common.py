@@ -1,7 +1,7 @@
 """Helpers the strategies share: per-view caches and the "never split a tool exchange" repair.
 
 Strategies run many times per second on the same view, so anything that needs the pydantic
-messages (where the tool results sit inside a message, which messages are empty) is computed
+messages (where the tool results sit inside a message, how long each result is) is computed
 once per :class:`~inspector.units.SessionView` and kept on it (:func:`view_cache`).
 """
 
@@ -9,17 +9,23 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from functools import cached_property, lru_cache
+from collections.abc import Callable
+from typing import TYPE_CHECKING, TypeVar
 
-from ..model import ImageBlock, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock
+from ..model import ToolCallBlock, ToolResultBlock
 from ..tokens import get_counter
 from ..units import SessionView
-from .base import Working, gc_paused  # noqa: F401  (re-exported)
+
+if TYPE_CHECKING:  # pragma: no cover  (base imports this module: no import back at run time)
+    from .base import Working
 
 _CACHE_ATTR = "_strategy_cache"
+T = TypeVar("T")
 
 
 class ViewCache:
-    """Facts about a view's messages that strategies and the validator need, computed lazily."""
+    """Facts about a view's messages that strategies need, computed lazily. (The providers keep
+    their own per-view facts: :class:`inspector.providers.validate.WireFacts`.)"""
 
     def __init__(self, view: SessionView) -> None:
         self.view = view
@@ -43,12 +49,6 @@ class ViewCache:
             for i, ks in enumerate(self.result_blocks)
             if ks and any(not isinstance(messages[i].content[k].content, str) for k in ks)
         )
-
-    @cached_property
-    def result_images(self) -> frozenset[int]:
-        """Messages with a tool result holding images (:func:`result_images`)."""
-        messages = self.view.messages
-        return frozenset(i for i in self.result_parts if result_images(messages[i]))
 
     @cached_property
     def result_chars(self) -> list[tuple[int, ...]]:
@@ -104,30 +104,6 @@ class ViewCache:
         for i, where in found.items():
             out[i] = tuple(where)
         return out
-
-    @cached_property
-    def empty(self) -> frozenset[int]:
-        """Messages with no content a provider accepts: no blocks, or only empty text blocks."""
-        return frozenset(
-            i
-            for i, m in enumerate(self.view.messages)
-            if all(isinstance(b, TextBlock) and not b.text for b in m.content)
-        )
-
-    @cached_property
-    def openai_null(self) -> frozenset[int]:
-        """Messages the OpenAI exporter writes with ``content: null`` where the API rejects it
-        (:func:`openai_null_content`)."""
-        return frozenset(i for i, m in enumerate(self.view.messages) if m.content_form == "null" and openai_null_content(m))
-
-    @cached_property
-    def results_with_other(self) -> frozenset[int]:
-        """Messages holding tool results and other content the OpenAI exporter sends as a user
-        message after the tool messages (:func:`sent_beside_results`)."""
-        messages = self.view.messages
-        return frozenset(
-            i for i, ids in enumerate(self.view.result_ids) if ids and any(map(sent_beside_results, messages[i].content))
-        )
 
     @cached_property
     def cross_turn_units(self) -> tuple[int, ...]:
@@ -190,45 +166,17 @@ class ViewCache:
         return bytearray(1 if r == "user" and not results[i] else 0 for i, r in enumerate(roles))
 
 
-def sent_beside_results(block) -> bool:
-    """Whether a block next to tool results is sent to OpenAI (as a user message after the tool
-    messages): not a result, not thinking (Chat Completions has no slot for it), not blank text.
-    The rule ``formats.openai_chat`` writes by; the validator lays requests out with it."""
-    if isinstance(block, (ToolResultBlock, ThinkingBlock)):
-        return False
-    return not isinstance(block, TextBlock) or bool(block.text.strip())
-
-
-def result_images(m) -> bool:
-    """Whether a tool result of ``m`` holds an image. OpenAI takes images only in user messages,
-    so the export moves them to a user message after the batch's tool messages."""
-    return any(
-        isinstance(b, ToolResultBlock) and not isinstance(b.content, str) and any(isinstance(p, ImageBlock) for p in b.content)
-        for b in m.content
-    )
-
-
-def openai_null_content(m) -> bool:
-    """Whether the OpenAI exporter writes ``m`` with ``content: null`` where Chat Completions
-    rejects it ("expected a string, got null"; only an assistant message with tool calls may
-    have null content). It writes null only for a message recorded with null content and
-    nothing else to send (thinking is not sent): a tool message whose result is empty, or a
-    message with no tool calls and no text, image or other block. An empty string ``""`` is a
-    string and accepted (strategies.md section 9.3, rule 5), so "" and thinking-only messages
-    are valid."""
-    if m.content_form != "null":
-        return False
-    if m.role == "tool":
-        return len(m.content) == 1 and isinstance(m.content[0], ToolResultBlock) and m.content[0].content == ""
-    return not any(isinstance(b, (ToolResultBlock, ToolCallBlock)) or not isinstance(b, ThinkingBlock) for b in m.content)
+def kept_on_view(view: SessionView, key: str, make: Callable[[SessionView], T]) -> T:
+    """``make(view)``, computed once and kept on the view under ``key`` (a view never changes:
+    a followed session gets a new one)."""
+    cache = view.__dict__.get(key)
+    if cache is None:
+        cache = view.__dict__[key] = make(view)
+    return cache
 
 
 def view_cache(view: SessionView) -> ViewCache:
-    cache = view.__dict__.get(_CACHE_ATTR)
-    if cache is None:
-        cache = ViewCache(view)
-        view.__dict__[_CACHE_ATTR] = cache
-    return cache
+    return kept_on_view(view, _CACHE_ATTR, ViewCache)
 
 
 @lru_cache(maxsize=4096)

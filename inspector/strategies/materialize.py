@@ -12,10 +12,9 @@ from typing import TYPE_CHECKING
 
 from ..model import Block, Message, TextBlock, ToolCallBlock, ToolResultBlock
 from ..tokens import get_counter
-from .base import BlockEdit, Inserted
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .base import Plan
+if TYPE_CHECKING:  # pragma: no cover  (base imports this module: no import back at run time)
+    from .base import BlockEdit, Inserted, Plan
 
 
 def materialize(plan: Plan) -> list[Message]:

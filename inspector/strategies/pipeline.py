@@ -13,8 +13,7 @@ from dataclasses import dataclass
 from ..tokens import TokenTable
 from ..units import SessionView
 from . import params as _params
-from .base import Plan, Reason, StageTotal, Status, Working
-from .common import gc_paused
+from .base import Plan, Reason, StageTotal, Status, Working, gc_paused
 from .params import Param, SettingsBase
 
 
@@ -87,9 +86,12 @@ def context_start_of(view: SessionView, at_call: int | None) -> int:
 _BEFORE_COMPACTION = "before a compaction recorded in the session: no longer sent"
 
 
-def start(view: SessionView, table: TokenTable, settings: SettingsBase, at_call: int | None) -> Working:
+def start(
+    view: SessionView, table: TokenTable, settings: SettingsBase, at_call: int | None, not_in_file: int = 0
+) -> Working:
     """The history a call sees, before any strategy: everything before the call's message
-    (or the whole session when ``at_call`` is None), minus what a recorded compaction removed."""
+    (or the whole session when ``at_call`` is None), minus what a recorded compaction removed.
+    ``not_in_file``: the part of the request the file does not show, counted as overhead."""
     call = view.call_for(at_call) if at_call is not None else None
     if call is not None:
         stop = call.message_index
@@ -104,7 +106,7 @@ def start(view: SessionView, table: TokenTable, settings: SettingsBase, at_call:
     if context_start == 0:
         order: list = list(range(stop))
         live = bytearray(b"\x01") * stop
-        running = table.overhead + table.prefix[stop]
+        running = table.overhead + not_in_file + table.prefix[stop]
     else:
         roles = view.roles
         order = [i for i in range(context_start) if roles[i] == "system"]
@@ -120,7 +122,7 @@ def start(view: SessionView, table: TokenTable, settings: SettingsBase, at_call:
         running = -1  # summed by Working
     return Working(
         view, table, settings, call, stop, current_turn, order, table.totals[:stop], status, by, reasons,
-        live=live, running=running,
+        live=live, running=running, not_in_file=not_in_file,
     )
 
 
@@ -130,11 +132,12 @@ def run(
     names: tuple[str, ...],
     settings: SettingsBase,
     at_call: int | None = None,
+    not_in_file: int = 0,
 ) -> tuple[Working, int, list[StageTotal]]:
     """Apply already-parsed strategy ``names``: ``(working, tokens_before, stages)``. Replay
     uses this directly; :func:`plan` freezes the result into a :class:`Plan`."""
     with gc_paused():
-        w = start(view, table, settings, at_call)
+        w = start(view, table, settings, at_call, not_in_file)
         tokens_before = w.total()
         stages: list[StageTotal] = []
         for name in names:
@@ -152,12 +155,15 @@ def plan(
     pipeline: Sequence[str] | str = (),
     settings: SettingsBase | None = None,
     at_call: int | None = None,
+    not_in_file: int = 0,
 ) -> Plan:
     """Apply ``pipeline`` (strategy names, in order) to the history of model call ``at_call``
-    (1-based; None means the next call, after the whole session)."""
+    (1-based; None means the next call, after the whole session). ``not_in_file``: what the
+    call sends that the file does not show (:func:`inspector.analysis.predict.not_in_file_at`),
+    in every total and trigger like the tool definitions."""
     names = parse_pipeline(pipeline)
     settings = settings or _params.settings_model()()
-    w, tokens_before, stages = run(view, table, names, settings, at_call)
+    w, tokens_before, stages = run(view, table, names, settings, at_call, not_in_file)
     with gc_paused():
         tokens_after = [t if alive else 0 for t, alive in zip(w.tokens, w.live)]
     return Plan(
@@ -177,4 +183,5 @@ def plan(
         stages=stages,
         tokens_before=tokens_before,
         tokens_after=w.total(),
+        not_in_file=not_in_file,
     )

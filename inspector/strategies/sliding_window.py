@@ -94,7 +94,7 @@ def _window_turns(w: Working, window: int) -> None:
 
 
 def _window_messages(w: Working, window: int) -> None:
-    roles, turn_of = w.view.roles, w.view.turn_of
+    roles = w.view.roles
     plain_user = view_cache(w.view).plain_user
     history = [i for i in w.order if type(i) is int and roles[i] != "system"]
     if len(history) <= window:

@@ -97,8 +97,8 @@ def resolve(model: str | None = None, encoding_override: str | None = None, prov
     counter = counters.get_counter(name)
     exact = counter.exact and (model is None or name == own and own_exact)
     label = counter.label
-    if counter.exact and not exact:
-        label = f"{name} (estimate for {model})"
+    if counter.exact:
+        label = f"{name} (exact)" if exact else f"{name} (estimate for {model})"
     return Resolution(name, exact, label, model)
 
 

@@ -3,12 +3,17 @@
 State lives here and only here: the session (view, token table), the :class:`PipelineState`,
 the replay cursor. Every change bumps a generation number and asks a thread worker
 (``group="plan"``, exclusive) for a new plan of a frozen :class:`~inspector.tui.engine.Snapshot`;
-the result comes back as a message and is dropped if a newer change has happened since. The
-replay chart fills from its own worker (a sample of calls first, then the rest), exact token
-counts replace the fast estimate from a third, and a followed file is read by a fourth.
+the result comes back as a message and is dropped if a newer change has happened since. Exact
+token counts replace the fast estimate from a second worker.
 
-:func:`run` is what the command line calls. Search, the dialogs, the palette's commands and live
-follow are mixins in :mod:`.search`, :mod:`.dialogs`, :mod:`.commands` and :mod:`.live`.
+The rest is composed of parts that own their state and are given only what they need
+(:mod:`.parts` is the contract): :class:`~.search.Search` (the term, ``/ n N``),
+:class:`~.replay.Replay` (the replay cursor and the chart's points), :class:`~.live.Follow` (live
+follow), :class:`~.dialogs.Export` (the export prompt). The palette's commands are listed by
+:func:`~.commands.palette_commands` for the app's actions. Every key binding has an id, and the
+user's ``keymap.toml`` (:mod:`.keymap`) can remap it.
+
+:func:`run` is what the command line calls.
 """
 
 from __future__ import annotations
@@ -16,9 +21,9 @@ from __future__ import annotations
 import gc
 import sys
 import time
+from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from rich.text import Text
 from textual import on, work
@@ -28,10 +33,11 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer, Input, Static
 from textual.worker import get_current_worker
 
+from ..analysis.window import default_budget
 from ..model import Session
 from ..strategies import builtin as _builtin_strategies  # noqa: F401  (registers the strategies)
+from ..formats import profile_of, provider_of
 from ..tokens import (
-    DEFAULT_ENCODING,
     ENCODINGS,
     EncodingUnavailable,
     TokenTable,
@@ -39,15 +45,20 @@ from ..tokens import (
     get_counter,
     get_counter_or_fallback,
 )
+from ..tokens import resolve as resolve_tokenizer
 from ..units import SessionView, build_view
 from . import engine
-from .commands import InspectorCommands, PaletteMixin
-from .dialogs import DialogsMixin
+from .commands import Command, InspectorCommands, palette_commands
+from .dialogs import Export, detail_screen, rules_screen
 from .engine import PlanResult, Snapshot, ViewInfo
-from .live import FollowMixin
-from .messages import CountDone, CountProgress, PlanReady, ReplayPoints
-from .search import SearchMixin
-from .state import ParamError, PipelineState, available_presets, spec_for
+from .keymap import binding_rows, keymap_path, load_keymap
+from .live import Follow, Loaded, replay_from
+from .messages import CountDone, CountProgress, FollowPolled, PlanReady, ReplayPoints, SearchDone
+from .parts import Services, async_job_runner, thread_job_runner
+from .replay import Inputs, Replay
+from .screens.help import HelpScreen
+from .search import Search
+from .state import ParamError, PipelineState, Preset, available_presets, spec_for
 from .themes import DEFAULT_THEME, ThemeError, ThemeFile, builtin_themes, default_variables, resolve
 from .widgets.detail import DetailPane
 from .widgets.message_list import MessageList
@@ -63,50 +74,54 @@ from .widgets.totals import TotalsBar
 #: before the first paint; bigger ones show chars/4 estimates until the exact count arrives.
 SYNC_COUNT_BYTES = 2_000_000
 SYNC_COUNT_MESSAGES = 600
-#: Replay every call only when calls x messages stays under this; beyond it the chart keeps the
-#: evenly spaced sample (each call's replay is a plan over the history before it).
-REPLAY_FULL_WORK = 60_000_000
-REPLAY_SAMPLE = 160
-REPLAY_DELAY = 0.25  # seconds after the last change before the replay starts
-REPLAY_GROWTH_DELAY = 0.05  # the same when only the followed session grew (a few calls to redo)
-REPLAY_POST_EVERY = 0.1  # seconds of replay work between chart updates
-REPLAY_YIELD = 0.0005
-#: Formats written by Anthropic models: counted with the anthropic profile unless changed.
-ANTHROPIC_FORMATS = ("anthropic", "claude_code")
 
 
-class InspectorApp(SearchMixin, DialogsMixin, PaletteMixin, FollowMixin, App[int]):
+class InspectorApp(App[int]):
     CSS_PATH = "app.tcss"
     TITLE = "context-inspector"
     COMMANDS = App.COMMANDS | {InspectorCommands}
+    #: Every binding has an id: the user's keymap.toml remaps keys by id (see the README).
+    #: The tooltip says what the key does (the README's table of ids shows it).
     BINDINGS = [
-        Binding("q", "quit", "Quit"),
-        Binding("question_mark", "help", "Help"),
-        Binding("1", "toggle(0)", "Strategies", key_display="1-6"),
-        *[Binding(str(k + 1), f"toggle({k})", f"Toggle strategy {k + 1}", show=False) for k in range(1, 9)],
-        Binding("plus,equals_sign", "budget(1)", "Budget", key_display="+/-"),
-        Binding("minus,underscore", "budget(-1)", "Budget −1k", show=False),
-        Binding("greater_than_sign", "budget(1, True)", "Budget +10%", show=False),
-        Binding("less_than_sign", "budget(-1, True)", "Budget −10%", show=False),
-        Binding("b", "edit_param('budget')", "Type budget", show=False),
-        Binding("left_square_bracket", "call(-1)", "Call", key_display="[ ]"),
-        Binding("right_square_bracket", "call(1)", "Next call", show=False),
-        Binding("slash", "search", "Search"),
-        Binding("n", "search_next(1)", "Next match", show=False),
-        Binding("N", "search_next(-1)", "Previous match", show=False),
-        Binding("v", "rules", "Rules"),
-        Binding("e", "export", "Export"),
-        Binding("p", "preset", "Preset"),
-        Binding("t", "next_theme", "Theme"),
-        Binding("f", "toggle_follow", "Follow"),
-        Binding("escape", "close_inputs", "Close", show=False),
+        Binding("q", "quit", "Quit", id="quit", tooltip="quit"),
+        Binding("question_mark", "help", "Help", id="help", tooltip="help: units, statuses, strategies, keys"),
+        Binding("1", "toggle(0)", "Strategies", key_display="1-6", id="toggle-strategy-1",
+                tooltip="turn strategy 1 of the panel on or off"),
+        *[Binding(str(k + 1), f"toggle({k})", f"Toggle strategy {k + 1}", show=False, id=f"toggle-strategy-{k + 1}",
+                  tooltip=f"turn strategy {k + 1} of the panel on or off") for k in range(1, 9)],
+        Binding("plus,equals_sign", "budget(1)", "Budget", key_display="+/-", id="budget-up",
+                tooltip="budget +1,000 tokens"),
+        Binding("minus,underscore", "budget(-1)", "Budget −1k", show=False, id="budget-down",
+                tooltip="budget −1,000 tokens"),
+        Binding("greater_than_sign", "budget(1, True)", "Budget +10%", show=False, id="budget-up-10pct",
+                tooltip="budget +10%"),
+        Binding("less_than_sign", "budget(-1, True)", "Budget −10%", show=False, id="budget-down-10pct",
+                tooltip="budget −10%"),
+        Binding("b", "edit_param('budget')", "Type budget", show=False, id="type-budget", tooltip="type the budget"),
+        Binding("left_square_bracket", "call(-1)", "Call", key_display="[ ]", id="previous-call",
+                tooltip="replay cursor: previous model call"),
+        Binding("right_square_bracket", "call(1)", "Next call", show=False, id="next-call",
+                tooltip="replay cursor: next model call (past the last: the next call after the session)"),
+        Binding("slash", "search", "Search", id="search", tooltip="search message text"),
+        Binding("n", "search_next(1)", "Next match", show=False, id="search-next", tooltip="next match"),
+        Binding("N", "search_next(-1)", "Previous match", show=False, id="search-previous",
+                tooltip="previous match"),
+        Binding("v", "rules", "Rules", id="rules", tooltip="the provider rule text for the selected row"),
+        Binding("e", "export", "Export", id="export",
+                tooltip="export the pruned history as an OpenAI or Anthropic request body"),
+        Binding("p", "preset", "Preset", id="next-preset", tooltip="next preset pipeline"),
+        Binding("t", "next_theme", "Theme", id="next-theme", tooltip="next colour theme"),
+        Binding("f", "toggle_follow", "Follow", id="toggle-follow", tooltip="follow the file as it grows: on/off"),
+        Binding("escape", "close_inputs", "Close", show=False, id="close", tooltip="close the search or value bar"),
     ]
 
     def notify(self, message: str, *, title: str = "", severity="information", timeout=None, markup: bool = True) -> None:
         """Every notice is plain text: they quote search terms, paths and errors, which are data
         (a term like ``[/x]`` would otherwise crash Textual's markup parser). ``markup`` is
         accepted for Widget.notify's sake and ignored."""
-        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
+        from ..textsafe import visible  # and inert: no escape sequence from a path reaches the terminal
+
+        super().notify(visible(message), title=visible(title), severity=severity, timeout=timeout, markup=False)
 
     def __init__(
         self,
@@ -116,12 +131,14 @@ class InspectorApp(SearchMixin, DialogsMixin, PaletteMixin, FollowMixin, App[int
         theme: ThemeFile | str | None = None,
         follow: bool | None = None,
         format: str | None = None,
-        encoding: str = DEFAULT_ENCODING,
+        encoding: str | None = None,
         profile: str | None = None,
         pipeline: tuple[str, ...] = (),
         budget: int | None = None,
         sync_count: bool | None = None,
+        keymap: Path | None = None,
     ) -> None:
+        """``keymap``: the keymap file (default: keymap.toml in the user's config directory)."""
         super().__init__()
         self.session = session
         self.session_path = path or session.path
@@ -129,43 +146,52 @@ class InspectorApp(SearchMixin, DialogsMixin, PaletteMixin, FollowMixin, App[int
         self.theme_file = resolve(theme) if not isinstance(theme, ThemeFile) else theme
         self.view: SessionView = build_view(session)
         self.info = ViewInfo(self.view)
+        if profile is None:  # frame the messages the way the session's own provider does
+            profile = profile_of(self.format_name)
+        if encoding is None:  # the tokenizer of the model the file records
+            encoding = resolve_tokenizer(session.model, None, profile).counter
         counter, warning = get_counter_or_fallback(encoding) if encoding != "approx" else (None, None)
         self.encoding_warning = warning
         encoding = counter.name if counter is not None else encoding
-        if profile is None:  # frame the messages the way the session's own provider does
-            profile = "anthropic" if self.format_name in ANTHROPIC_FORMATS else "openai"
         self.state = PipelineState.initial(encoding=encoding, profile=profile, enabled=pipeline)
         self.explicit_budget = budget
-        self.at_call: int | None = None
         self.table: TokenTable | None = None
         self.exact_pending = False
         self.count_status = ""
         self.result: PlanResult | None = None
         self._gen = 0
-        self._replay_key: Any = None
-        self._replay_timer = None
-        self.search_term = ""
         self.editing_param: str | None = None
-        self.follow_requested = follow
-        self.following = False
-        self.follow_started = False
-        self.follow_stopped = False
-        self.follower = None
-        self.notice = ""
-        self._shown_notice: str | None = None
-        self._follow_busy = False
-        self._follow_again = False
-        self._follow_not_before = 0.0
-        self._follow_timer = None
-        self._follow_interval = None
         #: First message a followed session changed while the exact count was running.
         self._count_dirty = 0
-        #: First model call whose replay the followed session changed (not yet replayed), and the
-        #: same for the replay now scheduled or running (None: nothing to redo).
-        self._replay_growth: int | None = None
-        self._replay_unfinished: int | None = None
         self.sync_count = sync_count
         self.plan_timings: list[float] = []
+        self.keymap_file = keymap_path() if keymap is None else keymap
+        self.remapped: dict[str, str] = {}
+        self._keymap_problems = self._load_keymap(self.keymap_file)
+
+        services = Services(notify=self.notify, show_status=self._update_status, post=self.post_message,
+                            run_thread=thread_job_runner(self), run_async=async_job_runner(self),
+                            set_timer=self.set_timer, set_interval=self.set_interval)
+        self.search = Search(services, rows=lambda: self.list, box=lambda: self.query_one("#search", Input),
+                             result=lambda: self.result)
+        self.replay = Replay(services, chart=lambda: self.chart,
+                             inputs=lambda: Inputs(self.view, self.table, self.state), cursor_moved=self.request_plan)
+        self.follow = Follow(services, path=self.session_path, format_name=self.format_name, requested=follow,
+                             loaded=lambda: Loaded(self.session, self.table, self.info), grown=self._apply_growth,
+                             scroll_end=lambda: self.list.scroll_end(animate=False))
+        self.export = Export(services, session_path=self.session_path,
+                             provider="anthropic" if provider_of(self.format_name) == "anthropic" else "openai",
+                             result=lambda: self.result, at_call=lambda: self.replay.at_call,
+                             push_screen=self.push_screen)
+
+    # --- keys -------------------------------------------------------------------------------
+    def _load_keymap(self, path: Path) -> list[str]:
+        """Apply the user's keymap; returns its problems (shown once the screen is up)."""
+        keymap = load_keymap(path, {binding_id: keys for binding_id, keys, _ in binding_rows(keymap_owners())})
+        if keymap.keys:
+            self.remapped = keymap.keys
+            self.set_keymap(keymap.keys)
+        return keymap.problems
 
     # --- theme ------------------------------------------------------------------------------
     def get_theme_variable_defaults(self) -> dict[str, str]:
@@ -207,7 +233,9 @@ class InspectorApp(SearchMixin, DialogsMixin, PaletteMixin, FollowMixin, App[int
         self._first_count()
         if self.encoding_warning:
             self.notify(self.encoding_warning, severity="warning", timeout=8)
-        self._start_follow()
+        for problem in self._keymap_problems:
+            self.notify(problem, title="keymap", severity="warning", timeout=10)
+        self.follow.start()
         self._update_hint()
 
     @property
@@ -263,7 +291,7 @@ class InspectorApp(SearchMixin, DialogsMixin, PaletteMixin, FollowMixin, App[int
     def _seed_budget(self) -> None:
         budget = self.explicit_budget
         if budget is None and self.state.settings.budget is None and self.table is not None:
-            budget = default_budget(self.view, self.table)
+            budget = default_budget(self.view.session)
         if budget is not None:
             self.state = self.state.set("budget", budget)
             self.panel.reference_budget = budget
@@ -308,13 +336,13 @@ class InspectorApp(SearchMixin, DialogsMixin, PaletteMixin, FollowMixin, App[int
         self.table = table
         self.exact_pending = False
         self.count_status = ""
-        self._replay_unfinished = 1  # every call's baseline changed
+        self.replay.redo_all()  # every call's baseline changed
         self.request_plan()
 
     def _recount(self) -> None:
         """The counter or profile changed: count again (estimate at once when the session is big)."""
         s = self.session
-        self._replay_unfinished = 1  # every call's baseline changed
+        self.replay.redo_all()  # every call's baseline changed
         if self.state.encoding == "approx" or self._sync_count_ok():
             self.table = count_session(s.messages, s.tools, encoding=self.state.encoding, profile=self.state.profile)
             self.exact_pending = False
@@ -331,7 +359,7 @@ class InspectorApp(SearchMixin, DialogsMixin, PaletteMixin, FollowMixin, App[int
         if self.table is None:
             return
         self._gen += 1
-        snap = Snapshot(self._gen, self.view, self.table, self.state, self.at_call)
+        snap = Snapshot(self._gen, self.view, self.table, self.state, self.replay.at_call)
         self._requested_at = time.perf_counter()
         self._plan_worker(snap, self.info)
 
@@ -351,7 +379,7 @@ class InspectorApp(SearchMixin, DialogsMixin, PaletteMixin, FollowMixin, App[int
         selected = lst.selected if lst.result is not None else None
         keep = selected if isinstance(selected, int) else None
         at_bottom, cursor_at_end = lst.set_result(result, self.info, select_message=keep)
-        if self.following and at_bottom:
+        if self.follow.following and at_bottom:
             lst.scroll_end(animate=False, immediate=True)
             if cursor_at_end or first_result:  # a followed file opens on its newest message
                 lst.move_cursor(lst.row_count() - 1, scroll=False, announce=False)
@@ -364,15 +392,15 @@ class InspectorApp(SearchMixin, DialogsMixin, PaletteMixin, FollowMixin, App[int
             for stage in result.plan.stages:
                 savings[stage.strategy] = savings.get(stage.strategy, 0) + stage.tokens_before - stage.tokens_after
         self.panel.set_state(self.state, savings)
-        self.query_one(TotalsBar).show(result, engine.recorded_at(self.view, self.at_call), self.count_status)
-        self.chart.set_cursor(self.at_call)
+        self.query_one(TotalsBar).show(result, engine.recorded_at(self.view, self.replay.at_call), self.count_status)
+        self.chart.set_cursor(self.replay.at_call)
         self._show_detail()
         self._update_status()
         self._update_hint()
         self.plan_timings.append(time.perf_counter() - self._requested_at)
         if result.error and result.plan is None:
             self.notify(result.error, severity="error", timeout=8)
-        self._maybe_replay()
+        self.replay.restart_if_changed()
 
     def _show_detail(self) -> None:
         lst = self.list
@@ -385,111 +413,85 @@ class InspectorApp(SearchMixin, DialogsMixin, PaletteMixin, FollowMixin, App[int
         elif isinstance(event.widget, PipelinePanel):
             self._update_hint()
 
-    # --- replay -----------------------------------------------------------------------------
-    def _maybe_replay(self) -> None:
-        """Restart the replay when what it depends on changed. A pipeline change clears the chart
-        and replays every call; when only the followed session grew, the chart keeps its points
-        and only the calls the new messages can change are replayed (and any not done yet)."""
-        key = (id(self.view), id(self.table), self.state.pipeline, self.state.settings)
-        if key == self._replay_key:
-            return
-        same_pipeline = self._replay_key is not None and self._replay_key[2:] == key[2:]
-        self._replay_key = key  # a running replay sees this and stops at its next call
-        n = len(self.view.calls)
-        calls: list[int] | None = None
-        delay = REPLAY_DELAY
-        if not same_pipeline:
-            self.chart.reset_points(n)
-            self._replay_growth = self._replay_unfinished = None
-        else:
-            self.chart.set_call_count(n)
-            redo = [c for c in (self._replay_growth, self._replay_unfinished) if c is not None]
-            if redo and min(redo) > 1:
-                calls = self._growth_calls(min(redo))
-                delay = REPLAY_GROWTH_DELAY
-        self._replay_growth = None
-        self._replay_unfinished = 1 if calls is None else (calls[0] if calls else None)
-        if self._replay_timer is not None:
-            self._replay_timer.stop()
-        # Wait until the keys stop: replaying is pure-Python work that competes for the GIL.
-        self._replay_timer = self.set_timer(
-            delay, lambda: self._replay_worker(key, self.view, self.table, self.state, calls))
-
-    def _growth_calls(self, start: int) -> list[int]:
-        """The calls to replay after the followed session grew: from call ``start`` on, and the
-        ones the chart has no point for yet (of the sample, when the session is replayed sampled)."""
-        n = len(self.view.calls)
-        points = self.chart.points
-        if n * len(self.view) > REPLAY_FULL_WORK and n > REPLAY_SAMPLE:
-            sample = engine.replay_order(n, REPLAY_SAMPLE)[:REPLAY_SAMPLE + 1]
-            return sorted({c for c in sample if c not in points} | ({n} if n >= start else set()))
-        return [c for c in range(1, n + 1) if c >= start or c not in points]
-
-    @work(thread=True, exclusive=True, group="replay", exit_on_error=False, description="replay")
-    def _replay_worker(self, key: Any, view: SessionView, table: TokenTable, state: PipelineState,
-                       calls: list[int] | None = None) -> None:
-        worker = get_current_worker()
-        if key != self._replay_key:
-            return
-        n_calls = len(view.calls)
-        note = ""
-        order = engine.replay_order(n_calls, REPLAY_SAMPLE)
-        if n_calls * len(view) > REPLAY_FULL_WORK and n_calls > REPLAY_SAMPLE:
-            order = order[:REPLAY_SAMPLE + 1]
-            note = f"sampled: {len(order):,} of {n_calls:,} calls (a full replay of this session is too long)"
-        if calls is not None:
-            order = calls
-        if not order:
-            self.post_message(ReplayPoints(key, [], 0, note))
-            return
-        batch: list = []
-        posted = time.perf_counter()
-        for done, call in enumerate(order, start=1):
-            if worker.is_cancelled or key != self._replay_key:
-                return  # a newer change restarted the replay: stop within one call
-            try:
-                batch.extend(engine.replay_points(view, table, state, [call]))
-            except Exception as exc:  # keep the app alive; the chart says what failed
-                self.post_message(ReplayPoints(key, [], 0, f"replay failed: {type(exc).__name__}: {exc}"))
-                return
-            now = time.perf_counter()
-            if done == len(order) or now - posted > REPLAY_POST_EVERY:
-                self.post_message(ReplayPoints(key, batch, len(order) - done, note))
-                batch = []
-                posted = now
-            time.sleep(REPLAY_YIELD)  # hand the GIL to the UI thread between calls
-
+    # --- the parts' messages and actions ----------------------------------------------------
     def on_replay_points(self, message: ReplayPoints) -> None:
-        if message.key != self._replay_key:
-            return
-        if message.pending == 0:
-            self._replay_unfinished = None
-        self.chart.note = message.note
-        self.chart.add_points(message.points, message.pending)
+        if self.query_one_optional("#chart", ReplayChart) is not None:  # None: the app is closing
+            self.replay.points(message)
+
+    def on_search_done(self, message: SearchDone) -> None:
+        self.search.done(message)
+
+    def on_follow_polled(self, message: FollowPolled) -> None:
+        self.follow.polled(message)
 
     def action_call(self, delta: int) -> None:
-        """Move the replay cursor by ``delta`` calls; past the last call is 'next call'."""
-        n = len(self.view.calls)
-        if not n:
-            self.notify("This session has no model calls (no assistant messages).", timeout=4)
-            return
-        cur = self.at_call
-        if delta < 0:
-            new = n if cur is None else max(1, cur + delta)
-        else:
-            new = None if cur is None or cur + delta > n else cur + delta
-        self.set_call(new)
+        self.replay.step(delta)
 
-    def set_call(self, call: int | None) -> None:
-        if call == self.at_call:
-            return
-        self.at_call = call
-        self.chart.set_cursor(call)
-        self.request_plan()
+    def action_last_call(self) -> None:
+        """The replay cursor back to the default: the next call after the whole session."""
+        self.replay.go_to(None)
 
     @on(ReplayChart.CallClicked)
     def _chart_clicked(self, event: ReplayChart.CallClicked) -> None:
-        self.set_call(event.call)
+        self.replay.go_to(event.call)
+
+    def action_search(self) -> None:
+        self.search.open()
+
+    def action_search_next(self, direction: int) -> None:
+        self.search.next(direction)
+
+    @on(Input.Submitted, "#search")
+    def _search_submitted(self, event: Input.Submitted) -> None:
+        self.search.submitted(event.value)
+
+    def action_toggle_follow(self) -> None:
+        self.follow.toggle()
+
+    def _apply_growth(self, message: FollowPolled) -> None:
+        """Swap in the session the follower grew (its counts rebased on the app's own if those
+        changed while the worker ran) and replan."""
+        first = message.first
+        table = message.table
+        current = self.table
+        if message.base_table is not current:
+            # exact counts arrived, or the counter changed, while the worker ran: count the
+            # changed messages on top of what the app has now
+            table = engine.count(message.session.messages, message.session.tools, current.encoding, current.profile,
+                                 previous=current, keep=min(first, len(current.counts)))
+        old_view = self.view
+        self.session = message.session
+        self.view = message.view
+        self.info = message.info
+        self.table = table
+        if self.exact_pending:  # a running exact count must recount from here when it ends
+            self._count_dirty = min(self._count_dirty, first)
+        self.replay.grew_from(replay_from(old_view, message.view, first))
+        gc.freeze()
+        self.request_plan()
+
+    def action_export(self) -> None:
+        self.export.open()
+
+    def action_help(self) -> None:
+        self.push_screen(HelpScreen(str(self.keymap_file), self.remapped))
+
+    def action_open(self) -> None:
+        self.list.action_open()
+
+    def on_message_list_open_detail(self, event: MessageList.OpenDetail) -> None:
+        if self.result is None or self.result.plan is None:
+            return
+        item = self.list.message_at(event.row)
+        if item is not None:
+            self.push_screen(detail_screen(item, self.result))
+
+    def action_rules(self) -> None:
+        if self.result is not None and self.result.plan is not None:
+            self.push_screen(rules_screen(self.result, self.list.selected, self.list.cursor))
+
+    def palette_commands(self) -> list[Command]:
+        return palette_commands(self)
 
     # --- pipeline changes -------------------------------------------------------------------
     def set_state(self, state: PipelineState, what: str = "") -> None:
@@ -539,7 +541,7 @@ class InspectorApp(SearchMixin, DialogsMixin, PaletteMixin, FollowMixin, App[int
         k = (names.index(self.state.preset) + 1) % len(presets) if self.state.preset in names else 0
         self.apply_preset(presets[k])
 
-    def apply_preset(self, preset) -> None:
+    def apply_preset(self, preset: Preset) -> None:
         self.set_state(self.state.apply_preset(preset))
         self.notify(f"preset: {preset.name}", timeout=2)
 
@@ -572,21 +574,11 @@ class InspectorApp(SearchMixin, DialogsMixin, PaletteMixin, FollowMixin, App[int
         box.add_class("hidden")
         self.panel.focus()
 
-    @on(Input.Submitted, "#search")
-    def _search_submitted(self, event: Input.Submitted) -> None:
-        term = event.value.strip()
-        event.input.add_class("hidden")
-        self.list.focus()
-        self.start_search(term)
-
     def action_close_inputs(self) -> None:
         if self.editing_param is not None:
             self._close_param_input()
             return
-        search = self.query_one("#search", Input)
-        if not search.has_class("hidden"):
-            search.add_class("hidden")
-            self.list.focus()
+        self.search.close()
 
     def _update_hint(self) -> None:
         hint = self.panel.hint()
@@ -607,26 +599,17 @@ class InspectorApp(SearchMixin, DialogsMixin, PaletteMixin, FollowMixin, App[int
         facts = (f"{self.format_name} · {len(view):,} messages · {turns} turns · {len(view.calls)} model calls"
                  f" · {pipeline}")
         short_facts = f"{pipeline} · {self.format_name} · {len(view):,} messages · {len(view.calls)} calls"
-        if self.search_term:
-            facts += f" · search: {self.search_term!r}"
-            short_facts += f" · search: {self.search_term!r}"
-        follow = ""
-        if self.follow_stopped:
-            follow = "follow stopped"
-        elif self.follow_started:
-            follow = "● following" if self.following else "following paused (f)"
+        if self.search.term:
+            facts += f" · search: {self.search.term!r}"
+            short_facts += f" · search: {self.search.term!r}"
         status = self.query_one(StatusLine)
-        status.set(name=name, facts=facts, short_facts=short_facts, follow=follow, notice=self.notice if notice is None else notice)
+        status.set(name=name, facts=facts, short_facts=short_facts, follow=self.follow.badge(),
+                   notice=self.follow.notice if notice is None else notice)
 
 
-def default_budget(view: SessionView, table: TokenTable) -> int:
-    """Half of what the next call would send, rounded to 1,000 (so fifo and summarize have
-    something to do the moment they are switched on)."""
-    from ..strategies.pipeline import context_start_of
-
-    start = context_start_of(view, None)
-    sent = table.overhead + sum(t for i, t in enumerate(table.totals) if i >= start or view.roles[i] == "system")
-    return max(1000, int(round(sent * 0.5 / 1000.0)) * 1000)
+def keymap_owners() -> Iterable[type]:
+    """The classes whose bindings a keymap may remap (their ids are the README's table)."""
+    return (InspectorApp, MessageList)
 
 
 def default_session_path() -> Path | None:
@@ -652,7 +635,8 @@ def run(
     theme: str | None = None,
     follow: bool | None = None,
     format: str | None = None,
-    encoding: str = DEFAULT_ENCODING,
+    encoding: str | None = None,
+    profile: str | None = None,
 ) -> int:
     """Open the TUI on ``path`` (a bundled sample when None). Returns the exit code: 0, or 2 when
     the session or the theme cannot be used (the reason is printed to stderr, no traceback)."""
@@ -671,7 +655,7 @@ def run(
                   "run: context-inspector SESSION_FILE", file=sys.stderr)
             return 2
         path = str(sample)
-    if encoding not in ENCODINGS:
+    if encoding is not None and encoding not in ENCODINGS:
         print(f"context-inspector: unknown encoding {encoding!r}; choose one of {', '.join(ENCODINGS)}",
               file=sys.stderr)
         return 2
@@ -690,6 +674,6 @@ def run(
         print(f"{path}: cannot read it ({exc.strerror or exc}).", file=sys.stderr)
         return 2
     app = InspectorApp(session, path=str(path), theme=theme_file, follow=follow, format=format or session.format,
-                       encoding=encoding)
+                       encoding=encoding, profile=profile)
     app.run()
     return app.return_code or 0

@@ -3,9 +3,10 @@
 A :class:`Snapshot` is an immutable request (session view, token table, pipeline state, replay
 cursor, generation); :func:`compute_plan` turns it into a :class:`PlanResult` with the rows the
 message list shows, the gauge's tokens by kind and the provider violations by message. It runs
-in a worker thread and never touches a widget. Plans, replays, exports and following all go
-through the library (``inspector.strategies``, ``inspector.analysis``, ``inspector.providers``,
-``inspector.follow``); this module only arranges their results for display. No Textual here.
+in a worker thread and never touches a widget. Plans and replays go through the public API
+(``inspector.plan``, ``inspector.replay``: the view and table the app holds are passed as an
+Analysis, never counted again); this module only arranges their results for display. No
+Textual here.
 """
 
 from __future__ import annotations
@@ -15,12 +16,16 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
+import inspector
+
+from ..analysis.context import recorded_input
+from ..analysis.planning import CheckedPlan
+from ..analysis.session import of as analysis_of
 from ..model import ImageBlock, Message, RawBlock, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock
-from ..strategies import Inserted, Plan, Status
-from ..strategies import plan as run_plan
+from ..providers import Violation, validity
+from ..strategies import Inserted, Status
 from ..tokens import TokenTable, count_session
 from ..units import SUMMARY, TRUNCATED_IN_SOURCE, SessionView, UnitKind
-from ..providers.validate import Violation
 from .state import PipelineState
 from .text import one_line
 
@@ -31,6 +36,7 @@ CATEGORIES = (
     ("assistant", "answers"),
     ("tool_exchange", "tool exchanges"),
     ("summary", "summaries"),
+    ("not_in_file", "not in file"),
     ("overhead", "tool defs + framing"),
 )
 _CATEGORY_INDEX = {key: k for k, (key, _) in enumerate(CATEGORIES)}
@@ -64,7 +70,7 @@ class RuleBreak:
 @dataclass
 class PlanResult:
     snapshot: Snapshot
-    plan: Plan | None
+    plan: CheckedPlan | None
     rows: list[Row]
     row_of: list[int]  # message index -> row in ``rows`` (-1: not in this context)
     by_category: list[int]  # tokens after the plan per CATEGORIES entry
@@ -90,7 +96,7 @@ class PlanResult:
 
     @property
     def valid(self) -> dict[str, bool]:
-        return {p: not v for p, v in self.violations.items()}
+        return validity(self.violations)
 
 
 class ViewInfo:
@@ -163,7 +169,7 @@ def preview_of(message: Message, limit: int = 240) -> str:
     return one_line("  ".join(parts), limit)
 
 
-def build_rows(plan: Plan) -> tuple[list[Row], list[int]]:
+def build_rows(plan: CheckedPlan) -> tuple[list[Row], list[int]]:
     """The list's rows for a plan: every source message the call saw, in order, with inserted
     messages where they are sent (the same order as :meth:`Plan.decisions`, without formatting
     any reason)."""
@@ -192,7 +198,7 @@ def compute_plan(snap: Snapshot, info: ViewInfo) -> PlanResult:
     t0 = time.perf_counter()
     state = snap.state
     try:
-        plan = run_plan(snap.view, snap.table, state.pipeline, state.settings, snap.at_call)
+        plan = inspector.plan(analysis_of(snap.view, snap.table), state.pipeline, settings=state.settings, at_call=snap.at_call)
     except Exception as exc:  # a strategy bug must not take the UI down: show it
         return PlanResult(snap, None, [], [-1] * len(snap.view), [0] * len(CATEGORIES), [0] * len(CATEGORIES), 0,
                           error=f"{type(exc).__name__}: {exc}")
@@ -217,6 +223,7 @@ def compute_plan(snap: Snapshot, info: ViewInfo) -> PlanResult:
     overhead = snap.table.overhead
     after[_CATEGORY_INDEX["overhead"]] = overhead
     before[_CATEGORY_INDEX["overhead"]] = overhead
+    after[_CATEGORY_INDEX["not_in_file"]] = before[_CATEGORY_INDEX["not_in_file"]] = plan.not_in_file
     result = PlanResult(snap, plan, rows, row_of, after, before, sent_before)
     try:
         violations = plan.violations
@@ -239,7 +246,7 @@ def compute_plan(snap: Snapshot, info: ViewInfo) -> PlanResult:
     return result
 
 
-def _row_of_position(plan: Plan, rows: list[Row], position: int) -> int | None:
+def _row_of_position(plan: CheckedPlan, rows: list[Row], position: int) -> int | None:
     """The row of the ``position``-th message the plan sends (0-based), or None."""
     if not 0 <= position < len(plan.sequence):
         return None
@@ -257,7 +264,7 @@ def _row_of_position(plan: Plan, rows: list[Row], position: int) -> int | None:
 @dataclass(frozen=True, slots=True)
 class CallPoint:
     call: int  # 1-based
-    baseline: int
+    baseline: int  # the whole input without a pipeline (predicted_tokens: the part not in the file included)
     tokens: int
     recorded: int | None
 
@@ -277,18 +284,12 @@ def replay_order(n_calls: int, first: int = 160) -> list[int]:
 
 def replay_points(view: SessionView, table: TokenTable, state: PipelineState, calls: Sequence[int]) -> list[CallPoint]:
     """Baseline and pipeline input tokens of model calls ``calls`` (through inspector.replay)."""
-    from ..analysis.replay import replay as lib_replay
-
-    result = lib_replay(view, table, state.pipeline, state.settings, calls=list(calls))
-    return [CallPoint(c.call, c.baseline_tokens, c.tokens, c.recorded_tokens) for c in result.calls]
+    result = inspector.replay(analysis_of(view, table), state.pipeline, settings=state.settings, calls=list(calls))
+    return [CallPoint(c.call, c.predicted_tokens, c.tokens, c.recorded_tokens) for c in result.calls]
 
 
-def recorded_at(view: SessionView, call: int | None) -> int | None:
-    """What the file recorded as the input of model call ``call`` (None: not recorded)."""
-    if call is None or not view.calls:
-        return None
-    usage = view.messages[view.calls[call - 1].message_index].usage
-    return usage.context_tokens if usage is not None else None
+#: What the file recorded as the input of a model call (the totals bar shows it beside the estimate).
+recorded_at = recorded_input
 
 
 # --- counting -------------------------------------------------------------------------------

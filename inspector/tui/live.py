@@ -1,6 +1,7 @@
 """Live follow of a session while an agent writes it (``--follow``, on by default for every format
 that can grow: the inspector's, Claude Code's and Codex's JSONL files, Strands session
-directories, Agents SDK SQLite databases). Mixed into :class:`~inspector.tui.app.InspectorApp`.
+directories, Agents SDK SQLite databases). :class:`Follow` owns the follower and its schedule; the
+app composes it and applies what it reads (:meth:`Follow.polled` hands each grown session back).
 
 The library's follower (:func:`inspector.follow_dir.follower_for`) reads only what was added: new
 lines, new message files, new rows. ``watchfiles`` wakes it as soon as the file, the directory or
@@ -16,13 +17,11 @@ notice and keeps what was loaded.
 
 from __future__ import annotations
 
-import gc
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-from textual import work
 
 from ..model import Message, Session
 from ..tokens import TokenTable
@@ -30,6 +29,7 @@ from ..units import SessionView, build_view
 from . import engine
 from .engine import ViewInfo
 from .messages import FollowPolled
+from .parts import Cancellable, Services, Stoppable
 
 #: Fallback poll when watchfiles is missing or misses an event.
 FOLLOW_POLL_SECONDS = 1.0
@@ -82,7 +82,7 @@ def watch_target(path: Path, fmt: str) -> tuple[Path, bool, Callable[[str], bool
     return path.parent, False, lambda p: Path(p).name in names
 
 
-def _replay_from(old: SessionView, new: SessionView, first: int) -> int:
+def replay_from(old: SessionView, new: SessionView, first: int) -> int:
     """The first model call whose replay an update from message ``first`` can change: every call
     from the start of the turn holding ``first`` (that turn's final answer and orphan marks may
     change), in the old view and in the new one."""
@@ -99,99 +99,146 @@ def _replay_from(old: SessionView, new: SessionView, first: int) -> int:
     return k + 1
 
 
-class FollowMixin:
-    # set by InspectorApp.__init__
-    follow_requested: bool | None
-    following: bool
-    follow_started: bool
-    follow_stopped: bool
-    follower: Any
+@dataclass(frozen=True)
+class Loaded:
+    """What the app shows now, which the next poll grows: its session, counts and view info."""
 
-    def _start_follow(self) -> None:
-        if not self.session_path or self.follow_started:
+    session: Session
+    table: TokenTable
+    info: ViewInfo
+
+
+class Follow:
+    """Following one session file, directory or database. ``requested``: the user's --follow /
+    --no-follow (None: follow when the format can grow). ``loaded()`` is what the app shows now;
+    ``grown(message)`` swaps a grown session in; ``scroll_end()`` pins the list to the newest row."""
+
+    def __init__(self, services: Services, *, path: str | None, format_name: str, requested: bool | None,
+                 loaded: Callable[[], Loaded], grown: Callable[[FollowPolled], None],
+                 scroll_end: Callable[[], None]) -> None:
+        self.services = services
+        self.path = path
+        self.format_name = format_name
+        self.requested = requested
+        self._loaded = loaded
+        self._grown = grown
+        self._scroll_end = scroll_end
+        self.following = False
+        self.started = False
+        self.stopped = False
+        self.follower: Any = None
+        #: The standing notice (why following stopped, or what the follower last warned of).
+        self.notice = ""
+        self._shown_notice: str | None = None
+        self._busy = False
+        self._again = False
+        self._not_before = 0.0
+        self._timer: Stoppable | None = None
+        self._interval: Stoppable | None = None
+        self._watch: Cancellable | None = None
+
+    def badge(self) -> str:
+        """What the status line says about following ("" when it never started)."""
+        if self.stopped:
+            return "follow stopped"
+        if self.started:
+            return "● following" if self.following else "following paused (f)"
+        return ""
+
+    def start(self) -> None:
+        if not self.path or self.started:
             return
-        from ..follow_dir import can_follow
+        from ..follow_dir import can_follow, followable_formats
 
         followable = can_follow(self.format_name)
-        wanted = followable if self.follow_requested is None else self.follow_requested
+        wanted = followable if self.requested is None else self.requested
         if not wanted:
-            self._update_status()
+            self.services.show_status(None)
             return
         if not followable:
-            self.notify(f"{self.format_name} sessions cannot be followed live: only JSONL transcripts, Strands session "
-                        f"directories and Agents SDK SQLite databases grow while an agent runs.",
-                        severity="warning", timeout=6)
-            self._update_status()
+            self.services.notify(f"{self.format_name} sessions cannot be followed live: only {followable_formats()} "
+                                 f"sessions grow while an agent runs.", severity="warning", timeout=6)
+            self.services.show_status(None)
             return
-        self.follow_started = True
+        self.started = True
         self.following = True
-        self._watch_worker(self.session_path, self.format_name)
-        self._follow_interval = self.set_interval(FOLLOW_POLL_SECONDS, self.poll_follow, name="follow-poll")
-        self.poll_follow()  # the first poll builds the follower, off the UI thread
-        self._update_status()
+        self._watch = self.services.run_async(self._watch_changes, group="watch")
+        self._interval = self.services.set_interval(FOLLOW_POLL_SECONDS, self.poll)
+        self.poll()  # the first poll builds the follower, off the UI thread
+        self.services.show_status(None)
 
-    def action_toggle_follow(self) -> None:
-        if not self.follow_started:
-            self.follow_requested = True
-            self._start_follow()
+    def toggle(self) -> None:
+        """``f``: start following, or pause / resume it."""
+        if not self.started:
+            self.requested = True
+            self.start()
             return
-        if self.follow_stopped:
-            self.notify(self.notice or "no longer following this session", severity="warning", timeout=6)
+        if self.stopped:
+            self.services.notify(self.notice or "no longer following this session", severity="warning", timeout=6)
             return
         self.following = not self.following
         if self.following:
-            self.list.scroll_end(animate=False)
-            self.poll_follow()
-        self._update_status()
+            self._scroll_end()
+            self.poll()
+        self.services.show_status(None)
 
-    def _stop_follow(self) -> None:
-        self.follow_stopped = True
+    def stop(self) -> None:
+        self.stopped = True
         self.following = False
-        self.workers.cancel_group(self, "watch")
-        for timer in (self._follow_interval, self._follow_timer):
+        if self._watch is not None:
+            self._watch.cancel()
+        for timer in (self._interval, self._timer):
             if timer is not None:
                 timer.stop()
-        self._follow_interval = self._follow_timer = None
+        self._watch = self._interval = self._timer = None
 
-    @work(exclusive=True, group="watch", exit_on_error=False, description="watch")
-    async def _watch_worker(self, path: str, fmt: str) -> None:
+    async def _watch_changes(self) -> None:
         """Wake the follower as soon as the source changes (the interval poll is the fallback)."""
         try:
             from watchfiles import awatch
         except ImportError:
             return
-        root, recursive, matters = watch_target(Path(path), fmt)
+        root, recursive, matters = watch_target(Path(self.path), self.format_name)
         async for changes in awatch(root, debounce=50, step=25, recursive=recursive):
             if self.following and any(matters(p) for _, p in changes):
-                self.poll_follow()
+                self.poll()
 
-    def poll_follow(self) -> None:
+    def poll(self) -> None:
         """Poll the follower now, or as soon as the previous poll is done and its cost allows."""
-        if not self.following or self.follow_stopped:
+        if not self.following or self.stopped:
             return
-        if self._follow_busy:
-            self._follow_again = True
+        if self._busy:
+            self._again = True
             return
-        wait = self._follow_not_before - time.monotonic()
+        wait = self._not_before - time.monotonic()
         if wait > 0:
-            if self._follow_timer is None:
-                self._follow_timer = self.set_timer(wait, self._follow_timer_fired)
+            if self._timer is None:
+                self._timer = self.services.set_timer(wait, self._timer_fired)
             return
-        self._follow_busy = True
-        self._follow_worker(self.follower, self.session, self.table, self.info)
+        self._busy = True
+        follower, loaded = self.follower, self._loaded()
+        self.services.run_thread(lambda cancelled: self.services.post(self.read(follower, loaded)),
+                                 group="follow", exclusive=False)
 
-    def _follow_timer_fired(self) -> None:
-        self._follow_timer = None
-        self.poll_follow()
+    @property
+    def busy(self) -> bool:
+        """A poll is running."""
+        return self._busy
 
-    @work(thread=True, group="follow", exit_on_error=False, description="follow")
-    def _follow_worker(self, follower: Any, session: Session, table: TokenTable, info: ViewInfo) -> None:
+    def _timer_fired(self) -> None:
+        self._timer = None
+        self.poll()
+
+    def read(self, follower: Any, loaded: Loaded) -> FollowPolled:
+        """One poll, in a worker thread: what the source added since ``loaded``, with its view and
+        counts (only the changed messages are counted)."""
         t0 = time.thread_time()  # the worker's own CPU, not the time it waited for the GIL
+        session, table, info = loaded.session, loaded.table, loaded.info
         try:
             if follower is None:
                 from ..follow_dir import follower_for
 
-                follower = follower_for(self.session_path, self.format_name)
+                follower = follower_for(self.path, self.format_name)
                 first = sync_start(session.messages, follower.session.messages)
                 changed = follower.session.messages[first:]
                 notice, stopped = None, False
@@ -203,9 +250,7 @@ class FollowMixin:
                 changed = follower.session.messages[first:]
             messages = merge_messages(session.messages, first, changed)
             if messages is None:
-                self.post_message(FollowPolled(follower, notice=notice, stopped=stopped,
-                                               seconds=time.thread_time() - t0))
-                return
+                return FollowPolled(follower, notice=notice, stopped=stopped, seconds=time.thread_time() - t0)
             source = follower.session
             grown = source.model_copy(update={"messages": messages, "tools": list(source.tools),
                                               "skipped": list(source.skipped)})
@@ -215,50 +260,29 @@ class FollowMixin:
             new_table = engine.count(messages, grown.tools, table.encoding, table.profile, previous=table,
                                      keep=min(first, len(table.counts)))
         except Exception as exc:  # a follower that cannot start or read: say so, keep what is shown
-            self.post_message(FollowPolled(follower, error=f"cannot follow {self.session_path}: {exc}"))
-            return
-        self.post_message(FollowPolled(follower, session=grown, view=view, info=new_info, table=new_table,
-                                       base_table=table, first=first, notice=notice, stopped=stopped,
-                                       seconds=time.thread_time() - t0))
+            return FollowPolled(follower, error=f"cannot follow {self.path}: {exc}")
+        return FollowPolled(follower, session=grown, view=view, info=new_info, table=new_table, base_table=table,
+                            first=first, notice=notice, stopped=stopped, seconds=time.thread_time() - t0)
 
-    def on_follow_polled(self, message: FollowPolled) -> None:
-        self._follow_busy = False
+    def polled(self, message: FollowPolled) -> None:
+        """A poll finished: keep its follower, space the next poll by its cost, show its notices,
+        hand a grown session to the app."""
+        self._busy = False
         if message.follower is not None:
             self.follower = message.follower
-        self._follow_not_before = time.monotonic() + max(FOLLOW_MIN_GAP, FOLLOW_COST_FACTOR * message.seconds)
+        self._not_before = time.monotonic() + max(FOLLOW_MIN_GAP, FOLLOW_COST_FACTOR * message.seconds)
         if message.error:
             self.notice = message.error
-            self.notify(message.error, severity="error", timeout=8)
-            self._stop_follow()
+            self.services.notify(message.error, severity="error", timeout=8)
+            self.stop()
         if message.notice and message.notice != self._shown_notice:
             self._shown_notice = self.notice = message.notice
-            self.notify(message.notice, severity="warning", timeout=8)
+            self.services.notify(message.notice, severity="warning", timeout=8)
         if message.stopped:
-            self._stop_follow()
+            self.stop()
         if message.session is not None:
-            self._apply_growth(message)
-        self._update_status()
-        if self._follow_again:
-            self._follow_again = False
-            self.poll_follow()
-
-    def _apply_growth(self, message: FollowPolled) -> None:
-        first = message.first
-        table = message.table
-        current = self.table
-        if message.base_table is not current:
-            # exact counts arrived, or the counter changed, while the worker ran: count the
-            # changed messages on top of what the app has now
-            table = engine.count(message.session.messages, message.session.tools, current.encoding, current.profile,
-                                 previous=current, keep=min(first, len(current.counts)))
-        old_view = self.view
-        self.session = message.session
-        self.view = message.view
-        self.info = message.info
-        self.table = table
-        if self.exact_pending:  # a running exact count must recount from here when it ends
-            self._count_dirty = min(self._count_dirty, first)
-        grown_from = _replay_from(old_view, message.view, first)
-        self._replay_growth = grown_from if self._replay_growth is None else min(self._replay_growth, grown_from)
-        gc.freeze()
-        self.request_plan()
+            self._grown(message)
+        self.services.show_status(None)
+        if self._again:
+            self._again = False
+            self.poll()

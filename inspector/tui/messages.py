@@ -10,7 +10,7 @@ from textual.message import Message as TMessage
 from ..model import Session
 from ..tokens import TokenTable
 from ..units import SessionView
-from .engine import CallPoint, PlanResult
+from .engine import CallPoint, PlanResult, ViewInfo
 
 
 class PlanReady(TMessage):
@@ -51,7 +51,7 @@ class FollowPolled(TMessage):
     counts (``table``, counted on top of ``base_table``). ``seconds``: the worker's time."""
 
     def __init__(self, follower: Any, *, session: Session | None = None, view: SessionView | None = None,
-                 info: Any = None, table: TokenTable | None = None, base_table: TokenTable | None = None,
+                 info: ViewInfo | None = None, table: TokenTable | None = None, base_table: TokenTable | None = None,
                  first: int = 0, notice: str | None = None, stopped: bool = False, error: str | None = None,
                  seconds: float = 0.0) -> None:
         super().__init__()

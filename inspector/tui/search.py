@@ -1,16 +1,16 @@
 """Search message text (``/``, ``n``, ``N``): a thread worker walks the rows from the cursor,
-wrapping round, and the app moves the cursor to the first row whose text contains the term
-(case-insensitive). Mixed into :class:`~inspector.tui.app.InspectorApp`."""
+wrapping round, and the cursor moves to the first row whose text contains the term
+(case-insensitive). :class:`Search` owns the term; the app composes it."""
 
 from __future__ import annotations
 
-from textual import work
-from textual.widgets import Input
-from textual.worker import get_current_worker
+from collections.abc import Callable
+from typing import Protocol
 
 from ..model import Message, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock
 from .engine import PlanResult
 from .messages import SearchDone
+from .parts import Services
 
 
 def searchable(message: Message) -> str:
@@ -29,58 +29,121 @@ def searchable(message: Message) -> str:
     return "\n".join(parts)
 
 
-class SearchMixin:
-    def action_search(self) -> None:
-        box = self.query_one("#search", Input)
+def find_row(term: str, result: PlanResult, start: int, direction: int,
+             cancelled: Callable[[], bool] = lambda: False) -> tuple[int | None, int]:
+    """The first row from ``start`` on (stepping by ``direction``, wrapping round) whose text
+    contains ``term``, case-insensitive, and how many rows were looked at. (None, n): no row does;
+    (None, k < n): cancelled."""
+    rows = result.rows
+    n = len(rows)
+    needle = term.lower()
+    messages = result.snapshot.view.messages
+    for step in range(n):
+        if step % 512 == 0 and cancelled():
+            return None, step
+        row = (start + direction * step) % n
+        item = rows[row]
+        text = searchable(messages[item]) if type(item) is int else item.text
+        if needle in text.lower():
+            return row, step + 1
+    return None, n
+
+
+class SearchList(Protocol):
+    """What search needs of the message list."""
+
+    cursor: int
+
+    def set_search(self, term: str) -> None: ...
+    def move_cursor(self, row: int, *, scroll: bool = True, announce: bool = True) -> None: ...
+    def scroll_cursor_visible(self, center: bool = False) -> None: ...
+    def focus(self, scroll_visible: bool = True) -> object: ...
+
+
+class SearchBox(Protocol):
+    """What search needs of the search input."""
+
+    value: str
+
+    def has_class(self, *names: str) -> bool: ...
+    def add_class(self, *names: str, update: bool = True) -> object: ...
+    def remove_class(self, *names: str, update: bool = True) -> object: ...
+    def focus(self, scroll_visible: bool = True) -> object: ...
+
+
+class Search:
+    """The search term and the search bar. ``result()`` is the plan on screen (None before the
+    first); matches are found off the UI thread and come back through :meth:`done`."""
+
+    def __init__(self, services: Services, *, rows: Callable[[], SearchList], box: Callable[[], SearchBox],
+                 result: Callable[[], PlanResult | None]) -> None:
+        self.services = services
+        self._rows = rows
+        self._box = box
+        self._result = result
+        self.term = ""
+
+    def open(self) -> None:
+        """Show the search bar with the current term (``/``)."""
+        box = self._box()
         box.remove_class("hidden")
-        box.value = self.search_term
+        box.value = self.term
         box.focus()
 
-    def action_search_next(self, direction: int) -> None:
-        if not self.search_term:
-            self.action_search()
+    def close(self) -> bool:
+        """Hide the search bar if it is open; True if it was."""
+        box = self._box()
+        if box.has_class("hidden"):
+            return False
+        box.add_class("hidden")
+        self._rows().focus()
+        return True
+
+    def submitted(self, value: str) -> None:
+        """The search bar's enter: hide it and search for its text from the selected row on."""
+        self._box().add_class("hidden")
+        self._rows().focus()
+        self.start(value.strip())
+
+    def start(self, term: str) -> None:
+        """Search for ``term`` from the selected row on (an empty term clears the search)."""
+        self.term = term
+        self._rows().set_search(term)
+        self.services.show_status(None)
+        if term:
+            self._find(1, include_current=True)
+
+    def next(self, direction: int) -> None:
+        """``n`` / ``N``: the next match after (or before) the cursor; opens the bar with no term."""
+        if not self.term:
+            self.open()
             return
-        self._search(self.search_term, direction)
+        self._find(direction)
 
-    def _search(self, term: str, direction: int, include_current: bool = False) -> None:
-        if self.result is None:
+    def _find(self, direction: int, include_current: bool = False) -> None:
+        result = self._result()
+        if result is None:
             return
-        start = self.list.cursor if include_current else self.list.cursor + direction
-        self._search_worker(term, self.result, start, direction)
+        cursor = self._rows().cursor
+        start = cursor if include_current else cursor + direction
+        term, post = self.term, self.services.post
 
-    @work(thread=True, exclusive=True, group="search", exit_on_error=False, description="search")
-    def _search_worker(self, term: str, result: PlanResult, start: int, direction: int) -> None:
-        worker = get_current_worker()
-        rows = result.rows
-        n = len(rows)
-        needle = term.lower()
-        messages = result.snapshot.view.messages
-        for step in range(n):
-            if step % 512 == 0 and worker.is_cancelled:
-                return
-            row = (start + direction * step) % n
-            item = rows[row]
-            text = searchable(messages[item]) if type(item) is int else item.text
-            if needle in text.lower():
-                self.post_message(SearchDone(term, row, step + 1))
-                return
-        self.post_message(SearchDone(term, None, n))
+        def job(cancelled: Callable[[], bool]) -> None:
+            row, searched = find_row(term, result, start, direction, cancelled)
+            if row is not None or searched == len(result.rows):
+                post(SearchDone(term, row, searched))
 
-    def on_search_done(self, message: SearchDone) -> None:
-        if message.term != self.search_term:
+        self.services.run_thread(job, group="search")
+
+    def done(self, message: SearchDone) -> None:
+        """A search finished: move to the match, or say there is none (stale terms are ignored)."""
+        if message.term != self.term:
             return
         if message.row is None:
-            self.notify(f"no message contains {message.term!r}", timeout=3)
-            self._update_status(f"no match for {message.term!r}")
+            self.services.notify(f"no message contains {message.term!r}", timeout=3)
+            self.services.show_status(f"no match for {message.term!r}")
             return
-        self.list.move_cursor(message.row)
-        self.list.scroll_cursor_visible(center=True)
-        self._update_status(f"match: row {message.row}")
-
-    def start_search(self, term: str) -> None:
-        """Search for ``term`` from the selected row on (the search bar's enter)."""
-        self.search_term = term
-        self.list.set_search(term)
-        self._update_status()
-        if term:
-            self._search(term, 1, include_current=True)
+        rows = self._rows()
+        rows.move_cursor(message.row)
+        rows.scroll_cursor_visible(center=True)
+        self.services.show_status(f"match: row {message.row}")

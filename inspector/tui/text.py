@@ -8,12 +8,7 @@ visible escape such as ``\\x1b``, so a tool result cannot colour, move or retitl
 
 from __future__ import annotations
 
-_C0 = [c for c in range(0x20) if c not in (0x09, 0x0A)]
-_TABLE: dict[int, str] = {c: f"\\x{c:02x}" for c in (*_C0, 0x7F, *range(0x80, 0xA0))}
-_TABLE[0x0D] = "\\r"
-# Bidirectional overrides and isolates reorder the terminal line they sit on.
-for _c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A)):
-    _TABLE[_c] = f"\\u{_c:04x}"
+from ..textsafe import visible
 
 #: Previews never look at more of a message than this (a megabyte message previews instantly).
 PREVIEW_SCAN = 600
@@ -21,7 +16,7 @@ PREVIEW_SCAN = 600
 
 def clean(text: str) -> str:
     """``text`` with control characters replaced by visible escapes; newlines and tabs kept."""
-    return text.translate(_TABLE)
+    return visible(text)
 
 
 def one_line(text: str, limit: int = 240) -> str:

@@ -35,7 +35,7 @@ async def test_follow_appends_rows_and_stays_at_the_bottom(tmp_path):
     app = make_app(load(path), path=str(path), follow=None)  # JSONL: follow is on by default
     async with app.run_test(size=(160, 30)) as pilot:
         await settle(pilot, app)
-        assert app.following
+        assert app.follow.following
         assert "● following" in app.query_one(StatusLine).render().plain
         lst = app.list
         # a followed file opens scrolled to its newest message, with the cursor on it
@@ -45,7 +45,7 @@ async def test_follow_appends_rows_and_stays_at_the_bottom(tmp_path):
         with path.open("a") as fh:
             fh.write(jsonl_line({"role": "user", "content": "a brand new question about invoices"}))
             fh.write('{"role": "assistant", "content": "half wri')  # the agent is still writing
-        app.poll_follow()
+        app.follow.poll()
         assert await wait_for(pilot, lambda: lst.row_count() == n + 1)
         await settle(pilot, app)
         assert "a brand new question about invoices" in row_of(app, n)
@@ -53,7 +53,7 @@ async def test_follow_appends_rows_and_stays_at_the_bottom(tmp_path):
         assert lst.cursor == n  # the cursor followed the new last row
         with path.open("a") as fh:
             fh.write('tten answer"}\n')
-        app.poll_follow()
+        app.follow.poll()
         assert await wait_for(pilot, lambda: lst.row_count() == n + 2)
         await settle(pilot, app)
         assert "half written answer" in row_of(app, n + 1)
@@ -63,7 +63,7 @@ async def test_follow_appends_rows_and_stays_at_the_bottom(tmp_path):
         await pilot.pause()
         with path.open("a") as fh:
             fh.write(jsonl_line({"role": "user", "content": "another one"}))
-        app.poll_follow()
+        app.follow.poll()
         assert await wait_for(pilot, lambda: lst.row_count() == n + 3)
         await settle(pilot, app)
         assert round(lst.scroll_y) == 0 and lst.cursor == 0
@@ -91,11 +91,11 @@ async def test_truncated_file_shows_a_notice_and_keeps_what_was_loaded(tmp_path)
         await settle(pilot, app)
         n = app.list.row_count()
         path.write_text(jsonl_line({"role": "user", "content": "x"}))
-        app.poll_follow()
+        app.follow.poll()
         assert await wait_for(pilot, lambda: "truncated" in app.query_one(StatusLine).render().plain)
         assert app.list.row_count() == n
         path.unlink()
-        app.poll_follow()
+        app.follow.poll()
         await pilot.pause(0.2)
         assert app.list.row_count() == n
 

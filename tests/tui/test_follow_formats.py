@@ -53,7 +53,7 @@ async def test_inspector_jsonl(tmp_path):
     app = await open_following(path, "jsonl", 10)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app)
-        assert app.following and "● following" in status_text(app)
+        assert app.follow.following and "● following" in status_text(app)
         append(path, {"role": "user", "content": "Also parse ordinal dates like 2026-326."},
                {"role": "assistant", "content": "Added ordinal dates; 5 tests pass.", "usage": {"input_tokens": 1100, "output_tokens": 12}})
         await grows_to(pilot, app, 12)
@@ -71,7 +71,7 @@ async def test_claude_code_block_per_line_merges_into_its_row(tmp_path):
     base = {"isSidechain": False, "sessionId": "3f2b9c1e-5d4a-4e8b-9c71-2a6f0d8e4b13", "userType": "external"}
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app)
-        assert app.following and app.state.profile == "anthropic"
+        assert app.follow.following and app.state.profile == "anthropic"
         await pilot.press("5")  # tool_pruning: the replay chart has something to recompute
         await settle(pilot, app, replay=True)
         assert app.state.pipeline == ("tool_pruning",)
@@ -136,7 +136,7 @@ async def test_codex_rollout(tmp_path):
 
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app)
-        assert app.following
+        assert app.follow.following
         append(path,
                item({"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Run the whole suite."}]}),
                {"timestamp": "2026-02-11T14:09:30.100Z", "type": "event_msg",
@@ -170,7 +170,7 @@ async def test_strands_directory(tmp_path):
     app = await open_following(session_dir, "strands", 6)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app)
-        assert app.following and "● following" in status_text(app)
+        assert app.follow.following and "● following" in status_text(app)
         message_file(agent, 6, "user", "Note: renew the passport.")
         await grows_to(pilot, app, 7)
         assert "Note: renew the passport." in on_screen(app)
@@ -205,7 +205,7 @@ async def test_agents_sdk_sqlite(tmp_path):
     app = await open_following(path, "agents_sqlite", 7)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app)
-        assert app.following
+        assert app.follow.following
         insert(path, {"role": "user", "content": "And order 5523?"},
                {"type": "function_call", "call_id": "call_o3", "name": "get_order", "arguments": "{\"order_id\": \"5523\"}"})
         await grows_to(pilot, app, 9)
@@ -223,7 +223,7 @@ async def test_agents_sdk_sqlite(tmp_path):
         await grows_to(pilot, app, 8)
         assert f"{path}: rows of session support-118 were removed; reloaded from message 8." in status_text(app)
         assert "order 5523: not found" not in on_screen(app)
-        assert app.following  # it goes on following after a reload
+        assert app.follow.following  # it goes on following after a reload
 
 
 async def test_sqlite_notice_without_new_rows_is_shown_once(tmp_path):
@@ -232,14 +232,14 @@ async def test_sqlite_notice_without_new_rows_is_shown_once(tmp_path):
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app)
         path.unlink()
-        app.poll_follow()
+        app.follow.poll()
         notice = f"{path} was deleted: keeping the 7 messages already loaded and no longer following it."
         assert await wait_for(pilot, lambda: notice in status_text(app))
         assert "follow stopped" in status_text(app)
-        assert app.list.row_count() == 7 and not app.following
-        app.poll_follow()  # a stopped follower is not polled again
+        assert app.list.row_count() == 7 and not app.follow.following
+        app.follow.poll()  # a stopped follower is not polled again
         await pilot.pause(0.2)
-        assert not app._follow_busy and app.list.row_count() == 7
+        assert not app.follow.busy and app.list.row_count() == 7
 
 
 async def test_formats_that_cannot_grow_are_not_followed():
@@ -249,7 +249,7 @@ async def test_formats_that_cannot_grow_are_not_followed():
     app = make_app(load(path), path=str(path), follow=None)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app)
-        assert not app.following and not app.follow_started
+        assert not app.follow.following and not app.follow.started
         assert "following" not in status_text(app)
 
 
@@ -314,7 +314,7 @@ async def test_lines_arriving_during_the_exact_count_are_counted_again(tmp_path,
     base = {"isSidechain": False, "sessionId": "3f2b9c1e-5d4a-4e8b-9c71-2a6f0d8e4b13", "type": "assistant"}
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app)
-        assert app.exact_pending and app.following
+        assert app.exact_pending and app.follow.following
         # message 14 (msg_07) gets a second block while its first version is being counted
         append(path, {**base, "uuid": "a11", "parentUuid": "a10", "requestId": "req_07",
                       "message": {"id": "msg_07", "role": "assistant", "content": [

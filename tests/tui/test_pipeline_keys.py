@@ -5,6 +5,7 @@ sees (row statuses, totals, panel) against the library's own plan for the same s
 from __future__ import annotations
 
 import inspector
+from inspector.analysis.predict import not_in_file_at
 from inspector.strategies import STRATEGIES, Settings
 
 from tui_helpers import make_app, panel_text, row_of, rows_text, settle, totals_text
@@ -15,7 +16,8 @@ SIZE = (160, 48)
 def expected_plan(app, pipeline, **settings):
     data = app.state.settings.model_dump()
     data.update(settings)
-    return inspector.strategies.plan(app.view, app.table, pipeline, Settings(**data), app.at_call)
+    hidden = not_in_file_at(app.view, app.table, app.replay.at_call)
+    return inspector.strategies.plan(app.view, app.table, pipeline, Settings(**data), app.replay.at_call, hidden)
 
 
 async def test_totals_add_up_on_the_sample():
@@ -28,12 +30,15 @@ async def test_totals_add_up_on_the_sample():
         assert (plan.tokens_before, plan.tokens_after) == (lib.tokens_before, lib.tokens_after)
         text = totals_text(app)
         assert f"before {plan.tokens_before:,} → after {plan.tokens_after:,}" in text
-        # per-message "after" tokens + overhead are the after total; the gauge legend sums to it
+        # per-message "after" tokens + not in file + overhead are the after total; the gauge
+        # legend sums to it. The sample records usage: 547 tokens the file does not show.
         per_message = sum(plan.tokens_after_of[i] for i in r.rows if isinstance(i, int))
-        assert per_message + app.table.overhead == plan.tokens_after
+        assert plan.not_in_file == 547
+        assert per_message + plan.not_in_file + app.table.overhead == plan.tokens_after
         assert sum(r.by_category) == plan.tokens_after
-        assert f"before = messages {r.sent_messages_before:,} + tool defs & framing {app.table.overhead:,}" in text
-        assert r.sent_messages_before + app.table.overhead == plan.tokens_before
+        assert (f"before = messages {r.sent_messages_before:,} + not in file 547 + tool defs & framing "
+                f"{app.table.overhead:,}") in text
+        assert r.sent_messages_before + plan.not_in_file + app.table.overhead == plan.tokens_before
         assert "counted: cl100k_base/openai" in text
         # messages before the recorded compaction are shown as compacted, not sent
         first_kept = min(i for i in range(1, len(app.view)) if plan.status[i].value == "kept")
@@ -95,7 +100,11 @@ async def test_budget_steps_by_1k_and_10_percent_and_can_be_typed():
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app)
         start = app.state.settings.budget
-        assert start == 2000  # half of the 3,855 tokens the next call sends, rounded to 1k
+        assert start == 200_000  # the window assumed when the file names no model
+        await pilot.press("b")
+        await pilot.press(*"2k", "enter")
+        await settle(pilot, app)
+        assert app.state.settings.budget == 2000
         await pilot.press("1")  # fifo, which reads the budget
         await settle(pilot, app)
         await pilot.press("plus")

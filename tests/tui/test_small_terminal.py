@@ -21,10 +21,10 @@ async def test_100x30_header_legend_and_footer_fit():
         assert len(lines) == 30
         assert "pipeline: tool_pruning" in lines[0]
         assert "(Anthropic estimate)" in lines[1] + lines[2]  # wrapped, not cut
-        legend = next(line for line in lines[:8] if "system" in line and "prompts" in line)
-        # every figure of the legend is shown, so they add up to "after"
+        legend = "\n".join(lines[:9])
+        # every figure of the legend is shown (wrapped between segments), so they add up to "after"
         for part in ("█ system 111", "▓ prompts 76", "▒ answers 394", "▚ tools ", "▞ summ 0",
-                     "▪ defs+framing 613", "░ free "):
+                     "▫ not in file 0", "▪ defs+framing 613", "░ free "):
             assert part in legend, (part, legend)
         footer = lines[-1]
         assert "t Theme" in footer and "f Follow" in footer, footer
@@ -60,7 +60,7 @@ async def test_80x24_totals_wrap_instead_of_cutting(size):
     app = make_app("hr_leave_balance.json")
     async with app.run_test(size=size) as pilot:
         await settle(pilot, app, replay=True)
-        text = "\n".join(screen_lines(app)[:9])
+        text = "\n".join(screen_lines(app)[:11])
         assert "(Anthropic estimate)" in text
-        assert "▪ defs+framing 613" in text and "░ free 0" in text
-        assert "before = msgs 8,650 + defs+framing 613" in text
+        assert "▪ defs+framing 613" in text and "░ free " in text
+        assert "before = msgs 8,650 + not in file 0 + defs+framing 613" in text

@@ -38,7 +38,7 @@ async def test_replay_cursor_shows_the_context_each_call_sent():
         await pilot.press("left_square_bracket")
         await settle(pilot, app)
         last = view.calls[-1]
-        assert app.at_call == n
+        assert app.replay.at_call == n
         assert app.list.row_count() == last.message_index  # the messages before the call's reply
         assert f"call {n}/{n} (turn {last.turn}" in totals_text(app)
         assert app.result.tokens_after == expected.calls[-1].tokens
@@ -46,7 +46,7 @@ async def test_replay_cursor_shows_the_context_each_call_sent():
         await pilot.press("left_square_bracket", "left_square_bracket")
         await settle(pilot, app)
         call = view.calls[n - 3]
-        assert app.at_call == n - 2
+        assert app.replay.at_call == n - 2
         assert app.list.row_count() == call.message_index
         assert f"before {expected.calls[n - 3].baseline_tokens:,} → after {expected.calls[n - 3].tokens:,}" in totals_text(app)
         axis = app.chart.render_line(app.chart.size.height - 1).text
@@ -55,13 +55,13 @@ async def test_replay_cursor_shows_the_context_each_call_sent():
         assert sum(app.result.by_category) == expected.calls[n - 3].tokens
         await pilot.press("right_square_bracket", "right_square_bracket", "right_square_bracket")
         await settle(pilot, app)
-        assert app.at_call is None
+        assert app.replay.at_call is None
         assert app.list.row_count() == len(view)
         assert "next call (after all" in totals_text(app)
         # a click on the chart's first column moves the cursor to call 1
         await pilot.click("#chart", offset=(8, 3))
         await settle(pilot, app)
-        assert app.at_call == 1
+        assert app.replay.at_call == 1
         assert app.list.row_count() == view.calls[0].message_index
 
 
@@ -290,4 +290,4 @@ async def test_escape_closes_the_search_bar_and_the_parameter_box():
         assert box.display and app.focused is box
         await pilot.press("escape")
         assert not box.display and app.focused is app.panel
-        assert app.state.settings.budget == 2000
+        assert app.state.settings.budget == 200_000  # escape kept the default: the assumed window

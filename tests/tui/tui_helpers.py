@@ -36,7 +36,7 @@ async def settle(pilot, app: InspectorApp, replay: bool = False) -> None:
         await pilot.pause(0.01)
         done = app.result is not None and app.result.generation == app._gen
         if replay:
-            done = done and app.chart.pending == 0 and app._replay_key is not None
+            done = done and app.chart.pending == 0 and app.replay.key is not None
         if done:
             break
     await pilot.pause()

@@ -69,6 +69,13 @@ class HelpScreen(ModalScreen[None]):
         border: round $primary; padding: 0 1; }
     """
 
+    def __init__(self, keymap_file: str = "", remapped: dict[str, str] | None = None) -> None:
+        """``keymap_file``: where the user's keymap is read from; ``remapped``: what it changed
+        (binding id -> keys)."""
+        super().__init__()
+        self.keymap_file = keymap_file
+        self.remapped = remapped or {}
+
     def compose(self) -> ComposeResult:
         with VerticalScroll():
             yield Static(self.build(), id="help-text")
@@ -120,7 +127,13 @@ class HelpScreen(ModalScreen[None]):
         keys = table()
         for key, text in KEYS:
             keys.add_row(Text(key, bold), Text(text))
-        parts += [keys, Text(), Text("escape closes this screen.")]
+        parts.append(keys)
+        if self.keymap_file:
+            parts.append(Text(f"\nThese are the default keys; {self.keymap_file} changes them by binding id "
+                              f"(the README lists the ids)."))
+        if self.remapped:
+            parts.append(Text("Your keymap: " + " · ".join(f"{k} = {v}" for k, v in self.remapped.items())))
+        parts += [Text(), Text("escape closes this screen.")]
         return Group(*parts)
 
     def plain(self) -> str:

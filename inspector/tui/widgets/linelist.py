@@ -21,12 +21,12 @@ class LineList(ScrollView, can_focus=True):
     """Rows drawn by :meth:`render_row`; ``cursor`` is the selected row."""
 
     BINDINGS = [
-        Binding("up,k", "cursor(-1)", "Up", show=False),
-        Binding("down,j", "cursor(1)", "Down", show=False),
-        Binding("pageup", "page(-1)", "Page up", show=False),
-        Binding("pagedown", "page(1)", "Page down", show=False),
-        Binding("home,g", "first", "First", show=False),
-        Binding("end,G", "last", "Last", show=False),
+        Binding("up,k", "cursor(-1)", "Up", show=False, id="cursor-up", tooltip="list: previous row"),
+        Binding("down,j", "cursor(1)", "Down", show=False, id="cursor-down", tooltip="list: next row"),
+        Binding("pageup", "page(-1)", "Page up", show=False, id="page-up", tooltip="list: one page up"),
+        Binding("pagedown", "page(1)", "Page down", show=False, id="page-down", tooltip="list: one page down"),
+        Binding("home,g", "first", "First", show=False, id="first-row", tooltip="list: first row"),
+        Binding("end,G", "last", "Last", show=False, id="last-row", tooltip="list: last row"),
     ]
 
     #: Lines at the top that do not scroll (a column header).

@@ -68,7 +68,8 @@ class MessageList(LineList):
 
     HEADER_LINES = 1
     BINDINGS = [
-        Binding("enter", "open", "Detail", show=False),
+        Binding("enter", "open", "Detail", show=False, id="open-message",
+                tooltip="the selected message in full: content, pretty JSON, tokens, reason"),
     ]
     COMPONENT_CLASSES = {
         "msglist--header",

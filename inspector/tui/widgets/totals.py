@@ -2,8 +2,10 @@
 the pruned history is valid for OpenAI and Anthropic.
 
 The numbers add up on screen: the gauge's categories (system, prompts, answers, tool exchanges,
-summaries, tool definitions + framing) sum to the "after" total, and "before" is shown as
-messages + tool definitions/framing. Estimates are labelled: an approximate counter marks every
+summaries, not in file, tool definitions + framing) sum to the "after" total, and "before" is
+shown as messages + not in file + tool definitions/framing. "Not in file" is what the agent sent
+that the file does not show (inferred from recorded usage: inspector.analysis.predict); the last
+line shows the model's window, used, free and what the agent reserves (inspector.analysis.window). Estimates are labelled: an approximate counter marks every
 total with ``≈``, and where the file recorded the call's real input it is shown beside ours.
 """
 
@@ -14,9 +16,10 @@ from rich.style import Style
 from rich.text import Text
 from textual.widget import Widget
 
+from ...analysis.window import Window, session_window
 from ..engine import CATEGORIES, PlanResult
 
-GAUGE_GLYPHS = ("█", "▓", "▒", "▚", "▞", "▪")
+GAUGE_GLYPHS = ("█", "▓", "▒", "▚", "▞", "▫", "▪")
 FREE_GLYPH = "░"
 COMPACT_BELOW = 140  # content width under which the labels are shortened
 COMPACT_NAMES = {"tool exchanges": "tools", "summaries": "summ", "tool defs + framing": "defs+framing"}
@@ -26,6 +29,7 @@ CATEGORY_CLASSES = (
     "totals--assistant",
     "totals--tool-exchange",
     "totals--summary",
+    "totals--not-in-file",
     "totals--overhead",
 )
 
@@ -93,6 +97,7 @@ class TotalsBar(Widget):
     TotalsBar > .totals--tool-exchange { color: $unit-tool-exchange; }
     TotalsBar > .totals--summary { color: $unit-summary; }
     TotalsBar > .totals--overhead { color: $gauge-overhead; }
+    TotalsBar > .totals--not-in-file { color: $gauge-overhead; text-style: italic; }
     """
 
     def __init__(self, *, id: str | None = None) -> None:
@@ -100,8 +105,14 @@ class TotalsBar(Widget):
         self.result: PlanResult | None = None
         self.recorded: int | None = None
         self.counting: str = ""
+        self.window: Window | None = None
+        self._window_of: tuple[int, int] | None = None  # (session id, messages) the window was read for
 
     def show(self, result: PlanResult, recorded: int | None, counting: str = "") -> None:
+        session = result.snapshot.view.session
+        key = (id(session), len(session.messages))  # a followed session grows: its model may change
+        if key != self._window_of:
+            self.window, self._window_of = session_window(session), key
         self.result = result
         self.recorded = recorded
         self.counting = counting
@@ -213,17 +224,36 @@ class TotalsBar(Widget):
             line.append([(f"{name} ", label), verdict])
         line.append([(" before = msgs " if compact else " before = messages ", label),
                      (f"{approx}{r.sent_messages_before:,}", num),
+                     (" + not in file ", label), (f"{r.plan.not_in_file if r.plan else 0:,}", num),
                      (" + defs+framing " if compact else " + tool defs & framing ", label),
                      (f"{table.overhead:,}", num)])
         if r.error:
             line.append([(f"  {r.error}", self.s("totals--invalid"))])
         lines.append(line)
+        lines.append(self._window_line(r, label, num, compact))
         t = Text(no_wrap=True, overflow="crop")
         for k, line in enumerate(lines):
             if k:
                 t.append("\n")
             wrap_segments(t, line, width)
         return t
+
+
+    def _window_line(self, r: PlanResult, label: Style, num: Style, compact: bool) -> list[Segment]:
+        """Line 5: the model's window, what this call uses of it, what is free, and how much of
+        that the agent keeps in reserve before it compacts (the budget's "free" is what is left
+        below the agent's compaction point)."""
+        window = self.window or session_window(r.snapshot.view.session)
+        used = r.tokens_after
+        line: list[Segment] = [[("window ", label), (f"{window.tokens:,}", num),
+                                (f" ({window.model + ', ' if window.model else ''}{window.source}):", label)],
+                               [(" used ", label), (f"{used:,}", num), (",", label)],
+                               [(" free ", label), (f"{max(window.free(used), 0):,}", num), ("," if window.reserved else "", label)]]
+        if window.reserved:
+            line.append([(" of which the agent reserves ", label), (f"{window.reserved:,}", num)])
+            if not compact:
+                line.append([(f" ({window.reserved_note})", label)])
+        return line
 
 
 Segment = list[tuple[str, "Style | None"]]  # pieces of one unbreakable run of text

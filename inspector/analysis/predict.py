@@ -1,0 +1,302 @@
+"""What each model call really received: the part the file does not show, and the whole input.
+
+Agents send more than their transcripts record: Claude Code's system prompt, tool definitions,
+CLAUDE.md and ``<system-reminder>`` blocks, Codex's tool definitions and re-sent encrypted
+reasoning. Where the file records usage, that gap is measured, not guessed:
+
+``predicted_tokens`` of call k = ``offset + scale x baseline_k``, fitted on the usage recorded
+for *earlier* calls of the same context only (never call k or later, so the same figure holds
+while following a live session), where ``baseline_k`` is the inspector's own count of what the
+file shows was sent (:func:`inspector.analysis.replay.baseline_tokens`).
+
+The fit: ``offset`` is the residual (recorded - counted) of the latest earlier call that
+recorded usage, ``scale`` is 1. Measured on the real Claude Code and Codex transcripts
+(bench/bench_truth.py), this beat a scale fitted on recent deltas (3, 5 or 10 calls) and a
+least-squares line over the last 5 calls: the hidden part is a prefix plus injections that
+accumulate, so the newest residual is the best guide to the next one. A compaction (a summary
+that starts the context) resets the fit; until the new context records usage, the offset is the
+first residual of the context before it (the agent's own prefix, without the injections the
+compaction removed).
+
+Where nothing earlier is recorded, the offset is a documented typical size for the agent
+(:data:`TYPICAL`), labelled "typical", or 0. ``not_in_file`` (predicted - baseline) is the
+*not in file* unit every total, budget and strategy trigger includes
+(:class:`~inspector.units.UnitKind.NOT_IN_FILE`); only ``baseline_tokens`` leaves it out.
+Pure functions, no I/O.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import Literal
+
+from ..model import Session
+from ..tokens import TokenTable
+from ..units import SessionView
+from .baseline import baseline_tokens
+from .session_facts import agent_of, agent_version_of, call_model
+
+Basis = Literal["recorded", "before compaction", "typical", "none"]
+
+
+@dataclass(frozen=True, slots=True)
+class Typical:
+    agent: str
+    version_prefix: str  # "" matches every version
+    tokens: int
+    source: str
+
+
+#: The part of the first call a file does not show, by agent and version (first match wins),
+#: where nothing is recorded yet. Each figure is the median of ``recorded - counted`` at the first
+#: recorded call of public main-session transcripts (cl100k_base, the agent's profile; sub-agent
+#: files left out). It varies with the user's CLAUDE.md and MCP tools, so it is only a starting
+#: point: the first recorded call replaces it.
+TYPICAL: tuple[Typical, ...] = (
+    Typical(
+        "claude_code", "2.0.", 17_900,
+        "median first-call gap of 3 public Claude Code 2.0.26-2.0.76 transcripts (17,638 to 23,842: "
+        "system prompt, tool definitions, CLAUDE.md)",
+    ),
+    Typical(
+        "claude_code", "2.1.", 29_900,
+        "median first-call gap of 8 public Claude Code 2.1.7-2.1.217 transcripts (18,514 to 44,372: "
+        "system prompt, tool definitions, CLAUDE.md, MCP tools)",
+    ),
+    Typical(
+        "claude_code", "", 26_400,
+        "median first-call gap of 11 public Claude Code 2.0.26-2.1.217 transcripts (17,638 to 44,372)",
+    ),
+    Typical(
+        "codex", "0.40.", 2_650,
+        "median first-call gap of 2 public Codex 0.40 rollouts (2,632 and 2,668: tool definitions; "
+        "the instructions are in the file)",
+    ),
+    Typical(
+        "codex", "", 9_400,
+        "median first-call gap of 4 public Codex 0.58-0.145 rollouts (7,096 to 19,056)",
+    ),
+)
+
+
+def typical_for(agent: str | None, version: str | None) -> Typical | None:
+    if agent is None:
+        return None
+    for entry in TYPICAL:
+        if entry.agent == agent and (version or "").startswith(entry.version_prefix):
+            return entry
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Fit:
+    """``predicted = offset + scale x baseline`` for one call, and how it was inferred."""
+
+    offset: int
+    scale: float
+    #: Earlier calls of this context that recorded usage (the data the fit had).
+    calls: int
+    basis: Basis
+    #: The call the offset comes from: (call, recorded, counted); None for typical and none.
+    anchor: tuple[int, int, int] | None = None
+    typical: Typical | None = None
+
+    @property
+    def how(self) -> str:
+        """One line saying where the offset comes from ("inferred: recorded 18,607 at call 1 minus 292 counted")."""
+        if self.anchor is not None:
+            call, recorded, counted = self.anchor
+            when = "inferred" if self.basis == "recorded" else "inferred before the compaction"
+            return f"{when}: recorded {recorded:,} at call {call} minus {counted:,} counted"
+        if self.typical is not None:
+            return f"typical: {self.typical.source}"
+        return "nothing recorded and no typical size known for this agent"
+
+    def predict(self, baseline: int) -> int:
+        return round(self.offset + self.scale * baseline)
+
+    def not_in_file(self, baseline: int) -> int:
+        return self.predict(baseline) - baseline
+
+    def as_dict(self) -> dict[str, object]:
+        return {"offset": self.offset, "scale": self.scale, "calls": self.calls, "basis": self.basis, "how": self.how}
+
+
+@dataclass(frozen=True, slots=True)
+class CallPrediction:
+    call: int  # 1-based; len(view.calls) + 1 for the next call
+    message_index: int  # the assistant message the call produced (len(view) for the next call)
+    baseline_tokens: int
+    recorded_tokens: int | None
+    predicted_tokens: int
+    fit: Fit
+    model: str | None
+
+    @property
+    def not_in_file(self) -> int:
+        return self.predicted_tokens - self.baseline_tokens
+
+    @property
+    def error(self) -> float | None:
+        """(predicted - recorded) / recorded, where the call recorded usage."""
+        if not self.recorded_tokens:
+            return None
+        return (self.predicted_tokens - self.recorded_tokens) / self.recorded_tokens
+
+
+def recorded_tokens(view: SessionView) -> list[int | None]:
+    """``Usage.context_tokens`` the file recorded for each model call (None where it has none)."""
+    messages = view.messages
+    out = []
+    for call in view.calls:
+        usage = messages[call.message_index].usage
+        out.append(usage.context_tokens if usage is not None else None)
+    return out
+
+
+class _Fitter:
+    """Walks the calls in order, fitting each from the calls before it."""
+
+    def __init__(self, session: Session) -> None:
+        self.context_start = 0
+        self.latest: tuple[int, int, int] | None = None  # (call, recorded, counted) in this context
+        self.first: tuple[int, int, int] | None = None  # the first recorded call of this context
+        self.before: tuple[int, int, int] | None = None  # the first recorded call of the context before
+        self.calls = 0
+        self.typical = typical_for(agent_of(session), agent_version_of(session))
+
+    def enter(self, context_start: int) -> None:
+        if context_start != self.context_start:
+            self.context_start = context_start
+            self.before = self.first or self.before
+            self.latest = self.first = None
+            self.calls = 0
+
+    def fit(self) -> Fit:
+        if self.latest is not None:
+            _, recorded, counted = self.latest
+            return Fit(recorded - counted, 1.0, self.calls, "recorded", self.latest)
+        if self.before is not None:
+            _, recorded, counted = self.before
+            return Fit(recorded - counted, 1.0, 0, "before compaction", self.before)
+        if self.typical is not None:
+            return Fit(self.typical.tokens, 1.0, 0, "typical", typical=self.typical)
+        return Fit(0, 1.0, 0, "none")
+
+    def record(self, call: int, recorded: int | None, counted: int) -> None:
+        if not recorded:  # nothing recorded, or a 0 some agents write for a failed call
+            return
+        self.latest = (call, recorded, counted)
+        if self.first is None:
+            self.first = self.latest
+        self.calls += 1
+
+
+def predictions(view: SessionView, table: TokenTable, baselines: list[int] | None = None) -> list[CallPrediction]:
+    """One :class:`CallPrediction` per model call, each fitted on earlier calls only. Computed
+    once per view and table (every plan of the viewer asks for its call's part)."""
+    return _walk(view, table, baselines)[0]
+
+
+def next_call(view: SessionView, table: TokenTable) -> CallPrediction:
+    """The call the agent would make next, after the whole session: what a live view shows."""
+    from ..strategies.pipeline import context_start_of
+
+    cache = _cache(view, table, None)
+    if cache.next is None:
+        fitter = copy.copy(cache.fitter)
+        start = context_start_of(view, None)
+        fitter.enter(start)
+        baseline = _next_baseline(view, table, start)
+        fit = fitter.fit()
+        model = next((c.model for c in reversed(cache.calls) if c.model), None)
+        cache.next = CallPrediction(len(view.calls) + 1, len(view), baseline, None, fit.predict(baseline), fit, model)
+    return cache.next
+
+
+@dataclass
+class _Cache:
+    table: TokenTable
+    recorded: list[int | None]
+    messages: int
+    calls: list[CallPrediction]
+    fitter: _Fitter
+    next: CallPrediction | None = None
+
+
+_CACHE_ATTR = "_predict_cache"
+
+
+def _cache(view: SessionView, table: TokenTable, baselines: list[int] | None) -> _Cache:
+    """The fitted calls of ``view`` under ``table``, kept on the view: valid while the table,
+    the messages and the usage they recorded are the same."""
+    recorded = recorded_tokens(view)
+    cache = getattr(view, _CACHE_ATTR, None)
+    if cache is None or cache.table is not table or cache.messages != len(view) or cache.recorded != recorded:
+        calls, fitter = _fit_calls(view, table, baselines, recorded)
+        cache = _Cache(table, recorded, len(view), calls, fitter)
+        setattr(view, _CACHE_ATTR, cache)
+    return cache
+
+
+def _walk(view: SessionView, table: TokenTable, baselines: list[int] | None) -> tuple[list[CallPrediction], _Fitter]:
+    cache = _cache(view, table, baselines)
+    return cache.calls, cache.fitter
+
+
+def _fit_calls(
+    view: SessionView, table: TokenTable, baselines: list[int] | None, recorded: list[int | None]
+) -> tuple[list[CallPrediction], _Fitter]:
+    baselines = baseline_tokens(view, table) if baselines is None else baselines
+    fitter = _Fitter(view.session)
+    messages = view.messages
+    session_model = view.session.model or _str(view.session.extra.get("model"))
+    out = []
+    for call, baseline, recorded in zip(view.calls, baselines, recorded):
+        fitter.enter(call.context_start)
+        fit = fitter.fit()
+        model = call_model(messages[call.message_index]) or session_model
+        out.append(CallPrediction(call.number, call.message_index, baseline, recorded, fit.predict(baseline), fit, model))
+        fitter.record(call.number, recorded, baseline)
+    return out, fitter
+
+
+def _str(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _next_baseline(view: SessionView, table: TokenTable, context_start: int) -> int:
+    roles = view.roles
+    system = sum(t for i, t in enumerate(table.totals[:context_start]) if roles[i] == "system")
+    return table.overhead + system + table.range_total(context_start, len(view))
+
+
+def not_in_file_per_call(view: SessionView, table: TokenTable) -> list[int]:
+    """The *not in file* part of every model call's input, in call order (what replay hands
+    each call's plan as request overhead)."""
+    return [c.not_in_file for c in predictions(view, table)]
+
+
+__all__ = [
+    "CallPrediction", "Fit", "TYPICAL", "Typical", "next_call", "not_in_file_at", "not_in_file_per_call", "predictions",
+    "recorded_tokens", "tokenizer_label", "typical_for",
+]
+
+
+def not_in_file_at(view: SessionView, table: TokenTable, at_call: int | None) -> int:
+    """The *not in file* part of model call ``at_call`` (1-based, negative from the end; None:
+    the next call): what a plan at that call adds to its request overhead."""
+    call = view.call_for(at_call) if at_call is not None else None
+    if call is None:
+        return next_call(view, table).not_in_file
+    return predictions(view, table)[call.number - 1].not_in_file
+
+
+def tokenizer_label(table: TokenTable, model: str | None = None) -> str:
+    """Which tokenizer counted, and whether its counts are exact for the model it counted for
+    (``--model`` or the session's; else ``model``, the call's): :func:`inspector.tokens.resolve`'s label."""
+    from ..tokens import resolve
+
+    return resolve(table.model or model, table.encoding, table.profile).label
+

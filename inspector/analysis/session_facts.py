@@ -1,0 +1,53 @@
+"""Which agent, agent version and model a session and each of its calls used.
+
+The readers fill ``Session.agent``, ``Session.agent_version``, ``Session.model`` and
+``Usage.model``; until every reader does, these functions fall back to where the readers already
+keep those facts (``Session.extra["version"]`` / ``["model"]``, a Claude Code assistant
+message's ``extra["model"]``) and to the format name for the two agents whose format is the
+agent (Claude Code, Codex). Pure functions, no I/O.
+"""
+
+from __future__ import annotations
+
+from ..model import Message, Session
+
+#: Formats written by exactly one agent: the format name is the agent.
+_AGENT_FORMATS = frozenset({"claude_code", "codex"})
+
+
+def agent_of(session: Session) -> str | None:
+    """The agent that wrote the file (``claude_code``, ``codex``), where known."""
+    if session.agent:
+        return session.agent
+    return session.format if session.format in _AGENT_FORMATS else None
+
+
+def agent_version_of(session: Session) -> str | None:
+    if session.agent_version:
+        return session.agent_version
+    version = session.extra.get("version")
+    return version if isinstance(version, str) and agent_of(session) else None
+
+
+def call_model(message: Message) -> str | None:
+    """The model that produced this assistant message, where the file says."""
+    if message.usage is not None and message.usage.model:
+        return message.usage.model
+    model = message.extra.get("model")
+    return model if isinstance(model, str) and model and not model.startswith("<") else None
+
+
+def model_of(session: Session) -> str | None:
+    """The model of the session's latest call that names one, else the session's own."""
+    for message in reversed(session.messages):
+        if message.role == "assistant":
+            model = call_model(message)
+            if model:
+                return model
+    if session.model:
+        return session.model
+    model = session.extra.get("model")
+    return model if isinstance(model, str) and model else None
+
+
+__all__ = ["agent_of", "agent_version_of", "call_model", "model_of"]

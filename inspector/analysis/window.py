@@ -1,0 +1,109 @@
+"""The model's context window, what the agent keeps free of it, and the default token budget.
+
+Windows come from the file where it records one (Codex ``token_count`` events carry
+``model_context_window``), else from the table the ``genai-prices`` package ships (its bundled
+snapshot; nothing is downloaded), else a stated default labelled "assumed". The agent's own
+reservation comes from its known compaction rule (reference: presets.md):
+
+- Claude Code compacts at window - 20,000 reserved for output - 13,000 buffer
+  (claude-code issue #12004: the decompiled ``13000``; output reservation up to 20k);
+- Codex compacts at 9/10 of the window (``auto_compact_token_limit`` in codex-rs).
+
+The default budget is what the agent can use before it compacts (the window when the agent is
+unknown). Pure functions; the genai-prices table is loaded on first use.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from ..model import Session
+from .session_facts import agent_of, model_of
+
+#: The window assumed when the file names no model (or a model no table knows).
+DEFAULT_WINDOW = 200_000
+
+
+@dataclass(frozen=True, slots=True)
+class Window:
+    model: str | None
+    #: The model's context window, in tokens.
+    tokens: int
+    #: Where ``tokens`` comes from: "recorded in the file", "genai-prices", or "assumed: ...".
+    source: str
+    #: Tokens the agent keeps free before it compacts (output reservation and buffer); 0 unknown.
+    reserved: int = 0
+    reserved_note: str = ""
+
+    @property
+    def budget(self) -> int:
+        """What the agent can fill before it compacts: the default token budget."""
+        return self.tokens - self.reserved
+
+    @property
+    def assumed(self) -> bool:
+        return self.source.startswith("assumed")
+
+    def free(self, used: int) -> int:
+        return self.tokens - used
+
+
+@lru_cache(maxsize=256)
+def _table_window(model: str) -> int | None:
+    try:
+        from genai_prices.data_snapshot import get_snapshot
+    except ImportError:  # pragma: no cover - a core dependency
+        return None
+    try:
+        _, info = get_snapshot().find_provider_model(model, None, None, None)
+    except LookupError:
+        return None
+    return info.context_window
+
+
+def _reservation(agent: str | None, window: int) -> tuple[int, str]:
+    if agent == "claude_code":
+        return 33_000, "Claude Code compacts at window - 20,000 reserved output - 13,000 buffer"
+    if agent == "codex":
+        return window - window * 9 // 10, "Codex compacts at 9/10 of the window"
+    return 0, ""
+
+
+def window_for(model: str | None, agent: str | None = None, recorded: int | None = None) -> Window:
+    """The window of ``model`` (``recorded``: the window the file states, which wins), with
+    what ``agent`` reserves of it."""
+    if recorded:
+        tokens, source = recorded, "recorded in the file"
+    elif model is None:
+        tokens, source = DEFAULT_WINDOW, "assumed: the file names no model"
+    else:
+        found = _table_window(model)
+        if found:
+            tokens, source = found, "genai-prices"
+        else:
+            tokens, source = DEFAULT_WINDOW, f"assumed: {model} is not in genai-prices' table"
+    reserved, note = _reservation(agent, tokens)
+    return Window(model, tokens, source, reserved, note)
+
+
+def recorded_window(session: Session) -> int | None:
+    """The window the file states for its latest call that states one (Codex)."""
+    for message in reversed(session.messages):
+        value = message.extra.get("model_context_window")
+        if isinstance(value, int) and value > 0:
+            return value
+    return None
+
+
+def session_window(session: Session, model: str | None = None) -> Window:
+    """The window of the session's model (``model`` overrides the one the file names)."""
+    return window_for(model or model_of(session), agent_of(session), None if model else recorded_window(session))
+
+
+def default_budget(session: Session) -> int:
+    """The token budget a view starts with: what the agent can fill before it compacts."""
+    return session_window(session).budget
+
+
+__all__ = ["DEFAULT_WINDOW", "Window", "default_budget", "recorded_window", "session_window", "window_for"]

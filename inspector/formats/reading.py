@@ -1,0 +1,221 @@
+"""What the readers share, one home each: message content ("string, list or null") to blocks, an
+image to an :class:`~inspector.model.ImageBlock` with its size, recorded usage objects to
+:class:`~inspector.model.Usage` (each provider's spelling declared as a :class:`UsageKeys`), and
+the model a session mostly used. The text of provider blocks the model has no type for is
+:mod:`inspector.formats.rawtext`'s.
+
+No format knowledge lives here beyond the spellings of usage objects; the format modules say which
+helper applies to which part of their records.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from ..model import Block, ImageBlock, Session, TextBlock, Usage
+from .imagesize import image_size, split_data_url
+
+ContentForm = str  # "string", "parts", "blocks" or "null" (see Message.content_form)
+
+
+# --- content: string, list or null -------------------------------------------------------------
+
+
+def content_blocks(
+    content: Any,
+    convert: Callable[[Any, int], Block | None],
+    list_form: ContentForm = "parts",
+    *,
+    keep_empty: bool = False,
+    other: Callable[[Any], list[Block]] | None = None,
+) -> tuple[list[Block], ContentForm]:
+    """Message ``content`` as blocks and the form the file wrote it in.
+
+    ``None`` -> no blocks ("null"); a string -> one text block ("string"; an empty string gives
+    none unless ``keep_empty``); a list -> ``convert(part, k)`` for each part, leaving out parts it
+    returns None for (``list_form``). Anything else goes to ``other`` (which may raise), or is
+    read as a one-part list.
+    """
+    if content is None:
+        return [], "null"
+    if isinstance(content, str):
+        return ([TextBlock.model_construct(text=content, extra={})] if content or keep_empty else []), "string"
+    if not isinstance(content, list):
+        if other is not None:
+            return other(content), list_form
+        content = [content]
+    blocks = []
+    for k, part in enumerate(content):
+        block = convert(part, k)
+        if block is not None:
+            blocks.append(block)
+    return blocks, list_form
+
+
+# --- images ------------------------------------------------------------------------------------
+
+
+def image_block(
+    data: Any,
+    *,
+    media_type: str | None = None,
+    source_kind: str | None = None,
+    detail: str | None = None,
+    extra: dict[str, Any] | None = None,
+) -> ImageBlock:
+    """An image from what the file holds: a ``data:`` URL, a bare base64 payload
+    (``source_kind="base64"``), a URL or a file id. Base64 images get their width and height read
+    from their header, so every reader's images are counted the same way."""
+    data = "" if data is None else str(data)
+    payload: str | None = None
+    split = split_data_url(data)
+    if split is not None:
+        media_type = media_type or split[0]
+        source_kind, payload = "base64", split[1]
+    elif source_kind == "base64":
+        payload = data
+    elif source_kind not in ("url", "file"):
+        source_kind = "url"
+    size = image_size(payload) if payload else None
+    return ImageBlock.model_construct(
+        media_type=media_type if isinstance(media_type, str) else None,
+        source_kind=source_kind,
+        data=data,
+        detail=detail if isinstance(detail, str) else None,
+        width=size[0] if size else None,
+        height=size[1] if size else None,
+        extra=extra or {},
+    )
+
+
+# --- text -------------------------------------------------------------------------------------------
+
+
+def joined_text(blocks: Iterable[Any]) -> str:
+    """The text blocks among ``blocks``, joined with newlines (what a text-only slot receives)."""
+    return "\n".join(b.text for b in blocks if isinstance(b, TextBlock))
+
+
+# --- recorded usage ------------------------------------------------------------------------------
+
+
+def _at(raw: dict[str, Any], path: str) -> int | None:
+    value: Any = raw
+    for key in path.split("."):
+        if not isinstance(value, dict):
+            return None
+        value = value.get(key)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _first(raw: dict[str, Any], paths: tuple[str, ...]) -> int | None:
+    for path in paths:
+        value = _at(raw, path)
+        if value is not None:
+            return value
+    return None
+
+
+@dataclass(frozen=True)
+class UsageKeys:
+    """How one provider or library spells a usage object (dotted paths, first found wins)."""
+
+    input: tuple[str, ...]
+    output: tuple[str, ...]
+    cache_read: tuple[str, ...] = ()
+    cache_write: tuple[str, ...] = ()
+    reasoning: tuple[str, ...] = ()
+    #: The input figure already includes cached input (OpenAI, LiteLLM, LangChain); the cached
+    #: parts are taken out so ``input_tokens`` is the uncached rest, as Anthropic records it.
+    input_includes_cache: bool = False
+
+
+ANTHROPIC = UsageKeys(
+    input=("input_tokens",),
+    output=("output_tokens",),
+    cache_read=("cache_read_input_tokens",),
+    cache_write=("cache_creation_input_tokens",),
+)
+#: OpenAI Chat Completions and Responses (and Codex's ``last_token_usage``), LiteLLM's extras too.
+OPENAI = UsageKeys(
+    input=("input_tokens", "prompt_tokens"),
+    output=("output_tokens", "completion_tokens"),
+    cache_read=("cached_input_tokens", "input_tokens_details.cached_tokens", "prompt_tokens_details.cached_tokens", "cache_read_input_tokens"),
+    cache_write=("cache_creation_input_tokens",),
+    reasoning=("reasoning_output_tokens", "output_tokens_details.reasoning_tokens", "completion_tokens_details.reasoning_tokens"),
+    input_includes_cache=True,
+)
+LANGCHAIN = UsageKeys(
+    input=("input_tokens",),
+    output=("output_tokens",),
+    cache_read=("input_token_details.cache_read",),
+    cache_write=("input_token_details.cache_creation",),
+    reasoning=("output_token_details.reasoning",),
+    input_includes_cache=True,
+)
+#: Bedrock Converse as Strands stores it (``inputTokens`` excludes cached input).
+BEDROCK = UsageKeys(
+    input=("inputTokens",),
+    output=("outputTokens",),
+    cache_read=("cacheReadInputTokens",),
+    cache_write=("cacheWriteInputTokens",),
+)
+
+
+def usage_from(raw: Any, keys: UsageKeys, model: str | None = None) -> Usage | None:
+    """A recorded usage object as :class:`Usage`, cache reads and writes kept apart from the rest
+    of the input; None when ``raw`` is not an object. A count that is not an integer is None."""
+    if not isinstance(raw, dict):
+        return None
+    total_in = _first(raw, keys.input)
+    read = _first(raw, keys.cache_read)
+    write = _first(raw, keys.cache_write)
+    if keys.input_includes_cache and total_in is not None:
+        total_in -= (read or 0) + (write or 0)
+    return Usage.model_construct(
+        input_tokens=total_in,
+        output_tokens=_first(raw, keys.output),
+        cache_read_input_tokens=read,
+        cache_creation_input_tokens=write,
+        model=model,
+        reasoning_tokens=_first(raw, keys.reasoning),
+    )
+
+
+# --- the model a session used ---------------------------------------------------------------------
+
+
+class ModelTally:
+    """Keeps ``session.model`` the model most calls recorded (the first seen on a tie), or a
+    fallback the file names elsewhere (a config record) when no call records one."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.counts: Counter[str] = Counter()
+
+    def add(self, model: str | None) -> None:
+        if not model:
+            return
+        self.counts[model] += 1
+        self.session.model = self.counts.most_common(1)[0][0]
+
+    def fallback(self, model: str | None) -> None:
+        if model and not self.counts and self.session.model is None:
+            self.session.model = model
+
+
+__all__ = [
+    "ANTHROPIC",
+    "BEDROCK",
+    "LANGCHAIN",
+    "OPENAI",
+    "ModelTally",
+    "UsageKeys",
+    "content_blocks",
+    "image_block",
+    "joined_text",
+    "usage_from",
+]

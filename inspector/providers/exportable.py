@@ -1,0 +1,61 @@
+"""Whether a plan may be exported: a body the provider would reject is refused, rules listed.
+
+The README promises an export the provider accepts. :func:`check_exportable` raises
+:class:`~inspector.providers.export.ExportError` naming every rule the plan's history breaks for
+that provider (the validator's own texts), so the CLI exits 2 and the TUI keeps its export prompt
+open with the reason; ``--allow-invalid`` on the command line skips the check on purpose.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .export import ExportError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..model import Session
+    from ..strategies.base import Plan
+
+NAMES = {"openai": "OpenAI", "anthropic": "Anthropic"}
+#: Violations listed in the message; the rest are counted.
+LISTED = 5
+
+
+def session_files(session: Session) -> list[str]:
+    """The other files the session's reader read (sub-agent transcripts, message files), as the
+    messages name them: relative to the session directory, or to the session file's directory."""
+    files = {m.source.file for m in session.messages if m.source is not None and m.source.file}
+    for side in session.sidechains.values():
+        files.update(m.source.file for m in side if m.source is not None and m.source.file)
+    return sorted(files)
+
+
+def violation_lines(plan: Plan, provider: str) -> list[str]:
+    """One line per rule the plan's history breaks for ``provider``."""
+    from .validate import validate_plan
+
+    checked = getattr(plan, "violations", None)  # a CheckedPlan has them already
+    lines = []
+    for v in (checked if checked is not None else validate_plan(plan)).get(provider, ()):
+        where = f"message #{v.source}" if v.source is not None else "an inserted message" if v.index is not None else "the request"
+        if v.index is not None:
+            where += f" (request position {v.index})"
+        lines.append(f"{where}: {v.message}")
+    return lines
+
+
+def check_exportable(plan: Plan, provider: str) -> None:
+    """ExportError listing the violations when ``provider`` would reject the plan's history."""
+    lines = violation_lines(plan, provider)
+    if not lines:
+        return
+    shown = "; ".join(lines[:LISTED]) + (f"; and {len(lines) - LISTED} more" if len(lines) > LISTED else "")
+    source = plan.view.session.path or "the session"
+    raise ExportError(
+        f"refusing to export {source}: {NAMES.get(provider, provider)} would reject this request body "
+        f"({len(lines)} rule break{'s' if len(lines) != 1 else ''}: {shown}). Choose a strategy or settings "
+        f"whose plan is valid for {NAMES.get(provider, provider)}, or pass --allow-invalid to write it anyway."
+    )
+
+
+__all__ = ["check_exportable", "session_files", "violation_lines"]

@@ -1,0 +1,136 @@
+"""predicted_tokens, the part not in the file, and the model's window, on a real Claude Code
+transcript and on small built sessions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import inspector
+from inspector.analysis.predict import TYPICAL, next_call, not_in_file_at, predictions, typical_for
+from inspector.analysis.window import DEFAULT_WINDOW, default_budget, session_window, window_for
+from inspector.model import Usage
+
+from strategy_builders import SessionBuilder, text_of
+
+FOUR = Path(__file__).parent / "fixtures" / "real" / "claude_code" / "agentcmd_full-session-four.jsonl"
+
+
+@pytest.fixture(scope="module")
+def four():
+    return inspector.analyze(inspector.load(FOUR), "cl100k_base", "anthropic")
+
+
+def test_each_call_is_predicted_from_the_calls_before_it(four):
+    calls = predictions(four.view, four.table)
+    assert len(calls) == 30
+    # call 1: nothing recorded before it, so the typical Claude Code 2.0 gap (17,900) is added
+    first = calls[0]
+    assert (first.baseline_tokens, first.recorded_tokens, first.predicted_tokens) == (110, 17748, 18010)
+    assert first.fit.basis == "typical" and first.fit.how.startswith("typical: median first-call gap")
+    # later calls: the latest earlier call's recorded - counted, added to this call's count
+    assert [(c.baseline_tokens, c.recorded_tokens, c.predicted_tokens) for c in calls[1:4]] == [
+        (206, 17902, 17844), (1293, 32083, 18989), (1494, 32399, 32284),
+    ]
+    assert calls[1].fit.how == "inferred: recorded 17,748 at call 1 minus 110 counted"
+    assert [(c.predicted_tokens, c.recorded_tokens) for c in calls[-2:]] == [(52272, 52342), (52709, 52909)]
+    assert calls[-1].model == "claude-sonnet-4-5-20250929"
+    assert calls[-1].not_in_file == 52342 - 17296
+    errors = sorted(abs(c.error) for c in calls[1:])
+    assert errors[len(errors) // 2] < 0.005  # median 0.40% (bench/bench_truth.py)
+
+
+def test_a_call_never_sees_its_own_usage(four):
+    before = [c.predicted_tokens for c in predictions(four.view, four.table)]
+    message = four.view.messages[four.view.calls[9].message_index]
+    recorded, message.usage = message.usage, Usage(input_tokens=1)
+    try:
+        after = [c.predicted_tokens for c in predictions(four.view, four.table)]
+    finally:
+        message.usage = recorded
+    assert after[:10] == before[:10]  # calls 1-10 do not move
+    assert after[10] != before[10]
+
+
+def test_next_call_and_plans_include_the_part_not_in_the_file(four):
+    nxt = next_call(four.view, four.table)
+    assert (nxt.call, nxt.baseline_tokens, nxt.predicted_tokens) == (31, 18005, 53251)
+    assert nxt.fit.as_dict() == {"offset": 35246, "scale": 1.0, "calls": 30, "basis": "recorded",
+                                 "how": "inferred: recorded 52,909 at call 30 minus 17,663 counted"}
+    plan = inspector.plan(four)
+    assert plan.not_in_file == 35246 == not_in_file_at(four.view, four.table, None)
+    assert plan.tokens_before == 53251
+    # a trigger below the whole context fires even though the file shows only 18,005 tokens
+    cleared = inspector.plan(four, "clear_tool_uses", trigger=30_000, keep=3)
+    assert cleared.tokens_after < cleared.tokens_before
+
+
+def _compacted_session(recorded: list[int | None]):
+    b = SessionBuilder()
+    b.system("You are helpful.")
+    b.user(text_of(10))
+    b.answer(text_of(10))
+    b.user(text_of(10))
+    b.answer(text_of(10))
+    b.user("Here is a summary of the conversation to date: " + text_of(3), starts_context=True)
+    b.answer(text_of(10))
+    b.user(text_of(10))
+    b.answer(text_of(10))
+    calls = [m for m in b.messages if m.role == "assistant"]
+    for m, r in zip(calls, recorded):
+        m.usage = Usage(input_tokens=r) if r is not None else None
+    return b.analyze()
+
+
+def test_a_compaction_resets_the_fit():
+    a = _compacted_session([1000, 1100, 900, None])
+    calls = predictions(a.view, a.table)
+    base = [c.baseline_tokens for c in calls]
+    assert [c.fit.basis for c in calls] == ["none", "recorded", "before compaction", "recorded"]
+    assert calls[1].predicted_tokens == 1000 - base[0] + base[1]
+    # after the compaction: the first residual of the context before it (the agent's prefix)
+    assert calls[2].predicted_tokens == 1000 - base[0] + base[2]
+    assert calls[3].predicted_tokens == 900 - base[2] + base[3]
+    assert calls[0].fit.how == "nothing recorded and no typical size known for this agent"
+
+
+def test_a_recorded_zero_is_not_a_measurement():
+    a = _compacted_session([1000, 0, None, None])
+    calls = predictions(a.view, a.table)
+    base = [c.baseline_tokens for c in calls]
+    assert calls[1].recorded_tokens == 0 and calls[1].error is None
+    # call 2's 0 is skipped: call 3 (after the compaction) still starts from call 1's residual
+    assert calls[2].fit.how == f"inferred before the compaction: recorded 1,000 at call 1 minus {base[0]} counted"
+
+
+def test_typical_sizes_by_agent_and_version():
+    assert typical_for("claude_code", "2.0.27").tokens == 17_900
+    assert typical_for("claude_code", "2.1.42").tokens == 29_900
+    assert typical_for("claude_code", None).tokens == 26_400
+    assert typical_for("codex", "0.40.0").tokens == 2_650
+    assert typical_for("codex", "0.136.0").tokens == 9_400
+    assert typical_for("aider", "1.0") is None and typical_for(None, None) is None
+    assert all("median first-call gap" in t.source for t in TYPICAL)
+
+
+def test_window_of_the_model_and_what_the_agent_reserves(four):
+    w = session_window(four.session)
+    assert (w.model, w.tokens, w.source, w.reserved, w.budget) == ("claude-sonnet-4-5-20250929", 200_000, "genai-prices", 33_000, 167_000)
+    assert default_budget(four.session) == 167_000
+    assert window_for("gpt-4o").tokens == 128_000
+    codex = window_for("gpt-5-codex", "codex", recorded=272_000)
+    assert (codex.tokens, codex.source, codex.budget) == (272_000, "recorded in the file", 244_800)
+    none = window_for(None)
+    assert (none.tokens, none.assumed, none.reserved) == (DEFAULT_WINDOW, True, 0)
+    assert none.source == "assumed: the file names no model"
+    unknown = window_for("my-local-model")
+    assert unknown.assumed and "my-local-model is not in genai-prices' table" in unknown.source
+
+
+def test_codex_window_recorded_in_the_file_wins():
+    rollout = next((Path(__file__).parent / "fixtures" / "real" / "codex").glob("rollout-*.jsonl"))
+    w = session_window(inspector.load(rollout))
+    assert (w.model, w.tokens, w.source, w.reserved, w.budget) == ("gpt-5.1-codex", 258_400, "recorded in the file", 25_840, 232_560)
+    # --model overrides the file's model, so the table's window applies
+    assert session_window(inspector.load(rollout), "gpt-4o").tokens == 128_000
