@@ -7,6 +7,9 @@
     context-inspector replay SESSION --strategy tool_pruning [--json]
     context-inspector compare SESSION --budget 8000 [--json]
     context-inspector export SESSION --strategy fifo --budget 8000 --to anthropic -o request.json
+    context-inspector fleet [PATH...] [--dataset DIR] [--workers N] [--engine ray] [--json]
+    context-inspector fleet query SQL [--dataset DIR] [--json]
+    context-inspector tools SESSION [--json]
 
 ``--calibrate`` is still accepted by info, plan, replay and compare: an alias kept for old scripts,
 since every report now carries predicted_tokens (inspector.analysis.predict).
@@ -38,6 +41,7 @@ from .options import (
     pipeline_and_settings,
 )
 from . import presets_cmd as _presets
+from . import fleet as _fleet
 from . import sessions as _sessions
 from .jsonout import print_json, print_report
 
@@ -63,6 +67,8 @@ SUMMARIES = {
     "sessions": _sessions.SUMMARY,
     "proxy": "record every API request an agent makes, to inspect it live (--proxy: and open the viewer)",
     "presets": _presets.SUMMARY,
+    "fleet": _fleet.FLEET_SUMMARY,
+    "tools": _fleet.TOOLS_SUMMARY,
 }
 
 
@@ -149,6 +155,8 @@ def _sub_parsers() -> dict[str, Parser]:
 
     _sessions.configure(new("sessions", _sessions.DESCRIPTION))
     _presets.configure(new("presets", _presets.DESCRIPTION))
+    _fleet.configure_fleet(new("fleet", _fleet.FLEET_DESCRIPTION))
+    _fleet.configure_tools(new("tools", "Tool-result diet of a session: " + _fleet.TOOLS_SUMMARY.split(": ", 1)[1] + "."))
     return parsers
 
 
@@ -392,6 +400,8 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "export": cmd_export,
     "samples": cmd_samples,
     "sessions": _sessions.cmd_sessions,
+    "fleet": _fleet.cmd_fleet,
+    "tools": _fleet.cmd_tools,
 }
 
 
