@@ -35,8 +35,16 @@ def rising_session(recorded: list[int], big_result_after: int, big: int) -> Sess
 
 
 def test_claude_code_fires_where_the_recorded_input_plus_new_messages_cross_the_trigger():
-    session = rising_session([150_000, 160_000, 164_831, 20_000, 21_000], big_result_after=3, big=5_400)
-    a = analyze(session, "approx", "anthropic")
+    # the history is in the file (about 20,000 tokens are not: Claude Code's system prompt and
+    # tools): the prompt is 130,000 tokens, then results of 10,000, 4,800 and 5,400 arrive
+    b = SessionBuilder()
+    b.system("You are Claude Code.")
+    b.user(text_of(130_000))
+    for k, (recorded, result) in enumerate([(150_000, 10_000), (160_000, 4_800), (164_831, 5_400), (None, 20), (None, 20)], 1):
+        _, ids = b.assistant("", [("Read", "{}")], usage=recorded)
+        b.tool(ids[0], text_of(result))
+    b.answer("fixed")
+    a = analyze(b.build(), "approx", "anthropic")
     _, names, settings = resolve("claude-code")
     r = replay(a.view, a.table, names, settings)
     rows = [(c.call, c.kind, c.compacted_by) for c in r.calls]
@@ -44,15 +52,19 @@ def test_claude_code_fires_where_the_recorded_input_plus_new_messages_cross_the_
     assert rows == [(1, "call", None), (2, "call", None), (3, "call", None), (4, "summary", None),
                     (4, "call", "compact"), (5, "call", None), (6, "call", None)]
     summary, after = r.calls[3], r.calls[4]
-    # the summarisation call reads the whole history; the call after it sends system + summary
-    assert summary.tokens == after.baseline_tokens
+    # the summarisation call reads the whole input call 4 would have had (the part not in the
+    # file included); the call after it sends that part, the system prompt and the summary
+    assert summary.tokens == after.predicted_tokens > 167_000
+    assert 19_000 < after.not_in_file < 21_000
     system = a.table.overhead + a.table.totals[0]
-    assert system < after.tokens <= system + 2_000 + 10  # the summary: at most summary_tokens + framing
+    shown = after.tokens - after.not_in_file
+    assert system < shown <= system + 2_000 + 10  # the summary: at most summary_tokens + framing
     # calls 5 and 6 see the summary plus what was added since call 4
-    assert r.calls[5].tokens - after.tokens == sum(a.table.totals[i] for i in range(after.message_index, r.calls[5].message_index))
-    # with 32,000 reserved for the output the trigger is 155,000: before call 3
+    five = r.calls[5]
+    assert (five.tokens - five.not_in_file) - shown == sum(a.table.totals[i] for i in range(after.message_index, five.message_index))
+    # with 32,000 reserved for the output the trigger is 155,000: 150,000 + 10,000 crosses it before call 2
     _, names, settings = resolve("claude-code-32k-output")
-    assert [c.call for c in replay(a.view, a.table, names, settings).calls if c.compacted_by] == [3]
+    assert [c.call for c in replay(a.view, a.table, names, settings).calls if c.compacted_by] == [2]
 
 
 def test_without_recorded_usage_our_count_is_the_trigger_and_the_total_counts_the_summary_call():

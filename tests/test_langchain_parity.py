@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 lc = pytest.importorskip("langchain_core.messages")
 
+from inspector.analysis.planning import CheckedPlan
 from inspector import analyze  # noqa: E402
 from inspector.model import Message, Session, TextBlock, ToolCallBlock, ToolResultBlock  # noqa: E402
 from inspector.strategies import Settings, plan  # noqa: E402
@@ -108,6 +109,6 @@ def test_an_orphaned_tool_result_is_reproduced_and_reported():
     budget = sum(analysis.table.totals[2:])
     p = plan(analysis.view, analysis.table, ("trim_messages",), Settings(budget=budget))
     assert [i for i in p.sequence if type(i) is int] == [2, 3, 4]
-    assert [v.rule for v in p.violations["openai"]] == ["orphan_result", "orphan_result"]
+    assert [v.rule for v in CheckedPlan.of(p).violations["openai"]] == ["orphan_result", "orphan_result"]
     lc_kept = lc.trim_messages(to_langchain(session), max_tokens=budget, token_counter=lambda ms: sum(analysis.table.totals[int(m.id)] for m in ms))
     assert [m.id for m in lc_kept] == ["2", "3", "4"]

@@ -13,6 +13,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from inspector.analysis.planning import CheckedPlan
 from inspector import analyze
 from inspector.model import Message, Session, TextBlock, ToolCallBlock, ToolResultBlock
 from inspector.strategies import Settings, Status, plan
@@ -220,7 +221,7 @@ def test_compaction_keeps_pairs_and_system_and_stays_valid(case, names):
     assert live_units_split(p) == []
     sent_roles = [analysis.view.roles[i] if type(i) is int else i.role for i in p.sequence]
     expect_empty = {"openai": not sent_roles, "anthropic": all(r == "system" for r in sent_roles)}
-    for provider, found in p.violations.items():
+    for provider, found in CheckedPlan.of(p).violations.items():
         assert [v.rule for v in found] == (["empty_history"] if expect_empty[provider] else []), found
     w, _, _ = run(analysis.view, analysis.table, names, s, at_call)
     assert w.total() == w.recount()
