@@ -2,7 +2,8 @@
 
 Windows come from the file where it records one (Codex ``token_count`` events carry
 ``model_context_window``), else from the table the ``genai-prices`` package ships (its bundled
-snapshot; nothing is downloaded), else a stated default labelled "assumed". The agent's own
+snapshot; nothing is downloaded; Claude Code sessions are capped at its default 200,000), else a
+stated default labelled "assumed". The agent's own
 reservation comes from its known compaction rule (reference: presets.md):
 
 - Claude Code compacts at window - 20,000 reserved for output - 13,000 buffer
@@ -70,11 +71,22 @@ def _reservation(agent: str | None, window: int) -> tuple[int, str]:
     return 0, ""
 
 
+#: Claude Code runs Claude models with a 200,000-token window unless the user picks a 1M variant,
+#: which its transcripts do not record: the automatic compactions of six public 2.1.x transcripts
+#: fired at 155,000-170,500 tokens (window - reserved output - 13,000 buffer on 200,000) though
+#: genai-prices lists 1,000,000 for some of their models (claude-opus-4-6).
+CLAUDE_CODE_WINDOW = 200_000
+
+
 def window_for(model: str | None, agent: str | None = None, recorded: int | None = None) -> Window:
     """The window of ``model`` (``recorded``: the window the file states, which wins), with
     what ``agent`` reserves of it."""
     if recorded:
         tokens, source = recorded, "recorded in the file"
+    elif agent == "claude_code" and model is not None:
+        found = _table_window(model)
+        tokens = min(found or CLAUDE_CODE_WINDOW, CLAUDE_CODE_WINDOW)
+        source = "Claude Code's default window (a 1M variant is not recorded in its transcripts)"
     elif model is None:
         tokens, source = DEFAULT_WINDOW, "assumed: the file names no model"
     else:
@@ -106,4 +118,15 @@ def default_budget(session: Session) -> int:
     return session_window(session).budget
 
 
-__all__ = ["DEFAULT_WINDOW", "Window", "default_budget", "recorded_window", "session_window", "window_for"]
+def with_session_window(settings, session: Session, explicit: set[str], model: str | None = None):
+    """``settings`` with ``context_window`` (the compacting strategies' window, whose shares are
+    their triggers) set to the window of the session's model, unless the user set it
+    (``explicit``) or the file names no model whose window is known."""
+    window = session_window(session, model)
+    if "context_window" in explicit or "context_window" not in type(settings).model_fields or window.source.startswith("assumed"):
+        return settings
+    return settings.model_copy(update={"context_window": window.tokens})
+
+
+__all__ = ["DEFAULT_WINDOW", "Window", "default_budget", "recorded_window", "session_window", "window_for",
+           "with_session_window"]

@@ -38,6 +38,7 @@ from .options import (
     add_calibrate_option,
     add_session_options,
     add_strategy_options,
+    explicit_params,
     pipeline_and_settings,
 )
 from . import presets_cmd as _presets
@@ -201,12 +202,21 @@ def _show(args: argparse.Namespace, report: dict[str, Any], command: str) -> Non
     getattr(render, f"render_{command}")(report, render.console())
 
 
+def _windowed(settings, analysis, args: argparse.Namespace):
+    """``settings`` with the compacting strategies' window set to the session model's, unless the
+    command line sets it (presets' thresholds are shares of the real window)."""
+    from ..analysis.window import with_session_window
+
+    return with_session_window(settings, analysis.session, explicit_params(args), args.model)
+
+
 def _plan(args: argparse.Namespace):
     """The session counted, the pipeline, and its plan at ``--at`` (plan and export share it)."""
     import inspector
 
     pipeline, settings = pipeline_and_settings(args)
     analysis = _load(args)
+    settings = _windowed(settings, analysis, args)
     at = _check_call(analysis, args.at)
     return analysis, pipeline, inspector.plan(analysis, pipeline, settings=settings, at_call=at)
 
@@ -293,6 +303,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
     pipeline, settings = pipeline_and_settings(args)
     analysis = _load(args)
+    settings = _windowed(settings, analysis, args)
     with _Progress(len(analysis.view.calls)) as bar:
         progress = bar.stage(",".join(pipeline) or "baseline", len(analysis.view.calls))
         result = inspector.replay(analysis, pipeline, settings=settings, progress=progress, workers=_workers())
@@ -329,6 +340,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
         pipelines = [(name,) for name in STRATEGIES]
         pipelines += [tuple(p.split(",")) for p in COMPARE_PIPELINES if all(s in STRATEGIES for s in p.split(","))]
     analysis = _load(args)
+    settings = _windowed(settings, analysis, args)
+    presets = [(name, _windowed(s, analysis, args)) for name, s in presets]
     with _Progress(len(analysis.view.calls), len(pipelines)) as bar:
         rows = inspector.compare(analysis, pipelines, settings=settings, presets=presets, progress_for=bar.stage,
                                  workers=_workers())

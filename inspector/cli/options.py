@@ -166,6 +166,17 @@ def option_of(field: str) -> str:
     return field
 
 
+def explicit_params(args: argparse.Namespace) -> set[str]:
+    """The parameters the user set on the command line (options and ``--set``)."""
+    from ..presets import PresetError, parse_sets
+
+    try:
+        sets = parse_sets(getattr(args, "set_params", None) or ())
+    except PresetError:
+        sets = {}
+    return set(settings_kwargs(args)) | set(sets)
+
+
 def pipeline_and_settings(args: argparse.Namespace):
     """The pipeline and Settings a command runs: ``--strategy`` and the strategy options, or
     ``--preset`` (its settings, then any strategy option given, then ``--set``)."""
