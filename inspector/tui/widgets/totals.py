@@ -156,13 +156,12 @@ class TotalsBar(Widget):
         pct = 100.0 * saving / r.tokens_before if r.tokens_before else 0.0
         line.append([("  saving ", label), (f"{saving:,} ({pct:.1f}%)", self.s("totals--saving"))])
         table = r.snapshot.table
-        counter = f"{table.encoding}/{table.profile}"
-        if not exact:
-            line.append([(f"  estimate: {counter} chars/4", self.s("totals--estimate"))])
-        elif table.profile == "anthropic":
-            line.append([(f"  {counter} (Anthropic estimate)", self.s("totals--estimate"))])
-        else:
-            line.append([(f"  counted: {counter}", label)])
+        wanted = r.snapshot.state.encoding
+        if table.encoding == "approx" and wanted != "approx":  # the exact count is still running
+            line.append([(f"  estimate: chars/4 until {wanted} counts", self.s("totals--estimate"))])
+        else:  # the tokenizer's own label says whether its counts are exact or an estimate
+            line.append([(f"  counted: {table.label}, {table.profile} framing",
+                          label if table.exact else self.s("totals--estimate"))])
         if self.recorded is not None:
             seg: Segment = [("  recorded by the file: ", label), (f"{self.recorded:,}", self.s("totals--recorded"))]
             if r.tokens_before:
