@@ -20,6 +20,7 @@ from pathlib import Path
 
 from inspector import analyze, load
 from inspector.analysis.money import session_money
+from inspector.cli.report import default_profile
 from inspector.model import Session
 
 ROOTS = (Path("/work/shared/real_sessions"), Path("/work/extra_sessions"))
@@ -84,7 +85,7 @@ def main(argv: list[str]) -> int:
                 notes.append("1h writes from raw lines")
         if repin_codex(session):
             notes.append("codex usage re-pinned +1 call")
-        analysis = analyze(session)
+        analysis = analyze(session, profile=default_profile(session.format))  # as the CLI counts it
         money = session_money(analysis.view, analysis.table)
         main_calls = [c for c in money.calls if c.sidechain is None]
         view = analysis.view

@@ -100,12 +100,15 @@ def common_prefix_tokens(previous: Sequence[Piece], current: Sequence[Piece]) ->
     return total
 
 
-def split_call(total: int, shared: int, gap_seconds: float | None, policy: CachePolicy) -> CacheSplit:
+def split_call(total: int, shared: int, gap_seconds: float | None, policy: CachePolicy, warm: int = 0) -> CacheSplit:
     """The split of a call of ``total`` input tokens that shares ``shared`` leading tokens with
-    the previous call, sent ``gap_seconds`` after it (None: unknown, or the first call)."""
+    the previous call, sent ``gap_seconds`` after it (None: unknown, or the first call). After
+    the lifetime only ``warm`` tokens (the agent's fixed prefix, kept cached by its other
+    sessions) can still be read."""
     shared = min(shared, total)
-    expired = gap_seconds is not None and policy.ttl_seconds is not None and gap_seconds > policy.ttl_seconds
-    read = 0 if expired or shared < policy.min_tokens else shared - shared % policy.step
+    if gap_seconds is not None and policy.ttl_seconds is not None and gap_seconds > policy.ttl_seconds:
+        shared = min(shared, warm)
+    read = 0 if shared < policy.min_tokens else shared - shared % policy.step
     rest = total - read
     if policy.writes and total >= policy.min_tokens:
         return CacheSplit(read, rest, 0)
@@ -116,16 +119,18 @@ def simulate(
     requests: Sequence[tuple[int, int]],
     times: Sequence[float | None],
     policy: CachePolicy,
+    warm: int = 0,
 ) -> list[CacheSplit]:
     """Splits for consecutive calls given per call ``(total tokens, tokens shared with the
     previous call's request)`` and the calls' times in seconds (None where unknown). The first
     call's ``shared`` is what was already cached before the session (the agent's fixed prefix
-    left warm by an earlier session), usually 0."""
+    left warm by an earlier session), usually 0; ``warm`` is that prefix, still readable when the
+    lifetime has run out between two calls."""
     out = []
     previous_time: float | None = None
     for k, ((total, shared), t) in enumerate(zip(requests, times)):
         gap = None if k == 0 or t is None or previous_time is None else t - previous_time
-        out.append(split_call(total, shared, gap, policy))
+        out.append(split_call(total, shared, gap, policy, warm))
         previous_time = t if t is not None else previous_time
     return out
 

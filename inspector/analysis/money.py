@@ -44,12 +44,13 @@ class CallMoney:
     cache: CacheSplit
     cost: Cost | None
     sidechain: str | None = None  # the sub-agent's id; None for the main session
+    #: Tokens of the previous call's request this call re-sends changed because the pipeline
+    #: rewrote them (beyond what changes with no strategy): the cache the pipeline breaks.
+    rewritten_tokens: int = 0
 
     @property
     def breaks_cache(self) -> bool:
-        """The pipeline reads less from cache than the baseline at this call: it changed part of
-        the history the previous call had cached."""
-        return self.cache.read_tokens < self.baseline_cache.read_tokens and self.cache.write_tokens + self.cache.uncached_tokens > self.baseline_cache.write_tokens + self.baseline_cache.uncached_tokens
+        return self.rewritten_tokens > 0
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -60,6 +61,7 @@ class CallMoney:
             "baseline_cache": self.baseline_cache.as_json(),
             "cache": self.cache.as_json(),
             "breaks_cache": self.breaks_cache,
+            "rewritten_tokens": self.rewritten_tokens,
         }
 
 
@@ -109,7 +111,7 @@ def _cost_json(cost: Cost | None) -> dict[str, float] | None:
 def call_model(session: Session, message: Message, override: str | None = None) -> str | None:
     """The model that served the call: ``override``, else what the file recorded for the call,
     else for the session (the readers fill ``Usage.model`` / ``Session.model``; older readers
-    keep it in ``extra``)."""
+    keep it in ``extra``, the inspector's own JSONL in ``extra["meta"]``)."""
     if override:
         return override
     usage = message.usage
@@ -118,6 +120,7 @@ def call_model(session: Session, message: Message, override: str | None = None) 
         or message.extra.get("model")
         or session.model
         or session.extra.get("model")
+        or (session.extra.get("meta") or {}).get("model")
     )
 
 
@@ -326,14 +329,16 @@ def _price_chain(
     for requests in (base_requests, with_pipeline):
         if requests:
             requests[0] = (requests[0][0], warm)
-    base_splits = simulate(base_requests, seconds, policy)
-    splits = simulate(with_pipeline, seconds, policy) if with_pipeline is not None else base_splits
-    for call, when, base_split, split in zip(view.calls, times, base_splits, splits):
+    base_splits = simulate(base_requests, seconds, policy, warm)
+    splits = simulate(with_pipeline, seconds, policy, warm) if with_pipeline is not None else base_splits
+    rewritten = _rewritten(base_requests, with_pipeline) if with_pipeline is not None else [0] * len(base_splits)
+    for call, when, base_split, split, lost in zip(view.calls, times, base_splits, splits, rewritten):
         message = messages[call.message_index]
         usage = message.usage
         model = call_model(session, message, options.model)
         output = (usage.output_tokens or 0) if usage is not None else 0
-        recorded = price(recorded_split(usage), model, None, when, options.overrides) if usage is not None else None
+        # usage without the input (an output count only) is not a bill we can price
+        recorded = price(recorded_split(usage), model, None, when, options.overrides) if usage is not None and usage.input_tokens is not None else None
 
         def simulated(s: CacheSplit) -> Cost | None:
             one_hour = s.write_tokens if policy.ttl_seconds == ANTHROPIC_TTL_1H else 0
@@ -345,7 +350,17 @@ def _price_chain(
         if model and baseline_cost is None and model not in money.unknown_models:
             money.unknown_models.append(model)
         money.calls.append(CallMoney(call.number, call.message_index, model, recorded, base_split, baseline_cost,
-                                     split, cost, chain_id))
+                                     split, cost, chain_id, lost))
+
+
+def _rewritten(baseline: list[tuple[int, int]], pipeline: list[tuple[int, int]]) -> list[int]:
+    """Per call: how much more of the previous request the pipeline changed than no strategy did."""
+    out = [0]
+    for k in range(1, len(pipeline)):
+        changed = pipeline[k - 1][0] - pipeline[k][1]
+        changed_anyway = baseline[k - 1][0] - baseline[k][1]
+        out.append(max(0, changed - changed_anyway))
+    return out
 
 
 __all__ = [

@@ -32,6 +32,7 @@ from .options import (
     settings_kwargs,
 )
 from . import sessions as _sessions
+from .money_report import add_money_options
 
 PROG = "context-inspector"
 EXIT_USAGE = 2
@@ -104,6 +105,7 @@ def _sub_parsers() -> dict[str, Parser]:
     p.add_argument("--json", action="store_true", help="print JSON instead of tables")
     p.add_argument("--largest", type=int, default=10, metavar="N", help="how many of the largest messages to list")
     add_calibrate_option(p)
+    add_money_options(p)
 
     new("schema", "Print the JSON Schema of the inspector's own JSONL session format.")
 
@@ -114,17 +116,20 @@ def _sub_parsers() -> dict[str, Parser]:
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     add_calibrate_option(p)
 
-    p = new("replay", "Input tokens of every model call, as recorded and under the strategy.")
+    p = new("replay", "Input tokens and cost of every model call, as recorded and under the strategy.")
     add_session_options(p)
     add_strategy_options(p)
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     add_calibrate_option(p)
+    add_money_options(p)
 
-    p = new("compare", "Every strategy and a few pipelines side by side: tokens, replay total, saving, validity.")
+    p = new("compare", "Every strategy and a few pipelines side by side: tokens, replay total, saving in tokens and "
+                       "in dollars, validity.")
     add_session_options(p)
     add_strategy_options(p)
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     add_calibrate_option(p)
+    add_money_options(p)
 
     p = new("export", "Write the pruned history as a request body that OpenAI or Anthropic accepts.")
     add_session_options(p)
@@ -187,8 +192,13 @@ def _print_json(obj: Any) -> None:
 def cmd_info(args: argparse.Namespace) -> int:
     from .report import calibration, info_report
 
+    from ..analysis.money import session_money
+    from .money_report import info_money, money_options
+
+    options = money_options(args)
     analysis = _load(args)
     report = info_report(analysis, largest=max(0, args.largest), cal=calibration(analysis, args.calibrate))
+    report["money"] = info_money(session_money(analysis.view, analysis.table, options=options))
     if args.json:
         _print_json(report)
     else:
@@ -275,12 +285,17 @@ def _replay(analysis, pipeline: Sequence[str], settings, progress: Callable[[int
 def cmd_replay(args: argparse.Namespace) -> int:
     from .report import calibration, pipeline_report, replay_report
 
+    from ..analysis.money import session_money
+    from .money_report import money_options
+
     pipeline = _pipeline(args)
     settings = make_settings(settings_kwargs(args))
+    options = money_options(args)
     analysis = _load(args)
     with _Progress(len(analysis.view.calls)) as bar:
         result = _replay(analysis, pipeline, settings, bar.stage(",".join(pipeline) or "baseline", len(analysis.view.calls)))
-    report = replay_report(analysis, result, pipeline_report(pipeline, settings), calibration(analysis, args.calibrate))
+    money = session_money(analysis.view, analysis.table, pipeline, settings, options)
+    report = replay_report(analysis, result, pipeline_report(pipeline, settings), calibration(analysis, args.calibrate), money)
     if args.json:
         _print_json(report)
     else:
@@ -290,10 +305,13 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return 0
 
 
-def compare_rows(analysis, settings, pipelines: Sequence[tuple[str, ...]], cal=None) -> list[dict[str, Any]]:
+def compare_rows(analysis, settings, pipelines: Sequence[tuple[str, ...]], cal=None, options=None) -> list[dict[str, Any]]:
     """One row per pipeline: tokens at the last call, replay total (both scaled by ``cal``, a
-    :class:`~inspector.cli.report.Calibration`), saving, validity."""
+    :class:`~inspector.cli.report.Calibration`), saving, validity, and its money
+    (:func:`~inspector.cli.money_report.compare_money`)."""
+    from ..analysis.money import MoneyOptions, session_money
     from ..strategies import plan as run_plan
+    from .money_report import compare_money
     from .report import NO_CALIBRATION
 
     if cal is None:
@@ -306,7 +324,10 @@ def compare_rows(analysis, settings, pipelines: Sequence[tuple[str, ...]], cal=N
         results = [_replay(analysis, (), settings)]
         for names in pipelines:
             results.append(_replay(analysis, names, settings, bar.stage(",".join(names), calls)))
+    options = options or MoneyOptions()
+    baseline_money = session_money(analysis.view, analysis.table, (), settings, options)
     for names, result in zip([()] + list(pipelines), results):
+        money = session_money(analysis.view, analysis.table, names, settings, options) if names else baseline_money
         p = run_plan(analysis.view, analysis.table, names, settings, at)
         total = result.total
         if baseline_total is None:
@@ -320,6 +341,7 @@ def compare_rows(analysis, settings, pipelines: Sequence[tuple[str, ...]], cal=N
                 "saving_pct": round(100.0 * (baseline_total - total) / baseline_total, 1) if baseline_total else 0.0,
                 "valid": {provider: not items for provider, items in violations.items()},
                 "violations": {provider: len(items) for provider, items in violations.items()},
+                **compare_money(baseline_money, money),
             }
         )
     return rows
@@ -335,9 +357,13 @@ def cmd_compare(args: argparse.Namespace) -> int:
     else:
         pipelines = [(name,) for name in STRATEGIES]
         pipelines += [tuple(p.split(",")) for p in COMPARE_PIPELINES if all(s in STRATEGIES for s in p.split(","))]
+    from ..analysis.prices import prices_as_of
+    from .money_report import money_options
+
+    options = money_options(args)
     analysis = _load(args)
     cal = calibration(analysis, args.calibrate)
-    rows = compare_rows(analysis, settings, pipelines, cal)
+    rows = compare_rows(analysis, settings, pipelines, cal, options)
     last = analysis.view.calls[-1].number if analysis.view.calls else None
     report = {
         "session": session_report(analysis),
@@ -347,6 +373,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         "at_call": last,
         "settings": {k: (list(v) if isinstance(v, tuple) else v) for k, v in settings.model_dump().items()},
         "rows": rows,
+        "prices_as_of": prices_as_of(),
     }
     if args.json:
         _print_json(report)
@@ -430,7 +457,9 @@ def _expected_errors() -> tuple[type[BaseException], ...]:
 
     from ..providers.export import ExportError
 
-    return (SessionFormatError, UnknownStrategy, EncodingUnavailable, UsageError, ExportError)
+    from ..analysis.prices import PriceError
+
+    return (SessionFormatError, UnknownStrategy, EncodingUnavailable, UsageError, ExportError, PriceError)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

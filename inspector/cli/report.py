@@ -18,9 +18,11 @@ from typing import TYPE_CHECKING, Any
 from ..analysis.calibrate import CallUsage, calibration_factor, call_usage, scale
 from ..model import ImageBlock, Message, Skipped, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock
 from ..units import FLAG_NAMES, UnitKind
+from .money_report import replay_money
 
 if TYPE_CHECKING:  # pragma: no cover
     from .. import Analysis
+    from ..analysis.money import Money
     from ..analysis.replay import Replay
     from ..strategies import Plan, Settings
 
@@ -439,13 +441,15 @@ def plan_report(analysis: Analysis, plan: Plan, cal: Calibration = NO_CALIBRATIO
 
 
 def replay_report(
-    analysis: Analysis, result: Replay, pipeline: list[dict[str, Any]], cal: Calibration = NO_CALIBRATION
+    analysis: Analysis, result: Replay, pipeline: list[dict[str, Any]], cal: Calibration = NO_CALIBRATION,
+    money: Money | None = None,
 ) -> dict[str, Any]:
     """The ``replay --json`` object: per model call, the baseline and the pruned input tokens
     (scaled by ``cal``; the totals are sums of the figures shown), and what the file recorded for
     the call (``recorded_tokens`` = input + cache read + cache write, the parts apart, ``ratio`` =
     recorded / baseline as shown; None where nothing was recorded)."""
     recorded = {row.call: row for row in call_usage(analysis.view, analysis.table)}
+    money_calls, sidechain_calls, money_totals = replay_money(money) if money is not None else ({}, [], {})
     calls = []
     for c in result.calls:
         row = recorded[c.call]
@@ -462,6 +466,7 @@ def replay_report(
                 "cache_read_input_tokens": row.cache_read_tokens,
                 "cache_creation_input_tokens": row.cache_creation_tokens,
                 "ratio": _ratio(row.recorded, baseline),
+                **money_calls.get(c.call, {}),
             }
         )
     with_usage = [c for c in calls if c["recorded_tokens"] is not None]
@@ -478,4 +483,6 @@ def replay_report(
         "savings_pct": round(result.savings_pct, 1),
         "recorded_total": recorded_total,
         "ratio": _ratio(recorded_total, sum(c["baseline_tokens"] for c in with_usage)),
+        **money_totals,
+        **({"sidechain_calls": sidechain_calls} if money is not None else {}),
     }
