@@ -292,3 +292,23 @@ def test_bad_prices_file_exits_2(capsys, tmp_path):
     code, out, err = run(capsys, "replay", CLAUDE, "--prices", bad)
     assert code == 2 and out == ""
     assert err.startswith(f"context-inspector replay: error: {bad}: not valid JSON")
+
+
+@pytest.mark.parametrize("path", [CLAUDE, CODEX], ids=["claude_code", "codex"])
+def test_a_pipeline_that_changes_nothing_costs_the_baseline(path):
+    a = analyze(load(path))
+    money = session_money(a.view, a.table, "fifo")  # no budget: fifo keeps everything
+    assert [c.cache for c in money.calls] == [c.baseline_cache for c in money.calls]
+    assert money.total("cost") == money.total("baseline_cost") and not any(c.breaks_cache for c in money.calls)
+
+
+def test_codex_reads_only_up_to_the_previous_turns_first_output_at_a_new_prompt():
+    session = _built(TIMES[:2], model="gpt-5-codex").model_copy(update={"format": "codex"})
+    a = analyze(session, encoding="approx")
+    overhead, prefix = a.table.overhead, a.table.prefix
+    for money in (session_money(a.view, a.table), session_money(a.view, a.table, "fifo")):
+        # call 3 opens turn 2: turn 1's reasoning (after message 1) is no longer sent, so only
+        # messages 0-1 are read, in OpenAI's 128-token steps; call 4 reads all of call 3's request
+        assert [c.baseline_cache.read_tokens for c in money.calls] == [
+            0, (overhead + prefix[2]) // 128 * 128, (overhead + prefix[2]) // 128 * 128, (overhead + prefix[6]) // 128 * 128]
+        assert [c.cache for c in money.calls] == [c.baseline_cache for c in money.calls]

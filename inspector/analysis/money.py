@@ -30,7 +30,6 @@ from ..units import SessionView, build_view
 from .cache import ANTHROPIC_TTL_1H, CachePolicy, CacheSplit, Piece, common_prefix_tokens, policy_for, simulate
 from .prices import NO_OVERRIDES, Cost, Overrides, TokenSplit, price, prices_as_of
 
-PARTS = ("input", "cache_read", "cache_write", "output", "total")
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,18 +235,41 @@ def _pieces(w: Working, prefix: int) -> list[Piece]:
 
 
 def pipeline_requests(
-    view: SessionView, table: TokenTable, pipeline: Sequence[str] | str, settings: Settings, prefix: int
+    view: SessionView,
+    table: TokenTable,
+    pipeline: Sequence[str] | str,
+    settings: Settings,
+    prefix: int,
+    reasoning_dropped_at_turn: bool = False,
 ) -> list[tuple[int, int]]:
-    """``(total, shared with the previous call)`` per call under ``pipeline``: one plan per call."""
+    """``(total, shared with the previous call)`` per call under ``pipeline``: one plan per call.
+    ``reasoning_dropped_at_turn`` as in :func:`baseline_requests`."""
     names = parse_pipeline(pipeline)
     out: list[tuple[int, int]] = []
     previous: list[Piece] = []
-    for n in range(1, len(view.calls) + 1):
+    previous_turn, turn_first_output = None, 0
+    for n, call in enumerate(view.calls, 1):
         w, _, _ = run(view, table, names, settings, n)
         pieces = _pieces(w, prefix)
-        out.append((w.total() + prefix, common_prefix_tokens(previous, pieces) if n > 1 else 0))
+        shared = common_prefix_tokens(previous, pieces) if n > 1 else 0
+        if reasoning_dropped_at_turn and previous_turn is not None and call.turn != previous_turn:
+            shared = min(shared, _tokens_before_source(pieces, turn_first_output))
+        if call.turn != previous_turn:
+            previous_turn, turn_first_output = call.turn, call.message_index
+        out.append((w.total() + prefix, shared))
         previous = pieces
     return out
+
+
+def _tokens_before_source(pieces: Sequence[Piece], stop: int) -> int:
+    """Tokens of the leading pieces that come before source message ``stop``."""
+    total = 0
+    for key, n in pieces:
+        source = key if type(key) is int else key[0] if isinstance(key, tuple) and type(key[0]) is int else None
+        if source is not None and source >= stop:
+            break
+        total += n
+    return total
 
 
 # -- money -----------------------------------------------------------------------------------
@@ -279,7 +301,8 @@ def session_money(
     money.prefix_tokens = prefix
     policy = options.policy or _policy(session, view.messages, options)
     money.cache_policy = policy.label
-    with_pipeline = pipeline_requests(view, table, pipeline, settings, prefix) if parse_pipeline(pipeline) else None
+    codex = session.format == "codex"
+    with_pipeline = pipeline_requests(view, table, pipeline, settings, prefix, codex) if parse_pipeline(pipeline) else None
     _price_chain(money, view, table, base, prefix, with_pipeline, policy, options, None)
     for chain_id, messages in session.sidechains.items():
         side_view, side_table = _chain_view(session, messages, table)
@@ -297,9 +320,8 @@ def _chain_view(session: Session, messages: list[Message], table: TokenTable) ->
 
 
 def _policy(session: Session, messages: Sequence[Message], options: MoneyOptions) -> CachePolicy:
-    model = next((call_model(session, m, options.model) for m in messages if m.usage is not None), None) or call_model(
-        session, messages[-1] if messages else Message(index=0, role="user"), options.model
-    )
+    first = next((m for m in messages if m.usage is not None), messages[0] if messages else None)
+    model = call_model(session, first, options.model) if first is not None else options.model or session.model
     long_ttl = any((m.usage.cache_creation_1h_input_tokens or 0) > 0 for m in messages if m.usage is not None)
     provider = _provider_of(model)
     return policy_for(provider, model, long_ttl=long_ttl)
@@ -324,7 +346,7 @@ def _price_chain(
     session, messages = view.session, view.messages
     times = [call_time(messages[c.message_index]) for c in view.calls]
     seconds = [t.timestamp() if t is not None else None for t in times]
-    base_requests = baseline_requests(view, table, baselines, prefix, session.format == "codex")
+    base_requests = baseline_requests(view, table, baselines, prefix, reasoning_dropped_at_turn=session.format == "codex")
     warm = warm_prefix_tokens(view, prefix + table.overhead)
     for requests in (base_requests, with_pipeline):
         if requests:
@@ -364,6 +386,6 @@ def _rewritten(baseline: list[tuple[int, int]], pipeline: list[tuple[int, int]])
 
 
 __all__ = [
-    "CallMoney", "Money", "MoneyOptions", "PARTS", "baseline_requests", "call_model", "call_time",
+    "CallMoney", "Money", "MoneyOptions", "baseline_requests", "call_model", "call_time",
     "hidden_prefix_tokens", "pipeline_requests", "recorded_split", "session_money", "warm_prefix_tokens",
 ]
