@@ -180,9 +180,11 @@ def render_info(report: dict[str, Any], out: Console) -> None:
                        "the message framing around them is in the unit totals above.", style="dim"))
 
     usage = report["usage"]
-    if usage:
-        render_usage(usage, out, calibrated=calibrated(report))
     money = report.get("money")
+    if usage:
+        costs = None if not money else {
+            r["call"]: _cost(r["recorded_cost"]) for r in money["calls"] if r["sidechain"] is None}
+        render_usage(usage, out, calibrated=calibrated(report), costs=costs)
     if money and money["recorded_cost_total"] is not None:
         side = money["recorded_cost_sidechains"]
         out.print(Text(
@@ -344,7 +346,9 @@ def R(ratio: float | None) -> Text:
     return Text("—", style="dim") if ratio is None else Text(f"{ratio:,.2f}")
 
 
-def render_usage(usage: dict[str, Any], out: Console, limit: int = 60, calibrated: bool = False) -> None:
+def render_usage(usage: dict[str, Any], out: Console, limit: int = 60, calibrated: bool = False,
+                 costs: dict[int, float | None] | None = None) -> None:
+    """The recorded usage table; ``costs`` (call -> recorded USD) adds a cost column."""
     table = Table(title=Text("Recorded usage per model call, beside our estimate", style="bold"),
                   box=box.SIMPLE_HEAD, title_justify="left", show_footer=True)
     table.add_column(T("call"), justify="right", footer=T("total"))
@@ -356,10 +360,16 @@ def render_usage(usage: dict[str, Any], out: Console, limit: int = 60, calibrate
     table.add_column(T("recorded"), justify="right", footer=N(usage["recorded_input_total"]))
     table.add_column(T("estimate (cal.)" if calibrated else "estimate"), justify="right", footer=N(usage["estimate_total"]))
     table.add_column(T("ratio"), justify="right", footer=R(usage["ratio"]))
+    if costs is not None:
+        known = [v for v in costs.values() if v is not None]
+        table.add_column(T("cost"), justify="right", footer=USD(sum(known) if known else None))
     for row in usage["calls"][:limit]:
-        table.add_row(N(row["call"]), N(row["message_index"]), N(row["turn"]), D(row["input_tokens"]),
-                      D(row["cache_read_input_tokens"]), D(row["cache_creation_input_tokens"]), N(row["recorded"]),
-                      N(row["estimate"]), R(row["ratio"]))
+        cells = [N(row["call"]), N(row["message_index"]), N(row["turn"]), D(row["input_tokens"]),
+                 D(row["cache_read_input_tokens"]), D(row["cache_creation_input_tokens"]), N(row["recorded"]),
+                 N(row["estimate"]), R(row["ratio"])]
+        if costs is not None:
+            cells.append(USD(costs.get(row["call"])))
+        table.add_row(*cells)
     out.print(table)
     more = len(usage["calls"]) - limit
     tail = f" {more:,} more calls in --json." if more > 0 else ""
