@@ -35,8 +35,16 @@ def test_codex_recorded_reasoning_is_re_sent_to_every_later_call_of_the_turn():
 
 
 def test_codex_without_recorded_reasoning_counts_the_readable_summary():
+    # the reader records each call's reasoning_output_tokens (64 at call 1, then 0): those win
     a = inspector.analyze(inspector.load(CODEX), model="gpt-5-codex")
     assert [a.table.counts[c.message_index].thinking for c in a.view.calls[:3]] == [8, 7, 9]
+    assert resent_reasoning(a.view, a.table)[:4] == [0, 64, 64, 64]
+    # where the file records no reasoning count, the readable summary's count is re-sent
+    session = inspector.load(CODEX)
+    for m in session.messages:
+        if m.usage is not None:
+            m.usage.reasoning_tokens = None
+    a = inspector.analyze(session, model="gpt-5-codex")
     assert resent_reasoning(a.view, a.table)[:4] == [0, 8, 15, 24]
 
 
