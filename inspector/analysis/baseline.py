@@ -28,18 +28,27 @@ def resent_reasoning(view: SessionView, table: TokenTable) -> list[int]:
     A call's own reasoning is ``Usage.reasoning_tokens`` where the file recorded it (Codex: the
     text is encrypted, only the count is known), else the count of its readable thinking text.
     """
-    messages = view.messages
     out: list[int] = []
     turn, start, running = None, None, 0
-    for call in view.calls:
+    for call, reasoning in zip(view.calls, call_reasoning(view, table)):
         if call.turn != turn or call.context_start != start:  # a new turn, or a compaction
             turn, start, running = call.turn, call.context_start, 0
         out.append(running)
+        running += reasoning
+    return out
+
+
+def call_reasoning(view: SessionView, table: TokenTable) -> list[int]:
+    """Per call: the reasoning tokens it produced (re-sent to the later calls of its turn), the
+    recorded ``Usage.reasoning_tokens`` where the file has it, else its readable thinking's count."""
+    messages = view.messages
+    out = []
+    for call in view.calls:
         usage = messages[call.message_index].usage
         if usage is not None and usage.reasoning_tokens is not None:
-            running += usage.reasoning_tokens
+            out.append(usage.reasoning_tokens)
         else:
-            running += table.counts[call.message_index].thinking
+            out.append(table.counts[call.message_index].thinking)
     return out
 
 
@@ -48,4 +57,4 @@ def baseline_tokens(view: SessionView, table: TokenTable) -> list[int]:
     return [v + r for v, r in zip(visible_input(view, table), resent_reasoning(view, table))]
 
 
-__all__ = ["baseline_tokens", "resent_reasoning", "visible_input"]
+__all__ = ["baseline_tokens", "call_reasoning", "resent_reasoning", "visible_input"]

@@ -30,7 +30,7 @@ from ..units import SessionView, build_view
 from .cache import ANTHROPIC_TTL_1H, CachePolicy, CacheSplit, Piece, common_prefix_tokens, policy_for, simulate
 from .session_facts import call_model as _message_model
 from .session_facts import session_model
-from .baseline import baseline_tokens
+from .baseline import baseline_tokens, call_reasoning
 from .predict import predictions
 from .prices import NO_OVERRIDES, Cost, Overrides, TokenSplit, price, prices_as_of
 
@@ -208,19 +208,25 @@ def _leading_system_tokens(view: SessionView, table: TokenTable, stop: int) -> i
     return total
 
 
-def _pieces(w: Working) -> list[Piece]:
+def _pieces(w: Working, reasoning: dict[int, int]) -> list[Piece]:
     """The request of one planned call: the fixed prefix (overhead and what the file does not
     show), then every slot with a key that changes when its content does (an edited message keys
-    on its edits)."""
+    on its edits). ``reasoning``: tokens of reasoning re-sent before a kept message (the earlier
+    calls of the current turn, by their message index), a piece of its own as the API sends it;
+    reasoning of a message the pipeline dropped is still sent (as replay counts it), at the end."""
     out: list[Piece] = [("prefix", w.overhead)]
     edits = w.edits
+    left = dict(reasoning)
     for s in w.order:
         if type(s) is int:
+            if s in left:
+                out.append((("reasoning", s), left.pop(s)))
             key: Hashable = (s, tuple((e.block, e.kind, e.tokens_after) for e in edits[s])) if s in edits else s
             out.append((key, w.tokens[s]))
         else:
             assert isinstance(s, Inserted)
             out.append((("inserted", s.kind, s.text, s.replaces), s.tokens))
+    out.extend((("reasoning", s), n) for s, n in left.items())
     return out
 
 
@@ -238,16 +244,22 @@ def pipeline_requests(
     out: list[tuple[int, int]] = []
     previous: list[Piece] = []
     previous_turn, turn_first_output = None, 0
+    produced = call_reasoning(view, table)
+    resent: dict[int, int] = {}  # message index -> reasoning re-sent with it, within the turn
     for n, call in enumerate(view.calls, 1):
+        if n > 1 and (call.turn != view.calls[n - 2].turn or call.context_start != view.calls[n - 2].context_start):
+            resent = {}
         w, _, _ = run(view, table, names, settings, n, not_in_file[n - 1])
-        pieces = _pieces(w)
+        pieces = _pieces(w, resent)
         shared = common_prefix_tokens(previous, pieces) if n > 1 else 0
         if reasoning_dropped_at_turn and previous_turn is not None and call.turn != previous_turn:
             shared = min(shared, _tokens_before_source(pieces, turn_first_output))
         if call.turn != previous_turn:
             previous_turn, turn_first_output = call.turn, call.message_index
-        out.append((w.total(), shared))
+        out.append((w.total() + sum(resent.values()), shared))
         previous = pieces
+        if produced[n - 1]:
+            resent[call.message_index] = produced[n - 1]
     return out
 
 
