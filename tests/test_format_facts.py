@@ -96,7 +96,7 @@ def test_sessions_cli_lists_the_registered_agent(toy_format, tmp_path, capsys):
     from inspector.cli.main import main
 
     assert main(["sessions", "--agent", "toy", "--json", "--toy-home", str(toy_format)]) == 0
-    rows = json.loads(capsys.readouterr().out)
+    rows = json.loads(capsys.readouterr().out)["sessions"]  # an object since schema_version 1
     assert [(r["agent"], r["format"], r["project"]) for r in rows] == [("toy", "toy", "p1")]
 
 

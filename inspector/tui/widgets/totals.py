@@ -157,8 +157,8 @@ class TotalsBar(Widget):
         line.append([("  saving ", label), (f"{saving:,} ({pct:.1f}%)", self.s("totals--saving"))])
         table = r.snapshot.table
         counter = f"{table.encoding}/{table.profile}"
-        if not exact:
-            line.append([(f"  estimate: {counter} chars/4", self.s("totals--estimate"))])
+        if not exact:  # the tokenizer's own label says which estimate (claude, chars/4, another model's encoding)
+            line.append([(f"  {table.label} · {table.profile}", self.s("totals--estimate"))])
         elif table.profile == "anthropic":
             line.append([(f"  {counter} (Anthropic estimate)", self.s("totals--estimate"))])
         else:
