@@ -6,22 +6,18 @@ cost (same prices, same output tokens). Done when every share is within 5 points
 Run: python bench/bench_money.py [FILE ...] (default: every Claude Code and Codex file under
 /work/shared/real_sessions and /work/extra_sessions).
 
-Two local fixes are applied to the loaded sessions until the readers make them (both said in the
-output): Codex rollouts that write ``token_count`` before the response it measures have their
-usage moved one call on (the reader pins it to the previous call), and Claude Code calls get
-their one-hour cache writes from ``cache_creation.ephemeral_1h_input_tokens`` on the usage line.
+The readers pin Codex usage to the call it measures and fill Claude Code's one-hour cache writes,
+so the sessions are priced as loaded.
 """
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 from inspector import analyze, load
 from inspector.analysis.money import session_money
 from inspector.cli.report import default_profile
-from inspector.model import Session
 
 ROOTS = (Path("/work/shared/real_sessions"), Path("/work/extra_sessions"))
 
@@ -36,39 +32,6 @@ def default_files() -> list[Path]:
     return out
 
 
-def fill_one_hour_writes(session: Session, path: Path) -> int:
-    """Claude Code: set ``cache_creation_1h_input_tokens`` from the raw usage line."""
-    lines = path.read_text(encoding="utf-8").splitlines()
-    filled = 0
-    for messages in [session.messages, *session.sidechains.values()]:
-        for m in messages:
-            if m.usage is None or not m.extra.get("lines") or m.source.file not in (None, str(path)):
-                continue
-            for n in reversed(m.extra["lines"]):
-                try:
-                    usage = json.loads(lines[n - 1]).get("message", {}).get("usage") or {}
-                except (json.JSONDecodeError, IndexError, AttributeError):
-                    continue
-                one_hour = (usage.get("cache_creation") or {}).get("ephemeral_1h_input_tokens")
-                if one_hour:
-                    m.usage.cache_creation_1h_input_tokens = one_hour
-                    filled += 1
-                break
-    return filled
-
-
-def repin_codex(session: Session) -> bool:
-    """Codex 0.40-style rollouts: the usage on call k is call k+1's. Move it on; True if moved."""
-    calls = [m for m in session.messages if m.role == "assistant"]
-    version = str(session.extra.get("version", ""))
-    if session.format != "codex" or not version.startswith("0.4") or not calls or calls[-1].usage is not None:
-        return False
-    for earlier, later in zip(reversed(calls[:-1]), reversed(calls[1:])):
-        later.usage = earlier.usage
-    calls[0].usage = None
-    return True
-
-
 def share(read: int, total: int) -> float:
     return 100.0 * read / total if total else 0.0
 
@@ -80,11 +43,6 @@ def main(argv: list[str]) -> int:
     for path in files:
         session = load(path)
         notes = []
-        if session.format == "claude_code":
-            if fill_one_hour_writes(session, path):
-                notes.append("1h writes from raw lines")
-        if repin_codex(session):
-            notes.append("codex usage re-pinned +1 call")
         analysis = analyze(session, profile=default_profile(session.format))  # as the CLI counts it
         money = session_money(analysis.view, analysis.table)
         main_calls = [c for c in money.calls if c.sidechain is None]

@@ -226,7 +226,7 @@ async def test_big_sessions_show_labelled_estimates_until_exact_counts_arrive(mo
         assert app.exact_pending and not app.table.exact
         text = totals_text(app)
         approx_before = app.result.tokens_before
-        assert f"before ≈{approx_before:,}" in text and "estimate: approx" in text
+        assert f"before ≈{approx_before:,}" in text and "approx (chars/4, estimate) · openai" in text
         assert "exact count" in text
         release.set()
         for _ in range(200):
