@@ -5,13 +5,17 @@ Per call:
 
 - ``recorded_cost``: the price of the usage the file recorded (None where it recorded none).
 - ``baseline_cache`` / ``baseline_cost``: the call's input with no strategy, split by the cache
-  model, priced. ``cache`` / ``cost``: the same under the pipeline. Both add the fixed prefix the
-  file does not show (system prompt, tool definitions) and use the recorded output tokens, so
-  savings compare like with like.
+  model, priced. ``cache`` / ``cost``: the same under the pipeline. Both put in front the call's
+  part the file does not show (system prompt, tool definitions: :func:`.predict.predictions`, so
+  the baseline request is the ``predicted_tokens`` replay shows) and use the recorded output
+  tokens, so savings compare like with like.
 
-Requests are what the call sends, as pieces (:data:`.cache.Piece`): the fixed prefix first, then
-each message in its state under the pipeline. Sub-agent (sidechain) calls are priced the same way
-from their own messages and listed apart (``sidechain`` set).
+Requests are what the call sends, as pieces (:data:`.cache.Piece`): that prefix first, then each
+message in its state under the pipeline, with the reasoning re-sent within the turn. Sub-agent
+(sidechain) calls are priced the same way from their own messages and listed apart
+(``sidechain`` set). The pipeline's requests are planned here once per call, apart from
+:func:`.replay.replay`'s plans (replay keeps totals only; the pieces of every call would cost
+memory in proportion to calls x messages).
 """
 
 from __future__ import annotations
