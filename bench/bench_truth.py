@@ -8,9 +8,7 @@ the usage of earlier calls only (inspector.analysis.predict). Prints per session
 the median and 90th percentile next to the targets of issue 10.
 
 Codex 0.40 and 0.58 rollouts write each ``token_count`` before the response it measures (0.136 and
-later after it), and the reader (until the formats fix lands) pins every figure to the call
-before. This script re-pins locally the Codex files whose first usage comes before any model
-output: the usage the reader attached to call k-1 is moved to call k.
+later after it); the reader pins each figure to the call it measures.
 
 Usage: python bench/bench_truth.py [--encoding cl100k_base] [DIR_OR_FILE ...]
 """
@@ -18,7 +16,6 @@ Usage: python bench/bench_truth.py [--encoding cl100k_base] [DIR_OR_FILE ...]
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import sys
 from pathlib import Path
@@ -26,39 +23,9 @@ from pathlib import Path
 import inspector
 from inspector.analysis.predict import predictions
 from inspector.cli.report import default_profile
-from inspector.model import Session
 
 TARGETS = {"codex": (0.02, 0.06), "claude_code": (0.03, 0.10)}
 DEFAULT_DIRS = ("/work/shared/real_sessions", "/work/extra_sessions")
-
-
-_MODEL_OUTPUT = frozenset({"reasoning", "function_call", "custom_tool_call", "local_shell_call"})
-
-
-def usage_before_response(path: Path) -> bool:
-    """Whether the rollout's first recorded usage comes before any model output in the file."""
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            record = json.loads(line)
-            payload = record.get("payload") or {}
-            if record.get("type") == "response_item" and (
-                payload.get("type") in _MODEL_OUTPUT or (payload.get("type") == "message" and payload.get("role") == "assistant")
-            ):
-                return False
-            if record.get("type") == "event_msg" and payload.get("type") == "token_count" and payload.get("info"):
-                return True
-    return False
-
-
-def repin_codex(session: Session, path: Path) -> bool:
-    """Move each recorded usage one call later where the rollout writes it before the response."""
-    if session.format != "codex" or not usage_before_response(path):
-        return False
-    calls = [m for m in session.messages if m.role == "assistant"]
-    usages = [m.usage for m in calls]
-    for message, usage in zip(calls, [None] + usages[:-1]):
-        message.usage = usage
-    return True
 
 
 def p90(values: list[float]) -> float:
@@ -82,7 +49,7 @@ def main() -> int:
     parser.add_argument("--encoding", default="cl100k_base")
     args = parser.parse_args()
     errors: dict[str, list[float]] = {"claude_code": [], "codex": []}
-    print(f"{'session':58} {'agent':12} {'calls':>5} {'median':>7} {'p90':>7}  repinned")
+    print(f"{'session':58} {'agent':12} {'calls':>5} {'median':>7} {'p90':>7}")
     for path in session_files(args.paths):
         try:
             session = inspector.load(path)
@@ -91,7 +58,6 @@ def main() -> int:
             continue
         if session.format not in errors:
             continue
-        repinned = repin_codex(session, path)
         analysis = inspector.analyze(session, args.encoding, default_profile(session.format))
         calls = predictions(analysis.view, analysis.table)
         errs = [abs(c.error) for c in calls[1:] if c.error is not None]
@@ -99,7 +65,7 @@ def main() -> int:
             continue
         errors[session.format].extend(errs)
         print(f"{str(path)[-58:]:58} {session.format:12} {len(errs):5} {statistics.median(errs):7.2%} "
-              f"{p90(errs):7.2%}  {'yes' if repinned else ''}")
+              f"{p90(errs):7.2%}")
     print()
     for agent, errs in errors.items():
         if not errs:
