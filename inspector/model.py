@@ -107,6 +107,9 @@ class Usage(BaseModel):
     #: Reasoning tokens this call produced that later calls re-send without the file showing their
     #: text (Codex encrypted reasoning within a turn); part of ``output_tokens`` where recorded.
     reasoning_tokens: int | None = None
+    #: The part of ``cache_creation_input_tokens`` written with the one-hour lifetime (Claude Code
+    #: ``cache_creation.ephemeral_1h_input_tokens``); priced at the 1h write rate.
+    cache_creation_1h_input_tokens: int | None = None
 
     @property
     def context_tokens(self) -> int | None:

@@ -34,6 +34,12 @@ def test_codex_recorded_reasoning_is_re_sent_to_every_later_call_of_the_turn():
     assert baseline_tokens(a.view, a.table) == baseline_tokens(a.view, a.table)
 
 
+def test_codex_recorded_reasoning_wins():
+    # the reader records each call's reasoning_output_tokens (64 at call 1, then 0): those win
+    a = inspector.analyze(inspector.load(CODEX), model="gpt-5-codex")
+    assert resent_reasoning(a.view, a.table)[:4] == [0, 64, 64, 64]
+
+
 def test_codex_without_recorded_reasoning_uses_recorded_output_beyond_the_visible_text():
     session = inspector.load(CODEX)
     for m in session.messages:

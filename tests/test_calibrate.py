@@ -14,12 +14,12 @@ ROLLOUT = next((Path(__file__).parent / "fixtures" / "real" / "codex").glob("rol
 
 
 def test_codex_calls_recorded_and_estimated():
-    a = inspector.analyze(inspector.load(ROLLOUT))
+    a = inspector.analyze(inspector.load(ROLLOUT), encoding="cl100k_base")  # figures pinned under cl100k_base
     rows = call_usage(a.view, a.table)
     assert [(r.call, r.message_index, r.estimated, r.recorded) for r in rows] == [
         (1, 5, 154, 5120),
-        (2, 8, 337, 7900),  # + call 1's re-sent reasoning (its 14-token summary)
-        (3, 10, 435, 8400),
+        (2, 8, 323, 7900),  # call 1 records reasoning_output_tokens 0: no re-sent reasoning counted
+        (3, 10, 421, 8400),
         (4, 14, 200, 2600),
         (5, 16, 331, 3100),
     ]

@@ -88,7 +88,8 @@ def fake_tui(monkeypatch):
 def test_no_arguments_opens_the_tui_on_the_bundled_sample(fake_tui):
     assert main([]) == 7
     assert fake_tui == [
-        {"path": str(sample_path()), "theme": None, "follow": None, "format": None, "encoding": "cl100k_base"}
+        # no --encoding: the viewer counts with the tokenizer of the model the file records
+        {"path": str(sample_path()), "theme": None, "follow": None, "format": None, "encoding": None}
     ]
     assert Path(fake_tui[0]["path"]).name == "coding_agent.jsonl"
 

@@ -9,6 +9,9 @@ from cli_helpers import run
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_sessions"
 THREE = SAMPLES / "three_questions.json"
+#: three_questions records gpt-4.1 (counted with o200k_base by default: tests/test_tokens.py); the
+#: figures below are the seeds' cl100k_base counts.
+CL100K = ("--encoding", "cl100k_base")
 
 MESSAGE_KEYS = ["index", "role", "unit", "unit_id", "turn", "tokens", "status", "tokens_after", "by", "reason"]
 
@@ -21,7 +24,7 @@ def plan_json(capsys, *args) -> dict:
 
 
 def test_plan_json_fifo_exact(capsys):
-    d = plan_json(capsys, THREE, "--strategy", "fifo", "--budget", "4000")
+    d = plan_json(capsys, THREE, *CL100K, "--strategy", "fifo", "--budget", "4000")
     assert d["session"] == {"path": str(THREE), "format": "openai", "messages": 23, "turns": 3, "model_calls": 11}
     assert d["encoding"] == "cl100k_base"
     assert d["pipeline"] == [{"strategy": "fifo", "params": {"budget": 4000, "min_history_messages": 2, "pair_safe": True}}]
@@ -43,7 +46,7 @@ def test_plan_json_fifo_exact(capsys):
 
 
 def test_plan_pipeline_with_window_option(capsys):
-    d = plan_json(capsys, THREE, "--strategy", "tool_pruning,sliding_window", "--window", "2", "--budget", "8000")
+    d = plan_json(capsys, THREE, *CL100K, "--strategy", "tool_pruning,sliding_window", "--window", "2", "--budget", "8000")
     assert [p["strategy"] for p in d["pipeline"]] == ["tool_pruning", "sliding_window"]
     assert d["pipeline"][1]["params"]["window_turns"] == 2
     assert d["tokens_after"] == 2102
@@ -80,7 +83,7 @@ def test_plan_after_a_recorded_compaction(capsys):
 
 
 def test_plan_summarize_inserts_a_message(capsys):
-    d = plan_json(capsys, THREE, "--strategy", "summarize", "--budget", "4000")
+    d = plan_json(capsys, THREE, *CL100K, "--strategy", "summarize", "--budget", "4000")
     inserted = [m for m in d["messages"] if m["status"] == "inserted"]
     assert len(inserted) == 1
     ins = inserted[0]
@@ -101,7 +104,7 @@ def test_plan_truncate_results(capsys):
 
 
 def test_plan_naive_fifo_shows_provider_errors(capsys):
-    d = plan_json(capsys, THREE, "--strategy", "fifo", "--budget", "9300", "--no-pair-safe")
+    d = plan_json(capsys, THREE, *CL100K, "--strategy", "fifo", "--budget", "9300", "--no-pair-safe")
     assert d["pipeline"][0]["params"]["pair_safe"] is False
     assert [m["index"] for m in d["messages"] if m["status"] == "dropped"] == [1, 2, 3, 4]
     openai, anthropic = d["violations"]["openai"], d["violations"]["anthropic"]
@@ -114,7 +117,7 @@ def test_plan_naive_fifo_shows_provider_errors(capsys):
 
 
 def test_plan_table(capsys):
-    code, out, err = run(capsys, "plan", THREE, "--strategy", "fifo", "--budget", "9300", "--no-pair-safe")
+    code, out, err = run(capsys, "plan", THREE, *CL100K, "--strategy", "fifo", "--budget", "9300", "--no-pair-safe")
     assert code == 0 and err == ""
     words = " ".join(out.split())
     assert "Input of the next model call (current turn 3); pipeline: fifo(budget=9300, min_history_messages=2, pair_safe=False)" in words

@@ -15,8 +15,9 @@ REAL = Path(__file__).resolve().parent / "fixtures" / "real"
 CLAUDE = REAL / "claude_code" / "3f2b9c1e-5d4a-4e8b-9c71-2a6f0d8e4b13.jsonl"
 CODEX = REAL / "codex" / "rollout-2026-02-11T14-05-00-0195a3c2-7b1e-7f40-9d2a-41c8e07b5a19.jsonl"
 THREE = Path(__file__).resolve().parent.parent / "sample_sessions" / "three_questions.json"
-#: The Claude Code figures below are pinned under cl100k_base (files with no model default to the
-#: claude estimate; tests/test_tokens.py covers that counter).
+#: The Claude Code and Codex usage figures below are pinned under cl100k_base (files with no model
+#: default to the claude estimate, gpt-5.1-codex to o200k_base; tests/test_tokens.py covers those
+#: counters, test_replay_codex_recorded_usage the Codex default).
 CL100K = ("--encoding", "cl100k_base")
 BAD_JSON = "not valid JSON (unexpected end of data: line 1 column 36 (char 35))"
 
@@ -97,7 +98,7 @@ def test_info_codex_counts_ignored_record_types(capsys):
 CLAUDE_ESTIMATES = [28, 376, 465, 545, 621, 140, 215]  # anthropic framing; calls 2-5 re-send call 1's thinking: its
 # recorded output (131) beyond the visible output, 96 tokens; claude-opus-4-6 keeps it across the prompt of call 4
 CLAUDE_RECORDED = [15203, 16205, 16752, 17124, 17406, 6103, 6702]
-CODEX_ESTIMATES = [154, 337, 435, 200, 331]  # calls 2-3 re-send call 1's reasoning (14-token summary)
+CODEX_ESTIMATES = [154, 323, 421, 200, 331]  # call 1 records reasoning_output_tokens 0: calls 2-3 re-send 0 recorded reasoning tokens
 CODEX_RECORDED = [5120, 7900, 8400, 2600, 3100]
 
 
@@ -126,14 +127,14 @@ def test_info_claude_code_recorded_usage_per_call(capsys):
 
 
 def test_info_codex_cache_creation_not_recorded_is_a_dash_not_zero(capsys):
-    usage = as_json(capsys, "info", CODEX)["usage"]
+    usage = as_json(capsys, "info", CODEX, *CL100K)["usage"]
     assert [c["estimate"] for c in usage["calls"]] == CODEX_ESTIMATES
     assert [c["recorded"] for c in usage["calls"]] == CODEX_RECORDED
     assert [c["cache_read_input_tokens"] for c in usage["calls"]] == [3072, 5120, 7808, 0, 2560]
     assert {c["cache_creation_input_tokens"] for c in usage["calls"]} == {None}
-    assert [c["ratio"] for c in usage["calls"]] == [33.247, 23.442, 19.31, 13.0, 9.366]
-    assert (usage["recorded_input_total"], usage["estimate_total"], usage["ratio"]) == (27120, 1457, 18.614)
-    code, out, _ = run(capsys, "info", CODEX)
+    assert [c["ratio"] for c in usage["calls"]] == [33.247, 24.458, 19.952, 13.0, 9.366]
+    assert (usage["recorded_input_total"], usage["estimate_total"], usage["ratio"]) == (27120, 1429, 18.978)
+    code, out, _ = run(capsys, "info", CODEX, *CL100K)
     text = words(out)
     assert "1 5 3 2,048 3,072 — 5,120 154 33.25" in text
     assert "4 14 6 2,600 0 — 2,600 200 13.00" in text
@@ -160,22 +161,26 @@ def test_replay_claude_code_recorded_beside_baseline_and_strategy(capsys):
 
 
 def test_replay_codex_recorded_usage(capsys):
-    d = as_json(capsys, "replay", CODEX)
+    d = as_json(capsys, "replay", CODEX, *CL100K)
     first = d["calls"][0]
-    assert {k: v for k, v in first.items() if k != "not_in_file_how"} == {
+    # the token fields (the money fields follow them: tests/test_money.py)
+    assert {k: v for k, v in list(first.items())[:15] if k != "not_in_file_how"} == {
         "call": 1, "message_index": 5, "turn": 3, "model": "gpt-5.1-codex", "tokenizer": "cl100k_base (estimate for gpt-5.1-codex)",
         "baseline_tokens": 154, "not_in_file": 9400, "predicted_tokens": 9554, "tokens": 9554, "recorded_tokens": 5120,
         "input_tokens": 2048, "cache_read_input_tokens": 3072, "cache_creation_input_tokens": None, "ratio": 33.247,
         "kind": "call", "compacted_by": None,
     }
-    assert (d["baseline_total"], d["predicted_total"], d["recorded_total"], d["ratio"]) == (1457, 30752, 27120, 18.614)
-    code, out, _ = run(capsys, "replay", CODEX)
+    assert (d["baseline_total"], d["predicted_total"], d["recorded_total"], d["ratio"]) == (1429, 30738, 27120, 18.978)
+    code, out, _ = run(capsys, "replay", CODEX, *CL100K)
     text = words(out)
     # without a pipeline the table is the baseline and the prediction beside the recording
     assert "call msg turn baseline predicted recorded cache read cache write ratio" in text
     assert "5 16 6 331 2,731 3,100 2,560 — 9.37" in text
-    assert "total 1,457 30,752 27,120 18.61" in text
-    assert "Input tokens over all 5 calls: 30,752." in text
+    assert "total 1,429 30,738 27,120 18.98" in text
+    assert "Input tokens over all 5 calls: 30,738." in text
+    # by default gpt-5.1-codex is counted with its own tokenizer: one token less at call 1
+    default = as_json(capsys, "replay", CODEX)["calls"][0]
+    assert (default["tokenizer"], default["baseline_tokens"], default["predicted_tokens"]) == ("o200k_base (exact)", 153, 9553)
 
 
 # ------------------------------------------------------------------------------------------
@@ -189,12 +194,12 @@ def test_calibrate_is_an_alias_that_changes_nothing(capsys, command):
 
 
 def test_replay_codex_predicted_from_earlier_calls_and_budget_held_against_it(capsys):
-    d = as_json(capsys, "replay", CODEX, "--strategy", "fifo", "--budget", "5000")
+    d = as_json(capsys, "replay", CODEX, *CL100K, "--strategy", "fifo", "--budget", "5000")
     calls = d["calls"]
     # call 1: nothing earlier, the typical Codex gap (9,400); call 4 follows a compaction, so it
     # takes the first residual of the context before it (5,120 - 154)
     assert [(c["baseline_tokens"], c["not_in_file"], c["predicted_tokens"]) for c in calls] == [
-        (154, 9400, 9554), (337, 4966, 5303), (435, 7563, 7998), (200, 4966, 5166), (331, 2400, 2731),
+        (154, 9400, 9554), (323, 4966, 5289), (421, 7577, 7998), (200, 4966, 5166), (331, 2400, 2731),
     ]
     assert [c["not_in_file_how"] for c in calls][:2] == [
         "typical: median first-call gap of 4 public Codex 0.58-0.145 rollouts (7,096 to 19,056)",
@@ -202,17 +207,17 @@ def test_replay_codex_predicted_from_earlier_calls_and_budget_held_against_it(ca
     ]
     assert [c["recorded_tokens"] for c in calls] == CODEX_RECORDED
     # fifo fires where the whole input passes 5,000, though the file shows at most 435 tokens
-    assert [c["tokens"] for c in calls] == [9516, 5235, 7930, 5148, 2731]
+    assert [c["tokens"] for c in calls] == [9516, 5221, 7930, 5148, 2731]
     assert {(c["model"], c["tokenizer"]) for c in calls} == {("gpt-5.1-codex", "cl100k_base (estimate for gpt-5.1-codex)")}
     assert d["fit"] == {"offset": 2769, "scale": 1.0, "calls": 2, "basis": "recorded",
                         "how": "inferred: recorded 3,100 at call 5 minus 331 counted"}
-    assert (d["baseline_total"], d["predicted_total"], d["total"], d["savings_pct"]) == (1457, 30752, 30560, 0.6)
-    code, out, _ = run(capsys, "replay", CODEX, "--strategy", "fifo", "--budget", "5000")
+    assert (d["baseline_total"], d["predicted_total"], d["total"], d["savings_pct"]) == (1429, 30738, 30546, 0.6)
+    code, out, _ = run(capsys, "replay", CODEX, *CL100K, "--strategy", "fifo", "--budget", "5000")
     text = words(out)
     assert "call msg turn baseline predicted with pipeline saved recorded cache read cache write ratio" in text
-    assert "2 8 3 337 5,303 5,235 68 7,900 5,120 — 23.44" in text
+    assert "2 8 3 323 5,289 5,221 68 7,900 5,120 — 24.46" in text
     assert "Next call: not in file 2,769 (inferred: recorded 3,100 at call 5 minus 331 counted)." in text
-    assert "Input tokens over all 5 calls: 30,752 -> 30,560, saving 0.6%." in text
+    assert "Input tokens over all 5 calls: 30,738 -> 30,546, saving 0.6%." in text
 
 
 def test_plan_claude_code_budget_counts_the_part_not_in_the_file(capsys):

@@ -30,7 +30,7 @@ def test_providers_and_profiles():
 def test_follow_kinds():
     assert {n: f.follow for n, f in formats.FORMATS.items() if f.follow} == {
         "jsonl": "stream", "claude_code": "stream", "codex": "stream", "strands": "directory", "agents_sqlite": "sqlite",
-        "gemini_cli": "rewrite",
+        "capture": "stream", "gemini_cli": "rewrite",
     }  # fmt: skip
     assert can_follow("gemini_cli") and not can_follow("openai") and not can_follow("no_such_format")
     with pytest.raises(ValueError, match="follow='stream' needs a stream function"):
@@ -96,7 +96,7 @@ def test_sessions_cli_lists_the_registered_agent(toy_format, tmp_path, capsys):
     from inspector.cli.main import main
 
     assert main(["sessions", "--agent", "toy", "--json", "--toy-home", str(toy_format)]) == 0
-    rows = json.loads(capsys.readouterr().out)
+    rows = json.loads(capsys.readouterr().out)["sessions"]  # an object since schema_version 1
     assert [(r["agent"], r["format"], r["project"]) for r in rows] == [("toy", "toy", "p1")]
 
 

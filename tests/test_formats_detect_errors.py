@@ -10,7 +10,7 @@ import pytest
 import inspector
 import inspector.formats.builtin  # noqa: F401  (registers the formats in their canonical order first)
 from inspector.formats import SessionFormatError, anthropic, jsonl, openai_chat
-from inspector.formats.base import HEAD_BYTES, Probe
+from inspector.formats.probe import HEAD_BYTES, Probe
 from inspector.providers import anthropic as anthropic_wire
 
 FIXTURES = Path(__file__).parent / "fixtures" / "formats"

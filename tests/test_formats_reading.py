@@ -73,3 +73,27 @@ def test_model_tally_most_used_first_seen_on_ties():
         tally.add(m)
         seen.append(s.model)
     assert seen == ["a", "a", "a", "b", "a", "a"]  # a tie keeps the first seen
+
+
+def test_one_hour_cache_writes_are_kept_apart(tmp_path):
+    raw = {"input_tokens": 3, "output_tokens": 9, "cache_read_input_tokens": 17055, "cache_creation_input_tokens": 690,
+           "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 690}}
+    u = usage_from(raw, ANTHROPIC)
+    assert (u.cache_creation_input_tokens, u.cache_creation_1h_input_tokens) == (690, 690)
+    assert usage_from({"input_tokens": 3}, ANTHROPIC).cache_creation_1h_input_tokens is None
+    # the Claude Code reader keeps it through the merge of a message written over several lines
+    import json
+
+    from inspector.formats import load
+
+    lines = [
+        {"type": "user", "uuid": "u1", "parentUuid": None, "sessionId": "s", "message": {"role": "user", "content": "hi"}},
+        {"type": "assistant", "uuid": "a1", "parentUuid": "u1", "sessionId": "s", "requestId": "r1",
+         "message": {"id": "m1", "role": "assistant", "model": "claude-sonnet-4-5", "content": [{"type": "text", "text": "hello"}],
+                     "usage": raw}},
+    ]
+    path = tmp_path / "s.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    session = load(path, "claude_code")
+    usage = session.messages[-1].usage
+    assert (session.format, usage.cache_creation_input_tokens, usage.cache_creation_1h_input_tokens) == ("claude_code", 690, 690)

@@ -88,5 +88,5 @@ def test_cli_model_option_sets_the_tokenizer(capsys):
     assert (d["encoding"], d["exact"], d["tokenizer"]) == ("claude_4_7", False, "claude 4.7+≈o200k×1.5 (estimate)")
     d = as_json(capsys, "info", THREE, "--model", "gpt-5", "--encoding", "cl100k_base")
     assert (d["encoding"], d["exact"], d["tokenizer"]) == ("cl100k_base", False, "cl100k_base (estimate for gpt-5)")
-    d = as_json(capsys, "info", THREE)
-    assert (d["encoding"], d["exact"], d["tokenizer"]) == ("cl100k_base", True, "cl100k_base")
+    d = as_json(capsys, "info", THREE)  # the file records gpt-4.1-2025-04-14: its own tokenizer
+    assert (d["encoding"], d["exact"], d["tokenizer"]) == ("o200k_base", True, "o200k_base (exact)")

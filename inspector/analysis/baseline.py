@@ -75,17 +75,33 @@ def resent_reasoning(view: SessionView, table: TokenTable) -> list[int]:
 
     A call's own reasoning is :func:`call_reasoning`.
     """
-    messages = view.messages
     out: list[int] = []
-    turn, start, running, model = None, None, 0, None
+    running = 0
+    for produced, reset in zip(produced_reasoning(view, table), reasoning_resets(view)):
+        if reset:
+            running = 0
+        out.append(running)
+        running += produced
+    return out
+
+
+def produced_reasoning(view: SessionView, table: TokenTable) -> list[int]:
+    """Per call: the reasoning tokens it produced (:func:`call_reasoning`)."""
+    messages, counts = view.messages, table.counts
+    return [call_reasoning(messages[c.message_index], counts[c.message_index]) for c in view.calls]
+
+
+def reasoning_resets(view: SessionView) -> list[bool]:
+    """Per call: whether the reasoning re-sent to it starts again from 0 (a compaction, or a new
+    turn of a model that drops earlier turns' reasoning)."""
+    messages = view.messages
+    out: list[bool] = []
+    turn, start, model = None, None, None
     for call in view.calls:
         usage = messages[call.message_index].usage
         model = usage.model if usage is not None and usage.model else model  # a call with no usage: the last model
-        if call.context_start != start or (call.turn != turn and not _keeps_reasoning(model)):
-            running = 0  # a compaction, or a new turn of a model that drops earlier reasoning
+        out.append(call.context_start != start or (call.turn != turn and not _keeps_reasoning(model)))
         turn, start = call.turn, call.context_start
-        out.append(running)
-        running += call_reasoning(messages[call.message_index], table.counts[call.message_index])
     return out
 
 
@@ -94,4 +110,5 @@ def baseline_tokens(view: SessionView, table: TokenTable) -> list[int]:
     return [v + r for v, r in zip(visible_input(view, table), resent_reasoning(view, table))]
 
 
-__all__ = ["REASONING_KEPT_ACROSS_TURNS", "call_reasoning", "baseline_tokens", "resent_reasoning", "visible_input"]
+__all__ = ["REASONING_KEPT_ACROSS_TURNS", "baseline_tokens", "call_reasoning", "produced_reasoning", "reasoning_resets",
+           "resent_reasoning", "visible_input"]

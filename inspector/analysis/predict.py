@@ -35,7 +35,7 @@ from ..model import Session
 from ..tokens import TokenTable
 from ..units import SessionView
 from .baseline import baseline_tokens
-from .session_facts import agent_of, agent_version_of, call_model
+from .session_facts import agent_of, agent_version_of, call_model, session_model
 
 Basis = Literal["recorded", "before compaction", "typical", "none"]
 
@@ -251,19 +251,15 @@ def _fit_calls(
     baselines = baseline_tokens(view, table) if baselines is None else baselines
     fitter = _Fitter(view.session)
     messages = view.messages
-    session_model = view.session.model or _str(view.session.extra.get("model"))
+    model_of_session = session_model(view.session)
     out = []
     for call, baseline, recorded in zip(view.calls, baselines, recorded):
         fitter.enter(call.context_start)
         fit = fitter.fit()
-        model = call_model(messages[call.message_index]) or session_model
+        model = call_model(messages[call.message_index]) or model_of_session
         out.append(CallPrediction(call.number, call.message_index, baseline, recorded, fit.predict(baseline), fit, model))
         fitter.record(call.number, recorded, baseline)
     return out, fitter
-
-
-def _str(value: object) -> str | None:
-    return value if isinstance(value, str) and value else None
 
 
 def _next_baseline(view: SessionView, table: TokenTable, context_start: int) -> int:

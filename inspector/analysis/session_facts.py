@@ -37,6 +37,18 @@ def call_model(message: Message) -> str | None:
     return model if isinstance(model, str) and model and not model.startswith("<") else None
 
 
+def session_model(session: Session) -> str | None:
+    """The model the file records for the whole session: ``Session.model``, else where readers
+    keep it (``extra["model"]``, the inspector's own JSONL header ``extra["meta"]["model"]``)."""
+    if session.model:
+        return session.model
+    meta = session.extra.get("meta")
+    for model in (session.extra.get("model"), meta.get("model") if isinstance(meta, dict) else None):
+        if isinstance(model, str) and model:
+            return model
+    return None
+
+
 def model_of(session: Session) -> str | None:
     """The model of the session's latest call that names one, else the session's own."""
     for message in reversed(session.messages):
@@ -50,4 +62,4 @@ def model_of(session: Session) -> str | None:
     return model if isinstance(model, str) and model else None
 
 
-__all__ = ["agent_of", "agent_version_of", "call_model", "model_of"]
+__all__ = ["agent_of", "agent_version_of", "call_model", "model_of", "session_model"]

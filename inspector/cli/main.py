@@ -45,6 +45,7 @@ from . import presets_cmd as _presets
 from . import fleet as _fleet
 from . import sessions as _sessions
 from .jsonout import print_json, print_report
+from .money_report import add_money_options
 
 PROG = "context-inspector"
 
@@ -120,6 +121,7 @@ def _sub_parsers() -> dict[str, Parser]:
     p.add_argument("--json", action="store_true", help="print JSON instead of tables")
     p.add_argument("--largest", type=int, default=10, metavar="N", help="how many of the largest messages to list")
     add_calibrate_option(p)
+    add_money_options(p)
 
     new("schema", "Print the JSON Schema of the inspector's own JSONL session format.")
 
@@ -130,18 +132,21 @@ def _sub_parsers() -> dict[str, Parser]:
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     add_calibrate_option(p)
 
-    p = new("replay", "Input tokens of every model call, as recorded and under the strategy.")
+    p = new("replay", "Input tokens and cost of every model call, as recorded and under the strategy.")
     add_session_options(p)
     add_strategy_options(p)
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     add_calibrate_option(p)
+    add_money_options(p)
 
-    p = new("compare", "Every strategy and a few pipelines side by side: tokens, replay total, saving, validity.")
+    p = new("compare", "Every strategy and a few pipelines side by side: tokens, replay total, saving in tokens and "
+                       "in dollars, validity.")
     add_session_options(p)
     add_strategy_options(p)
     p.add_argument("--presets", action="store_true", help="compare every preset (each with its own settings)")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     add_calibrate_option(p)
+    add_money_options(p)
 
     p = new("export", "Write the pruned history as a request body that OpenAI or Anthropic accepts.")
     add_session_options(p)
@@ -228,8 +233,13 @@ def _plan(args: argparse.Namespace):
 def cmd_info(args: argparse.Namespace) -> int:
     from .report import info_report
 
+    from ..analysis.money import session_money
+    from .money_report import info_money, money_options
+
+    options = money_options(args)
     analysis = _load(args)
     report = info_report(analysis, largest=max(0, args.largest))
+    report["money"] = info_money(session_money(analysis.view, analysis.table, options=options))
     _show(args, report, "info")
     return 0
 
@@ -299,15 +309,19 @@ def _workers() -> int:
 def cmd_replay(args: argparse.Namespace) -> int:
     import inspector
 
+    from ..analysis.money import session_money
+    from .money_report import money_options
     from .report import pipeline_report, replay_report
 
     pipeline, settings = pipeline_and_settings(args)
+    options = money_options(args)
     analysis = _load(args)
     settings = _windowed(settings, analysis, args)
     with _Progress(len(analysis.view.calls)) as bar:
         progress = bar.stage(",".join(pipeline) or "baseline", len(analysis.view.calls))
         result = inspector.replay(analysis, pipeline, settings=settings, progress=progress, workers=_workers())
-    report = replay_report(analysis, result, pipeline_report(pipeline, settings))
+    money = session_money(analysis.view, analysis.table, pipeline, settings, options)
+    report = replay_report(analysis, result, pipeline_report(pipeline, settings), money)
     _show(args, report, "replay")
     return 0
 
@@ -315,8 +329,10 @@ def cmd_replay(args: argparse.Namespace) -> int:
 def cmd_compare(args: argparse.Namespace) -> int:
     import inspector
 
+    from ..analysis.money import session_money
     from ..presets import load_presets
     from ..strategies import STRATEGIES, parse_pipeline
+    from .money_report import money_options
     from .report import compare_report
 
     presets: list[tuple[str, Any]] = []
@@ -339,13 +355,18 @@ def cmd_compare(args: argparse.Namespace) -> int:
         settings = pipeline_and_settings(args)[1]
         pipelines = [(name,) for name in STRATEGIES]
         pipelines += [tuple(p.split(",")) for p in COMPARE_PIPELINES if all(s in STRATEGIES for s in p.split(","))]
+    options = money_options(args)
     analysis = _load(args)
     settings = _windowed(settings, analysis, args)
     presets = [(name, _windowed(s, analysis, args)) for name, s in presets]
     with _Progress(len(analysis.view.calls), len(pipelines)) as bar:
         rows = inspector.compare(analysis, pipelines, settings=settings, presets=presets, progress_for=bar.stage,
                                  workers=_workers())
-    report = compare_report(analysis, settings, rows)
+    row_settings = [settings] + [s for _, s in presets] if presets else [settings] * len(rows)
+    baseline_money = session_money(analysis.view, analysis.table, (), settings, options)
+    moneys = [session_money(analysis.view, analysis.table, row.pipeline, s, options) if row.pipeline else baseline_money
+              for row, s in zip(rows, row_settings)]
+    report = compare_report(analysis, settings, rows, baseline_money, moneys)
     _show(args, report, "compare")
     return 0
 
@@ -428,7 +449,9 @@ def _expected_errors() -> tuple[type[BaseException], ...]:
     from ..providers.export import ExportError
     from ..tokens import EncodingUnavailable
 
-    return (SessionFormatError, UnknownStrategy, EncodingUnavailable, UsageError, ExportError)
+    from ..analysis.prices import PriceError
+
+    return (SessionFormatError, UnknownStrategy, EncodingUnavailable, UsageError, ExportError, PriceError)
 
 
 def _show_plugin_warnings() -> None:

@@ -160,8 +160,20 @@ def render_info(report: dict[str, Any], out: Console) -> None:
                        "the message framing around them is in the unit totals above.", style="dim"))
 
     usage = report["usage"]
+    money = report.get("money")
     if usage:
-        render_usage(usage, out)
+        costs = None if not money else {
+            r["call"]: _cost(r["recorded_cost"]) for r in money["calls"] if r["sidechain"] is None}
+        render_usage(usage, out, costs=costs)
+    if money and money["recorded_cost_total"] is not None:
+        side = money["recorded_cost_sidechains"]
+        out.print(Text(
+            f"Recorded cost: {_usd_text(money['recorded_cost_total'])} over {plural(money['calls_priced'], 'call')} "
+            f"({_usd_text(money['cost_per_call'])} per call)"
+            + (f", sub-agents {_usd_text(side)} of it" if side is not None else "")
+            + (f"; no price for {', '.join(money['unknown_models'])}" if money["unknown_models"] else "")
+            + f". Prices as of {money['prices_as_of']}."
+        ))
 
     flags = {k: v for k, v in report["flags"].items() if v and k != "final_answer"}
     if flags:
@@ -209,12 +221,113 @@ def D(value: int | None, style: str = "") -> Text:
     return Text("—", style="dim") if value is None else N(value, style)
 
 
+def USD(value: float | None, style: str = "") -> Text:
+    """A cost in dollars; "—" where there is none (no usage, or a model the price data lacks)."""
+    if value is None:
+        return Text("—", style="dim")
+    return Text(f"${value:,.4f}" if abs(value) < 1 else f"${value:,.2f}", style=style)
+
+
+def _usd_text(value: float | None) -> str:
+    return "unknown" if value is None else USD(value).plain
+
+
+def _cost(cost: dict[str, float] | None) -> float | None:
+    return None if cost is None else cost["total"]
+
+
+def _split(cache: dict[str, int]) -> Text:
+    return Text(f"{cache['read_tokens']:,} / {cache['write_tokens'] + cache['uncached_tokens']:,}")
+
+
+def render_replay_money(report: dict[str, Any], out: Console, limit: int = 60) -> None:
+    """Cost per call beside the replay table: recorded, simulated with no strategy and under the
+    pipeline, the simulated cache split, and where the pipeline breaks the cache."""
+    if "prices_as_of" not in report:
+        return
+    piped = bool(report["pipeline"])
+    table = Table(title=Text("Cost per model call (USD)", style="bold"), box=box.SIMPLE_HEAD, title_justify="left",
+                  show_footer=True)
+    table.add_column(T("call"), justify="right", footer=T("total"))
+    table.add_column(T("model"), no_wrap=True)
+    recorded = report["recorded_cost_total"] is not None
+    if recorded:
+        table.add_column(T("recorded"), justify="right", footer=USD(report["recorded_cost_total"]))
+    table.add_column(T("baseline"), justify="right", footer=USD(report["baseline_cost_total"]))
+    table.add_column(T("read / rest"), justify="right")
+    if piped:
+        table.add_column(T("pipeline"), justify="right", footer=USD(report["cost_total"]))
+        table.add_column(T("read / rest"), justify="right")
+        table.add_column(T("cache"), no_wrap=True)
+    for c in report["calls"][:limit]:
+        cells = [N(c["call"]), T(c["model"] or "—"), *([USD(_cost(c["recorded_cost"]))] if recorded else []),
+                 USD(_cost(c["baseline_cost"])), _split(c["baseline_cache"])]
+        if piped:
+            cells += [USD(_cost(c["cost"])), _split(c["cache"]),
+                      T(f"breaks {c['rewritten_tokens']:,}" if c["breaks_cache"] else "", "yellow")]
+        table.add_row(*cells)
+    out.print(table)
+    more = len(report["calls"]) - limit
+    side = report.get("recorded_cost_sidechains")
+    parts = [f"recorded {_usd_text(report['recorded_cost_total'])}"] if report["recorded_cost_total"] is not None else []
+    parts.append(f"simulated with no strategy {_usd_text(report['baseline_cost_total'])}")
+    if piped:
+        parts.append(f"with the pipeline {_usd_text(report['cost_total'])}")
+    line = "Cost" + (" (sub-agent calls included)" if side is not None else "") + ": " + ", ".join(parts) + "."
+    if side is not None:
+        line += f" Sub-agents: recorded {_usd_text(side)} over {plural(len(report['sidechain_calls']), 'call')}."
+    if report.get("unknown_models"):
+        line += f" No price for {', '.join(report['unknown_models'])}: those calls are not counted."
+    out.print(Text(line))
+    out.print(Text(
+        f"read / rest = input tokens the cache model reads from the provider's cache / writes or sends uncached "
+        f"(the {report['cache_model']['prefix_tokens']:,}-token prefix the file does not show included); "
+        + ("breaks N = tokens of the previous call's request the pipeline rewrote, paid again instead of read. " if piped else "")
+        + f"Cache model: {report['cache_model']['policy']}. Prices as of {report['prices_as_of']}."
+        + (f" {more:,} more calls in --json." if more > 0 else ""),
+        style="dim",
+    ))
+
+
+def render_compare_money(report: dict[str, Any], out: Console) -> None:
+    """Each pipeline's saving in tokens and in dollars, side by side."""
+    rows = [r for r in report["rows"] if "cost_total" in r]
+    if not rows:
+        return
+    table = Table(title=Text("Tokens saved vs dollars saved", style="bold"), box=box.SIMPLE_HEAD, title_justify="left")
+    table.add_column(T("pipeline"))
+    table.add_column(T("input billed"), justify="right")
+    table.add_column(T("tokens saved"), justify="right")
+    table.add_column(T("cost"), justify="right")
+    table.add_column(T("dollars saved"), justify="right")
+    table.add_column(T("cache breaks"), justify="right")
+    for r in rows:
+        smaller = r["dollars_saved_pct"] is not None and r["tokens_saved_pct"] is not None and r["dollars_saved_pct"] < r["tokens_saved_pct"] - 0.05
+        table.add_row(T(r["pipeline"]), N(r["input_tokens_billed"]), T(_share(r["tokens_saved_pct"])), USD(r["cost_total"]),
+                      T(f"{_usd_text(r['dollars_saved'])} ({_share(r['dollars_saved_pct'])})" if r["dollars_saved"] is not None else "—",
+                        "yellow" if smaller else ""),
+                      N(r["cache_breaks"]))
+    out.print(table)
+    out.print(Text(
+        "input billed = every call's input with the prefix the file does not show; cost = those tokens split by the "
+        "prompt-cache model and priced with the recorded output. Yellow: a smaller share of dollars than of tokens, "
+        "because the strategy rewrites history the provider had cached (replay --strategy NAME shows where). "
+        f"Prices as of {report['prices_as_of']}.",
+        style="dim",
+    ))
+
+
+def _share(pct: float | None) -> str:
+    return "—" if pct is None else f"{pct:.1f}%"
+
+
 def R(ratio: float | None) -> Text:
     """recorded / estimate."""
     return Text("—", style="dim") if ratio is None else Text(f"{ratio:,.2f}")
 
 
-def render_usage(usage: dict[str, Any], out: Console, limit: int = 60) -> None:
+def render_usage(usage: dict[str, Any], out: Console, limit: int = 60, costs: dict[int, float | None] | None = None) -> None:
+    """The recorded usage table; ``costs`` (call -> recorded USD) adds a cost column."""
     table = Table(title=Text("Recorded usage per model call, beside our estimate", style="bold"),
                   box=box.SIMPLE_HEAD, title_justify="left", show_footer=True)
     table.add_column(T("call"), justify="right", footer=T("total"))
@@ -227,10 +340,16 @@ def render_usage(usage: dict[str, Any], out: Console, limit: int = 60) -> None:
     table.add_column(T("estimate"), justify="right", footer=N(usage["estimate_total"]))
     table.add_column(T("ratio"), justify="right", footer=R(usage["ratio"]))
     table.add_column(T("predicted"), justify="right")
+    if costs is not None:
+        known = [v for v in costs.values() if v is not None]
+        table.add_column(T("cost"), justify="right", footer=USD(sum(known) if known else None))
     for row in usage["calls"][:limit]:
-        table.add_row(N(row["call"]), N(row["message_index"]), N(row["turn"]), D(row["input_tokens"]),
-                      D(row["cache_read_input_tokens"]), D(row["cache_creation_input_tokens"]), N(row["recorded"]),
-                      N(row["estimate"]), R(row["ratio"]), N(row["predicted"]))
+        cells = [N(row["call"]), N(row["message_index"]), N(row["turn"]), D(row["input_tokens"]),
+                 D(row["cache_read_input_tokens"]), D(row["cache_creation_input_tokens"]), N(row["recorded"]),
+                 N(row["estimate"]), R(row["ratio"]), N(row["predicted"])]
+        if costs is not None:
+            cells.append(USD(costs.get(row["call"])))
+        table.add_row(*cells)
     out.print(table)
     more = len(usage["calls"]) - limit
     tail = f" {more:,} more calls in --json." if more > 0 else ""
@@ -380,6 +499,7 @@ def render_replay(report: dict[str, Any], out: Console) -> None:
     if piped:
         summary += f" -> {report['total']:,}, saving {report['savings_pct']:.1f}%"
     out.print(Text(summary + "."))
+    render_replay_money(report, out)
 
 
 def render_compare(report: dict[str, Any], out: Console) -> None:
@@ -401,6 +521,7 @@ def render_compare(report: dict[str, Any], out: Console) -> None:
             cells.append(T("valid", "green") if n == 0 else T(f"{n} violation{'s' if n != 1 else ''}", "red"))
         table.add_row(*cells)
     out.print(table)
+    render_compare_money(report, out)
     s = report["settings"]
     out.print(Text(
         f"Budget {'none' if s['budget'] is None else format(s['budget'], ',')}, window {s['window_turns']} turns, "

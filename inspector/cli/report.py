@@ -21,10 +21,12 @@ from ..analysis.predict import next_call, predictions, tokenizer_label
 from ..analysis.window import session_window
 from ..model import ImageBlock, Message, Skipped, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock
 from ..units import UnitKind
+from .money_report import compare_money, replay_money
 
 if TYPE_CHECKING:  # pragma: no cover
     from .. import Analysis
     from ..analysis.compare import CompareRow
+    from ..analysis.money import Money
     from ..analysis.replay import Replay
     from ..analysis.planning import CheckedPlan
     from ..strategies import Settings
@@ -361,13 +363,14 @@ def plan_report(analysis: Analysis, plan: CheckedPlan) -> dict[str, Any]:
 # replay
 
 
-def replay_report(analysis: Analysis, result: Replay, pipeline: list[dict[str, Any]]) -> dict[str, Any]:
+def replay_report(analysis: Analysis, result: Replay, pipeline: list[dict[str, Any]], money: Money | None = None) -> dict[str, Any]:
     """The ``replay --json`` object: per model call, the baseline and the pruned input tokens
     (the totals are sums of the figures shown), and what the file recorded for
     the call (``recorded_tokens`` = input + cache read + cache write, the parts apart, ``ratio`` =
     recorded / baseline as shown; None where nothing was recorded)."""
     recorded = {row.call: row for row in call_usage(analysis.view, analysis.table)}
     fits = {p.call: p.fit for p in predictions(analysis.view, analysis.table)}
+    money_calls, sidechain_calls, money_totals = replay_money(money) if money is not None else ({}, [], {})
     calls = []
     for c in result.calls:
         row = recorded[c.call] if c.kind == "call" else None  # a summary call is not in the file
@@ -390,6 +393,7 @@ def replay_report(analysis: Analysis, result: Replay, pipeline: list[dict[str, A
                 "ratio": _ratio(row.recorded, c.baseline_tokens) if row else None,
                 "kind": c.kind,
                 "compacted_by": c.compacted_by,
+                **money_calls.get(c.call, {}),
             }
         )
     with_usage = [c for c in calls if c["recorded_tokens"] is not None]
@@ -407,6 +411,8 @@ def replay_report(analysis: Analysis, result: Replay, pipeline: list[dict[str, A
         "savings_pct": round(result.savings_pct, 1),
         "recorded_total": recorded_total,
         "ratio": _ratio(recorded_total, sum(c["baseline_tokens"] for c in with_usage)),
+        **money_totals,
+        **({"sidechain_calls": sidechain_calls} if money is not None else {}),
     }
 
 
@@ -414,9 +420,12 @@ def replay_report(analysis: Analysis, result: Replay, pipeline: list[dict[str, A
 # compare
 
 
-def compare_report(analysis: Analysis, settings: Settings, rows: Sequence[CompareRow]) -> dict[str, Any]:
+def compare_report(
+    analysis: Analysis, settings: Settings, rows: Sequence[CompareRow], baseline_money: Money, moneys: Sequence[Money]
+) -> dict[str, Any]:
     """The ``compare --json`` object: one row per pipeline with its tokens at the last call and
-    its replay total (both with what the file does not show), its saving and its validity."""
+    its replay total (both with what the file does not show), its saving, its validity and its
+    money (``moneys[i]`` is row i's, :func:`~inspector.cli.money_report.compare_money`)."""
     last = analysis.view.calls[-1].number if analysis.view.calls else None
     return {
         "session": session_report(analysis),
@@ -433,7 +442,9 @@ def compare_report(analysis: Analysis, settings: Settings, rows: Sequence[Compar
                 "saving_pct": row.saving_pct,
                 "valid": row.plan.valid,
                 "violations": {provider: len(items) for provider, items in row.plan.violations.items()},
+                **compare_money(baseline_money, money),
             }
-            for row in rows
+            for row, money in zip(rows, moneys)
         ],
+        "prices_as_of": baseline_money.prices_as_of,
     }

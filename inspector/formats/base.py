@@ -14,76 +14,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-import orjson
 
 from ..model import Session
-from ..safeio import InputError, check_input, read_text, read_text_head
+from ..safeio import InputError, check_input
 from .discovery import Discovery
-
-HEAD_BYTES = 64 * 1024
-
-
-class SessionFormatError(Exception):
-    """Bad or unrecognised input. ``str()`` is one paragraph: file, place, what was expected."""
-
-    def __init__(self, path: str | Path, where: str | None, problem: str, expected: str | None = None) -> None:
-        self.path = str(path)
-        self.where = where
-        self.problem = problem
-        self.expected = expected
-        super().__init__(self._paragraph())
-
-    def _paragraph(self) -> str:
-        place = f"{self.path}, {self.where}" if self.where else self.path
-        text = f"{place}: {self.problem}"
-        if self.expected:
-            text += f" Expected {self.expected}."
-        text += f" Known formats: {', '.join(FORMATS)} (use --format NAME to force one)."
-        return text
-
-
-class Probe:
-    """What detection looks at: the path, the first bytes, and (lazily) the parsed content."""
-
-    def __init__(self, path: Path, head_bytes: int = HEAD_BYTES) -> None:
-        self.path = path
-        self.is_dir = path.is_dir()
-        self.head_bytes = head_bytes
-
-    @cached_property
-    def head(self) -> bytes:
-        if self.is_dir:
-            return b""
-        return read_text_head(self.path, self.head_bytes)
-
-    @cached_property
-    def first_line(self) -> Any:
-        """The first non-blank line parsed as JSON, or None if it does not parse."""
-        for raw in self.head.splitlines():
-            if raw.strip():
-                try:
-                    return orjson.loads(raw)
-                except orjson.JSONDecodeError:
-                    return None
-        return None
-
-    @cached_property
-    def document(self) -> Any:
-        """The whole file parsed as one JSON value, or None if it is not one."""
-        if self.is_dir:
-            return None
-        stripped = self.head.lstrip()
-        if not stripped[:1] in (b"{", b"["):
-            return None
-        try:
-            return orjson.loads(read_text(self.path))
-        except orjson.JSONDecodeError:
-            return None
-
+from .probe import FORMATS, Probe, SessionFormatError
 
 class RecordStream(Protocol):
     """Incremental reader of an append-only (JSONL) format: fed one complete line at a time.
@@ -155,7 +93,6 @@ class Format:
         return self.provider if self.provider in COUNTED_PROVIDERS else "openai"
 
 
-FORMATS: dict[str, Format] = {}
 
 
 def register(fmt: Format) -> Format:

@@ -157,7 +157,8 @@ def _merge_usage(old: Usage | None, new: Usage | None) -> Usage | None:
     if old is None or new is None:
         return new or old
     fields: dict[str, Any] = {"model": old.model or new.model}
-    for name in ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"):
+    for name in ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens",
+                 "cache_creation_1h_input_tokens"):
         a, b = getattr(old, name), getattr(new, name)
         fields[name] = b if a is None else a if b is None else max(a, b)
     return Usage(**fields)

@@ -121,7 +121,7 @@ def walk(root: Path, pattern: tuple[str, ...], exclude: str | None = None) -> It
 def first_records(path: Path, limit: int = 40) -> list[dict[str, Any]]:
     """JSON objects on the first complete lines of ``path`` (up to ``limit``, within :data:`HEAD`
     bytes; a first line longer than that is read whole, up to the records helper's cap)."""
-    from .base import Probe
+    from .probe import Probe
     from .records import head_records
 
     return head_records(Probe(path, head_bytes=HEAD), limit)

@@ -34,7 +34,8 @@ from ..model import (
 )
 from ..safeio import read_line, read_text
 from . import hints as H
-from .base import HEAD_BYTES, Format, Probe, SessionFormatError, register
+from .base import Format, Probe, SessionFormatError, register
+from .probe import HEAD_BYTES
 from .imagesize import image_size
 from .jsondoc import PathParts, ShapeError, describe, json_path, paused_gc, tool_fields
 from .rawtext import raw_text

@@ -127,6 +127,8 @@ class UsageKeys:
     output: tuple[str, ...]
     cache_read: tuple[str, ...] = ()
     cache_write: tuple[str, ...] = ()
+    #: The part of the cache write with the one-hour lifetime (Anthropic's ``cache_creation``).
+    cache_write_1h: tuple[str, ...] = ()
     reasoning: tuple[str, ...] = ()
     #: The input figure already includes cached input (OpenAI, LiteLLM, LangChain); the cached
     #: parts are taken out so ``input_tokens`` is the uncached rest, as Anthropic records it.
@@ -138,6 +140,7 @@ ANTHROPIC = UsageKeys(
     output=("output_tokens",),
     cache_read=("cache_read_input_tokens",),
     cache_write=("cache_creation_input_tokens",),
+    cache_write_1h=("cache_creation.ephemeral_1h_input_tokens",),
 )
 #: OpenAI Chat Completions and Responses (and Codex's ``last_token_usage``), LiteLLM's extras too.
 OPENAI = UsageKeys(
@@ -180,6 +183,7 @@ def usage_from(raw: Any, keys: UsageKeys, model: str | None = None) -> Usage | N
         output_tokens=_first(raw, keys.output),
         cache_read_input_tokens=read,
         cache_creation_input_tokens=write,
+        cache_creation_1h_input_tokens=_first(raw, keys.cache_write_1h),
         model=model,
         reasoning_tokens=_first(raw, keys.reasoning),
     )

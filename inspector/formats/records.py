@@ -19,7 +19,7 @@ import orjson
 
 from ..model import Skipped, SourceRef
 from ..safeio import read_line, read_text
-from .base import Probe
+from .probe import Probe, SessionFormatError
 
 #: First lines can be long (a Claude Code file read, a Codex instructions block); when the probe's
 #: head holds no complete line, read at most this much of the first line to sniff it.
@@ -77,7 +77,6 @@ _Stream = TypeVar("_Stream", bound=_CountingStream)
 def read_stream(stream: _Stream, path: Path, problem: str, expected: str) -> _Stream:
     """``stream`` fed every line of ``path``; SessionFormatError at line 1 (``problem``,
     ``expected``) when it recognised no record of its format."""
-    from .base import SessionFormatError
 
     for line_no, line in iter_lines(path):
         stream.feed(line, line_no)
@@ -135,7 +134,6 @@ def int_or_none(value: Any) -> int | None:
 
 def load_json(path: Path) -> Any:
     """The file parsed as one JSON value; SessionFormatError naming the line and column if not."""
-    from .base import SessionFormatError
 
     data = read_text(path)
     if not data.strip():

@@ -17,6 +17,9 @@ from test_proxy import ANTHROPIC_HEADERS  # noqa: E402
 from tui_helpers import make_app, settle, status_text, wait_for  # noqa: E402
 
 FIRST = b'{"model":"claude-test","max_tokens":100,"system":"Be terse.","messages":[{"role":"user","content":"hi"}]}'
+#: Seconds a wait may take before the test fails (each returns as soon as its condition holds).
+WAIT = 120
+
 SECOND = (b'{"model":"claude-test","max_tokens":100,"system":"Be terse.","stream":true,"messages":[{"role":"user","content":"hi"},'
           b'{"role":"assistant","content":[{"type":"text","text":"Hello there."}]},{"role":"user","content":"read a.py"}]}')
 
@@ -33,15 +36,16 @@ async def test_viewer_follows_the_proxy_capture(tmp_path):
         base = f"http://127.0.0.1:{proxy.port}/v1/messages"
         async with app.run_test(size=(160, 48)) as pilot, aiohttp.ClientSession() as client:
             await settle(pilot, app)
-            assert app.following
+            assert app.follow.following
+            # every wait below is on its condition: under load a poll can come late (the watcher
+            # and the fallback poll are spaced by their cost), so the limit is only against a hang
             async with client.post(base, data=FIRST, headers=ANTHROPIC_HEADERS) as r:
                 assert r.status == 200
-            assert await wait_for(pilot, lambda: len(app.view) == 3, seconds=20), len(app.view)
+            assert await wait_for(pilot, lambda: len(app.view) == 3, seconds=WAIT), len(app.view)
             async with client.post(base, data=SECOND, headers=ANTHROPIC_HEADERS) as r:
                 assert r.status == 200
-            assert await wait_for(pilot, lambda: len(app.view) == 5, seconds=20), len(app.view)
-            await settle(pilot, app)
-            assert "5 messages" in status_text(app)
+            assert await wait_for(pilot, lambda: len(app.view) == 5, seconds=WAIT), len(app.view)
+            assert await wait_for(pilot, lambda: "5 messages" in status_text(app), seconds=WAIT), status_text(app)
             messages = app.session.messages
             assert [m.role for m in messages] == ["system", "user", "assistant", "user", "assistant"]
             assert [(m.usage.input_tokens, m.usage.cache_read_input_tokens) for m in messages if m.usage] == [(120, 1000), (300, 2000)]

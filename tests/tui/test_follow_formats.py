@@ -14,7 +14,7 @@ from pathlib import Path
 from inspector import load
 from inspector.tui.engine import replay_points
 from inspector.tui.live import merge_messages, sync_start, watch_target
-from tui_helpers import make_app, msg, row_of, settle, status_text, wait_for
+from tui_helpers import make_app, msg, row_of, settle, status_text, totals_text, wait_for
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures"
 CLAUDE = FIX / "real" / "claude_code" / "3f2b9c1e-5d4a-4e8b-9c71-2a6f0d8e4b13.jsonl"
@@ -315,6 +315,7 @@ async def test_lines_arriving_during_the_exact_count_are_counted_again(tmp_path,
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app)
         assert app.exact_pending and app.follow.following
+        assert "approx (chars/4, estimate)" in totals_text(app)  # provisional figures, labelled
         # message 14 (msg_07) gets a second block while its first version is being counted
         append(path, {**base, "uuid": "a11", "parentUuid": "a10", "requestId": "req_07",
                       "message": {"id": "msg_07", "role": "assistant", "content": [
@@ -324,5 +325,9 @@ async def test_lines_arriving_during_the_exact_count_are_counted_again(tmp_path,
         assert await wait_for(pilot, lambda: not app.exact_pending)
         await settle(pilot, app)
         fresh = count_session(app.session.messages, app.session.tools, encoding=app.state.encoding, profile=app.state.profile)
-        assert app.table.exact and app.table.totals == fresh.totals and len(app.table.totals) == 15
-        assert "≈" not in on_screen(app).splitlines()[0]
+        # the background count is done: the table is the state's counter (not the provisional chars/4;
+        # the file records a Claude model, so that counter is the claude estimate, never "exact")
+        assert app.table.encoding == app.state.encoding != "approx"
+        assert app.table.totals == fresh.totals and len(app.table.totals) == 15
+        # the provisional chars/4 label is gone; the claude estimate's own label is shown instead
+        assert "chars/4" not in totals_text(app) and "claude≈o200k" in totals_text(app)

@@ -19,14 +19,16 @@ async def test_whole_context_within_3_percent_of_the_last_recorded_call():
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot, app)
         r = app.result
-        assert r.plan.not_in_file == 35_246
-        assert r.tokens_before == 53_251
+        # counted with the claude estimate (the file records claude-sonnet-4-5): more of the input is
+        # counted and less is inferred as not in the file than under cl100k_base (35,246 of 53,251)
+        assert r.plan.not_in_file == 32_013
+        assert r.tokens_before == 53_301
         assert abs(r.tokens_before - last_recorded) / last_recorded < 0.03
         text = " ".join(totals_text(app).split())  # lines wrap between segments
-        assert "before 53,251" in text
-        assert "not in file 35,246" in text
-        assert ("window 200,000 (claude-sonnet-4-5-20250929, genai-prices): used 53,251, free 146,749, of which the "
+        assert "before ≈53,301" in text
+        assert "not in file 32,013" in text
+        assert ("window 200,000 (claude-sonnet-4-5-20250929, genai-prices): used 53,301, free 146,699, of which the "
                 "agent reserves 33,000 (Claude Code compacts at window - 20,000 reserved output - 13,000 buffer)") in text
-        # the legend's "free" is what is left below the agent's compaction point: 146,749 - 33,000
-        assert "░ free 113,749" in text
+        # the legend's "free" is what is left below the agent's compaction point: 146,699 - 33,000
+        assert "░ free 113,699" in text
         assert app.state.settings.budget == 167_000  # window - what Claude Code reserves

@@ -286,8 +286,9 @@ def test_follow_refuses_a_format_that_cannot_grow(tmp_path):
                     loaded=lambda: None, grown=lambda m: None, scroll_end=lambda: None)
     follow.start()
     assert not follow.started and fake.groups == []
-    assert fake.notices == ["openai sessions cannot be followed live: only JSONL transcripts, Strands session "
-                            "directories and Agents SDK SQLite databases grow while an agent runs."]
+    # the list comes from the formats' declared follow kinds (was hard-coded and missed Gemini CLI and captures)
+    assert fake.notices == ["openai sessions cannot be followed live: only jsonl, claude_code, codex, strands, "
+                            "agents_sqlite, capture and gemini_cli sessions grow while an agent runs."]
 
 
 # --- export ----------------------------------------------------------------------------------

@@ -184,9 +184,10 @@ async def test_presets_cycle_and_counter_change_recounts():
         await pilot.press("tab")
         # the token counter row is the second settings row
         app.panel.move_cursor(2)
-        await pilot.press("right")  # cl100k_base -> o200k_base (kept on cl100k when it cannot load)
+        assert app.state.encoding == "o200k_base" and app.table.exact  # the file records gpt-4o: its own tokenizer
+        await pilot.press("right")  # o200k_base -> approx, the next counter
         await settle(pilot, app)
-        assert app.state.encoding in ("o200k_base", "cl100k_base")
+        assert app.state.encoding == "approx"
         for _ in range(3):
             if app.state.encoding == "approx":
                 break
@@ -228,7 +229,7 @@ async def test_big_sessions_show_labelled_estimates_until_exact_counts_arrive(mo
         assert app.exact_pending and not app.table.exact
         text = totals_text(app)
         approx_before = app.result.tokens_before
-        assert f"before ≈{approx_before:,}" in text and "estimate: approx" in text
+        assert f"before ≈{approx_before:,}" in text and "approx (chars/4, estimate) · openai" in text
         assert "exact count" in text
         release.set()
         for _ in range(200):

@@ -20,11 +20,12 @@ async def test_100x30_header_legend_and_footer_fit():
         lines = screen_lines(app)
         assert len(lines) == 30
         assert "pipeline: tool_pruning" in lines[0]
-        assert "(Anthropic estimate)" in lines[1] + lines[2]  # wrapped, not cut
+        assert "claude≈o200k×1.16 (estimate) · anthropic" in lines[1] + lines[2]  # wrapped, not cut
         legend = "\n".join(lines[:9])
         # every figure of the legend is shown (wrapped between segments), so they add up to "after"
-        for part in ("█ system 111", "▓ prompts 76", "▒ answers 394", "▚ tools ", "▞ summ 0",
-                     "▫ not in file 0", "▪ defs+framing 613", "░ free "):
+        # (the file records claude-sonnet-4-5: counted with the claude estimate, every figure ≈)
+        for part in ("█ system ≈127", "▓ prompts ≈86", "▒ answers ≈452", "▚ tools ", "▞ summ ≈0",
+                     "▫ not in file ≈0", "▪ defs+framing ≈657", "░ free "):
             assert part in legend, (part, legend)
         footer = lines[-1]
         assert "t Theme" in footer and "f Follow" in footer, footer
@@ -61,6 +62,6 @@ async def test_80x24_totals_wrap_instead_of_cutting(size):
     async with app.run_test(size=size) as pilot:
         await settle(pilot, app, replay=True)
         text = "\n".join(screen_lines(app)[:11])
-        assert "(Anthropic estimate)" in text
-        assert "▪ defs+framing 613" in text and "░ free " in text
-        assert "before = msgs 8,650 + not in file 0 + defs+framing 613" in text
+        assert "claude≈o200k×1.16 (estimate) · anthropic" in text
+        assert "▪ defs+framing ≈657" in text and "░ free " in text
+        assert "before = msgs ≈9,941 + not in file 0 + defs+framing 657" in text

@@ -1,0 +1,141 @@
+"""The prompt-cache model: how much of each model call's input is read from the provider's cache,
+written to it, or sent uncached.
+
+A *request* is the sequence of pieces the call sends, in order, each a ``(key, tokens)`` pair:
+equal keys mean equal content (the fixed prefix of system prompt, tool definitions and what the
+file does not show; then every message in the state the pipeline left it). For call k the longest
+common prefix with call k-1's request is read from cache when
+
+- call k is sent within the cache lifetime after call k-1 (``ttl_seconds``; unknown times count
+  as within), and
+- the prefix is at least the provider's minimum cacheable length.
+
+The rest of the input is written to the cache where the provider charges writes and the agent
+marks cache breakpoints (Anthropic; Claude Code does), else it is plain input (OpenAI and Gemini
+cache implicitly, reads only; OpenAI caches in 128-token steps). Output is not modelled here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+
+Piece = tuple[Hashable, int]
+
+#: Minimum cacheable prompt length by model family, from the providers' prompt-caching docs
+#: (Anthropic: 1,024 on Sonnet/Opus 4-4.1, 2,048 on Haiku 3-3.5, 4,096 on Opus 4.5+ and Haiku 4.5;
+#: OpenAI: 1,024; Gemini implicit caching: 1,024 on Flash, 4,096 on Pro). First match wins.
+_MIN_TOKENS: tuple[tuple[str, int], ...] = (
+    ("claude-opus-4-5", 4096), ("claude-opus-4-6", 4096), ("claude-opus-4-7", 4096), ("claude-opus-4-8", 4096),
+    ("claude-haiku-4-5", 4096), ("claude-3-haiku", 2048), ("claude-3-5-haiku", 2048),
+    ("gemini-2.5-pro", 4096), ("gemini-3-pro", 4096), ("gemini", 1024),
+)
+_DEFAULT_MIN_TOKENS = 1024
+ANTHROPIC_TTL = 300.0
+ANTHROPIC_TTL_1H = 3600.0
+#: OpenAI keeps a cached prefix 5-10 minutes idle (up to an hour off-peak); Codex files carry
+#: no per-call times, so this mostly matters for files that do.
+OPENAI_TTL = 600.0
+
+
+@dataclass(frozen=True, slots=True)
+class CachePolicy:
+    """How one provider caches prompts."""
+
+    writes: bool  # the uncached suffix is written (billed as cache write), not plain input
+    ttl_seconds: float | None  # None: no expiry modelled
+    min_tokens: int
+    step: int = 1  # cached lengths are multiples of this (OpenAI: 128)
+
+    @property
+    def label(self) -> str:
+        ttl = "no expiry" if self.ttl_seconds is None else f"{self.ttl_seconds / 60:g} min"
+        kind = "read + write" if self.writes else "implicit (reads only)"
+        return f"{kind}, lifetime {ttl}, minimum {self.min_tokens} tokens"
+
+
+NO_CACHE = CachePolicy(writes=False, ttl_seconds=0.0, min_tokens=1 << 62)
+
+
+def policy_for(provider: str | None, model: str | None, *, long_ttl: bool = False, breakpoints: bool = True) -> CachePolicy:
+    """The cache policy for ``provider`` (a genai-prices provider id) and ``model``. ``long_ttl``:
+    the agent writes one-hour cache entries; ``breakpoints``: the agent marks cache_control
+    (without them Anthropic caches nothing)."""
+    name = (model or "").lower()
+    minimum = next((n for key, n in _MIN_TOKENS if key in name), _DEFAULT_MIN_TOKENS)
+    if provider == "anthropic" or name.startswith("claude"):
+        if not breakpoints:
+            return NO_CACHE
+        return CachePolicy(True, ANTHROPIC_TTL_1H if long_ttl else ANTHROPIC_TTL, minimum)
+    if provider == "openai" or name.startswith(("gpt", "o1", "o3", "o4", "codex")):
+        return CachePolicy(False, OPENAI_TTL, _DEFAULT_MIN_TOKENS, step=128)
+    if provider == "google" or name.startswith("gemini"):
+        return CachePolicy(False, None, minimum)
+    return NO_CACHE
+
+
+@dataclass(frozen=True, slots=True)
+class CacheSplit:
+    """One call's input: read from cache, written to it, and sent uncached (they add up to it)."""
+
+    read_tokens: int
+    write_tokens: int
+    uncached_tokens: int
+
+    @property
+    def total(self) -> int:
+        return self.read_tokens + self.write_tokens + self.uncached_tokens
+
+    def as_json(self) -> dict[str, int]:
+        return {"read_tokens": self.read_tokens, "write_tokens": self.write_tokens, "uncached_tokens": self.uncached_tokens}
+
+
+def common_prefix_tokens(previous: Sequence[Piece], current: Sequence[Piece]) -> int:
+    """Tokens of the longest run of equal pieces at the start of both requests."""
+    total = 0
+    for (a, n), (b, _) in zip(previous, current):
+        if a != b:
+            break
+        total += n
+    return total
+
+
+def split_call(total: int, shared: int, gap_seconds: float | None, policy: CachePolicy, warm: int = 0) -> CacheSplit:
+    """The split of a call of ``total`` input tokens that shares ``shared`` leading tokens with
+    the previous call, sent ``gap_seconds`` after it (None: unknown, or the first call). After
+    the lifetime only ``warm`` tokens (the agent's fixed prefix, kept cached by its other
+    sessions) can still be read."""
+    shared = min(shared, total)
+    if gap_seconds is not None and policy.ttl_seconds is not None and gap_seconds > policy.ttl_seconds:
+        shared = min(shared, warm)
+    read = 0 if shared < policy.min_tokens else shared - shared % policy.step
+    rest = total - read
+    if policy.writes and total >= policy.min_tokens:
+        return CacheSplit(read, rest, 0)
+    return CacheSplit(read, 0, rest)
+
+
+def simulate(
+    requests: Sequence[tuple[int, int]],
+    times: Sequence[float | None],
+    policy: CachePolicy,
+    warm: int = 0,
+) -> list[CacheSplit]:
+    """Splits for consecutive calls given per call ``(total tokens, tokens shared with the
+    previous call's request)`` and the calls' times in seconds (None where unknown). The first
+    call's ``shared`` is what was already cached before the session (the agent's fixed prefix
+    left warm by an earlier session), usually 0; ``warm`` is that prefix, still readable when the
+    lifetime has run out between two calls."""
+    out = []
+    previous_time: float | None = None
+    for k, ((total, shared), t) in enumerate(zip(requests, times)):
+        gap = None if k == 0 or t is None or previous_time is None else t - previous_time
+        out.append(split_call(total, shared, gap, policy, warm))
+        previous_time = t if t is not None else previous_time
+    return out
+
+
+__all__ = [
+    "ANTHROPIC_TTL", "ANTHROPIC_TTL_1H", "CachePolicy", "CacheSplit", "NO_CACHE", "OPENAI_TTL", "Piece",
+    "common_prefix_tokens", "policy_for", "simulate", "split_call",
+]

@@ -1,0 +1,396 @@
+"""Money: what every model call of a session cost, as recorded and as simulated with and without
+a pipeline, through one prompt-cache model (:mod:`.cache`) and one price source (:mod:`.prices`).
+
+Per call:
+
+- ``recorded_cost``: the price of the usage the file recorded (None where it recorded none).
+- ``baseline_cache`` / ``baseline_cost``: the call's input with no strategy, split by the cache
+  model, priced. ``cache`` / ``cost``: the same under the pipeline. Both put in front the call's
+  part the file does not show (system prompt, tool definitions: :func:`.predict.predictions`, so
+  the baseline request is the ``predicted_tokens`` replay shows) and use the recorded output
+  tokens, so savings compare like with like.
+
+Requests are what the call sends, as pieces (:data:`.cache.Piece`): that prefix first, then each
+message in its state under the pipeline, with the reasoning re-sent within the turn. Sub-agent
+(sidechain) calls are priced the same way from their own messages and listed apart
+(``sidechain`` set). The pipeline's requests are planned here once per call, apart from
+:func:`.replay.replay`'s plans (replay keeps totals only; the pieces of every call would cost
+memory in proportion to calls x messages).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from decimal import Decimal
+from typing import Any
+
+from ..model import Message, Session, Usage
+from ..strategies.base import Inserted, Settings, Working
+from ..strategies.pipeline import parse_pipeline, run
+from ..tokens import TokenTable, count_session
+from ..units import SessionView, build_view
+from .cache import ANTHROPIC_TTL_1H, CachePolicy, CacheSplit, Piece, common_prefix_tokens, policy_for, simulate
+from .session_facts import call_model as _message_model
+from .session_facts import session_model
+from .baseline import baseline_tokens, produced_reasoning, reasoning_resets
+from .predict import predictions
+from .prices import NO_OVERRIDES, Cost, Overrides, TokenSplit, price, prices_as_of
+
+
+
+@dataclass(frozen=True, slots=True)
+class CallMoney:
+    call: int  # 1-based, within its chain (the main session or one sidechain)
+    message_index: int
+    model: str | None
+    recorded_cost: Cost | None
+    baseline_cache: CacheSplit
+    baseline_cost: Cost | None
+    cache: CacheSplit
+    cost: Cost | None
+    sidechain: str | None = None  # the sub-agent's id; None for the main session
+    #: Tokens of the previous call's request this call re-sends changed because the pipeline
+    #: rewrote them (beyond what changes with no strategy): the cache the pipeline breaks.
+    rewritten_tokens: int = 0
+
+    @property
+    def breaks_cache(self) -> bool:
+        return self.rewritten_tokens > 0
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "model": self.model,
+            "recorded_cost": _cost_json(self.recorded_cost),
+            "baseline_cost": _cost_json(self.baseline_cost),
+            "cost": _cost_json(self.cost),
+            "baseline_cache": self.baseline_cache.as_json(),
+            "cache": self.cache.as_json(),
+            "breaks_cache": self.breaks_cache,
+            "rewritten_tokens": self.rewritten_tokens,
+        }
+
+
+@dataclass
+class Money:
+    calls: list[CallMoney] = field(default_factory=list)
+    prices_as_of: str = ""
+    cache_policy: str = ""
+    #: What the file does not show, in front of the first simulated request (later calls carry
+    #: their own :func:`.predict.predictions` part).
+    prefix_tokens: int = 0
+    #: Models the price data does not know (their calls have null costs).
+    unknown_models: list[str] = field(default_factory=list)
+
+    def total(self, which: str, sidechains: bool = True) -> Decimal | None:
+        """Sum of ``which`` ("recorded_cost", "baseline_cost", "cost") over calls that have one;
+        None when no call has one."""
+        costs = [getattr(c, which) for c in self.calls if sidechains or c.sidechain is None]
+        known = [c.total for c in costs if c is not None]
+        return sum(known, Decimal(0)) if known else None
+
+    def sidechain_total(self, which: str) -> Decimal | None:
+        known = [getattr(c, which).total for c in self.calls if c.sidechain is not None and getattr(c, which) is not None]
+        return sum(known, Decimal(0)) if known else None
+
+    def totals_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for which in ("recorded_cost", "baseline_cost", "cost"):
+            out[f"{which}_total"] = _usd(self.total(which))
+            out[f"{which}_sidechains"] = _usd(self.sidechain_total(which))
+        out["prices_as_of"] = self.prices_as_of
+        out["cache_model"] = {"policy": self.cache_policy, "prefix_tokens": self.prefix_tokens}
+        out["unknown_models"] = self.unknown_models
+        return out
+
+
+def _usd(value: Decimal | None) -> float | None:
+    return None if value is None else float(value)
+
+
+def _cost_json(cost: Cost | None) -> dict[str, float] | None:
+    return None if cost is None else cost.as_json()
+
+
+# -- facts from the file ---------------------------------------------------------------------
+
+
+def call_model(session: Session, message: Message, override: str | None = None) -> str | None:
+    """The model that served the call: ``override``, else what the file recorded for the call,
+    else for the session (:mod:`.session_facts`)."""
+    return override or _message_model(message) or session_model(session)
+
+
+def call_time(message: Message) -> datetime | None:
+    """When the file says the message was written (Claude Code ``timestamp``), else None."""
+    raw = message.extra.get("timestamp") or message.extra.get("ts")
+    if not isinstance(raw, str):
+        return None
+    try:
+        return datetime.fromisoformat(raw.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+
+
+def recorded_split(usage: Usage) -> TokenSplit:
+    return TokenSplit(
+        uncached=usage.input_tokens or 0,
+        cache_read=usage.cache_read_input_tokens or 0,
+        cache_write=usage.cache_creation_input_tokens or 0,
+        output=usage.output_tokens or 0,
+        cache_write_1h=usage.cache_creation_1h_input_tokens or 0,
+    )
+
+
+def warm_prefix_tokens(view: SessionView, prefix: int) -> int:
+    """Tokens of the fixed prefix already cached when the session started: the first call's
+    recorded cache read (an earlier session of the same agent left its system prompt and tool
+    definitions in the cache), at most the fixed prefix. 0 when the first call records none."""
+    if not view.calls:
+        return 0
+    usage = view.messages[view.calls[0].message_index].usage
+    return min(prefix, usage.cache_read_input_tokens or 0) if usage is not None else 0
+
+
+# -- requests --------------------------------------------------------------------------------
+
+
+def baseline_requests(
+    view: SessionView,
+    table: TokenTable,
+    baselines: Sequence[int],
+    not_in_file: Sequence[int],
+    reasoning_dropped_at_turn: bool = False,
+) -> list[tuple[int, int]]:
+    """``(total, shared with the previous call)`` per call with no strategy, ``not_in_file[k]``
+    (what call k sends that the file does not show, :func:`.predict.predictions`) in front of
+    each. Each call re-sends the previous one's request and adds to it, except
+
+    - across a recorded compaction, where only the fixed prefix and the leading system messages
+      stay the same;
+    - with ``reasoning_dropped_at_turn`` (Codex: the encrypted reasoning re-sent within a turn is
+      left out once the next prompt comes), at a new turn, where the request changes from the
+      previous turn's first model output on."""
+    out: list[tuple[int, int]] = []
+    previous_start = previous_turn = None
+    turn_first_output = 0
+    for call, base, prefix in zip(view.calls, baselines, not_in_file):
+        total = base + prefix
+        start = min(call.context_start, call.message_index)
+        if previous_start is None:
+            shared = 0
+        elif start != previous_start:
+            shared = prefix + table.overhead + _leading_system_tokens(view, table, min(start, previous_start))
+        elif reasoning_dropped_at_turn and call.turn != previous_turn:
+            shared = total - base + baseline_until(view, table, start, turn_first_output)
+        else:
+            shared = out[-1][0]
+        if call.turn != previous_turn:
+            turn_first_output = call.message_index
+        out.append((total, shared))
+        previous_start, previous_turn = start, call.turn
+    return out
+
+
+def baseline_until(view: SessionView, table: TokenTable, start: int, stop: int) -> int:
+    """Tokens of a no-strategy request up to message ``stop`` (overhead, system messages before
+    ``start``, then messages ``start:stop``)."""
+    return table.overhead + _system_tokens_before(view, table, start) + table.range_total(start, stop)
+
+
+def _system_tokens_before(view: SessionView, table: TokenTable, stop: int) -> int:
+    return sum(table.totals[i] for i in range(stop) if view.roles[i] == "system")
+
+
+def _leading_system_tokens(view: SessionView, table: TokenTable, stop: int) -> int:
+    total = 0
+    for i in range(stop):
+        if view.roles[i] != "system":
+            break
+        total += table.totals[i]
+    return total
+
+
+def _pieces(w: Working, reasoning: dict[int, int]) -> list[Piece]:
+    """The request of one planned call: the fixed prefix (overhead and what the file does not
+    show), then every slot with a key that changes when its content does (an edited message keys
+    on its edits). ``reasoning``: tokens of reasoning re-sent before a kept message (the earlier
+    calls of the current turn, by their message index), a piece of its own as the API sends it;
+    reasoning of a message the pipeline dropped is still sent (as replay counts it), at the end."""
+    out: list[Piece] = [("prefix", w.overhead)]
+    edits = w.edits
+    left = dict(reasoning)
+    for s in w.order:
+        if type(s) is int:
+            if s in left:
+                out.append((("reasoning", s), left.pop(s)))
+            key: Hashable = (s, tuple((e.block, e.kind, e.tokens_after) for e in edits[s])) if s in edits else s
+            out.append((key, w.tokens[s]))
+        else:
+            assert isinstance(s, Inserted)
+            out.append((("inserted", s.kind, s.text, s.replaces), s.tokens))
+    out.extend((("reasoning", s), n) for s, n in left.items())
+    return out
+
+
+def pipeline_requests(
+    view: SessionView,
+    table: TokenTable,
+    pipeline: Sequence[str] | str,
+    settings: Settings,
+    not_in_file: Sequence[int],
+    reasoning_dropped_at_turn: bool = False,
+) -> list[tuple[int, int]]:
+    """``(total, shared with the previous call)`` per call under ``pipeline``: one plan per call.
+    ``not_in_file`` and ``reasoning_dropped_at_turn`` as in :func:`baseline_requests`."""
+    names = parse_pipeline(pipeline)
+    out: list[tuple[int, int]] = []
+    previous: list[Piece] = []
+    previous_turn, turn_first_output = None, 0
+    produced = produced_reasoning(view, table)
+    resets = reasoning_resets(view)
+    resent: dict[int, int] = {}  # message index -> reasoning re-sent with it (the baseline's rule)
+    for n, call in enumerate(view.calls, 1):
+        if resets[n - 1]:
+            resent = {}
+        w, _, _ = run(view, table, names, settings, n, not_in_file[n - 1])
+        pieces = _pieces(w, resent)
+        shared = common_prefix_tokens(previous, pieces) if n > 1 else 0
+        if reasoning_dropped_at_turn and previous_turn is not None and call.turn != previous_turn:
+            shared = min(shared, _tokens_before_source(pieces, turn_first_output))
+        if call.turn != previous_turn:
+            previous_turn, turn_first_output = call.turn, call.message_index
+        out.append((w.total() + sum(resent.values()), shared))
+        previous = pieces
+        if produced[n - 1]:
+            resent[call.message_index] = produced[n - 1]
+    return out
+
+
+def _tokens_before_source(pieces: Sequence[Piece], stop: int) -> int:
+    """Tokens of the leading pieces that come before source message ``stop``."""
+    total = 0
+    for key, n in pieces:
+        source = key if type(key) is int else key[0] if isinstance(key, tuple) and type(key[0]) is int else None
+        if source is not None and source >= stop:
+            break
+        total += n
+    return total
+
+
+# -- money -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MoneyOptions:
+    model: str | None = None  # --model: price every call as this model
+    overrides: Overrides = NO_OVERRIDES
+    policy: CachePolicy | None = None  # default: from the provider, model and recorded writes
+
+
+def session_money(
+    view: SessionView,
+    table: TokenTable,
+    pipeline: Sequence[str] | str = (),
+    settings: Settings | None = None,
+    options: MoneyOptions = MoneyOptions(),
+    baselines: Sequence[int] | None = None,
+) -> Money:
+    """Recorded, baseline and pipeline cost of every call of the session and its sidechains."""
+    settings = settings or Settings()
+    session = view.session
+    money = Money(prices_as_of=prices_as_of())
+    base = list(baselines) if baselines is not None else baseline_tokens(view, table)
+    hidden = [p.not_in_file for p in predictions(view, table, base)]
+    money.prefix_tokens = hidden[0] if hidden else 0
+    policy = options.policy or _policy(session, view.messages, options)
+    money.cache_policy = policy.label
+    codex = session.format == "codex"
+    with_pipeline = pipeline_requests(view, table, pipeline, settings, hidden, codex) if parse_pipeline(pipeline) else None
+    _price_chain(money, view, table, base, hidden, with_pipeline, policy, options, None)
+    for chain_id, messages in session.sidechains.items():
+        side_view, side_table = _chain_view(session, messages, table)
+        side_base = baseline_tokens(side_view, side_table)
+        side_hidden = [p.not_in_file for p in predictions(side_view, side_table, side_base)]
+        side_policy = options.policy or _policy(session, messages, options)
+        _price_chain(money, side_view, side_table, side_base, side_hidden, None, side_policy, options, chain_id)
+    return money
+
+
+def _chain_view(session: Session, messages: list[Message], table: TokenTable) -> tuple[SessionView, TokenTable]:
+    chain = Session(format=session.format, messages=[m.model_copy(update={"index": i}) for i, m in enumerate(messages)],
+                    agent=session.agent, agent_version=session.agent_version, model=session.model, extra=session.extra)
+    return build_view(chain), count_session(chain.messages, encoding=table.encoding, profile=table.profile)
+
+
+def _policy(session: Session, messages: Sequence[Message], options: MoneyOptions) -> CachePolicy:
+    first = next((m for m in messages if m.usage is not None), messages[0] if messages else None)
+    model = call_model(session, first, options.model) if first is not None else options.model or session.model
+    long_ttl = any((m.usage.cache_creation_1h_input_tokens or 0) > 0 for m in messages if m.usage is not None)
+    provider = _provider_of(model)
+    return policy_for(provider, model, long_ttl=long_ttl)
+
+
+def _provider_of(model: str | None) -> str | None:
+    probe = price(TokenSplit(uncached=1), model)
+    return probe.provider if probe is not None else None
+
+
+def _price_chain(
+    money: Money,
+    view: SessionView,
+    table: TokenTable,
+    baselines: Sequence[int],
+    not_in_file: Sequence[int],
+    with_pipeline: list[tuple[int, int]] | None,
+    policy: CachePolicy,
+    options: MoneyOptions,
+    chain_id: str | None,
+) -> None:
+    session, messages = view.session, view.messages
+    times = [call_time(messages[c.message_index]) for c in view.calls]
+    seconds = [t.timestamp() if t is not None else None for t in times]
+    base_requests = baseline_requests(view, table, baselines, not_in_file, reasoning_dropped_at_turn=session.format == "codex")
+    warm = warm_prefix_tokens(view, (not_in_file[0] if not_in_file else 0) + table.overhead)
+    for requests in (base_requests, with_pipeline):
+        if requests:
+            requests[0] = (requests[0][0], warm)
+    base_splits = simulate(base_requests, seconds, policy, warm)
+    splits = simulate(with_pipeline, seconds, policy, warm) if with_pipeline is not None else base_splits
+    rewritten = _rewritten(base_requests, with_pipeline) if with_pipeline is not None else [0] * len(base_splits)
+    for call, when, base_split, split, lost in zip(view.calls, times, base_splits, splits, rewritten):
+        message = messages[call.message_index]
+        usage = message.usage
+        model = call_model(session, message, options.model)
+        output = (usage.output_tokens or 0) if usage is not None else 0
+        # usage without the input (an output count only) is not a bill we can price
+        recorded = price(recorded_split(usage), model, None, when, options.overrides) if usage is not None and usage.input_tokens is not None else None
+
+        def simulated(s: CacheSplit) -> Cost | None:
+            one_hour = s.write_tokens if policy.ttl_seconds == ANTHROPIC_TTL_1H else 0
+            split = TokenSplit(s.uncached_tokens, s.read_tokens, s.write_tokens, output, one_hour)
+            return price(split, model, None, when, options.overrides)
+
+        baseline_cost = simulated(base_split)
+        cost = simulated(split) if split is not base_split else baseline_cost
+        if model and baseline_cost is None and model not in money.unknown_models:
+            money.unknown_models.append(model)
+        money.calls.append(CallMoney(call.number, call.message_index, model, recorded, base_split, baseline_cost,
+                                     split, cost, chain_id, lost))
+
+
+def _rewritten(baseline: list[tuple[int, int]], pipeline: list[tuple[int, int]]) -> list[int]:
+    """Per call: how much more of the previous request the pipeline changed than no strategy did."""
+    out = [0]
+    for k in range(1, len(pipeline)):
+        changed = pipeline[k - 1][0] - pipeline[k][1]
+        changed_anyway = baseline[k - 1][0] - baseline[k][1]
+        out.append(max(0, changed - changed_anyway))
+    return out
+
+
+__all__ = [
+    "CallMoney", "Money", "MoneyOptions", "baseline_requests", "call_model", "call_time",
+    "pipeline_requests", "recorded_split", "session_money", "warm_prefix_tokens",
+]

@@ -1,0 +1,218 @@
+"""Prices: what a model call's tokens cost in USD, from the bundled ``genai-prices`` data.
+
+No price is written here. :func:`price` hands the token split to ``genai_prices.calc_price`` (or,
+for a model named in the user's override file, to ``genai_prices``' own ``ModelPrice.calc_price``
+with the user's per-million prices) and splits the library's input price into its uncached, cache
+read and cache write parts using the same library's unit prices. ``total`` is always the
+library's own total. An unknown model gives ``None``: no guess.
+
+The override file (JSON or TOML) names private or self-hosted models::
+
+    [models."my-llama"]
+    input_mtok = 0.2
+    output_mtok = 0.6
+    cache_read_mtok = 0.02      # optional
+    cache_write_mtok = 0.25     # optional (1h writes: cache_write_1h_mtok)
+
+It is read from ``$CONTEXT_INSPECTOR_PRICES``, else ``prices.toml`` / ``prices.json`` in the
+user config dir (``inspector.paths.config_dir()`` once that module exists), or an explicit path.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tomllib
+from dataclasses import dataclass
+from datetime import date, datetime
+from decimal import Decimal
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+ENV_OVERRIDE = "CONTEXT_INSPECTOR_PRICES"
+
+
+@dataclass(frozen=True, slots=True)
+class TokenSplit:
+    """One call's tokens as a bill splits them. ``uncached`` is input read at the full price;
+    ``cache_write_1h`` is the part of ``cache_write`` written with the one-hour lifetime."""
+
+    uncached: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+    output: int = 0
+    cache_write_1h: int = 0
+
+    @property
+    def input_total(self) -> int:
+        return self.uncached + self.cache_read + self.cache_write
+
+
+@dataclass(frozen=True, slots=True)
+class Cost:
+    """USD by part; ``total`` is the price library's own total (the parts add up to it)."""
+
+    input: Decimal
+    cache_read: Decimal
+    cache_write: Decimal
+    output: Decimal
+    total: Decimal
+    model: str  # the model the price data matched
+    provider: str
+    source: str  # "genai-prices" or the override file's path
+
+    def as_json(self) -> dict[str, float]:
+        return {k: float(getattr(self, k)) for k in ("input", "cache_read", "cache_write", "output", "total")}
+
+
+class PriceError(ValueError):
+    """The override file cannot be used (the message names the file and what is wrong)."""
+
+
+class _ModelPrices(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    input_mtok: Decimal
+    output_mtok: Decimal
+    cache_read_mtok: Decimal | None = None
+    cache_write_mtok: Decimal | None = None
+    cache_write_1h_mtok: Decimal | None = None
+    provider: str = "override"
+
+
+class _OverrideFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    models: dict[str, _ModelPrices]
+
+
+@dataclass(frozen=True)
+class Overrides:
+    path: str | None
+    models: dict[str, _ModelPrices]
+
+    def get(self, model: str) -> _ModelPrices | None:
+        return self.models.get(model)
+
+
+NO_OVERRIDES = Overrides(None, {})
+
+
+def override_path() -> Path | None:
+    """Where the user's override file is: ``$CONTEXT_INSPECTOR_PRICES``, else ``prices.toml`` or
+    ``prices.json`` in the config dir (when ``inspector.paths`` provides one)."""
+    env = os.environ.get(ENV_OVERRIDE)
+    if env:
+        return Path(env)
+    try:
+        from ..paths import config_dir  # type: ignore[import-not-found]
+    except ImportError:
+        return None
+    for name in ("prices.toml", "prices.json"):
+        candidate = Path(config_dir()) / name
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def load_overrides(path: str | Path | None = None) -> Overrides:
+    """The override file at ``path`` (default :func:`override_path`); none when there is none.
+    A file that is named but missing or malformed is a :class:`PriceError`."""
+    path = Path(path) if path is not None else override_path()
+    if path is None:
+        return NO_OVERRIDES
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise PriceError(f"{path}: cannot read the price override file ({e.strerror or e}).") from e
+    try:
+        data: Any = tomllib.loads(text) if path.suffix.lower() == ".toml" else json.loads(text)
+    except (tomllib.TOMLDecodeError, json.JSONDecodeError) as e:
+        raise PriceError(f"{path}: not valid {'TOML' if path.suffix.lower() == '.toml' else 'JSON'} ({e}).") from e
+    try:
+        parsed = _OverrideFile.model_validate(data)
+    except ValidationError as e:
+        first = e.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise PriceError(f"{path}: {where}: {first['msg']} (expected [models.\"NAME\"] with input_mtok and output_mtok in USD per million tokens).") from e
+    return Overrides(str(path), parsed.models)
+
+
+def price(
+    tokens: TokenSplit,
+    model: str | None,
+    provider: str | None = None,
+    when: datetime | None = None,
+    overrides: Overrides = NO_OVERRIDES,
+) -> Cost | None:
+    """USD for ``tokens`` on ``model`` (at request time ``when``: the data keeps price history).
+    None when there is no model or the price data does not know it."""
+    if not model:
+        return None
+    import genai_prices
+    from genai_prices.types import ModelPrice
+
+    usage = genai_prices.Usage(
+        input_tokens=tokens.input_total,
+        cache_read_tokens=tokens.cache_read,
+        cache_write_tokens=tokens.cache_write,
+        output_tokens=tokens.output,
+        **({"cache_write_1h_tokens": tokens.cache_write_1h} if tokens.cache_write_1h else {}),
+    )
+    own = overrides.get(model)
+    if own is not None:
+        model_price = ModelPrice(**own.model_dump(exclude={"provider"}, exclude_none=True))
+        calc = model_price.calc_price(usage)
+        input_price, output_price, total = calc["input_price"], calc["output_price"], calc["total_price"]
+        matched, provider_id, source = model, own.provider, overrides.path or "override"
+    else:
+        try:
+            result = genai_prices.calc_price(usage, model, provider_id=provider, genai_request_timestamp=when)
+        except LookupError:
+            return None
+        model_price = result.model_price
+        input_price, output_price, total = result.input_price, result.output_price, result.total_price
+        matched, provider_id, source = result.model.id, result.provider.id, "genai-prices"
+    read = _unit_price(model_price, "cache_read_mtok", tokens.cache_read, tokens.input_total)
+    write = _unit_price(model_price, "cache_write_mtok", tokens.cache_write - tokens.cache_write_1h, tokens.input_total)
+    write += _unit_price(model_price, "cache_write_1h_mtok", tokens.cache_write_1h, tokens.input_total)
+    return Cost(input_price - read - write, read, write, output_price, total, matched, provider_id, source)
+
+
+def _unit_price(model_price: Any, key: str, count: int, input_total: int) -> Decimal:
+    """The library's price for ``count`` tokens of one unit (tier chosen by the whole input)."""
+    from genai_prices.types import calc_unit_price
+
+    value = getattr(model_price, key, None)
+    if value is None and key == "cache_write_1h_mtok":
+        value = getattr(model_price, "cache_write_mtok", None)
+    if value is None or not count:
+        return Decimal(0)
+    return calc_unit_price(value, count, input_total, 1_000_000)
+
+
+@lru_cache(maxsize=1)
+def prices_as_of() -> str:
+    """The price data's date: the newest dated note in the bundled ``genai-prices`` data that is
+    not in the future (the data also carries scheduled price changes), and the package version."""
+    import genai_prices
+    from genai_prices import data
+
+    today = date.today().isoformat()
+    found = [
+        d
+        for p in data.providers
+        for text in [p.price_comments or "", *((m.price_comments or "") for m in p.models)]
+        for d in re.findall(r"\b20\d\d-[01]\d-[0-3]\d\b", text)
+        if d <= today
+    ]
+    newest = max(found) if found else "unknown"
+    return f"{newest} (genai-prices {genai_prices.__version__})"
+
+
+__all__ = [
+    "Cost", "ENV_OVERRIDE", "NO_OVERRIDES", "Overrides", "PriceError", "TokenSplit",
+    "load_overrides", "override_path", "price", "prices_as_of",
+]

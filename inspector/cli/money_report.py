@@ -1,0 +1,86 @@
+"""The money parts of the CLI's JSON reports (``replay``, ``compare``, ``info``), built from
+:class:`~inspector.analysis.money.Money`; the Rich tables only display these dicts."""
+
+from __future__ import annotations
+
+import argparse
+from decimal import Decimal
+from typing import Any
+
+from ..analysis.money import Money, MoneyOptions
+
+
+def add_money_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--prices",
+        metavar="FILE",
+        help="price override file (TOML or JSON, [models.\"NAME\"] input_mtok/output_mtok...) for models the "
+        "bundled genai-prices data does not know; default: $CONTEXT_INSPECTOR_PRICES",
+    )
+
+
+def money_options(args: argparse.Namespace) -> MoneyOptions:
+    """``--prices`` and, where the command has one, ``--model`` (it then prices every call)."""
+    from ..analysis.prices import load_overrides
+
+    return MoneyOptions(model=getattr(args, "model", None), overrides=load_overrides(getattr(args, "prices", None)))
+
+
+def replay_money(money: Money) -> tuple[dict[int, dict[str, Any]], list[dict[str, Any]], dict[str, Any]]:
+    """Per main-session call number its money fields; the sidechain calls as rows of their own;
+    the totals."""
+    per_call = {c.call: c.as_json() for c in money.calls if c.sidechain is None}
+    sidechains = [{"sidechain": c.sidechain, "call": c.call, "message_index": c.message_index, **c.as_json()}
+                  for c in money.calls if c.sidechain is not None]
+    return per_call, sidechains, money.totals_json()
+
+
+def _pct(saved: Decimal | int | None, base: Decimal | int | None) -> float | None:
+    if saved is None or not base:
+        return None
+    return round(100.0 * float(saved) / float(base), 1)
+
+
+def compare_money(baseline: Money, money: Money) -> dict[str, Any]:
+    """One compare row's money: the pipeline's cost and what it saves, in input tokens (the fixed
+    prefix included, as billed) and in USD, both as shares of the no-strategy baseline, and the
+    calls where it breaks the cache."""
+    base_tokens = sum(c.baseline_cache.total for c in baseline.calls)
+    tokens = sum(c.cache.total for c in money.calls)
+    base_cost, cost = baseline.total("baseline_cost"), money.total("cost")
+    saved = None if base_cost is None or cost is None else base_cost - cost
+    breaks = [c.call for c in money.calls if c.breaks_cache and c.sidechain is None]
+    return {
+        "input_tokens_billed": tokens,
+        "tokens_saved_pct": _pct(base_tokens - tokens, base_tokens),
+        "cost_total": None if cost is None else float(cost),
+        "dollars_saved": None if saved is None else float(saved),
+        "dollars_saved_pct": _pct(saved, base_cost),
+        "cache_breaks": len(breaks),
+        "cache_break_calls": breaks[:20],
+        "cache_read_tokens": sum(c.cache.read_tokens for c in money.calls),
+        "cache_write_tokens": sum(c.cache.write_tokens for c in money.calls),
+    }
+
+
+def info_money(money: Money) -> dict[str, Any]:
+    """What the file's recorded usage cost: per call (sidechains marked) and in total."""
+    rows = [
+        {"call": c.call, "sidechain": c.sidechain, "model": c.model,
+         "recorded_cost": None if c.recorded_cost is None else c.recorded_cost.as_json()}
+        for c in money.calls
+    ]
+    priced = [r for r in rows if r["recorded_cost"] is not None]
+    total = money.total("recorded_cost")
+    return {
+        "recorded_cost_total": None if total is None else float(total),
+        "recorded_cost_sidechains": None if money.sidechain_total("recorded_cost") is None else float(money.sidechain_total("recorded_cost")),
+        "calls_priced": len(priced),
+        "cost_per_call": None if not priced or total is None else float(total) / len(priced),
+        "prices_as_of": money.prices_as_of,
+        "unknown_models": money.unknown_models,
+        "calls": rows,
+    }
+
+
+__all__ = ["add_money_options", "compare_money", "info_money", "money_options", "replay_money"]
