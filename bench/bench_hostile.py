@@ -20,13 +20,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
-import resource
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 TARGET_S = 10.0

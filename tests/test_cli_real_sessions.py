@@ -164,7 +164,7 @@ def test_replay_codex_recorded_usage(capsys):
     d = as_json(capsys, "replay", CODEX, *CL100K)
     first = d["calls"][0]
     # the token fields (the money fields follow them: tests/test_money.py)
-    assert {k: v for k, v in list(first.items())[:15] if k != "not_in_file_how"} == {
+    assert {k: v for k, v in list(first.items())[:17] if k != "not_in_file_how"} == {
         "call": 1, "message_index": 5, "turn": 3, "model": "gpt-5.1-codex", "tokenizer": "cl100k_base (estimate for gpt-5.1-codex)",
         "baseline_tokens": 154, "not_in_file": 9400, "predicted_tokens": 9554, "tokens": 9554, "recorded_tokens": 5120,
         "input_tokens": 2048, "cache_read_input_tokens": 3072, "cache_creation_input_tokens": None, "ratio": 33.247,
@@ -240,16 +240,17 @@ def test_info_claude_code_not_in_file_window_and_next_call(capsys):
     assert tokens["not_in_file_how"] == "inferred: recorded 6,702 at call 7 minus 215 counted"
     assert d["context_next_call"] == {"tokens": 228, "predicted_tokens": 6715, "compaction_at": 10}
     assert (d["model"], d["tokenizer"]) == ("claude-opus-4-6", "cl100k_base (estimate for claude-opus-4-6)")
-    assert d["window"] == {"tokens": 1_000_000, "source": "genai-prices", "reserved": 33_000,
+    # genai-prices lists 1,000,000 for claude-opus-4-6; Claude Code runs it with 200,000 unless a 1M variant is chosen
+    assert d["window"] == {"tokens": 200_000, "source": "Claude Code's 200K default", "reserved": 33_000,
                            "reserved_note": "Claude Code compacts at window - 20,000 reserved output - 13,000 buffer",
-                           "budget": 967_000}
+                           "budget": 167_000}
     code, out, _ = run(capsys, "info", CLAUDE, *CL100K)
     text = words(out)
     assert "not in file 6,487 89.2%" in text
     assert "not in file: 6,487 (inferred: recorded 6,702 at call 7 minus 215 counted)" in text
-    assert ("Model claude-opus-4-6; counted with cl100k_base (estimate for claude-opus-4-6). Window 1,000,000 (genai-prices); Claude Code "
-            "compacts at window - 20,000 reserved output - 13,000 buffer: budget 967,000. Next call, whole context: "
-            "6,715 tokens (0.7% of the window).") in text
+    assert ("Model claude-opus-4-6; counted with cl100k_base (estimate for claude-opus-4-6). Window 200,000 (Claude Code's 200K default); "
+            "Claude Code compacts at window - 20,000 reserved output - 13,000 buffer: budget 167,000. Next call, whole "
+            "context: 6,715 tokens (3.4% of the window).") in text
 
 
 def test_calibrate_help_says_it_is_an_alias(capsys):

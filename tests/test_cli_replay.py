@@ -48,7 +48,7 @@ def test_replay_without_strategy_is_the_baseline_and_shows_recorded_usage(capsys
     assert d["pipeline"] == []
     assert d["baseline_total"] == 139418 and d["predicted_total"] == d["total"] == 159196 and d["savings_pct"] == 0.0
     first = d["calls"][0]
-    assert {k: first[k] for k in list(first)[:15]} == {
+    assert {k: first[k] for k in list(first)[:17]} == {
         # the model the file's header names (meta.model); counted with cl100k_base, an estimate for it
         "call": 1, "message_index": 2, "turn": 1, "model": "claude-sonnet-4-5", "tokenizer": "cl100k_base (estimate for claude-sonnet-4-5)",
         "baseline_tokens": 378, "not_in_file": 0, "not_in_file_how": "nothing recorded and no typical size known for this agent",

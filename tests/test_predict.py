@@ -116,7 +116,7 @@ def test_typical_sizes_by_agent_and_version():
 
 def test_window_of_the_model_and_what_the_agent_reserves(four):
     w = session_window(four.session)
-    assert (w.model, w.tokens, w.source, w.reserved, w.budget) == ("claude-sonnet-4-5-20250929", 200_000, "genai-prices", 33_000, 167_000)
+    assert (w.model, w.tokens, w.source, w.reserved, w.budget) == ("claude-sonnet-4-5-20250929", 200_000, "Claude Code's 200K default", 33_000, 167_000)
     assert default_budget(four.session) == 167_000
     assert window_for("gpt-4o").tokens == 128_000
     codex = window_for("gpt-5-codex", "codex", recorded=272_000)
@@ -134,3 +134,19 @@ def test_codex_window_recorded_in_the_file_wins():
     assert (w.model, w.tokens, w.source, w.reserved, w.budget) == ("gpt-5.1-codex", 258_400, "recorded in the file", 25_840, 232_560)
     # --model overrides the file's model, so the table's window applies
     assert session_window(inspector.load(rollout), "gpt-4o").tokens == 128_000
+
+
+def test_compacting_presets_take_the_session_window_unless_the_user_sets_it():
+    from inspector.analysis.window import with_session_window
+    from inspector.model import Message, Session
+    from inspector.strategies.params import settings_model
+
+    recorded = Session(format="codex", messages=[
+        Message(index=0, role="user", content=[]),
+        Message(index=1, role="assistant", content=[], extra={"model_context_window": 258_400}),
+    ])
+    settings = settings_model()(context_window=272_000)  # the codex preset's own default
+    assert with_session_window(settings, recorded, set()).context_window == 258_400
+    assert with_session_window(settings, recorded, {"context_window"}).context_window == 272_000  # --set wins
+    unknown = Session(format="jsonl", messages=[])  # no model: the window would be assumed, so keep the preset's
+    assert with_session_window(settings, unknown, set()).context_window == 272_000

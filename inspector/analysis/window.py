@@ -86,7 +86,7 @@ def window_for(model: str | None, agent: str | None = None, recorded: int | None
     elif agent == "claude_code" and model is not None:
         found = _table_window(model)
         tokens = min(found or CLAUDE_CODE_WINDOW, CLAUDE_CODE_WINDOW)
-        source = "Claude Code's default window (a 1M variant is not recorded in its transcripts)"
+        source = "Claude Code's 200K default"
     elif model is None:
         tokens, source = DEFAULT_WINDOW, "assumed: the file names no model"
     else:

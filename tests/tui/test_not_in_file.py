@@ -27,7 +27,7 @@ async def test_whole_context_within_3_percent_of_the_last_recorded_call():
         text = " ".join(totals_text(app).split())  # lines wrap between segments
         assert "before ≈53,301" in text
         assert "not in file 32,013" in text
-        assert ("window 200,000 (claude-sonnet-4-5-20250929, genai-prices): used 53,301, free 146,699, of which the "
+        assert ("window 200,000 (claude-sonnet-4-5-20250929, Claude Code's 200K default): used 53,301, free 146,699, of which the "
                 "agent reserves 33,000 (Claude Code compacts at window - 20,000 reserved output - 13,000 buffer)") in text
         # the legend's "free" is what is left below the agent's compaction point: 146,699 - 33,000
         assert "░ free 113,699" in text

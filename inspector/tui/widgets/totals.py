@@ -156,12 +156,13 @@ class TotalsBar(Widget):
         pct = 100.0 * saving / r.tokens_before if r.tokens_before else 0.0
         line.append([("  saving ", label), (f"{saving:,} ({pct:.1f}%)", self.s("totals--saving"))])
         table = r.snapshot.table
-        wanted = r.snapshot.state.encoding
-        if table.encoding == "approx" and wanted != "approx":  # the exact count is still running
-            line.append([(f"  estimate: chars/4 until {wanted} counts", self.s("totals--estimate"))])
-        else:  # the tokenizer's own label says whether its counts are exact or an estimate
-            line.append([(f"  counted: {table.label}, {table.profile} framing",
-                          label if table.exact else self.s("totals--estimate"))])
+        counter = f"{table.encoding}/{table.profile}"
+        if not exact:  # the tokenizer's own label says which estimate (claude, chars/4, another model's encoding)
+            line.append([(f"  {table.label} · {table.profile}", self.s("totals--estimate"))])
+        elif table.profile == "anthropic":
+            line.append([(f"  {counter} (Anthropic estimate)", self.s("totals--estimate"))])
+        else:
+            line.append([(f"  counted: {counter}", label)])
         if self.recorded is not None:
             seg: Segment = [("  recorded by the file: ", label), (f"{self.recorded:,}", self.s("totals--recorded"))]
             if r.tokens_before:
