@@ -43,7 +43,7 @@ def main(argv: list[str]) -> int:
     for path in files:
         session = load(path)
         notes = []
-        analysis = analyze(session, profile=default_profile(session.format))  # as the CLI counts it
+        analysis = analyze(session, profile=default_profile(session))  # as the CLI counts it
         money = session_money(analysis.view, analysis.table)
         main_calls = [c for c in money.calls if c.sidechain is None]
         view = analysis.view

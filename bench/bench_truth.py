@@ -59,7 +59,7 @@ def main() -> int:
             continue
         if session.format not in errors:
             continue
-        analysis = inspector.analyze(session, args.encoding, default_profile(session.format))
+        analysis = inspector.analyze(session, args.encoding, default_profile(session))
         calls = predictions(analysis.view, analysis.table)
         errs = [abs(c.error) for c in calls[1:] if c.error is not None]
         if not errs:

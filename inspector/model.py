@@ -223,6 +223,9 @@ class Session(BaseModel):
     agent_version: str | None = None
     #: The model the session mostly used, where the file says (per call: ``Usage.model``).
     model: str | None = None
+    #: Where the session's requests went (``openai``, ``anthropic``), for formats that can hold
+    #: either (a proxy capture); None: the format's own provider.
+    provider: str | None = None
 
     @property
     def system_messages(self) -> list[Message]:

@@ -23,8 +23,12 @@ def test_providers_and_profiles():
     assert formats.profile_of("gemini_cli") == "openai"  # no gemini counting profile yet
     assert provider_of("no_such_format") == "openai"
     from inspector.cli.report import default_profile
+    from inspector.model import Session
 
-    assert (default_profile("claude_code"), default_profile("codex"), default_profile("claude_trace")) == ("anthropic", "openai", "openai")
+    assert [default_profile(Session(format=f)) for f in ("claude_code", "codex", "claude_trace")] == ["anthropic", "openai", "openai"]
+    # a format that holds either provider (a proxy capture) counts a session as its requests went
+    assert default_profile(Session(format="capture", provider="anthropic")) == "anthropic"
+    assert default_profile(Session(format="capture", provider="openai")) == "openai"
 
 
 def test_follow_kinds():

@@ -9,7 +9,7 @@ import json
 import inspector
 from cli_helpers import as_json
 from inspector.follow import Follower
-from inspector.formats import detect
+from inspector.formats import detect, session_profile
 
 SYSTEM = [{"type": "text", "text": "You are a coding agent. Be careful.", "cache_control": {"type": "ephemeral"}}]
 TOOLS = [{"name": "Read", "description": "Read a file from disk", "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}}}]
@@ -94,7 +94,8 @@ def test_claude_capture_splits_main_conversation_from_side_calls(tmp_path):
         ("line 8", "request 7: the upstream answered 429", "ignored"),
         ("line 9", "request 8: the request body is not JSON (unexpected end of data); its 12 bytes were forwarded untouched", "ignored"),
     ]
-    assert s.extra["provider"] == "anthropic" and s.model == "claude-test"
+    assert s.provider == "anthropic" and s.model == "claude-test"
+    assert session_profile(s) == "anthropic"  # counted with Anthropic framing though the format holds either
 
 
 def test_responses_previous_response_id_continues_and_is_not_exact(tmp_path):

@@ -178,7 +178,7 @@ def _load(args: argparse.Namespace):
     from .report import default_profile
 
     session = inspector.load(args.session, args.format)
-    profile = getattr(args, "profile", None) or default_profile(session.format)
+    profile = getattr(args, "profile", None) or default_profile(session)
     model = args.model or session.model
     resolution, warning = resolve_or_fallback(model, args.encoding, profile)
     if warning:

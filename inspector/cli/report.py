@@ -19,7 +19,7 @@ from ..analysis.calibrate import CallUsage, call_usage
 from ..analysis.context import next_call as visible_next_call
 from ..analysis.predict import next_call, predictions, tokenizer_label
 from ..analysis.window import session_window
-from ..model import ImageBlock, Message, Skipped, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock
+from ..model import ImageBlock, Message, Session, Skipped, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock
 from ..units import UnitKind
 from .money_report import compare_money, replay_money
 
@@ -34,11 +34,11 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 
-def default_profile(format_name: str) -> str:
-    """The token-count profile a format declares (its provider's, see ``inspector.formats``)."""
-    from ..formats import profile_of
+def default_profile(session: Session) -> str:
+    """The token-count profile of the session's provider (``inspector.formats.session_profile``)."""
+    from ..formats import session_profile
 
-    return profile_of(format_name)
+    return session_profile(session)
 
 
 # ------------------------------------------------------------------------------------------

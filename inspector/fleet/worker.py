@@ -63,7 +63,7 @@ def analyse(
     from ..tokens import resolve_or_fallback
 
     session = inspector.load(path, format)
-    profile = profile or default_profile(session.format)
+    profile = profile or default_profile(session)
     model = model or session.model
     resolution, _warning = resolve_or_fallback(model, encoding, profile)
     return inspector.analyze(session, resolution.counter, profile, model)

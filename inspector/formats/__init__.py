@@ -19,6 +19,8 @@ from .base import (
     get_format,
     load,
     profile_of,
+    session_profile,
+    session_provider,
     provider_of,
     register,
 )
@@ -42,6 +44,8 @@ __all__ = [
     "get_format",
     "load",
     "profile_of",
+    "session_profile",
+    "session_provider",
     "provider_of",
     "register",
 ]

@@ -112,6 +112,18 @@ def profile_of(format_name: str) -> str:
     return fmt.profile if fmt is not None else "openai"
 
 
+def session_provider(session: Session) -> str:
+    """Where ``session``'s requests went: its own ``provider`` where the file says (a capture
+    holds either), else its format's."""
+    return session.provider or provider_of(session.format)
+
+
+def session_profile(session: Session) -> str:
+    """The token-count profile for ``session`` (:func:`session_provider`'s, where counted)."""
+    provider = session_provider(session)
+    return provider if provider in COUNTED_PROVIDERS else profile_of(session.format)
+
+
 def follow_kind(format_name: str) -> FollowKind | None:
     """How sessions of ``format_name`` can be followed live, or None."""
     fmt = FORMATS.get(format_name)

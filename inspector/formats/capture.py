@@ -242,7 +242,8 @@ class CaptureStream:
         self._main_problems = []
         built = _conversation_messages(main, self._main_problems)
         s.messages, s.tools = built.messages, built.tools
-        s.extra = {**built.extra, "capture": self._capture, "provider": main.last.record.get("provider")}
+        s.extra = {**built.extra, "capture": self._capture}
+        s.provider = main.last.record.get("provider")
         s.model = main.last.response.get("model") or built.extra.get("model")
         # Re-report from the first message whose body changed (a moved breakpoint, a new branch).
         raw = main.last.raw

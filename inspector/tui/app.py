@@ -36,7 +36,7 @@ from textual.worker import get_current_worker
 from ..analysis.window import default_budget
 from ..model import Session
 from ..strategies import builtin as _builtin_strategies  # noqa: F401  (registers the strategies)
-from ..formats import profile_of, provider_of
+from ..formats import profile_of, session_profile, session_provider
 from ..tokens import (
     ENCODINGS,
     EncodingUnavailable,
@@ -147,7 +147,7 @@ class InspectorApp(App[int]):
         self.view: SessionView = build_view(session)
         self.info = ViewInfo(self.view)
         if profile is None:  # frame the messages the way the session's own provider does
-            profile = profile_of(self.format_name)
+            profile = session_profile(session) if self.format_name == session.format else profile_of(self.format_name)
         if encoding is None:  # the tokenizer of the model the file records
             encoding = resolve_tokenizer(session.model, None, profile).counter
         counter, warning = get_counter_or_fallback(encoding) if encoding != "approx" else (None, None)
@@ -180,7 +180,7 @@ class InspectorApp(App[int]):
                              loaded=lambda: Loaded(self.session, self.table, self.info), grown=self._apply_growth,
                              scroll_end=lambda: self.list.scroll_end(animate=False))
         self.export = Export(services, session_path=self.session_path,
-                             provider="anthropic" if provider_of(self.format_name) == "anthropic" else "openai",
+                             provider="anthropic" if session_provider(session) == "anthropic" else "openai",
                              result=lambda: self.result, at_call=lambda: self.replay.at_call,
                              push_screen=self.push_screen)
 
