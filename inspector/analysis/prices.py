@@ -15,7 +15,7 @@ The override file (JSON or TOML) names private or self-hosted models::
     cache_write_mtok = 0.25     # optional (1h writes: cache_write_1h_mtok)
 
 It is read from ``$CONTEXT_INSPECTOR_PRICES``, else ``prices.toml`` / ``prices.json`` in the
-user config dir (``inspector.paths.config_dir()`` once that module exists), or an explicit path.
+user config dir (``inspector.paths.config_dir()``), or an explicit path.
 """
 
 from __future__ import annotations
@@ -32,6 +32,8 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
+
+from ..paths import config_dir
 
 ENV_OVERRIDE = "CONTEXT_INSPECTOR_PRICES"
 
@@ -102,14 +104,10 @@ NO_OVERRIDES = Overrides(None, {})
 
 def override_path() -> Path | None:
     """Where the user's override file is: ``$CONTEXT_INSPECTOR_PRICES``, else ``prices.toml`` or
-    ``prices.json`` in the config dir (when ``inspector.paths`` provides one)."""
+    ``prices.json`` in the user config directory."""
     env = os.environ.get(ENV_OVERRIDE)
     if env:
         return Path(env)
-    try:
-        from ..paths import config_dir  # type: ignore[import-not-found]
-    except ImportError:
-        return None
     for name in ("prices.toml", "prices.json"):
         candidate = Path(config_dir()) / name
         if candidate.is_file():

@@ -15,7 +15,8 @@ def add_money_options(parser: argparse.ArgumentParser) -> None:
         "--prices",
         metavar="FILE",
         help="price override file (TOML or JSON, [models.\"NAME\"] input_mtok/output_mtok...) for models the "
-        "bundled genai-prices data does not know; default: $CONTEXT_INSPECTOR_PRICES",
+        "bundled genai-prices data does not know; default: $CONTEXT_INSPECTOR_PRICES, else prices.toml or "
+        "prices.json in the user config directory",
     )
 
 
