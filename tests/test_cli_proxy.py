@@ -105,3 +105,27 @@ def test_dash_dash_proxy_bad_theme_starts_nothing(tmp_path, capsys):
     assert code == 2
     assert err.startswith("context-inspector --proxy: error: ")
     assert not (tmp_path / "c").exists()
+
+
+def test_dash_dash_proxy_hands_the_viewer_the_theme_name_and_lets_the_session_choose_the_counting(tmp_path, capsys, monkeypatch):
+    # the viewer resolves the theme itself: a resolved Theme passed on crashed it (unhashable)
+    import inspector.tui.app as tui_app
+
+    seen = {}
+
+    def run_viewer(path, **kw):
+        seen.update(kw, path=path)
+        return 0
+
+    monkeypatch.setattr(tui_app, "run", run_viewer)
+    code, out, err = run(capsys, "--proxy", "--port", "0", "--dir", tmp_path / "c", "--theme", "dark")
+    assert code == 0
+    assert (seen["theme"], seen["encoding"], seen["profile"], seen["format"], seen["follow"]) == ("dark", None, None, "capture", True)
+
+
+def test_an_upstream_url_that_does_not_parse_is_a_usage_error_that_does_not_echo_it(tmp_path, capsys):
+    code, out, err = run(capsys, "proxy", "--anthropic-upstream", "http://user:sk-SECRETVALUE@127.0.0.1:notaport", "--dir", tmp_path / "c")
+    assert (code, out) == (2, "")
+    assert err == ("context-inspector proxy: error: --anthropic-upstream: not a valid URL "
+                   "(expected http://HOST[:PORT][/PATH]).\n")
+    assert not (tmp_path / "c").exists()

@@ -259,3 +259,28 @@ def test_upstream_url_keeps_a_base_path_once():
     assert str(upstream_url("https://gw.example/openai/", req)) == "https://gw.example/openai/v1/responses?api-version=2"
     assert upstream_headers({"Host": "127.0.0.1:8484", "Connection": "keep-alive", "Accept-Encoding": "gzip, br, zstd",
                              "x-api-key": KEY, "Content-Length": "12"}) == [("Accept-Encoding", "gzip"), ("x-api-key", KEY)]
+
+
+def test_an_existing_capture_directory_keeps_its_mode_and_a_new_one_is_owner_only(tmp_path):
+    from inspector.proxy.capture_writer import prepare_dir
+
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    os.chmod(shared, 0o755)
+    prepare_dir(shared)
+    assert stat.S_IMODE(shared.stat().st_mode) == 0o755  # never loosened nor tightened (think /tmp)
+    fresh = prepare_dir(tmp_path / "a" / "new")
+    assert stat.S_IMODE(fresh.stat().st_mode) == 0o700
+
+
+def test_credentials_an_upstream_echoes_are_redacted_and_paths_logged_inert():
+    from inspector.proxy.capture_writer import Exchange, record
+    from inspector.proxy.server import _log_line, secret_values
+
+    secrets = secret_values({"Authorization": "Bearer zzTOKENzz987654321opaque", "x-api-key": "plainkey-1234"})
+    error = b'{"error": {"message": "invalid token zzTOKENzz987654321opaque and plainkey-1234"}}'
+    ex = Exchange("openai", "chat", "POST", "/v1/x\x1b]0;PWNED\x07/v1/chat/completions", b"{}", status=401,
+                  chunks=[error], secrets=secrets)
+    line = record(ex, 1)
+    assert line["response_error"] == {"error": {"message": "invalid token (redacted) and (redacted)"}}
+    assert "\x1b" not in _log_line(ex, True) and "\\x1b" in _log_line(ex, True)

@@ -51,8 +51,8 @@ def _parser(tui: bool) -> argparse.ArgumentParser:
     p.add_argument("--dir", type=Path, metavar="DIR", help="directory for capture files (default: 'captures' in the user data directory)")
     if tui:
         p.add_argument("--theme", metavar="NAME", help="colour theme")
-        p.add_argument("--encoding", choices=ENCODINGS, default="cl100k_base", help="token counter (default: cl100k_base)")
-        p.add_argument("--profile", choices=PROFILES, default="anthropic", help="message framing to count with (default: anthropic)")
+        p.add_argument("--encoding", choices=ENCODINGS, help="token counter (default: the tokenizer of the captured model)")
+        p.add_argument("--profile", choices=PROFILES, help="message framing to count with (default: the captured requests' provider)")
     else:
         p.add_argument("--quiet", action="store_true", help="no line per request on stderr")
     return p
@@ -63,8 +63,13 @@ def _config(args: argparse.Namespace, log: bool):
 
     for name in ("anthropic_upstream", "openai_upstream"):
         url = getattr(args, name)
+        option = f"--{name.replace('_', '-')}"
+        try:
+            shown = public_url(url)
+        except ValueError:  # not even a URL: say so without echoing it (it may hold a key)
+            raise ProxyUsageError(f"{option}: not a valid URL (expected http://HOST[:PORT][/PATH]).") from None
         if not url.startswith(("http://", "https://")):
-            raise ProxyUsageError(f"--{name.replace('_', '-')} {public_url(url)!r}: expected an http:// or https:// URL.")
+            raise ProxyUsageError(f"{option} {shown!r}: expected an http:// or https:// URL.")
     host = args.host or "127.0.0.1"
     if not is_loopback(host):
         sys.stderr.write(
@@ -81,8 +86,16 @@ def _config(args: argparse.Namespace, log: bool):
     )
 
 
-def _how_to(port: int, path: Path) -> str:
-    base = f"http://127.0.0.1:{port}"
+def _listen_url(host: str, port: int) -> str:
+    """The URL a client on this machine uses: the host the proxy listens on (a wildcard address:
+    loopback), IPv6 in brackets."""
+    if host in ("", "0.0.0.0", "::", "0"):
+        host = "127.0.0.1"
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+
+
+def _how_to(host: str, port: int, path: Path) -> str:
+    base = _listen_url(host, port)
     return (
         f"context-inspector proxy: listening on {base}\n"
         f"  capture:     {path}\n"
@@ -101,7 +114,7 @@ async def _serve(config) -> int:
         loop.add_signal_handler(sig, stop.set)
     sys.stdout.write(f"{proxy.writer.path}\n")
     sys.stdout.flush()
-    sys.stderr.write(_how_to(proxy.port, proxy.writer.path) + "  Ctrl+C to stop.\n")
+    sys.stderr.write(_how_to(config.host, proxy.port, proxy.writer.path) + "  Ctrl+C to stop.\n")
     sys.stderr.flush()
     try:
         await stop.wait()
@@ -124,7 +137,7 @@ def cmd_proxy_tui(args: argparse.Namespace) -> int:
     from ..tui.themes import ThemeError, resolve
 
     try:
-        args.theme = resolve(args.theme)  # a bad theme name stops here, before the proxy starts
+        resolve(args.theme)  # a bad theme name stops here, before the proxy starts (the viewer resolves it again)
     except ThemeError as exc:
         raise ProxyUsageError(str(exc)) from None
     background = BackgroundProxy(_config(args, log=False))

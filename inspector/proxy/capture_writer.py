@@ -62,6 +62,8 @@ class Exchange:
     duration_ms: float | None = None
     client_disconnected: bool = False
     upstream_error: str | None = None
+    #: The request's credential values (in memory only): redacted wherever an upstream echoes them.
+    secrets: tuple[bytes, ...] = field(default=(), repr=False)
 
 
 def utc(ts: float) -> str:
@@ -69,10 +71,11 @@ def utc(ts: float) -> str:
 
 
 def prepare_dir(directory: Path) -> Path:
-    """``directory`` created owner-only (an existing one is tightened to 0700)."""
-    directory.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
-    if directory.stat().st_mode & 0o077:
-        os.chmod(directory, DIR_MODE)
+    """``directory``, created owner-only when it does not exist. An existing directory keeps its
+    mode (the capture file itself is created 0600, exclusively)."""
+    if not directory.exists():
+        directory.mkdir(mode=DIR_MODE, parents=True)
+        os.chmod(directory, DIR_MODE)  # mkdir's mode is masked by the umask
     return directory
 
 
@@ -144,7 +147,9 @@ def record(ex: Exchange, n: int) -> dict[str, Any]:
     if problem:
         line["response_note"] = problem
     elif ex.status >= 400:
-        body = KEY_LIKE.sub(b"(redacted)", body)  # an "invalid key" error may echo part of the key
+        for secret in ex.secrets:  # an "invalid token" error may echo the credential itself
+            body = body.replace(secret, b"(redacted)")
+        body = KEY_LIKE.sub(b"(redacted)", body)  # or part of a key
         try:
             line["response_error"] = orjson.loads(body)
         except orjson.JSONDecodeError:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import logging
 import sys
 import time
 from collections.abc import Callable, Mapping
@@ -32,6 +33,7 @@ import aiohttp
 from aiohttp import web
 from yarl import URL
 
+from ..textsafe import visible
 from .capture_writer import CaptureWriter, Exchange
 
 ANTHROPIC_API = "https://api.anthropic.com"
@@ -80,6 +82,27 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host.strip("[]")).is_loopback
     except ValueError:
         return False
+
+
+_SILENT = logging.getLogger("inspector.proxy.aiohttp")
+_SILENT.addHandler(logging.NullHandler())
+_SILENT.propagate = False
+
+#: Request headers whose values are credentials: forwarded, never written (and redacted from what
+#: an upstream echoes back).
+SECRET_HEADERS = ("authorization", "x-api-key", "api-key", "proxy-authorization", "x-goog-api-key")
+
+
+def secret_values(headers: Mapping[str, str]) -> tuple[bytes, ...]:
+    """The credential values a request carries, whole and without a ``Bearer``-style scheme."""
+    out: list[bytes] = []
+    for name, value in headers.items():
+        if name.lower() in SECRET_HEADERS and value.strip():
+            out.append(value.strip().encode("utf-8", "replace"))
+            scheme, _, token = value.strip().partition(" ")
+            if token.strip():
+                out.append(token.strip().encode("utf-8", "replace"))
+    return tuple(sorted(set(out), key=len, reverse=True))
 
 
 def public_url(url: str) -> str:
@@ -150,7 +173,10 @@ class Proxy:
             connector=aiohttp.TCPConnector(limit=0, ttl_dns_cache=300),
             skip_auto_headers=("User-Agent", "Accept", "Accept-Encoding", "Content-Type"),
         )
-        app = web.Application(client_max_size=MAX_BODY, handler_args={"max_field_size": 65536, "auto_decompress": False})
+        # aiohttp logs a malformed request with its raw header line (an Authorization value
+        # included): its server logger is silenced, the client still gets its 400
+        app = web.Application(client_max_size=MAX_BODY, handler_args={
+            "max_field_size": 65536, "auto_decompress": False, "logger": _SILENT})
         app.router.add_route("*", "/{tail:.*}", self.handle)
         self._runner = web.AppRunner(app, access_log=None, handle_signals=False)
         await self._runner.setup()
@@ -175,7 +201,8 @@ class Proxy:
         provider, api, recorded = route(request.path, request.headers)
         base = self.config.upstreams[provider]
         body = await request.read()
-        exchange = Exchange(provider, api, request.method, request.path, body, request.headers.get("Content-Encoding"))
+        exchange = Exchange(provider, api, request.method, request.path, body, request.headers.get("Content-Encoding"),
+                            secrets=secret_values(request.headers))
         started = time.perf_counter()
         try:
             return await self._forward(request, base, body, exchange)
@@ -223,6 +250,8 @@ class Proxy:
                 ex.client_disconnected = True
             except aiohttp.ClientPayloadError as exc:  # the upstream broke off mid-body
                 ex.upstream_error = f"the upstream's response ended early ({type(exc).__name__})"
+                if request.transport is not None:  # break off the client's response too, as a direct connection would
+                    request.transport.abort()
             return response
         except asyncio.CancelledError:
             ex.client_disconnected = True
@@ -241,4 +270,4 @@ def _log_line(ex: Exchange, recorded: bool) -> str:
         extra += " (client disconnected)"
     if not recorded:
         extra += " (passed through, not recorded)"
-    return f"{ex.method} {ex.path} -> {status} {ex.provider} {ex.duration_ms} ms{extra}"
+    return f"{ex.method} {visible(ex.path)} -> {status} {ex.provider} {ex.duration_ms} ms{extra}"
