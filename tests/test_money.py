@@ -16,7 +16,7 @@ from inspector.analysis.cache import (
     ANTHROPIC_TTL, CachePolicy, CacheSplit, NO_CACHE, common_prefix_tokens, policy_for, simulate, split_call,
 )
 from inspector.analysis.money import MoneyOptions, call_time, session_money
-from inspector.analysis.predict import not_in_file_per_call
+from inspector.analysis.predict import predictions
 from inspector.analysis.prices import ENV_OVERRIDE, PriceError, TokenSplit, load_overrides, price, prices_as_of
 from inspector.model import Message, Session, TextBlock, ToolCallBlock, ToolResultBlock, Usage
 
@@ -312,7 +312,7 @@ def test_codex_reads_only_up_to_the_previous_turns_first_output_at_a_new_prompt(
     a = analyze(session, encoding="approx")
     overhead, prefix = a.table.overhead, a.table.prefix
     # nothing recorded: every request starts with the typical Codex part not in the file
-    hidden = not_in_file_per_call(a.view, a.table)
+    hidden = [p.not_in_file for p in predictions(a.view, a.table)]
     assert hidden == [9400] * 4
     front = hidden[0] + overhead
     for money in (session_money(a.view, a.table), session_money(a.view, a.table, "fifo")):

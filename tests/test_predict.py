@@ -150,3 +150,16 @@ def test_compacting_presets_take_the_session_window_unless_the_user_sets_it():
     assert with_session_window(settings, recorded, {"context_window"}).context_window == 272_000  # --set wins
     unknown = Session(format="jsonl", messages=[])  # no model: the window would be assumed, so keep the preset's
     assert with_session_window(settings, unknown, set()).context_window == 272_000
+
+
+def test_a_plan_at_every_call_and_at_the_next_starts_from_its_predicted_tokens():
+    # the Claude Code fixture re-sends thinking within its turns: plans, replay and the viewer
+    # must agree on each call's whole input (the re-sent reasoning included)
+    import inspector
+    from pathlib import Path
+
+    path = Path(__file__).parent / "fixtures" / "real" / "claude_code" / "3f2b9c1e-5d4a-4e8b-9c71-2a6f0d8e4b13.jsonl"
+    a = inspector.analyze(inspector.load(path), "cl100k_base", "anthropic")
+    calls = inspector.replay(a).calls
+    assert [inspector.plan(a, at_call=c.call).tokens_before for c in calls] == [c.predicted_tokens for c in calls]
+    assert inspector.plan(a).tokens_before == inspector.next_call(a).predicted_tokens

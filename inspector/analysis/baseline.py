@@ -105,10 +105,31 @@ def reasoning_resets(view: SessionView) -> list[bool]:
     return out
 
 
+def next_resent_reasoning(view: SessionView, table: TokenTable, context_start: int) -> int:
+    """The reasoning the call after the whole session would re-send: what the last call carried
+    plus what it produced, unless a compaction (``context_start``: where the next call's context
+    starts) or a new turn of a model that drops earlier reasoning lies between them."""
+    if not view.calls:
+        return 0
+    last = view.calls[-1]
+    if context_start != last.context_start:
+        return 0
+    next_turn = view.turn_of[-1] if len(view) else last.turn
+    model = None
+    for call in reversed(view.calls):
+        usage = view.messages[call.message_index].usage
+        if usage is not None and usage.model:
+            model = usage.model
+            break
+    if next_turn != last.turn and not _keeps_reasoning(model):
+        return 0
+    return resent_reasoning(view, table)[-1] + produced_reasoning(view, table)[-1]
+
+
 def baseline_tokens(view: SessionView, table: TokenTable) -> list[int]:
     """The input tokens of every model call without pruning, in call order."""
     return [v + r for v, r in zip(visible_input(view, table), resent_reasoning(view, table))]
 
 
-__all__ = ["REASONING_KEPT_ACROSS_TURNS", "baseline_tokens", "call_reasoning", "produced_reasoning", "reasoning_resets",
-           "resent_reasoning", "visible_input"]
+__all__ = ["REASONING_KEPT_ACROSS_TURNS", "baseline_tokens", "call_reasoning", "next_resent_reasoning",
+           "produced_reasoning", "reasoning_resets", "resent_reasoning", "visible_input"]

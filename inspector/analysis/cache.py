@@ -130,7 +130,10 @@ def simulate(
     previous_time: float | None = None
     for k, ((total, shared), t) in enumerate(zip(requests, times)):
         gap = None if k == 0 or t is None or previous_time is None else t - previous_time
-        out.append(split_call(total, shared, gap, policy, warm))
+        # a request is never below 0 tokens: where the file's count exceeds what was recorded,
+        # the part not in the file is negative and a pruned request could come out below 0
+        total = max(total, 0)
+        out.append(split_call(total, min(max(shared, 0), total), gap, policy, warm))
         previous_time = t if t is not None else previous_time
     return out
 

@@ -26,7 +26,7 @@ from ..strategies.compact import NAME as COMPACT, compact_now, fires
 from ..strategies.pipeline import STRATEGIES, start
 from ..tokens import TokenTable
 from ..units import SessionView
-from .baseline import baseline_tokens, resent_reasoning
+from .baseline import baseline_tokens
 
 _FOLDED = "summarized by compact: folded into the summary of the compaction before call {}"
 
@@ -83,10 +83,10 @@ def replay_compacting(
     view: SessionView, table: TokenTable, names: tuple[str, ...], settings, not_in_file: Sequence[int]
 ) -> list[CompactingCall]:
     """Every model call of the session under ``names`` with compaction state kept across calls
-    (summary calls included, in order). ``not_in_file[k]``: what call k+1 sent that the file does
-    not show (:mod:`.predict`), in every total like the tool definitions."""
+    (summary calls included, in order). ``not_in_file[k]``: what call k+1's plan adds to its
+    overhead (:func:`.predict.hidden_per_call`: the part the file does not show and the re-sent
+    reasoning), in every total like the tool definitions."""
     baselines = baseline_tokens(view, table)
-    resent = resent_reasoning(view, table)
     messages = view.messages
     out: list[CompactingCall] = []
     state: _State | None = None
@@ -111,13 +111,13 @@ def replay_compacting(
             compact_now(w, why)
             summary = next((s for s in reversed(w.inserted) if s.by == COMPACT), None)
             if summary is not None and w.total() < before:
-                out.append(CompactingCall(n, call.message_index, call.turn, "summary", 0, None, before + resent[n - 1]))
+                out.append(CompactingCall(n, call.message_index, call.turn, "summary", 0, None, before))
                 slots = [s for s in w.order if type(s) is int or s is summary or w.order.index(s) > w.order.index(summary)]
                 after = view.calls[n - 2].message_index if n > 1 else -1
                 state = _State(tuple(slots), call.message_index, n, after)
                 compacted_by = COMPACT
         usage = messages[call.message_index].usage
         recorded = usage.context_tokens if usage is not None else None
-        out.append(CompactingCall(n, call.message_index, call.turn, "call", baselines[n - 1], recorded, w.total() + resent[n - 1], compacted_by))
+        out.append(CompactingCall(n, call.message_index, call.turn, "call", baselines[n - 1], recorded, w.total(), compacted_by))
         previous = (call, recorded) if state is None else None
     return out

@@ -34,7 +34,7 @@ from typing import Literal
 from ..model import Session
 from ..tokens import TokenTable
 from ..units import SessionView
-from .baseline import baseline_tokens
+from .baseline import baseline_tokens, next_resent_reasoning, resent_reasoning
 from .session_facts import agent_of, agent_version_of, call_model, session_model
 
 Basis = Literal["recorded", "before compaction", "typical", "none"]
@@ -263,30 +263,35 @@ def _fit_calls(
 
 
 def _next_baseline(view: SessionView, table: TokenTable, context_start: int) -> int:
+    """The next call's baseline, as the calls' own: what the file shows plus the reasoning it re-sends."""
     roles = view.roles
     system = sum(t for i, t in enumerate(table.totals[:context_start]) if roles[i] == "system")
-    return table.overhead + system + table.range_total(context_start, len(view))
+    visible = table.overhead + system + table.range_total(context_start, len(view))
+    return visible + next_resent_reasoning(view, table, context_start)
 
 
-def not_in_file_per_call(view: SessionView, table: TokenTable) -> list[int]:
-    """The *not in file* part of every model call's input, in call order (what replay hands
-    each call's plan as request overhead)."""
-    return [c.not_in_file for c in predictions(view, table)]
+def hidden_per_call(view: SessionView, table: TokenTable) -> list[int]:
+    """What every model call's plan adds to its request overhead, in call order: the *not in
+    file* part plus the reasoning the call re-sends (neither is a message a strategy can drop)."""
+    return [c.not_in_file + r for c, r in zip(predictions(view, table), resent_reasoning(view, table))]
 
 
 __all__ = [
-    "CallPrediction", "Fit", "TYPICAL", "Typical", "next_call", "not_in_file_at", "not_in_file_per_call", "predictions",
+    "CallPrediction", "Fit", "TYPICAL", "Typical", "hidden_per_call", "next_call", "not_in_file_at", "predictions",
     "recorded_tokens", "tokenizer_label", "typical_for",
 ]
 
 
 def not_in_file_at(view: SessionView, table: TokenTable, at_call: int | None) -> int:
-    """The *not in file* part of model call ``at_call`` (1-based, negative from the end; None:
-    the next call): what a plan at that call adds to its request overhead."""
+    """What a plan at model call ``at_call`` (1-based, negative from the end; None: the next
+    call) adds to its request overhead: the *not in file* part plus the re-sent reasoning, so the
+    plan's total before any strategy is the call's ``predicted_tokens``."""
+    from ..strategies.pipeline import context_start_of
+
     call = view.call_for(at_call) if at_call is not None else None
     if call is None:
-        return next_call(view, table).not_in_file
-    return predictions(view, table)[call.number - 1].not_in_file
+        return next_call(view, table).not_in_file + next_resent_reasoning(view, table, context_start_of(view, None))
+    return hidden_per_call(view, table)[call.number - 1]
 
 
 def tokenizer_label(table: TokenTable, model: str | None = None) -> str:

@@ -112,9 +112,11 @@ def replay(
 
     baselines = baseline_tokens(view, table)
     predicted = predictions(view, table, baselines)
-    hidden = [p.not_in_file for p in predicted]
+    resent = resent_reasoning(view, table)
+    # each plan's overhead: the part not in the file and the reasoning the call re-sends
+    hidden = [p.not_in_file + r for p, r in zip(predicted, resent)]
     if compacting(names):  # the history after a compaction is a state: replay call by call
-        return _replay_compacting(view, table, names, settings, numbers, progress, predicted)
+        return _replay_compacting(view, table, names, settings, numbers, progress, predicted, hidden)
     if not names:
         tokens = [predicted[n - 1].predicted_tokens for n in numbers]
         if progress is not None:
@@ -127,9 +129,6 @@ def replay(
             tokens.append(_pipeline_tokens(view, table, names, settings, n, hidden[n - 1]))
             if progress is not None:
                 progress(done, len(numbers))
-    if names:  # reasoning re-sent within a turn is outside the messages a strategy plans
-        resent = resent_reasoning(view, table)
-        tokens = [t + resent[n - 1] for n, t in zip(numbers, tokens)]
     out = Replay(names, settings, session_calls=len(view.calls))
     for n, t in zip(numbers, tokens):
         call = view.calls[n - 1]
@@ -139,10 +138,10 @@ def replay(
     return out
 
 
-def _replay_compacting(view, table, names, settings, numbers, progress, predicted) -> Replay:
+def _replay_compacting(view, table, names, settings, numbers, progress, predicted, hidden) -> Replay:
     wanted = set(numbers)
     out = Replay(names, settings, session_calls=len(view.calls))
-    for c in replay_compacting(view, table, names, settings, [p.not_in_file for p in predicted]):
+    for c in replay_compacting(view, table, names, settings, hidden):
         if c.call in wanted:
             # a summary call the compaction adds has no counterpart without the pipeline
             p = predicted[c.call - 1]

@@ -106,7 +106,8 @@ def render_info(report: dict[str, Any], out: Console) -> None:
     table.add_row(T("reply priming"), T(""), N(tokens["reply_priming"]), T(_pct(tokens["reply_priming"], total)), style="dim")
     out.print(table)
     note = (
-        f"Every message in the file ({tokens['messages']:,}) plus what each request adds once: the tool definitions "
+        f"Every message in the file ({tokens['messages']:,}) plus what each request adds once: the part not in "
+        f"the file at the next call ({tokens['not_in_file']:,}), the tool definitions "
         f"({tokens['tool_definitions']:,}) and the tokens that prime the reply ({tokens['reply_priming']:,})."
     )
     nxt = report["context_next_call"]
