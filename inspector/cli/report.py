@@ -148,11 +148,9 @@ def info_report(analysis: Analysis, largest: int = 10) -> dict[str, Any]:
 
     return {
         "session": session_report(analysis),
-        "encoding": table.encoding,
-        "exact": table.exact,
+        **counting_report(analysis),
         "profile": table.profile,
         "model": nxt.model or window.model,
-        "tokenizer": tokenizer_label(table, nxt.model),
         "window": {"tokens": window.tokens, "source": window.source, "reserved": window.reserved,
                    "reserved_note": window.reserved_note, "budget": window.budget},
         "fit": nxt.fit.as_dict(),
@@ -201,6 +199,16 @@ def skipped_report(skipped: Sequence[Skipped]) -> dict[str, Any]:
         "ignored_at": {reason: places[reason] for reason in order},
         "errors": errors,
     }
+
+
+def counting_report(analysis: Analysis) -> dict[str, Any]:
+    """Which tokenizer counted and whether its counts are exact for the session's model: one
+    label for every report (``encoding``, ``exact``, ``tokenizer``)."""
+    from ..tokens import resolve
+
+    table = analysis.table
+    r = resolve(table.model or next_call(analysis.view, table).model, table.encoding, table.profile)
+    return {"encoding": table.encoding, "exact": r.exact, "tokenizer": r.label}
 
 
 def next_call_tokens(analysis: Analysis) -> dict[str, Any]:
@@ -337,7 +345,7 @@ def plan_report(analysis: Analysis, plan: CheckedPlan) -> dict[str, Any]:
     call = plan.call
     return {
         "session": session_report(analysis),
-        "encoding": analysis.table.encoding,
+        **counting_report(analysis),
         "profile": analysis.table.profile,
         "at_call": call.number if call is not None else None,
         "current_turn": plan.current_turn,
@@ -400,7 +408,7 @@ def replay_report(analysis: Analysis, result: Replay, pipeline: list[dict[str, A
     recorded_total = sum(c["recorded_tokens"] for c in with_usage) if with_usage else None
     return {
         "session": session_report(analysis),
-        "encoding": analysis.table.encoding,
+        **counting_report(analysis),
         "profile": analysis.table.profile,
         "pipeline": pipeline,
         "fit": next_call(analysis.view, analysis.table).fit.as_dict(),
@@ -429,7 +437,7 @@ def compare_report(
     last = analysis.view.calls[-1].number if analysis.view.calls else None
     return {
         "session": session_report(analysis),
-        "encoding": analysis.table.encoding,
+        **counting_report(analysis),
         "profile": analysis.table.profile,
         "at_call": last,
         "settings": {k: _jsonable(v) for k, v in settings.model_dump().items()},
