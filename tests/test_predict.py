@@ -163,3 +163,15 @@ def test_a_plan_at_every_call_and_at_the_next_starts_from_its_predicted_tokens()
     calls = inspector.replay(a).calls
     assert [inspector.plan(a, at_call=c.call).tokens_before for c in calls] == [c.predicted_tokens for c in calls]
     assert inspector.plan(a).tokens_before == inspector.next_call(a).predicted_tokens
+
+
+def test_model_option_sets_the_window_in_info(capsys):
+    from pathlib import Path
+
+    from cli_helpers import as_json
+
+    path = Path(__file__).parent / "fixtures" / "real" / "claude_code" / "agentcmd_full-session-four.jsonl"
+    d = as_json(capsys, "info", path, "--model", "gpt-4o")
+    assert (d["model"], d["window"]["tokens"], d["window"]["source"], d["tokenizer"]) == ("gpt-4o", 128_000, "genai-prices", "o200k_base (exact)")
+    d = as_json(capsys, "info", path)
+    assert (d["model"], d["window"]["tokens"], d["window"]["source"]) == ("claude-sonnet-4-5-20250929", 200_000, "Claude Code's 200K default")

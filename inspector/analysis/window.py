@@ -83,7 +83,7 @@ def window_for(model: str | None, agent: str | None = None, recorded: int | None
     what ``agent`` reserves of it."""
     if recorded:
         tokens, source = recorded, "recorded in the file"
-    elif agent == "claude_code" and model is not None:
+    elif agent == "claude_code" and model is not None and "claude" in model.lower():
         found = _table_window(model)
         tokens = min(found or CLAUDE_CODE_WINDOW, CLAUDE_CODE_WINDOW)
         source = "Claude Code's 200K default"

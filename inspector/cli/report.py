@@ -18,6 +18,7 @@ from ..analysis.breakdown import flag_counts, largest_messages, tool_tokens, uni
 from ..analysis.calibrate import CallUsage, call_usage
 from ..analysis.context import next_call as visible_next_call
 from ..analysis.predict import next_call, predictions, tokenizer_label
+from ..analysis.session_facts import model_of
 from ..analysis.window import session_window
 from ..model import ImageBlock, Message, Session, Skipped, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock
 from ..units import UnitKind
@@ -115,7 +116,9 @@ def info_report(analysis: Analysis, largest: int = 10) -> dict[str, Any]:
     by_kind[UnitKind.NOT_IN_FILE.value] = nxt.not_in_file
     tool_definitions, reply_priming = table.tools, table.reply_priming
     total = message_tokens + nxt.not_in_file + tool_definitions + reply_priming
-    window = session_window(session)
+    # --model (the table's model when it is not the file's) sets the window as it sets the tokenizer
+    override = table.model if table.model and table.model != model_of(session) and table.model != session.model else None
+    window = session_window(session, override)
 
     largest_rows = []
     for i in largest_messages(table, largest):
@@ -150,7 +153,7 @@ def info_report(analysis: Analysis, largest: int = 10) -> dict[str, Any]:
         "session": session_report(analysis),
         **counting_report(analysis),
         "profile": table.profile,
-        "model": nxt.model or window.model,
+        "model": override or nxt.model or window.model,
         "window": {"tokens": window.tokens, "source": window.source, "reserved": window.reserved,
                    "reserved_note": window.reserved_note, "budget": window.budget},
         "fit": nxt.fit.as_dict(),
