@@ -39,11 +39,15 @@ async def test_viewer_follows_the_proxy_capture(tmp_path):
             assert app.follow.following
             # every wait below is on its condition: under load a poll can come late (the watcher
             # and the fallback poll are spaced by their cost), so the limit is only against a hang
+            # read each response whole: leaving early disconnects mid-stream, and the capture then
+            # (rightly) lacks the usage the stream's last events carry
             async with client.post(base, data=FIRST, headers=ANTHROPIC_HEADERS) as r:
                 assert r.status == 200
+                await r.read()
             assert await wait_for(pilot, lambda: len(app.view) == 3, seconds=WAIT), len(app.view)
             async with client.post(base, data=SECOND, headers=ANTHROPIC_HEADERS) as r:
                 assert r.status == 200
+                await r.read()
             assert await wait_for(pilot, lambda: len(app.view) == 5, seconds=WAIT), len(app.view)
             assert await wait_for(pilot, lambda: "5 messages" in status_text(app), seconds=WAIT), status_text(app)
             messages = app.session.messages
