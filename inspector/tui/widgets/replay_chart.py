@@ -205,7 +205,8 @@ class ReplayChart(Widget):
         known = [p for p in self.points.values()]
         base_total = sum(p.baseline for p in known)
         pipe_total = sum(p.tokens for p in known)
-        segs += [Segment("░ baseline ", s_base), Segment(f"{base_total:,}  ", label)]
+        # the whole input each call had with no strategy (replay's predicted_tokens), not the CLI's baseline column
+        segs += [Segment("░ no strategy ", s_base), Segment(f"{base_total:,}  ", label)]
         saving = 100.0 * (base_total - pipe_total) / base_total if base_total else 0.0
         segs += [Segment("█ pipeline ", s_pipe), Segment(f"{pipe_total:,} (−{saving:.1f}%)  ", label)]
         if self.pending:
