@@ -43,21 +43,13 @@ print(json.dumps({"wall": wall, "cpu": cpu, "processed": run.processed, "skipped
 
 
 def write_sessions(folder: Path, n: int, messages: int) -> int:
-    from gen_session import generate
+    from gen_session import generate, write_jsonl
 
     total = 0
     for k in range(n):
         session = generate(messages, seed=1000 + k)
         path = folder / f"s{k:05d}.jsonl"
-        with path.open("w") as fh:
-            for m in session.messages:
-                record: dict = {"role": m.role, "content": m.text or None}
-                if m.tool_calls:
-                    record["tool_calls"] = [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in m.tool_calls]
-                if m.role == "tool":
-                    record["tool_call_id"] = m.tool_results[0].tool_call_id
-                    record["content"] = m.tool_results[0].content
-                fh.write(json.dumps(record) + "\n")
+        write_jsonl(session, path)
         total += path.stat().st_size
     return total
 

@@ -101,6 +101,19 @@ def generate(n: int, seed: int = 1234) -> Session:
     return Session(format="inspector", messages=g.messages)
 
 
+def write_jsonl(session: Session, path) -> None:
+    """``session`` as the inspector's JSONL, one message a line."""
+    with open(path, "w") as fh:
+        for m in session.messages:
+            record: dict = {"role": m.role, "content": m.text or None}
+            if m.tool_calls:
+                record["tool_calls"] = [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in m.tool_calls]
+            if m.role == "tool":
+                record["tool_call_id"] = m.tool_results[0].tool_call_id
+                record["content"] = m.tool_results[0].content
+            fh.write(json.dumps(record) + "\n")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("size", type=int)
@@ -110,16 +123,7 @@ def main() -> None:
     session = generate(a.size, a.seed)
     print(f"{len(session.messages)} messages")
     if a.out:
-        with open(a.out, "w") as fh:
-            for m in session.messages:
-                record: dict = {"role": m.role}
-                record["content"] = m.text or None
-                if m.tool_calls:
-                    record["tool_calls"] = [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in m.tool_calls]
-                if m.role == "tool":
-                    record["tool_call_id"] = m.tool_results[0].tool_call_id
-                    record["content"] = m.tool_results[0].content
-                fh.write(json.dumps(record) + "\n")
+        write_jsonl(session, a.out)
 
 
 if __name__ == "__main__":
