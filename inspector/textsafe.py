@@ -74,6 +74,12 @@ def visible(text: str) -> str:
     return _UNSAFE.sub(_replace, text)
 
 
+def visible_line(text: str) -> str:
+    """:func:`visible` for text that must stay on one line (an error message, which may quote a
+    file name holding a line break): newlines and tabs are escaped too."""
+    return visible(text).replace("\n", "\\n").replace("\t", "\\t")
+
+
 def has_unsafe(text: str) -> bool:
     """True if :func:`visible` would change ``text``."""
     return _UNSAFE.search(text) is not None or _EMOJI_GLUE.search(text) is not None
@@ -95,4 +101,4 @@ def _json_escape_char(m: re.Match[str]) -> str:
     return f"\\u{0xD800 + (cp >> 10):04x}\\u{0xDC00 + (cp & 0x3FF):04x}"
 
 
-__all__ = ["has_unsafe", "json_escape", "visible"]
+__all__ = ["has_unsafe", "json_escape", "visible", "visible_line"]

@@ -428,3 +428,13 @@ def test_latin1_is_named_with_line_and_byte_offset(capsys, tmp_path):
     code, out, err = run(capsys, "info", path)
     assert code == 2
     assert f"{path}: line 2, byte offset 66: byte 0xe9 is not valid UTF-8 (it looks like Latin-1 or Windows-1252 text: 0xe9 would be 'é')" in err
+
+
+def test_an_error_naming_a_file_with_a_line_break_stays_one_line(capsys, tmp_path):
+    from cli_helpers import run
+
+    path = tmp_path / "new\nline.jsonl"
+    path.write_text("not json\n")
+    code, out, err = run(capsys, "info", path)
+    assert code == 2
+    assert err.count("\n") == 1 and "new\\nline.jsonl" in err
