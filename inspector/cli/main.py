@@ -27,7 +27,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .. import __version__
-from ..textsafe import visible
+from ..textsafe import visible, visible_line
 from ..tokens import ENCODINGS
 from .options import (
     ENCODING_HELP,
@@ -495,14 +495,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return command(args)
     except _expected_errors() as exc:
-        sys.stderr.write(f"{prog}: error: {visible(str(exc))}\n")
+        sys.stderr.write(f"{prog}: error: {visible_line(str(exc))}\n")
         return EXIT_USAGE
     except BrokenPipeError:  # `context-inspector info x | head`
         sys.stderr.close()
         return 0
     except OSError as exc:  # writing the export, reading a file that vanished...
         where = f" {exc.filename}:" if getattr(exc, "filename", None) else ""
-        sys.stderr.write(visible(f"{prog}: error:{where} {str(exc.strerror or exc).rstrip('.')}.\n"))
+        sys.stderr.write(visible_line(f"{prog}: error:{where} {str(exc.strerror or exc).rstrip('.')}.") + "\n")
         return EXIT_USAGE
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from typing import Any, NoReturn
 
-from ..textsafe import visible
+from ..textsafe import visible_line
 from ..tokens import ENCODINGS, PROFILES
 
 ENCODING_HELP = (
@@ -27,7 +27,7 @@ class Parser(argparse.ArgumentParser):
     """argparse, but a usage error is one paragraph (no usage dump) and exit code 2."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {visible(message)}. See '{self.prog} --help'.\n")
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {visible_line(message)}. See '{self.prog} --help'.\n")
 
 
 class UsageError(Exception):

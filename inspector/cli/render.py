@@ -16,6 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..textsafe import visible
+from .longtable import LONG, Column, print_long_table
 from .safeconsole import SafeConsole
 
 SHORT_ROLES = {"system": "sys", "assistant": "asst"}
@@ -385,33 +386,42 @@ def render_plan(report: dict[str, Any], out: Console) -> None:
         (f"Input of model call {at}" if at else "Input of the next model call")
         + f" (current turn {report['current_turn']}); pipeline: {_pipeline_text(report['pipeline'])}",
     ))
-    table = Table(box=box.SIMPLE_HEAD, show_footer=True)
-    table.add_column(T("#"), justify="right", no_wrap=True)
-    table.add_column(T("role"), no_wrap=True)
-    table.add_column(T("unit"), footer=T("total"), no_wrap=True)
-    table.add_column(T("turn"), justify="right", no_wrap=True)
-    table.add_column(T("tokens"), justify="right", footer=N(report["tokens_before"]), no_wrap=True)
-    table.add_column(T("after"), justify="right", footer=N(report["tokens_after"]), no_wrap=True)
-    table.add_column(T("status"), no_wrap=True)
-    table.add_column(T("reason"), overflow="fold", ratio=1)
-    for row in report["messages"]:
-        style = STATUS_STYLES.get(row["status"], "")
-        unit = row["unit"] if row["unit_id"] is None else f"{row['unit']} #{row['unit_id']}"
-        table.add_row(
-            T("+" if row["index"] is None else row["index"]),
-            T(SHORT_ROLES.get(row["role"], row["role"])),
-            T(unit),
-            N(row["turn"]),
-            N(row["tokens"]),
-            N(row["tokens_after"]),
-            T(row["status"], style),
-            T(row["reason"], "dim" if row["status"] == "kept" else style),
-        )
-    out.print(table)
+    columns = [
+        Column("#", right=True), Column("role"), Column("unit", footer=T("total")), Column("turn", right=True),
+        Column("tokens", right=True, footer=N(report["tokens_before"])),
+        Column("after", right=True, footer=N(report["tokens_after"])), Column("status"), Column("reason"),
+    ]
+    rows = [_plan_row(row) for row in report["messages"]]
+    if len(rows) > LONG:
+        print_long_table(out, columns, rows)
+    else:
+        table = Table(box=box.SIMPLE_HEAD, show_footer=True)
+        for col in columns[:-1]:
+            table.add_column(T(col.header), footer=col.footer or "", justify="right" if col.right else "left",
+                             no_wrap=True)
+        table.add_column(T(columns[-1].header), overflow="fold", ratio=1)
+        for cells in rows:
+            table.add_row(*cells)
+        out.print(table)
     out.print(_totals_text(report))
     for stage in report["stages"]:
         out.print(Text(f"  {stage['strategy']}: {stage['tokens_before']:,} -> {stage['tokens_after']:,}", style="dim"))
     render_violations(report["violations"], out)
+
+
+def _plan_row(row: dict[str, Any]) -> list[Text]:
+    style = STATUS_STYLES.get(row["status"], "")
+    unit = row["unit"] if row["unit_id"] is None else f"{row['unit']} #{row['unit_id']}"
+    return [
+        T("+" if row["index"] is None else row["index"]),
+        T(SHORT_ROLES.get(row["role"], row["role"])),
+        T(unit),
+        N(row["turn"]),
+        N(row["tokens"]),
+        N(row["tokens_after"]),
+        T(row["status"], style),
+        T(row["reason"], "dim" if row["status"] == "kept" else style),
+    ]
 
 
 def _totals_text(report: dict[str, Any]) -> Text:
