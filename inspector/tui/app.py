@@ -57,6 +57,7 @@ from .messages import CountDone, CountProgress, FollowPolled, PlanReady, ReplayP
 from .parts import Services, async_job_runner, thread_job_runner
 from .replay import Inputs, Replay
 from .screens.help import HelpScreen
+from .view_actions import VIEW_BINDINGS, ViewActions
 from .search import Search
 from .state import ParamError, PipelineState, Preset, available_presets, spec_for
 from .themes import DEFAULT_THEME, ThemeError, ThemeFile, builtin_themes, default_variables, resolve
@@ -76,7 +77,7 @@ SYNC_COUNT_BYTES = 2_000_000
 SYNC_COUNT_MESSAGES = 600
 
 
-class InspectorApp(App[int]):
+class InspectorApp(ViewActions, App[int]):
     CSS_PATH = "app.tcss"
     TITLE = "context-inspector"
     COMMANDS = App.COMMANDS | {InspectorCommands}
@@ -113,6 +114,7 @@ class InspectorApp(App[int]):
         Binding("t", "next_theme", "Theme", id="next-theme", tooltip="next colour theme"),
         Binding("f", "toggle_follow", "Follow", id="toggle-follow", tooltip="follow the file as it grows: on/off"),
         Binding("escape", "close_inputs", "Close", show=False, id="close", tooltip="close the search or value bar"),
+        *VIEW_BINDINGS,
     ]
 
     def notify(self, message: str, *, title: str = "", severity="information", timeout=None, markup: bool = True) -> None:
@@ -488,7 +490,7 @@ class InspectorApp(App[int]):
 
     def action_rules(self) -> None:
         if self.result is not None and self.result.plan is not None:
-            self.push_screen(rules_screen(self.result, self.list.selected, self.list.cursor))
+            self.push_screen(rules_screen(self.result, self.list.selected, self.list.result_row(self.list.cursor)))
 
     def palette_commands(self) -> list[Command]:
         return palette_commands(self)
