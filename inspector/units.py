@@ -202,7 +202,9 @@ def build_view(session: Session) -> SessionView:
             elif isinstance(b, TextBlock):
                 text_parts.append(b.text)
         first_text = text_parts[0] if text_parts else ""
-        summary = m.starts_context or (m.role in ("system", "user") and is_summary_text(first_text))
+        summary = (m.starts_context if m.is_summary is None else m.is_summary) or (
+            m.role in ("system", "user") and is_summary_text(first_text)
+        )
 
         if m.role == "user" and not m.only_tool_results:
             turn += 1
