@@ -17,7 +17,10 @@ OpenAI Agents SDK SQLite readers use it too.
   what the model wrote; the ``action`` as JSON otherwise). Hosted calls without ``call_id``
   (``web_search_call``...) -> a :class:`~inspector.model.RawBlock` in the assistant message.
 - Any ``*_output`` item with a ``call_id`` -> a ``tool`` message answering that call (linked by
-  ``call_id``, not ``id``).
+  ``call_id``, not ``id``). Calls recorded with an empty ``call_id`` (the Agents SDK stores ``""``
+  with other providers' models, though the model was sent real ids) are paired with outputs by
+  order: each gets the id ``unrecorded_<n>`` and the next output with an empty ``call_id``
+  answers the oldest of them (``extra["recorded_id"]`` keeps the ``""``).
 - ``compaction`` (opaque ``encrypted_content``) -> a user message holding a RawBlock with no
   countable text, ``starts_context=True``: the server drops what came before it.
 - With ``hold_system`` (Codex): a developer or system message that arrives while calls of the
@@ -135,6 +138,8 @@ class ItemReader:
         self.dirty = 0
         self.unanswered: set[str] = set()  # call ids of the latest response without an output yet
         self.held: list[Message] = []  # system messages that arrived while those calls ran
+        self.empty_ids: list[str] = []  # ids given to calls recorded with call_id "", unanswered, oldest first
+        self.empty_count = 0
 
     def take(self) -> tuple[int, list[Message]]:
         first = min(self.dirty, len(self.messages))
@@ -201,8 +206,12 @@ class ItemReader:
         if isinstance(t, str) and t.endswith("_output") and "call_id" in item:
             self.close_response()
             status = item.get("status")
+            call_id, recorded = str(item["call_id"]), {}
+            if not item["call_id"] and self.empty_ids:  # answers the oldest unanswered call without an id
+                call_id, recorded = self.empty_ids.pop(0), {"recorded_id": item["call_id"]}
             block = ToolResultBlock(
-                tool_call_id=str(item["call_id"]),
+                tool_call_id=call_id,
+                extra=recorded,
                 content=_result_content(item.get("output")),
                 is_error=status in ("failed", "incomplete") or item.get("success") is False,
             )
@@ -223,8 +232,13 @@ class ItemReader:
             extra = {k: item[k] for k in ("id", "status") if k in item}
             if t != "function_call":
                 extra["item_type"] = t
-            msg = self._extend(ToolCallBlock(id=str(item["call_id"]), name=str(name), arguments=args, extra=extra), source)
-            self.unanswered.add(str(item["call_id"]))
+            call_id = str(item["call_id"])
+            if not item["call_id"]:  # not recorded (Agents SDK with other providers' models): pair by order
+                self.empty_count += 1
+                call_id, extra["recorded_id"] = f"unrecorded_{self.empty_count}", item["call_id"]
+                self.empty_ids.append(call_id)
+            msg = self._extend(ToolCallBlock(id=call_id, name=str(name), arguments=args, extra=extra), source)
+            self.unanswered.add(call_id)
             return msg
         if t in OUTPUT_CALLS_WITHOUT_OUTPUT:
             return self._extend(RawBlock(raw=item, text=fields_text(item, VISIBLE_KEYS, nested=("action",))), source)
