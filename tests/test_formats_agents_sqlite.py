@@ -109,6 +109,6 @@ def test_calls_recorded_without_ids_are_paired_by_order(tmp_path):
     ]  # fmt: skip
     assert [r.tool_call_id for m in s.messages for r in m.tool_results] == [f"unrecorded_{k}" for k in range(1, 10)]
     assert s.messages[5].tool_calls[0].extra["recorded_id"] == ""
-    assert [view.flags[i] & 3 for i in range(len(s))] == [0] * len(s)  # no orphan call or result
+    assert [view.flags[i] & 3 for i in range(len(s.messages))] == [0] * len(s.messages)  # no orphan call or result
     assert (len(s.messages), len(view.calls)) == (54, 26)
     assert inspector.validate(s.messages) == {"openai": [], "anthropic": []}
