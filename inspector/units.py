@@ -281,10 +281,12 @@ def build_view(session: Session) -> SessionView:
     calls_out: list[ModelCall] = []
     context_start = 0
     for i, m in enumerate(messages):
-        if m.starts_context:
+        if m.starts_context and m.role != "assistant":
             context_start = i
         if m.role == "assistant":
             calls_out.append(ModelCall(len(calls_out) + 1, i, turn_of[i], context_start))
+            if m.starts_context:  # a reply holding the compaction (Anthropic): the calls after it start there
+                context_start = i
 
     return SessionView(
         session=session,
