@@ -321,3 +321,30 @@ def test_developer_message_while_a_call_runs_goes_after_its_output(tmp_path):
     assert inspector.validate(session.messages) == {"openai": [], "anthropic": []}
     unanswered = load(_lines(tmp_path, META, ASK, CALL, DEV))  # never answered: kept at the end
     assert [(m.role, m.source.line) for m in unanswered.messages] == [("system", 1), ("user", 2), ("assistant", 3), ("system", 4)]
+
+
+def test_sub_agent_rollouts_the_file_names_are_sidechains(tmp_path):
+    """0.145 multi-agent: sub_agent_activity names a spawned thread; its own rollout in the day
+    directory is read as a sidechain keyed by its agent path (one the directory lacks is not)."""
+    day = tmp_path / "sessions" / "2026" / "07" / "20"
+    day.mkdir(parents=True)
+    child = "019f80ee-401e-78f1-919f-34033e956ba8"
+    spawned = '"type":"event_msg","payload":{"type":"sub_agent_activity","agent_thread_id":"%s","agent_path":"%s","kind":"started"}'
+    parent = day / "rollout-2026-07-20T10-00-00-019f80ed-65ac-7eb3-9c28-98974664a887.jsonl"
+    parent.write_text("".join('{"timestamp":"t",' + r + "}\n" for r in (
+        META, ASK, spawned % (child, "/root/review_pr36"), spawned % ("019f-missing", "/root/gone"), ANSWER,
+    )))
+    (day / f"rollout-2026-07-20T10-00-05-{child}.jsonl").write_text("".join('{"timestamp":"t",' + r + "}\n" for r in (
+        '"type":"session_meta","payload":{"id":"%s","base_instructions":{"text":"You are an explorer."}}' % child,
+        '"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"Review PR 36"}]}',
+        ANSWER, USAGE % 700,
+    )))
+    s = load(parent)
+    assert list(s.sidechains) == ["/root/review_pr36"]
+    side = s.sidechains["/root/review_pr36"]
+    assert [(m.role, m.text) for m in side] == [("system", "You are an explorer."), ("user", "Review PR 36"), ("assistant", "All reviewed.")]
+    assert side[2].usage.context_tokens == 700
+    assert str(side[1].source) == f"rollout-2026-07-20T10-00-05-{child}.jsonl, line 2"
+    from inspector.formats.sidechain import open_sidechain
+
+    assert len(build_view(open_sidechain(s, "/root/review_pr36")).calls) == 1

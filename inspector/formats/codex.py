@@ -40,6 +40,11 @@ Every line is ``{"timestamp", "type", "payload"}``. How the records become a Ses
   are already read as system messages are not added twice (the inspector keeps system messages
   before a compaction). Older files: its ``message`` summary as a user message with
   ``starts_context=True``. Earlier messages stay visible as no longer sent.
+- Sub-agents (0.145 multi-agent): ``event_msg/sub_agent_activity`` names each spawned thread
+  (``agent_thread_id``, ``agent_path``); the sub-agent's own rollout
+  (``rollout-<time>-<thread id>.jsonl`` in the same day directory, or another day of the month) is
+  read into ``Session.sidechains`` keyed by its agent path (``/root/review_pr36_38``); its own
+  sub-agents are not read. A rollout the file names but the directory lacks is not listed.
 - ``turn_context`` (its model is each later call's ``Usage.model`` and, when no call records
   one, ``Session.model``; also kept in ``Session.extra["model"]``) and unknown record types are
   skipped with ``kind="ignored"``. ``Session.agent`` is ``codex``, ``agent_version`` the
@@ -52,7 +57,7 @@ from pathlib import Path
 from typing import Any
 
 from ..model import Block, Message, RawBlock, Session, SourceRef, TextBlock, Usage
-from .base import Format, Probe, register
+from .base import Format, Probe, SessionFormatError, register
 from .discovery import Discovery, SessionDetails, count_needles, first_records
 from .openai_responses import ItemReader
 from .reading import OPENAI, ModelTally, usage_from
@@ -82,6 +87,8 @@ class CodexStream:
         self._model: str | None = None
         self._models = ModelTally(self.session)
         self.recognised = 0
+        #: Sub-agent threads this thread spawned (``sub_agent_activity``): thread id -> agent path.
+        self.sub_agents: dict[str, str] = {}
 
     def feed(self, line: bytes, line_no: int) -> None:
         record = parse_line(line, line_no, self.session.skipped)
@@ -167,6 +174,9 @@ class CodexStream:
             return
         if etype in ("task_started", "task_complete", "turn_aborted"):
             self._items.close_response()
+        if etype == "sub_agent_activity" and isinstance(payload.get("agent_thread_id"), str):
+            path = payload.get("agent_path")
+            self.sub_agents.setdefault(payload["agent_thread_id"], path if isinstance(path, str) else payload["agent_thread_id"])
         self.session.skipped.append(ignored(source, f"event_msg/{etype}"))
 
     def _token_count(self, payload: dict[str, Any], source: SourceRef) -> None:
@@ -258,6 +268,10 @@ def _item_text(item: dict[str, Any]) -> str:
 
 
 def read(path: Path) -> Session:
+    return _read(path, sub_agents=True)
+
+
+def _read(path: Path, sub_agents: bool) -> Session:
     stream = read_stream(
         CodexStream(path),
         path,
@@ -267,7 +281,31 @@ def read(path: Path) -> Session:
     stream._items.release()  # system messages held for calls the file never answers
     if stream._pending is not None:  # counted before a response the file does not hold
         stream.session.skipped.append(ignored(stream._pending[2], "event_msg/token_count (no model call to attach to)"))
+    for thread, agent_path in stream.sub_agents.items() if sub_agents else ():
+        found = _sub_agent_file(path, thread)
+        if found is None:
+            continue
+        try:
+            side = _read(found, sub_agents=False)
+        except SessionFormatError:
+            stream.session.skipped.append(ignored(str(found), f"sub-agent rollout {thread} (not readable)"))
+            continue
+        stream.session.sidechains[agent_path] = [
+            m.model_copy(update={"source": SourceRef(line=m.source.line, json_path=m.source.json_path, file=found.name)})
+            for m in side.messages
+        ]
     return stream.session
+
+
+def _sub_agent_file(path: Path, thread: str) -> Path | None:
+    """The rollout of sub-agent thread ``thread``: ``rollout-<time>-<thread>.jsonl`` in the
+    parent's day directory, or another day of its month (a sub-agent started after midnight)."""
+    name = f"rollout-*-{thread}.jsonl"
+    for candidates in (path.parent.glob(name), path.parent.parent.glob(f"*/{name}")):
+        for found in sorted(candidates):
+            if found != path:
+                return found
+    return None
 
 
 def detect(probe: Probe) -> int:
