@@ -202,7 +202,9 @@ def build_view(session: Session) -> SessionView:
             elif isinstance(b, TextBlock):
                 text_parts.append(b.text)
         first_text = text_parts[0] if text_parts else ""
-        summary = m.starts_context or (m.role in ("system", "user") and is_summary_text(first_text))
+        summary = (m.starts_context if m.is_summary is None else m.is_summary) or (
+            m.role in ("system", "user") and is_summary_text(first_text)
+        )
 
         if m.role == "user" and not m.only_tool_results:
             turn += 1
@@ -279,10 +281,12 @@ def build_view(session: Session) -> SessionView:
     calls_out: list[ModelCall] = []
     context_start = 0
     for i, m in enumerate(messages):
-        if m.starts_context:
+        if m.starts_context and m.role != "assistant":
             context_start = i
         if m.role == "assistant":
             calls_out.append(ModelCall(len(calls_out) + 1, i, turn_of[i], context_start))
+            if m.starts_context:  # a reply holding the compaction (Anthropic): the calls after it start there
+                context_start = i
 
     return SessionView(
         session=session,

@@ -35,6 +35,8 @@ from .options import (
     MODEL_HELP,
     Parser,
     UsageError,
+    add_sidechain_option,
+    chosen_sidechain,
     add_calibrate_option,
     add_session_options,
     add_strategy_options,
@@ -102,6 +104,7 @@ def _tui_parser() -> Parser:
     p.add_argument("--format", metavar="NAME", help="force a format instead of detecting it")
     p.add_argument("--encoding", choices=ENCODINGS, help=ENCODING_HELP)
     p.add_argument("--model", metavar="NAME", help=MODEL_HELP)
+    add_sidechain_option(p)
     p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     _sessions.add_latest_option(p)
     return p
@@ -177,7 +180,7 @@ def _load(args: argparse.Namespace):
     from ..tokens import resolve_or_fallback
     from .report import default_profile
 
-    session = inspector.load(args.session, args.format)
+    session = chosen_sidechain(inspector.load(args.session, args.format), getattr(args, "sidechain", None))
     profile = getattr(args, "profile", None) or default_profile(session)
     model = args.model or session.model
     resolution, warning = resolve_or_fallback(model, args.encoding, profile)
@@ -421,7 +424,8 @@ def cmd_tui(args: argparse.Namespace) -> int:
 
     # Without --encoding the viewer counts with the tokenizer of --model, else of the model the file records.
     encoding = args.encoding or (tokenizer_for(args.model) if args.model else None)
-    return run(path, theme=args.theme, follow=args.follow, format=args.format, encoding=encoding)
+    side = {"sidechain": args.sidechain} if args.sidechain is not None else {}
+    return run(path, theme=args.theme, follow=args.follow, format=args.format, encoding=encoding, **side)
 
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {

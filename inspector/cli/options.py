@@ -34,9 +34,16 @@ class UsageError(Exception):
     """A bad option value the parser could not catch; printed as one paragraph, exit code 2."""
 
 
+SIDECHAIN_HELP = (
+    "open side conversation ID of the session instead of its main one (a Claude Code sub-agent, "
+    "another instance of an OpenHands evaluation file...; 'info' lists the ids)"
+)
+
+
 def add_session_options(parser: argparse.ArgumentParser, *, profile: bool = True) -> None:
     parser.add_argument("session", metavar="SESSION", help="session file (JSON or JSONL)")
     parser.add_argument("--format", metavar="NAME", help="force a format instead of detecting it")
+    add_sidechain_option(parser)
     parser.add_argument("--encoding", choices=ENCODINGS, help=ENCODING_HELP)
     parser.add_argument("--model", metavar="NAME", help=MODEL_HELP)
     if profile:
@@ -45,6 +52,23 @@ def add_session_options(parser: argparse.ArgumentParser, *, profile: bool = True
             choices=tuple(PROFILES),
             help="message framing to count (default: anthropic for Anthropic and Claude Code files, else openai)",
         )
+
+
+def add_sidechain_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--sidechain", metavar="ID", help=SIDECHAIN_HELP)
+
+
+def chosen_sidechain(session, key: str | None):
+    """``session``, or its sidechain ``key`` (``--sidechain``) as a session of its own; an id the
+    session does not have is a usage error naming the ids it has."""
+    if key is None:
+        return session
+    from ..formats.sidechain import UnknownSidechain, open_sidechain
+
+    try:
+        return open_sidechain(session, key)
+    except UnknownSidechain as exc:
+        raise UsageError(f"--sidechain: {exc}") from None
 
 
 def add_calibrate_option(parser: argparse.ArgumentParser) -> None:

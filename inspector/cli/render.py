@@ -77,7 +77,8 @@ def _session_line(report: dict[str, Any]) -> Text:
     s = report["session"]
     return _line(
         (str(s["path"]), "bold"),
-        f"  format {s['format']}: {plural(s['messages'], 'message')}, {plural(s['turns'], 'turn')}, "
+        f"  format {s['format']}" + (f", sidechain {s['sidechain']}" if "sidechain" in s else "")
+        + f": {plural(s['messages'], 'message')}, {plural(s['turns'], 'turn')}, "
         f"{plural(s['model_calls'], 'model call')}",
     )
 
@@ -192,7 +193,8 @@ def render_sidechains(sidechains: dict[str, int], out: Console) -> None:
     for key, count in sidechains.items():
         table.add_row(T(key), N(count))
     out.print(table)
-    out.print(Text("Sub-agent conversations, kept apart from the main chain: not in the counts above.", style="dim"))
+    out.print(Text("Side conversations (sub-agents...), kept apart from the main chain: not in the counts above. "
+                   "Open one with --sidechain ID.", style="dim"))
 
 
 def render_skipped(skipped: dict[str, Any], out: Console, limit: int = 50) -> None:

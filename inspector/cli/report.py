@@ -85,13 +85,16 @@ def message_preview(message: Message, width: int = 60) -> str:
 
 def session_report(analysis: Analysis) -> dict[str, Any]:
     view = analysis.view
-    return {
+    out = {
         "path": analysis.session.path,
         "format": analysis.session.format,
         "messages": len(view),
         "turns": sum(1 for turn in view.turns if turn.number > 0),
         "model_calls": len(view.calls),
     }
+    if "sidechain" in analysis.session.extra:  # opened with --sidechain
+        out["sidechain"] = analysis.session.extra["sidechain"]
+    return out
 
 
 def _unit_name(analysis: Analysis, index: int) -> tuple[str, int]:

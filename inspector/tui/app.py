@@ -478,6 +478,18 @@ class InspectorApp(ViewActions, App[int]):
     def action_help(self) -> None:
         self.push_screen(HelpScreen(str(self.keymap_file), self.remapped))
 
+    #: The sidechain shown (None: the main conversation) and those the session has, as
+    #: ``(id, message count)``; set by :func:`run`, which reopens the viewer on the one chosen.
+    sidechain: str | None = None
+    sidechain_choices: tuple[tuple[str, int], ...] = ()
+    switch_to: tuple[str | None] | None = None
+
+    def switch_sidechain(self, key: str | None) -> None:
+        """Show sidechain ``key`` (None: the main conversation) with its own context, plan and
+        replay: the viewer closes and :func:`run` opens it on that conversation."""
+        self.switch_to = (key,)
+        self.exit()
+
     def action_open(self) -> None:
         self.list.action_open()
 
@@ -639,11 +651,15 @@ def run(
     format: str | None = None,
     encoding: str | None = None,
     profile: str | None = None,
+    sidechain: str | None = None,
 ) -> int:
-    """Open the TUI on ``path`` (a bundled sample when None). Returns the exit code: 0, or 2 when
-    the session or the theme cannot be used (the reason is printed to stderr, no traceback)."""
+    """Open the TUI on ``path`` (a bundled sample when None), on its sidechain ``sidechain`` when
+    given (not followed: the file grows with the main conversation). Returns the exit code: 0,
+    or 2 when the session or the theme cannot be used (the reason is printed to stderr, no
+    traceback)."""
     from .. import load
     from ..formats import SessionFormatError
+    from ..formats.sidechain import UnknownSidechain, open_sidechain, sidechain_ids
 
     try:
         theme_file = resolve(theme)
@@ -675,7 +691,22 @@ def run(
     except OSError as exc:
         print(f"{path}: cannot read it ({exc.strerror or exc}).", file=sys.stderr)
         return 2
-    app = InspectorApp(session, path=str(path), theme=theme_file, follow=follow, format=format or session.format,
-                       encoding=encoding, profile=profile)
-    app.run()
-    return app.return_code or 0
+    main = session
+    while True:
+        try:
+            shown = open_sidechain(main, sidechain) if sidechain is not None else main
+        except UnknownSidechain as exc:
+            print(f"context-inspector: --sidechain: {exc}", file=sys.stderr)
+            return 2
+        app = InspectorApp(shown, path=str(path), theme=theme_file, follow=False if sidechain is not None else follow,
+                           format=format or session.format, encoding=encoding, profile=profile)
+        app.sidechain, app.sidechain_choices = sidechain, tuple(sidechain_ids(main))
+        app.run()
+        if app.switch_to is None:
+            return app.return_code or 0
+        sidechain = app.switch_to[0]
+        try:  # read again: the agent may have written more since
+            main = load(path, format)
+        except (SessionFormatError, OSError) as exc:
+            print(str(exc), file=sys.stderr)
+            return 2
