@@ -129,9 +129,9 @@ def step_analysis(step: Step, samples: Path):
     return inspector.analyze(session, resolution.counter, profile, session.model)
 
 
-def step_figures(step: Step, samples: Path, analysis=None) -> dict[str, Any]:
+def step_figures(step: Step, samples: Path, analysis=None, *, every_row: bool = False) -> dict[str, Any]:
     """What the step shows: its plan's figures, validity, the provider's error text, the rows it
-    points at; for a replay step, the per-question table too."""
+    points at (``every_row``: every message's row); for a replay step, the per-question table too."""
     import inspector
 
     analysis = analysis or step_analysis(step, samples)
@@ -148,7 +148,7 @@ def step_figures(step: Step, samples: Path, analysis=None) -> dict[str, Any]:
             "status": decisions[i].status.value,
             "reason": decisions[i].reason,
         }
-        for i in step.point_at
+        for i in (sorted(decisions) if every_row else step.point_at)
         if i in decisions
     ]
     out: dict[str, Any] = {

@@ -137,9 +137,12 @@ class InspectorApp(App[int]):
         budget: int | None = None,
         sync_count: bool | None = None,
         keymap: Path | None = None,
+        lesson: bool = False,
     ) -> None:
-        """``keymap``: the keymap file (default: keymap.toml in the user's config directory)."""
+        """``keymap``: the keymap file (default: keymap.toml in the user's config directory);
+        ``lesson``: open on the lesson screen."""
         super().__init__()
+        self.open_lesson = lesson
         self.session = session
         self.session_path = path or session.path
         self.format_name = format or session.format
@@ -237,6 +240,8 @@ class InspectorApp(App[int]):
             self.notify(problem, title="keymap", severity="warning", timeout=10)
         self.follow.start()
         self._update_hint()
+        if self.open_lesson:
+            self.action_lesson()
 
     @property
     def list(self) -> MessageList:
@@ -476,6 +481,16 @@ class InspectorApp(App[int]):
     def action_help(self) -> None:
         self.push_screen(HelpScreen(str(self.keymap_file), self.remapped))
 
+    def action_lesson(self) -> None:
+        """The lesson on the bundled samples (inspector.tui.screens.lesson)."""
+        from .screens.lesson import LessonScreen
+
+        sample = default_session_path()
+        if sample is None:
+            self.notify("The bundled samples are missing, so the lesson cannot open.", severity="warning")
+            return
+        self.push_screen(LessonScreen(sample.parent))
+
     def action_open(self) -> None:
         self.list.action_open()
 
@@ -637,8 +652,9 @@ def run(
     format: str | None = None,
     encoding: str | None = None,
     profile: str | None = None,
+    lesson: bool = False,
 ) -> int:
-    """Open the TUI on ``path`` (a bundled sample when None). Returns the exit code: 0, or 2 when
+    """Open the TUI on ``path`` (a bundled sample when None), on the lesson screen with ``lesson``. Returns the exit code: 0, or 2 when
     the session or the theme cannot be used (the reason is printed to stderr, no traceback)."""
     from .. import load
     from ..formats import SessionFormatError
@@ -674,6 +690,6 @@ def run(
         print(f"{path}: cannot read it ({exc.strerror or exc}).", file=sys.stderr)
         return 2
     app = InspectorApp(session, path=str(path), theme=theme_file, follow=follow, format=format or session.format,
-                       encoding=encoding, profile=profile)
+                       encoding=encoding, profile=profile, lesson=lesson)
     app.run()
     return app.return_code or 0
