@@ -92,6 +92,11 @@ def test_the_window_categories_add_up_to_the_plan(page, capsys):
     assert int(figures["window.free.before"]) == info["window"]["tokens"] - info["window"]["reserved"] - plan["tokens_before"]
     assert figures["window.overhead.before"] == str(plan["overhead"])
     assert figures["window.tool_exchange.before"] == str(info["tokens"]["by_unit_kind"]["tool_exchange"])
+    # by tool, at the planned call: run_sql, describe_table, get_metric_definition
+    for when in ("before", "after"):
+        tools = [int(v) for k, v in figures.items() if k.startswith("window.tools.") and k.endswith(when)]
+        assert sum(tools) == int(figures[f"window.tool_exchange.{when}"])
+    assert [figures[f"window.tools.{k}.before"] for k in range(3)] == ["7957", "667", "235"]
 
 
 def test_the_page_is_self_contained(page):

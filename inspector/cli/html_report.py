@@ -51,6 +51,7 @@ def page_data(args: argparse.Namespace, plan_step: Callable, replay_data: Callab
         "replay": replay_data(args, analysis),
         "compare": compare_data(compare_args, analysis),
         "previews": {i: message_preview(m, 120) for i, m in enumerate(messages)},
+        "tool_of": {i: names[0] for i, names in enumerate(analysis.view.tool_names) if names},
     }
 
 

@@ -31,7 +31,7 @@ class Window:
     tokens: int | None  # the model's window (None: unknown)
     reserved: int
     categories: tuple[Category, ...]
-    tools: tuple[tuple[str, int], ...]  # tool exchanges by tool: (tool, call + result tokens), before
+    tools: tuple[Category, ...]  # the tool exchanges' rows by the tool they call or answer
 
     @property
     def used_before(self) -> int:
@@ -45,18 +45,24 @@ class Window:
         return None if self.tokens is None else self.tokens - self.reserved - used
 
 
-def window_breakdown(info: dict[str, Any], plan: dict[str, Any]) -> Window:
+def window_breakdown(info: dict[str, Any], plan: dict[str, Any], tool_of: dict[int, str]) -> Window:
     """The categories of the plan's call: ``before`` from the plan's rows as the file has them,
-    ``after`` from the same rows under the pipeline (inserted rows count as their kind)."""
+    ``after`` from the same rows under the pipeline (inserted rows count as their kind). A tool
+    exchange's row counts for the first tool its message calls or answers (``tool_of``)."""
     before = {key: 0 for key, _ in CATEGORIES}
     after = {key: 0 for key, _ in CATEGORIES}
+    by_tool: dict[str, list[int]] = {}
     for row in plan["messages"]:
         kind = row["unit"] if row["unit"] in before else "summary"
         before[kind] += row["tokens"]
         after[kind] += row["tokens_after"]
+        if kind == "tool_exchange":
+            pair = by_tool.setdefault(tool_of.get(row["index"], "?"), [0, 0])
+            pair[0] += row["tokens"]
+            pair[1] += row["tokens_after"]
     for key in ("not_in_file", "overhead"):
         before[key] = after[key] = plan[key]
     window = info.get("window") or {}
-    tools = tuple((t["tool"], t["tokens"]) for t in info.get("tools", ()))
+    tools = tuple(Category(name, name, b, a) for name, (b, a) in sorted(by_tool.items(), key=lambda kv: (-kv[1][0], kv[0])))
     categories = tuple(Category(key, label, before[key], after[key]) for key, label in CATEGORIES)
     return Window(window.get("tokens"), window.get("reserved") or 0, categories, tools)

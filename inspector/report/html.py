@@ -93,9 +93,10 @@ def window_section(w: Window) -> str:
                    f'{escape(c.label)}</td><td class="num">{fig(f"window.{c.key}.before", c.before)}</td><td class="num">{share(c.before)}</td>'
                    f'<td class="num">{fig(f"window.{c.key}.after", c.after)}</td><td class="num">{share(c.after)}</td></tr>')
         if c.key == "tool_exchange":
-            for tool, tokens in w.tools:
-                out.append(f'<tr class="tool"><td>&nbsp;&nbsp;&nbsp;{text(tool)} <span class="note">(calls and results)</span></td>'
-                           f'<td class="num">{tokens:,}</td><td class="num">{share(tokens)}</td><td></td><td></td></tr>')
+            for k, t in enumerate(w.tools):
+                out.append(f'<tr class="tool"><td>&nbsp;&nbsp;&nbsp;{text(t.label)} <span class="note">(calls and results)</span></td>'
+                           f'<td class="num">{fig(f"window.tools.{k}.before", t.before)}</td><td class="num">{share(t.before)}</td>'
+                           f'<td class="num">{fig(f"window.tools.{k}.after", t.after)}</td><td class="num">{share(t.after)}</td></tr>')
     for label, key, before, after in (("free", "free", w.free(w.used_before), w.free(w.used_after)),
                                       ("reserved", "reserved", w.reserved if w.tokens else None, w.reserved if w.tokens else None)):
         out.append(f'<tr class="cat-{key}"><td>{label}</td><td class="num">{fig(f"window.{key}.before", before)}</td><td class="num">{share(before)}</td>'
@@ -175,7 +176,8 @@ def compare_section(compare: dict[str, Any]) -> str:
 
 def render_page(data: dict[str, Any], colours: dict[str, dict[str, str]], *, redact: bool = False) -> str:
     """The whole page. ``data`` holds the ``info``, ``plan``, ``replay`` and ``compare`` reports and
-    ``previews`` (message index -> text); with ``redact`` no message text is written."""
+    ``previews`` and ``tool_of`` (message index -> its text, the first tool it calls or answers);
+    with ``redact`` no message text is written."""
     info, plan, replay, compare = data["info"], data["plan"], data["replay"], data["compare"]
     session = info["session"]
     pipeline = ", ".join(s["strategy"] for s in plan["pipeline"]) or "no strategy"
@@ -187,10 +189,10 @@ def render_page(data: dict[str, Any], colours: dict[str, dict[str, str]], *, red
             f'{escape(str(plan["profile"]))} framing.' + (" Message text redacted." if redact else "") + "</p>")
     body = "".join((
         head,
-        window_section(window_breakdown(info, plan)),
-        messages_section(plan, None if redact else data.get("previews", {})),
+        window_section(window_breakdown(info, plan, data.get("tool_of", {}))),
         replay_section(replay, colours),
         compare_section(compare),
+        messages_section(plan, None if redact else data.get("previews", {})),
     ))
     return ('<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
             '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; style-src \'unsafe-inline\'; img-src data:">'
