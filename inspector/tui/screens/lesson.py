@@ -15,18 +15,18 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console, Group
+from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.color import Color
 from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from ...analysis.lesson import STEPS, Step, step_analysis, step_figures
 
-STATUS_STYLE = {"dropped": "bold red", "truncated": "bold yellow", "summarized": "bold magenta",
-                "cleared": "bold cyan", "inserted": "bold green", "kept": "dim"}
 
 
 class LessonScreen(Screen[None]):
@@ -87,6 +87,12 @@ class LessonScreen(Screen[None]):
         app.set_state(state)
         app.replay.go_to(step.at_call)
 
+    def status_style(self, status: str) -> Style:
+        """The theme's colour of a plan status (``$status-dropped``...), bold unless kept."""
+        value = self.app.theme_variables.get(f"status-{status}")
+        colour = Color.parse(value).rich_color if value else None
+        return Style(color=colour, bold=status != "kept")
+
     def build(self) -> Group:
         f = self.figures
         n = self.index + 1
@@ -100,9 +106,10 @@ class LessonScreen(Screen[None]):
                           f"{f['profile']} profile · {f['tokens_before']:,} → {f['tokens_after']:,} tokens"))
         for provider, valid in f["valid"].items():
             if valid:
-                parts.append(Text(f"{provider}: valid", style="green"))
+                parts.append(Text(f"{provider}: valid", style=self.status_style("kept")))
             else:
-                parts.append(Text(f"{provider}: rejected: " + "; ".join(f["errors"].get(provider, [])), style="bold red"))
+                parts.append(Text(f"{provider}: rejected: " + "; ".join(f["errors"].get(provider, [])),
+                                  style=self.status_style("violation")))
         if "questions" in f:
             parts += [Text(), *question_parts(f["questions"])]
         parts.append(Text())
@@ -116,7 +123,7 @@ class LessonScreen(Screen[None]):
             style = "bold" if mark else ""
             rows.add_row(Text(mark, style="bold yellow"), Text(str(r["index"]), style=style), Text(r["role"]),
                          Text(r["unit"]), f"{r['tokens']:,}", f"{r['tokens_after']:,}",
-                         Text(r["status"], style=STATUS_STYLE.get(r["status"], "")), Text(r["reason"]))
+                         Text(r["status"], style=self.status_style(r["status"])), Text(r["reason"]))
         parts.append(rows)
         if f["inserted"]:
             parts.append(Text(f"+ {f['inserted']} message(s) inserted by the pipeline (status inserted)."))
