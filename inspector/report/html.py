@@ -184,7 +184,7 @@ def render_page(data: dict[str, Any], colours: dict[str, dict[str, str]], *, red
     title = f"context-inspector: {session['path'] if not redact else 'session'}"
     head = (f'<h1>{text(title)}</h1><p class="note">format {escape(str(session["format"]))}: {session["messages"]:,} messages, '
             f'{session["turns"]:,} turns, {session["model_calls"]:,} model calls. Pipeline: {text(pipeline)}; planned at '
-            f'call {plan["at_call"] or "next"}: {fig("plan.tokens_before", plan["tokens_before"])} → {fig("plan.tokens_after", plan["tokens_after"])} '
+            f'{"call " + str(plan["at_call"]) if plan["at_call"] else "the next call"}: {fig("plan.tokens_before", plan["tokens_before"])} → {fig("plan.tokens_after", plan["tokens_after"])} '
             f'tokens (saving {fig("plan.saving", plan["saving"])}). Counted with {escape(str(plan["tokenizer"]))}, '
             f'{escape(str(plan["profile"]))} framing.' + (" Message text redacted." if redact else "") + "</p>")
     body = "".join((
