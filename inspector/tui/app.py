@@ -139,9 +139,12 @@ class InspectorApp(ViewActions, App[int]):
         budget: int | None = None,
         sync_count: bool | None = None,
         keymap: Path | None = None,
+        lesson: bool = False,
     ) -> None:
-        """``keymap``: the keymap file (default: keymap.toml in the user's config directory)."""
+        """``keymap``: the keymap file (default: keymap.toml in the user's config directory);
+        ``lesson``: open on the lesson screen."""
         super().__init__()
+        self.open_lesson = lesson
         self.session = session
         self.session_path = path or session.path
         self.format_name = format or session.format
@@ -239,6 +242,8 @@ class InspectorApp(ViewActions, App[int]):
             self.notify(problem, title="keymap", severity="warning", timeout=10)
         self.follow.start()
         self._update_hint()
+        if self.open_lesson:
+            self.action_lesson()
 
     @property
     def list(self) -> MessageList:
@@ -490,6 +495,16 @@ class InspectorApp(ViewActions, App[int]):
         self.switch_to = (key,)
         self.exit()
 
+    def action_lesson(self) -> None:
+        """The lesson on the bundled samples (inspector.tui.screens.lesson)."""
+        from .screens.lesson import LessonScreen
+
+        sample = default_session_path()
+        if sample is None:
+            self.notify("The bundled samples are missing, so the lesson cannot open.", severity="warning")
+            return
+        self.push_screen(LessonScreen(sample.parent))
+
     def action_open(self) -> None:
         self.list.action_open()
 
@@ -652,11 +667,12 @@ def run(
     encoding: str | None = None,
     profile: str | None = None,
     sidechain: str | None = None,
+    lesson: bool = False,
 ) -> int:
     """Open the TUI on ``path`` (a bundled sample when None), on its sidechain ``sidechain`` when
-    given (not followed: the file grows with the main conversation). Returns the exit code: 0,
-    or 2 when the session or the theme cannot be used (the reason is printed to stderr, no
-    traceback)."""
+    given (not followed: the file grows with the main conversation), on the lesson screen with
+    ``lesson``. Returns the exit code: 0, or 2 when the session or the theme cannot be used (the
+    reason is printed to stderr, no traceback)."""
     from .. import load
     from ..formats import SessionFormatError
     from ..formats.sidechain import UnknownSidechain, open_sidechain, sidechain_ids
@@ -699,7 +715,8 @@ def run(
             print(f"context-inspector: --sidechain: {exc}", file=sys.stderr)
             return 2
         app = InspectorApp(shown, path=str(path), theme=theme_file, follow=False if sidechain is not None else follow,
-                           format=format or session.format, encoding=encoding, profile=profile)
+                           format=format or session.format, encoding=encoding, profile=profile, lesson=lesson)
+        lesson = False  # the lesson opens once, not again on a sidechain switch
         app.sidechain, app.sidechain_choices = sidechain, tuple(sidechain_ids(main))
         app.run()
         if app.switch_to is None:
