@@ -11,6 +11,9 @@ bench/bench_compaction_points.py.
 from __future__ import annotations
 
 import json
+from pathlib import Path
+
+import pytest
 
 from inspector import analyze
 from inspector.analysis.replay import replay
@@ -109,3 +112,41 @@ def test_replay_json_marks_compacted_calls_and_summary_calls(capsys, tmp_path):
     assert report["total"] == sum(c["tokens"] for c in calls)
     plain = as_json(capsys, "replay", path, "--strategy", "fifo", "--encoding", "approx")
     assert {c["kind"] for c in plain["calls"]} == {"call"} and {c["compacted_by"] for c in plain["calls"]} == {None}
+
+
+REAL = Path(__file__).parent / "fixtures" / "real" / "compactions"
+
+
+def compaction_points(path: Path, preset: str) -> tuple[list[int], list[int]]:
+    """(the calls a compaction recorded in the file comes just before, the calls before which
+    the stateful replay fires ``preset``): what bench/bench_compaction_points.py prints."""
+    import inspector
+    from inspector.tokens import resolve_or_fallback
+
+    session = inspector.load(str(path))
+    resolution, _ = resolve_or_fallback(session.model, None, "anthropic")
+    a = inspector.analyze(session, resolution.counter, "anthropic", session.model)
+    calls = a.view.calls
+    recorded = [c.number for c in calls[1:] if c.context_start != calls[c.number - 2].context_start]
+    _, names, settings = resolve(preset)
+    fired = [c.call for c in inspector.replay(a, names, settings=settings).calls if c.compacted_by]
+    return recorded, fired
+
+
+@pytest.mark.parametrize(
+    ("name", "preset", "recorded", "fired"),
+    [
+        # Claude Code 2.1.39 and 2.1.42 (Opus 4.6): 20,000 reserved for the output
+        ("spotter_cc2.1.39_4d5611e5.jsonl", "claude-code", [62], [62]),
+        ("entire_cc2.1.42_auto-compact.jsonl", "claude-code", [70], [69]),
+        # Claude Code 2.1.7 and 2.1.19 (Opus 4.5): 32,000 reserved for the output
+        ("entire_cc2.1.7_two-auto-compacts.jsonl", "claude-code-32k-output", [51, 128], [51, 128]),
+        ("entire_cc2.1.19_auto-then-manual-compact.jsonl", "claude-code-32k-output", [98], [97]),
+    ],
+)
+def test_the_agent_preset_fires_where_real_claude_code_transcripts_record_an_auto_compaction(name, preset, recorded, fired):
+    # trimmed copies of public transcripts (fixtures/real/compactions/PROVENANCE.md): the
+    # compaction each records is automatic; the preset of that version must fire at it, +-1
+    got_recorded, got_fired = compaction_points(REAL / name, preset)
+    assert (got_recorded, got_fired) == (recorded, fired)
+    assert all(abs(f - r) <= 1 for f, r in zip(fired, recorded, strict=True))
