@@ -122,3 +122,29 @@ def test_user_presets_are_saved_and_loaded_from_the_config_dir(capsys, tmp_path)
         load_presets()
     code, _, err = run(capsys, "presets")
     assert code == 2 and err == f"context-inspector presets: error: {path} preset 'broken': missing field 'sure'.\n"
+
+
+def test_polling_changes_the_replayed_history_only_every_n_calls():
+    # SWE-agent's LastNObservations with polling: between two polling points every call sends
+    # the previous call's request plus the new messages (the prompt cache stays valid)
+    from inspector import analyze
+    from inspector.analysis.replay import replay
+
+    b = SessionBuilder()
+    b.user("fix the bug")
+    for _ in range(9):
+        b.exchange("bash", "{}", text_of(100))
+    b.answer("done")
+    a = analyze(b.build(), "approx", "openai")
+    calls = a.view.calls
+
+    def shrinking_calls(polling: int) -> list[int]:
+        _, names, settings = resolve("swe-agent", {"observations_keep": 2, "polling": polling})
+        tokens = [c.tokens for c in replay(a.view, a.table, names, settings).calls]
+        added = [sum(a.table.totals[calls[n - 1].message_index - 2 : calls[n - 1].message_index]) for n in range(2, len(calls) + 1)]
+        return [n for n, grew, new in zip(range(2, len(calls) + 1), (t - s for s, t in zip(tokens, tokens[1:])), added) if grew != new]
+
+    # observations at call n: the task and n - 1 results; elided up to (n // polling) * polling - 2
+    assert shrinking_calls(1) == [4, 5, 6, 7, 8, 9, 10]
+    assert shrinking_calls(3) == [6, 9]
+    assert shrinking_calls(5) == [5, 10]
