@@ -148,3 +148,19 @@ def test_polling_changes_the_replayed_history_only_every_n_calls():
     assert shrinking_calls(1) == [4, 5, 6, 7, 8, 9, 10]
     assert shrinking_calls(3) == [6, 9]
     assert shrinking_calls(5) == [5, 10]
+
+
+def test_saving_a_user_preset_checks_its_name_and_never_replaces_a_builtin(tmp_path):
+    preset, pipeline, s = resolve("opencode")
+    with pytest.raises(PresetError, match=r"^preset name 'codex' is a built-in preset; choose another name\.$"):
+        save_user_preset("codex", pipeline, s)
+    for bad in ("", "../evil", "a b", "-x", "x" * 65, "é"):
+        with pytest.raises(PresetError, match="use 1 to 64 letters, digits"):
+            save_user_preset(bad, pipeline, s)
+    path = save_user_preset("mine", ("fifo",), Settings(budget=9000))
+    assert get_preset("codex").origin == "builtin" and get_preset("mine").does == "Saved pipeline: fifo, with budget=9000."
+    with pytest.raises(PresetError, match="preset 'mine' already exists"):
+        save_user_preset("mine", ("fifo",), Settings(budget=1))
+    save_user_preset("mine", ("fifo",), Settings(budget=1), overwrite=True)
+    assert get_preset("mine").params == {"budget": 1}
+    assert sorted(p.name for p in (tmp_path / "config" / "presets").iterdir()) == ["mine.toml"] and path.name == "mine.toml"
