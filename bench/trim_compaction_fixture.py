@@ -9,7 +9,7 @@ many were cut, except in the ``--keep`` lines (default 12) before each ``compact
 ``--tail`` lines (default 30) after the last automatic compaction are left out. The trigger of a compaction
 preset reads the input the file recorded for the previous call plus the messages added since,
 which all lie in those lines, so the copy fires where the original does (the test
-tests/test_compaction_points.py checks that on the copies; bench/bench_compaction_points.py on
+tests/test_compaction.py checks that on the copies; bench/bench_compaction_points.py on
 the originals). Used once to make tests/fixtures/real/compactions/ (PROVENANCE.md there).
 """
 

@@ -16,15 +16,20 @@ from tui_helpers import make_app, settle
 SIZE = (160, 48)
 
 
+async def choose_preset(pilot, app, name: str) -> None:
+    """Press ``p`` until preset ``name`` is applied."""
+    names = [p.name for p in available_presets()]
+    for _ in range(names.index(name) + 1):
+        await pilot.press("p")
+    await settle(pilot, app)
+
+
 async def test_P_saves_the_pipeline_and_settings_as_a_user_preset_listed_everywhere(capsys):
     presets_dir = Path(os.environ["CONTEXT_INSPECTOR_CONFIG_DIR"]) / "presets"
     app = make_app("three_questions.json")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app)
-        names = [p.name for p in available_presets()]
-        for _ in range(names.index("swe-agent") + 1):
-            await pilot.press("p")
-        await settle(pilot, app)
+        await choose_preset(pilot, app, "swe-agent")
         app.set_state(app.state.set("observations_keep", 3))  # as the panel's value bar does
         await settle(pilot, app)
         await pilot.press("P")
@@ -65,10 +70,7 @@ async def test_cycling_presets_tells_the_agent_version_what_it_does_and_the_sour
     app = make_app("three_questions.json")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app)
-        names = [p.name for p in available_presets()]
-        for _ in range(names.index("codex") + 1):
-            await pilot.press("p")
-        await settle(pilot, app)
+        await choose_preset(pilot, app, "codex")
         told = [n.message for n in app._notifications]
         codex = next(m for m in told if m.startswith("preset: codex"))
         assert codex.startswith("preset: codex · OpenAI Codex CLI 0.136-0.145 (gpt-5.5, gpt-5.6-sol: catalog window 272,000): Auto-compaction at 90 %")

@@ -48,10 +48,7 @@ class SavePresetScreen(ModalScreen[str | None]):
         event.stop()
         try:
             done = self.save(event.value.strip())
-        except ValueError as exc:  # PresetError: the name, or a settings problem
-            self.query_one("#preset-error", Static).update(Text(f"Not saved: {exc}"))
-            return
-        except OSError as exc:
+        except (ValueError, OSError) as exc:  # PresetError (the name, a setting) or the write
             self.query_one("#preset-error", Static).update(Text(f"Not saved: {exc}"))
             return
         self.dismiss(done)
