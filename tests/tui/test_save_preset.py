@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
 from textual.widgets import Input, Static
 
+from inspector.cli.main import main
 from inspector.presets import get_preset, load_presets
 from inspector.tui.screens.save_preset import SavePresetScreen
 from inspector.tui.state import available_presets
@@ -61,9 +63,8 @@ async def test_P_saves_the_pipeline_and_settings_as_a_user_preset_listed_everywh
     assert mine.params == {"observations_keep": 3} and mine.source == "user preset (based on swe-agent)"
     assert "my-swe" in [p.name for p in available_presets()]  # the picker (p and the palette)
     assert "my-swe" in load_presets()
-    from cli_helpers import as_json
-
-    assert "my-swe" in [p["name"] for p in as_json(capsys, "presets")["presets"]]
+    assert main(["presets", "--json"]) == 0
+    assert "my-swe" in [p["name"] for p in json.loads(capsys.readouterr().out)["presets"]]
 
 
 async def test_cycling_presets_tells_the_agent_version_what_it_does_and_the_source():
