@@ -33,7 +33,8 @@ def test_presets_json_lists_every_preset_with_its_source_params_and_pipeline(cap
     for p in report["presets"]:
         assert set(p) >= {"name", "agent", "version", "source", "params", "pipeline"}
         assert p["source"]["sure"] in ("source", "docs", "second-hand", "approximation") and p["source"]["where"]
-    assert by_name["codex"]["params"] == {"context_window": 272000, "compact_share": 0.9, "keep_user_tokens": 20000, "summary_tokens": 2000}
+    # 272,000 x 95 % reported, compacting at 9/10 of 272,000 = 244,800
+    assert by_name["codex"]["params"] == {"context_window": 258400, "compact_share": 0.9473684210526315, "keep_user_tokens": 20000, "summary_tokens": 2000}
     assert by_name["swe-agent"]["pipeline"] == ["last_n_observations"]
     assert by_name["mini-swe-agent"]["pipeline"] == []
 
@@ -96,11 +97,12 @@ def test_compare_presets_runs_each_with_its_own_settings(capsys):
 
 
 def test_as_config_prints_the_agents_own_settings(capsys):
-    code, out, _ = run(capsys, "presets", "show", "codex", "--as-config", "--set", "context_window=400000")
+    # a 400,000 catalog window: Codex reports 95 % of it, 380,000, and compacts at 90 % of it
+    code, out, _ = run(capsys, "presets", "show", "codex", "--as-config", "--set", "context_window=380000")
     assert code == 0
     assert out == (
-        "# ~/.codex/config.toml (the limit can only lower 90 % of the window)\n"
-        "model_context_window = 400000\nmodel_auto_compact_token_limit = 360000\n"
+        "# ~/.codex/config.toml (the limit can only lower 90 % of the catalog window; the catalog\n"
+        "# window is 380000 / 0.95)\nmodel_auto_compact_token_limit = 360000\n"
     )
     preset, _, s = resolve("langchain-trim-last", {"budget": 500})
     assert "max_tokens=500" in as_config(preset, s) and "end_on=('human', 'tool')" in as_config(preset, s)
