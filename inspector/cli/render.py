@@ -529,11 +529,17 @@ def render_compare(report: dict[str, Any], out: Console) -> None:
     for row in report["rows"]:
         label = f"{row['preset']} ({row['pipeline']})" if row.get("preset") else row["pipeline"]
         cells = [T(label), N(row["tokens_last_call"]), N(row["replay_total"]), T(f"{row['saving_pct']:.1f}%")]
+        every = row.get("validity_scope") == "every call"
         for provider in ("openai", "anthropic"):
             n = row["violations"].get(provider, 0)
-            cells.append(T("valid", "green") if n == 0 else T(f"{n} violation{'s' if n != 1 else ''}", "red"))
+            bad = len(row.get("invalid_calls", {}).get(provider, ())) if every else 0
+            where = f" in {bad} call{'s' if bad != 1 else ''}" if every else ""
+            ok = "valid" + (" (every call)" if every else "")
+            cells.append(T(ok, "green") if n == 0 else T(f"{n} violation{'s' if n != 1 else ''}{where}", "red"))
         table.add_row(*cells)
     out.print(table)
+    if any(row.get("validity_scope") == "every call" for row in report["rows"]):
+        out.print(Text("Validity: a compacting pipeline is checked at every call of its stateful replay; the others by their plan at the last call."))
     render_compare_money(report, out)
     s = report["settings"]
     out.print(Text(

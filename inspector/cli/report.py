@@ -454,8 +454,10 @@ def compare_report(
                 "tokens_last_call": row.tokens_last_call,
                 "replay_total": row.replay.total,
                 "saving_pct": row.saving_pct,
-                "valid": row.plan.valid,
-                "violations": {provider: len(items) for provider, items in row.plan.violations.items()},
+                "valid": row.valid,
+                "violations": row.violations,
+                "validity_scope": row.validity_scope,
+                **({"invalid_calls": {p: list(c) for p, c in row.invalid_calls.items()}} if row.every_call else {}),
                 **compare_money(baseline_money, money),
             }
             for row, money in zip(rows, moneys)

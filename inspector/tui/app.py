@@ -111,6 +111,8 @@ class InspectorApp(ViewActions, App[int]):
         Binding("e", "export", "Export", id="export",
                 tooltip="export the pruned history as an OpenAI or Anthropic request body"),
         Binding("p", "preset", "Preset", id="next-preset", tooltip="next preset pipeline"),
+        Binding("P", "save_preset", "Save preset", show=False, id="save-preset",
+                tooltip="save the pipeline and settings as a user preset"),
         Binding("t", "next_theme", "Theme", id="next-theme", tooltip="next colour theme"),
         Binding("f", "toggle_follow", "Follow", id="toggle-follow", tooltip="follow the file as it grows: on/off"),
         Binding("escape", "close_inputs", "Close", show=False, id="close", tooltip="close the search or value bar"),
@@ -572,7 +574,13 @@ class InspectorApp(ViewActions, App[int]):
 
     def apply_preset(self, preset: Preset) -> None:
         self.set_state(self.state.apply_preset(preset))
-        self.notify(f"preset: {preset.name}", timeout=2)
+        # an agent preset's note says its version, what it does and where that comes from
+        self.notify(f"preset: {preset.name}" + (f" · {preset.note}" if preset.note else ""), timeout=8 if preset.note else 2)
+
+    def action_save_preset(self) -> None:
+        from .screens.save_preset import save_preset_prompt
+
+        self.push_screen(save_preset_prompt(self.state), lambda done: done and self.notify(done, timeout=6))
 
     def action_edit_param(self, name: str) -> None:
         box = self.query_one("#param-input", Input)
