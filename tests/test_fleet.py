@@ -281,3 +281,21 @@ def test_an_empty_fleet_still_has_every_table(capsys, tmp_path):
                          "--dataset", tmp_path / "ds", "--json")
     assert code == 0, err
     assert json.loads(out)["rows"] == [[0, "2026-11-23", "1.50"]]
+
+
+def test_the_fleet_worker_runs_without_any_view_module(tmp_path):
+    """The fleet is core: building a dataset loads neither the CLI, the TUI, Rich nor Textual
+    (the import-linter contract ``fleet-without-views`` says the same statically)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from inspector import fleet; "
+        f"fleet.build(fleet.expand([{str(SAMPLES)!r}]), {str(tmp_path / 'ds')!r}, workers=1, strategies=('tool_pruning',)); "
+        "from inspector.fleet.diet import tools_report; from inspector.fleet.worker import analyse; "
+        f"tools_report(analyse({str(SAMPLES / 'coding_agent.jsonl')!r})); "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('rich', 'textual') "
+        "or m.startswith(('inspector.cli', 'inspector.tui'))))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT).stdout
+    assert out.strip().splitlines()[-1] == "[]"

@@ -354,5 +354,29 @@ def secret_rows(results: Sequence[ResultFacts]) -> Iterator[dict[str, Any]]:
                    "line": s.line, "column": s.column, "source": s.source, "redacted": s.redacted}
 
 
+def tools_report(analysis: Analysis) -> dict[str, Any]:
+    """The tool diet of one session, as ``tools --json`` prints it and the viewer's Tools screen
+    shows it: per tool figures (:func:`tool_summary`, share of the ``info`` context total),
+    unstructured errors and secrets by place."""
+    from ..analysis.info import info_report, session_report
+
+    results = session_results(analysis)
+    context = info_report(analysis, largest=0)["tokens"]["total"]
+    return {
+        "session": session_report(analysis),
+        "encoding": analysis.table.encoding,
+        "profile": analysis.table.profile,
+        "context_tokens": context,
+        "heuristic": HEURISTIC,
+        "tools": tool_summary(results, context),
+        "unstructured_errors": [
+            {"tool": r.tool, "message_index": r.message_index, "block_index": r.block_index,
+             "source": str(analysis.session.messages[r.message_index].source), "tokens": r.tokens}
+            for r in results if r.unstructured_error
+        ],
+        "secrets": list(secret_rows(results)),
+    }
+
+
 __all__ = ["HEURISTIC", "ResultFacts", "SecretHit", "find_secrets", "json_fields", "redact", "secret_rows",
-           "session_results", "tool_summary"]
+           "session_results", "tool_summary", "tools_report"]

@@ -3,7 +3,7 @@
 The same function runs in a local process pool and as a Ray task, so both engines write the same
 dataset. It reads and counts the session exactly as ``context-inspector info`` does (same format
 detection, tokenizer and profile choice) and takes the session figures from the same
-``info_report`` dict, so every fleet total is the sum of the per-session ``info --json`` figures.
+``info_report`` dict (:mod:`inspector.analysis.info`), so every fleet total is the sum of the per-session ``info --json`` figures.
 A session that cannot be read becomes an error result (file and reason), never a crash.
 """
 
@@ -59,11 +59,11 @@ def analyse(
     recorded one) unless ``encoding`` is given, the format's default profile unless ``profile`` is."""
     import inspector
 
-    from ..cli.report import default_profile
+    from ..formats import session_profile
     from ..tokens import resolve_or_fallback
 
     session = inspector.load(path, format)
-    profile = profile or default_profile(session)
+    profile = profile or session_profile(session)
     model = model or session.model
     resolution, _warning = resolve_or_fallback(model, encoding, profile)
     return inspector.analyze(session, resolution.counter, profile, model)
@@ -89,7 +89,7 @@ def run_task(task: Task) -> Result:
 
 
 def session_rows(analysis: Analysis, task: Task) -> dict[str, list[dict[str, Any]]]:
-    from ..cli.report import info_report
+    from ..analysis.info import info_report
 
     sid = task.session_id
     info = info_report(analysis, largest=0)
