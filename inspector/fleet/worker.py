@@ -14,6 +14,8 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import orjson
+
 from . import money
 from .diet import session_results
 
@@ -40,11 +42,15 @@ class Task:
 
 @dataclass
 class Result:
+    """One session's outcome. ``lines`` holds each table's rows already encoded as JSON Lines
+    (what the writer spools), so what crosses back to the writing process is a few bytes objects,
+    not thousands of dicts to unpickle and encode there: the encoding work stays in the workers."""
+
     session_id: str
     path: str
     size: int
     mtime_ns: int
-    rows: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    lines: dict[str, bytes] = field(default_factory=dict)
     error: str | None = None
 
 
@@ -79,13 +85,18 @@ def run_task(task: Task) -> Result:
     result = Result(task.session_id, task.path, task.size, task.mtime_ns)
     try:
         analysis = analyse(task.path, task.format)
-        result.rows = session_rows(analysis, task)
+        result.lines = encode_rows(session_rows(analysis, task))
     except (SessionFormatError, EncodingUnavailable, OSError, UnicodeDecodeError) as exc:
         result.error = str(exc) or type(exc).__name__
     except Exception as exc:  # noqa: BLE001  (reported per session, see the docstring)
-        result.rows = {}
+        result.lines = {}
         result.error = f"internal error ({type(exc).__name__}): {exc}"
     return result
+
+
+def encode_rows(rows: dict[str, list[dict[str, Any]]]) -> dict[str, bytes]:
+    """Each table's rows as JSON Lines."""
+    return {table: b"".join(orjson.dumps(row) + b"\n" for row in items) for table, items in rows.items()}
 
 
 def session_rows(analysis: Analysis, task: Task) -> dict[str, list[dict[str, Any]]]:
