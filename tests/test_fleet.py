@@ -148,7 +148,7 @@ def test_tools_report_flags_unused_fields_errors_and_secrets(capsys, tmp_path):
     lookup = next(t for t in report["tools"] if t["tool"] == "lookup_user")
     assert lookup["fields"] == ["api_key", "email", "internal_note", "user_id"]
     assert lookup["unused_fields"] == ["api_key", "email", "internal_note"]  # user_id's value is quoted later
-    assert lookup["secrets"] == 2 and lookup["results"] == 1
+    assert lookup["secrets"] == 2 and lookup["results"] == 1 and lookup["largest_message_index"] == 3
     run_tool = next(t for t in report["tools"] if t["tool"] == "run")
     assert run_tool["unstructured_errors"] == 1 and run_tool["fields"] == []
     assert report["unstructured_errors"] == [

@@ -334,7 +334,8 @@ def _quantile(values: Sequence[int], q: float) -> int:
 
 def tool_summary(results: Sequence[ResultFacts], context_tokens: int) -> list[dict[str, Any]]:
     """Per tool: results, size distribution (tokens p50/p90/max), share of the context's tokens,
-    truncated/error counts, fields seen and never used, secrets; largest tools first."""
+    truncated/error counts, fields seen and never used, secrets, the message holding its largest
+    result (the first such); largest tools first."""
     by_tool: dict[str, list[ResultFacts]] = {}
     for r in results:
         by_tool.setdefault(r.tool, []).append(r)
@@ -363,6 +364,7 @@ def tool_summary(results: Sequence[ResultFacts], context_tokens: int) -> list[di
                 "fields": sorted(fields),
                 "unused_fields": sorted(f for f, used in fields.items() if not used),
                 "secrets": sum(len(r.secrets) for r in items),
+                "largest_message_index": max(items, key=lambda r: r.tokens).message_index,
             }
         )
     rows.sort(key=lambda r: (-r["result_tokens"], r["tool"]))

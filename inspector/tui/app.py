@@ -109,6 +109,8 @@ class InspectorApp(App[int]):
         Binding("v", "rules", "Rules", id="rules", tooltip="the provider rule text for the selected row"),
         Binding("e", "export", "Export", id="export",
                 tooltip="export the pruned history as an OpenAI or Anthropic request body"),
+        Binding("T", "tools", "Tools", show=False, id="tool-diet",
+                tooltip="the tool diet: per tool result size, share, unused fields, errors, secrets"),
         Binding("p", "preset", "Preset", id="next-preset", tooltip="next preset pipeline"),
         Binding("t", "next_theme", "Theme", id="next-theme", tooltip="next colour theme"),
         Binding("f", "toggle_follow", "Follow", id="toggle-follow", tooltip="follow the file as it grows: on/off"),
@@ -475,6 +477,11 @@ class InspectorApp(App[int]):
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen(str(self.keymap_file), self.remapped))
+
+    def action_tools(self) -> None:
+        from .screens.tools import open_tools
+
+        open_tools(self)
 
     def action_open(self) -> None:
         self.list.action_open()
