@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from cli_helpers import as_json, run
+from diet_helpers import SECRET, diet_session
 from inspector import fleet
 from inspector.fleet import dataset as ds
 
@@ -121,26 +122,8 @@ def test_unreadable_session_is_an_error_row_not_a_crash(capsys, tmp_path):
 # ------------------------------------------------------------------------------------------
 # tool-result diet
 
-SECRET = "sk-proj-" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4"
-
-
-def _diet_session(path: Path) -> Path:
-    record = {"user_id": "u_48213", "email": "jane.doe@example.com", "api_key": SECRET, "internal_note": "keep"}
-    lines = [
-        {"role": "system", "content": "You look people up."},
-        {"role": "user", "content": "Which id does Jane have?"},
-        {"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "name": "lookup_user", "arguments": "{\"name\": \"Jane\"}"}]},
-        {"role": "tool", "tool_call_id": "c1", "content": json.dumps(record)},
-        {"role": "assistant", "content": None, "tool_calls": [{"id": "c2", "name": "run", "arguments": "{\"cmd\": \"ls /nope\"}"}]},
-        {"role": "tool", "tool_call_id": "c2", "content": "Error: ls: cannot access '/nope': No such file or directory"},
-        {"role": "assistant", "content": "Jane's id is u_48213."},
-    ]
-    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    return path
-
-
 def test_tools_report_flags_unused_fields_errors_and_secrets(capsys, tmp_path):
-    session = _diet_session(tmp_path / "diet.jsonl")
+    session = diet_session(tmp_path / "diet.jsonl")
     code, out, err = run(capsys, "tools", session, "--json")
     assert code == 0, err
     report = json.loads(out)
@@ -167,7 +150,7 @@ def test_tools_report_flags_unused_fields_errors_and_secrets(capsys, tmp_path):
 
 
 def test_dataset_holds_no_text_unless_asked(capsys, tmp_path):
-    session = _diet_session(tmp_path / "diet.jsonl")
+    session = diet_session(tmp_path / "diet.jsonl")
     for flag, expected in (((), [[None], [None]]), (("--with-text",), None)):
         dataset = tmp_path / ("ds" + "".join(flag))
         as_json(capsys, "fleet", session, "--dataset", dataset, "--strategies", "none", *flag)

@@ -3,33 +3,19 @@ secrets only redacted, and ``enter`` on a tool puts the list's cursor on its lar
 
 from __future__ import annotations
 
-import json
+import sys
+from pathlib import Path
 
-import pytest
-from tui_helpers import SAMPLES, make_app, settle
+from textual.widgets import DataTable, Static
+from tui_helpers import make_app, settle
 
 import inspector
 from inspector.fleet.diet import tools_report
 from inspector.fleet.worker import analyse
 from inspector.tui.screens.tools import COLUMNS, ToolsScreen
-from textual.widgets import DataTable, Static
 
-SECRET = "sk-proj-" + "A1b2C3d4" * 4
-
-
-def _diet_session(path):
-    record = {"user_id": "u_48213", "email": "jane.doe@example.com", "api_key": SECRET, "internal_note": "keep"}
-    lines = [
-        {"role": "system", "content": "You look people up."},
-        {"role": "user", "content": "Which id does Jane have?"},
-        {"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "name": "lookup_user", "arguments": "{\"name\": \"Jane\"}"}]},
-        {"role": "tool", "tool_call_id": "c1", "content": json.dumps(record)},
-        {"role": "assistant", "content": None, "tool_calls": [{"id": "c2", "name": "run", "arguments": "{\"cmd\": \"ls /nope\"}"}]},
-        {"role": "tool", "tool_call_id": "c2", "content": "Error: ls: cannot access '/nope': No such file or directory"},
-        {"role": "assistant", "content": "Jane's id is u_48213."},
-    ]
-    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    return path
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the diet session shared with test_fleet
+from diet_helpers import SECRET, diet_session  # noqa: E402
 
 
 def _table_rows(screen: ToolsScreen) -> list[list[str]]:
@@ -38,7 +24,7 @@ def _table_rows(screen: ToolsScreen) -> list[list[str]]:
 
 
 async def test_the_screen_shows_the_tools_report_and_jumps_to_the_largest_result(tmp_path):
-    path = _diet_session(tmp_path / "diet.jsonl")
+    path = diet_session(tmp_path / "diet.jsonl")
     expected = tools_report(analyse(str(path)))
     app = make_app(inspector.load(path), path=str(path))
     async with app.run_test(size=(160, 40)) as pilot:
@@ -60,7 +46,7 @@ async def test_the_screen_shows_the_tools_report_and_jumps_to_the_largest_result
         details = screen.query_one("#tools-details-text", Static).content.plain
         assert "lookup_user: api_key, email, internal_note" in details
         assert "run at line 6 (message 5)" in details
-        assert "openai_key at line 4 (message 3), result line 1 column 69: sk-p…[40 chars]" in details
+        assert "openai_key at line 4 (message 3), result line 1 column 69: sk-p…[36 chars]" in details
         assert "j***@example.com" in details and SECRET not in details and "jane.doe" not in details
 
         table = screen.query_one(DataTable)
