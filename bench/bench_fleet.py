@@ -40,18 +40,41 @@ REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 
 CHILD = """
-import json, resource, sys, time
+import json, os, resource, sys, threading, time
 from inspector import fleet
 paths, dataset, workers, strategies = sys.argv[1], sys.argv[2], int(sys.argv[3]), tuple(s for s in sys.argv[4].split(",") if s)
+
+# Every 0.5 s, each worker process's scheduler counters (/proc/PID/schedstat: ns on a CPU, ns runnable
+# but waiting for one): what is left of its life was spent idle, waiting for work from the engine.
+seen, stop, me = {}, threading.Event(), os.getpid()
+def sample():
+    while not stop.wait(0.5):
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                with open(f"/proc/{pid}/stat") as f:
+                    if int(f.read().rsplit(")", 1)[1].split()[1]) != me:
+                        continue
+                with open(f"/proc/{pid}/schedstat") as f:
+                    cpu, queued = map(int, f.read().split()[:2])
+            except (OSError, ValueError, IndexError):
+                continue
+            first = seen.get(pid, (time.perf_counter(),))[0]
+            seen[pid] = (first, time.perf_counter(), cpu / 1e9, queued / 1e9)
+threading.Thread(target=sample, daemon=True).start()
+
 sources = fleet.expand([paths])
 start = time.perf_counter()
 run = fleet.build(sources, dataset, workers=workers, strategies=strategies)
 totals = fleet.report(run.dataset)["totals"]
 wall = time.perf_counter() - start
-me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-print(json.dumps({"wall": wall, "cpu_parent": me.ru_utime + me.ru_stime, "cpu_workers": kids.ru_utime + kids.ru_stime,
+stop.set()
+me_, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+life = sum(last - first for first, last, _, _ in seen.values())
+print(json.dumps({"wall": wall, "cpu_parent": me_.ru_utime + me_.ru_stime, "cpu_workers": kids.ru_utime + kids.ru_stime,
                   "processed": run.processed, "skipped": run.skipped, "errors": len(run.errors), "totals": totals,
-                  "rss_self_mb": me.ru_maxrss / 1024, "rss_worker_mb": kids.ru_maxrss / 1024}))
+                  "rss_self_mb": me_.ru_maxrss / 1024, "rss_worker_mb": kids.ru_maxrss / 1024,
+                  "workers_seen": len(seen), "workers_on_cpu": sum(v[2] for v in seen.values()),
+                  "workers_queued": sum(v[3] for v in seen.values()), "workers_life": life}))
 """
 
 
@@ -146,6 +169,11 @@ def main() -> None:
             cpu = x["cpu_parent"] + x["cpu_workers"]
             print(f"  {label}: {cpu / x['wall']:.2f} cores busy; CPU per session: workers {1000 * x['cpu_workers'] / r:.0f} ms, "
                   f"writing process {1000 * x['cpu_parent'] / r:.0f} ms")
+        if two["workers_seen"] and two["workers_life"] > 0:
+            life, on, queued = two["workers_life"], two["workers_on_cpu"], two["workers_queued"]
+            idle = max(0.0, life - on - queued)
+            print(f"  workers 2, each worker's life: {100 * on / life:.0f} % on a CPU, {100 * queued / life:.0f} % runnable "
+                  f"but waiting for a CPU (other load), {100 * idle / life:.0f} % idle waiting for work from the engine")
         busy = (one["cpu_parent"] + one["cpu_workers"]) / one["wall"]
         if busy < 0.9:
             # Linux autogroup shares a busy CPU per session, not per process: a second worker then
