@@ -219,8 +219,8 @@ def _table(title: str, columns: list[str]):
 def _cell(value: Any):
     from rich.text import Text
 
-    from .render import N
     from ..analysis.info import preview
+    from .render import N
 
     if value is None:
         return Text("—", style="dim")

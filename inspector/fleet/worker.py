@@ -3,7 +3,8 @@
 The same function runs in a local process pool and as a Ray task, so both engines write the same
 dataset. It reads and counts the session exactly as ``context-inspector info`` does (same format
 detection, tokenizer and profile choice) and takes the session figures from the same
-``info_report`` dict (:mod:`inspector.analysis.info`), so every fleet total is the sum of the per-session ``info --json`` figures.
+``info_report`` dict (:mod:`inspector.analysis.info`), so every fleet total is the sum of the
+per-session ``info --json`` figures.
 A session that cannot be read becomes an error result (file and reason), never a crash.
 """
 
