@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from cli_helpers import as_json, run
+from diet_helpers import SECRET, diet_session
 from inspector import fleet
 from inspector.fleet import dataset as ds
 
@@ -121,26 +122,8 @@ def test_unreadable_session_is_an_error_row_not_a_crash(capsys, tmp_path):
 # ------------------------------------------------------------------------------------------
 # tool-result diet
 
-SECRET = "sk-proj-" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4"
-
-
-def _diet_session(path: Path) -> Path:
-    record = {"user_id": "u_48213", "email": "jane.doe@example.com", "api_key": SECRET, "internal_note": "keep"}
-    lines = [
-        {"role": "system", "content": "You look people up."},
-        {"role": "user", "content": "Which id does Jane have?"},
-        {"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "name": "lookup_user", "arguments": "{\"name\": \"Jane\"}"}]},
-        {"role": "tool", "tool_call_id": "c1", "content": json.dumps(record)},
-        {"role": "assistant", "content": None, "tool_calls": [{"id": "c2", "name": "run", "arguments": "{\"cmd\": \"ls /nope\"}"}]},
-        {"role": "tool", "tool_call_id": "c2", "content": "Error: ls: cannot access '/nope': No such file or directory"},
-        {"role": "assistant", "content": "Jane's id is u_48213."},
-    ]
-    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    return path
-
-
 def test_tools_report_flags_unused_fields_errors_and_secrets(capsys, tmp_path):
-    session = _diet_session(tmp_path / "diet.jsonl")
+    session = diet_session(tmp_path / "diet.jsonl")
     code, out, err = run(capsys, "tools", session, "--json")
     assert code == 0, err
     report = json.loads(out)
@@ -148,7 +131,7 @@ def test_tools_report_flags_unused_fields_errors_and_secrets(capsys, tmp_path):
     lookup = next(t for t in report["tools"] if t["tool"] == "lookup_user")
     assert lookup["fields"] == ["api_key", "email", "internal_note", "user_id"]
     assert lookup["unused_fields"] == ["api_key", "email", "internal_note"]  # user_id's value is quoted later
-    assert lookup["secrets"] == 2 and lookup["results"] == 1
+    assert lookup["secrets"] == 2 and lookup["results"] == 1 and lookup["largest_message_index"] == 3
     run_tool = next(t for t in report["tools"] if t["tool"] == "run")
     assert run_tool["unstructured_errors"] == 1 and run_tool["fields"] == []
     assert report["unstructured_errors"] == [
@@ -167,7 +150,7 @@ def test_tools_report_flags_unused_fields_errors_and_secrets(capsys, tmp_path):
 
 
 def test_dataset_holds_no_text_unless_asked(capsys, tmp_path):
-    session = _diet_session(tmp_path / "diet.jsonl")
+    session = diet_session(tmp_path / "diet.jsonl")
     for flag, expected in (((), [[None], [None]]), (("--with-text",), None)):
         dataset = tmp_path / ("ds" + "".join(flag))
         as_json(capsys, "fleet", session, "--dataset", dataset, "--strategies", "none", *flag)
@@ -281,3 +264,21 @@ def test_an_empty_fleet_still_has_every_table(capsys, tmp_path):
                          "--dataset", tmp_path / "ds", "--json")
     assert code == 0, err
     assert json.loads(out)["rows"] == [[0, "2026-11-23", "1.50"]]
+
+
+def test_the_fleet_worker_runs_without_any_view_module(tmp_path):
+    """The fleet is core: building a dataset loads neither the CLI, the TUI, Rich nor Textual
+    (the import-linter contract ``fleet-without-views`` says the same statically)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from inspector import fleet; "
+        f"fleet.build(fleet.expand([{str(SAMPLES)!r}]), {str(tmp_path / 'ds')!r}, workers=1, strategies=('tool_pruning',)); "
+        "from inspector.fleet.diet import tools_report; from inspector.fleet.worker import analyse; "
+        f"tools_report(analyse({str(SAMPLES / 'coding_agent.jsonl')!r})); "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('rich', 'textual') "
+        "or m.startswith(('inspector.cli', 'inspector.tui'))))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT).stdout
+    assert out.strip().splitlines()[-1] == "[]"

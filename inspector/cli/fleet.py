@@ -186,30 +186,8 @@ def _json_value(value: Any) -> Any:
 # tools
 
 
-def tools_report(analysis) -> dict[str, Any]:
-    """The ``tools --json`` object: per tool figures, unstructured errors and secrets by place."""
-    from ..fleet.diet import HEURISTIC, secret_rows, session_results, tool_summary
-    from .report import info_report, session_report
-
-    results = session_results(analysis)
-    context = info_report(analysis, largest=0)["tokens"]["total"]
-    return {
-        "session": session_report(analysis),
-        "encoding": analysis.table.encoding,
-        "profile": analysis.table.profile,
-        "context_tokens": context,
-        "heuristic": HEURISTIC,
-        "tools": tool_summary(results, context),
-        "unstructured_errors": [
-            {"tool": r.tool, "message_index": r.message_index, "block_index": r.block_index,
-             "source": str(analysis.session.messages[r.message_index].source), "tokens": r.tokens}
-            for r in results if r.unstructured_error
-        ],
-        "secrets": list(secret_rows(results)),
-    }
-
-
 def cmd_tools(args: argparse.Namespace) -> int:
+    from ..fleet.diet import tools_report
     from ..fleet.worker import analyse
 
     analysis = analyse(args.session, args.format, args.encoding, args.model, args.profile, args.sidechain)
@@ -241,8 +219,8 @@ def _table(title: str, columns: list[str]):
 def _cell(value: Any):
     from rich.text import Text
 
+    from ..analysis.info import preview
     from .render import N
-    from .report import preview
 
     if value is None:
         return Text("—", style="dim")

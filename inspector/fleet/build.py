@@ -73,7 +73,7 @@ def build(
         writer = ds.ShardWriter(dataset, batch)
         try:
             for done, r in enumerate(run(engine, todo, workers, address), 1):
-                shard = writer.add(r.rows) if r.error is None else None
+                shard = writer.add(r.lines) if r.error is None else None
                 entries[r.path] = ds.Entry(r.path, r.session_id, r.size, r.mtime_ns, shard, r.error)
                 result.processed += 1
                 if progress is not None:

@@ -117,12 +117,11 @@ class ShardWriter:
         self.pending = 0
         self.files = {t: (self.dataset / SPOOL / f"{t}-{self.shard}.jsonl").open("wb") for t in TABLES}
 
-    def add(self, rows: dict[str, list[dict[str, Any]]]) -> str:
-        """Spool one session's rows; returns the shard they will be in."""
-        for table, items in rows.items():
-            fh = self.files[table]
-            for row in items:
-                fh.write(orjson.dumps(row) + b"\n")
+    def add(self, lines: dict[str, bytes]) -> str:
+        """Spool one session's rows (JSON Lines per table, :func:`~inspector.fleet.worker.encode_rows`);
+        returns the shard they will be in."""
+        for table, data in lines.items():
+            self.files[table].write(data)
         shard = self.shard
         self.pending += 1
         if self.pending >= self.batch:

@@ -175,9 +175,11 @@ def _walk(value: Any, prefix: str, depth: int, out: dict[str, set[str]]) -> None
 def _value_text(item: Any) -> str | None:
     if isinstance(item, bool) or item is None:
         return None
-    if isinstance(item, (int, float)):
+    if isinstance(item, int):
+        return str(item) if abs(item) >= 100 else None
+    if isinstance(item, float):
         text = str(item)
-        return text if sum(ch.isdigit() for ch in text) >= 3 else None
+        return text if sum(map(str.isdigit, text)) >= 3 else None
     text = str(item).strip()
     return text if VALUE_MIN <= len(text) <= VALUE_MAX else None
 
@@ -202,12 +204,17 @@ def _field_name(path: str) -> str:
 
 
 class _Later:
-    """What the assistant wrote after a point: the words (a set) and the text (for phrases)."""
+    """What the assistant wrote after a point: the words (a set) and the text (for phrases).
+
+    Walking backwards only ever adds text, so a phrase once found stays found, and a phrase not
+    found is searched again only in the text added since (plus its own length of overlap)."""
 
     def __init__(self) -> None:
         self.words: set[str] = set()
         self.parts: list[str] = []
         self._joined: str | None = ""
+        self._found: set[str] = set()
+        self._searched: dict[str, int] = {}  # phrase -> length of the text it was not found in
 
     def add(self, text: str) -> None:
         self.words |= _words(text)
@@ -220,6 +227,21 @@ class _Later:
             self._joined = "\n".join(self.parts)
         return self._joined
 
+    def _has_phrase(self, value: str) -> bool:
+        if value in self._found:
+            return True
+        text = self.text
+        # A word between two spaces of the phrase is a whole word of any text holding the phrase.
+        middle = value.split(" ")[1:-1]
+        if any(_WORD.fullmatch(w) and w.strip(".:-/") not in self.words for w in middle):
+            self._searched[value] = len(text)
+            return False
+        if text.find(value, max(0, self._searched.get(value, 0) - len(value) + 1)) >= 0:
+            self._found.add(value)
+            return True
+        self._searched[value] = len(text)
+        return False
+
     def uses(self, path: str, values: set[str]) -> bool:
         name = _field_name(path)
         if len(name) >= 3 and name in self.words:
@@ -227,7 +249,7 @@ class _Later:
         for value in values:
             if value in self.words:
                 return True
-            if " " in value and value in self.text:
+            if " " in value and self._has_phrase(value):
                 return True
         return False
 
@@ -312,7 +334,8 @@ def _quantile(values: Sequence[int], q: float) -> int:
 
 def tool_summary(results: Sequence[ResultFacts], context_tokens: int) -> list[dict[str, Any]]:
     """Per tool: results, size distribution (tokens p50/p90/max), share of the context's tokens,
-    truncated/error counts, fields seen and never used, secrets; largest tools first."""
+    truncated/error counts, fields seen and never used, secrets, the message holding its largest
+    result (the first such); largest tools first."""
     by_tool: dict[str, list[ResultFacts]] = {}
     for r in results:
         by_tool.setdefault(r.tool, []).append(r)
@@ -341,6 +364,7 @@ def tool_summary(results: Sequence[ResultFacts], context_tokens: int) -> list[di
                 "fields": sorted(fields),
                 "unused_fields": sorted(f for f, used in fields.items() if not used),
                 "secrets": sum(len(r.secrets) for r in items),
+                "largest_message_index": max(items, key=lambda r: r.tokens).message_index,
             }
         )
     rows.sort(key=lambda r: (-r["result_tokens"], r["tool"]))
@@ -354,5 +378,29 @@ def secret_rows(results: Sequence[ResultFacts]) -> Iterator[dict[str, Any]]:
                    "line": s.line, "column": s.column, "source": s.source, "redacted": s.redacted}
 
 
+def tools_report(analysis: Analysis) -> dict[str, Any]:
+    """The tool diet of one session, as ``tools --json`` prints it and the viewer's Tools screen
+    shows it: per tool figures (:func:`tool_summary`, share of the ``info`` context total),
+    unstructured errors and secrets by place."""
+    from ..analysis.info import info_report, session_report
+
+    results = session_results(analysis)
+    context = info_report(analysis, largest=0)["tokens"]["total"]
+    return {
+        "session": session_report(analysis),
+        "encoding": analysis.table.encoding,
+        "profile": analysis.table.profile,
+        "context_tokens": context,
+        "heuristic": HEURISTIC,
+        "tools": tool_summary(results, context),
+        "unstructured_errors": [
+            {"tool": r.tool, "message_index": r.message_index, "block_index": r.block_index,
+             "source": str(analysis.session.messages[r.message_index].source), "tokens": r.tokens}
+            for r in results if r.unstructured_error
+        ],
+        "secrets": list(secret_rows(results)),
+    }
+
+
 __all__ = ["HEURISTIC", "ResultFacts", "SecretHit", "find_secrets", "json_fields", "redact", "secret_rows",
-           "session_results", "tool_summary"]
+           "session_results", "tool_summary", "tools_report"]

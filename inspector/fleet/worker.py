@@ -3,7 +3,8 @@
 The same function runs in a local process pool and as a Ray task, so both engines write the same
 dataset. It reads and counts the session exactly as ``context-inspector info`` does (same format
 detection, tokenizer and profile choice) and takes the session figures from the same
-``info_report`` dict, so every fleet total is the sum of the per-session ``info --json`` figures.
+``info_report`` dict (:mod:`inspector.analysis.info`), so every fleet total is the sum of the
+per-session ``info --json`` figures.
 A session that cannot be read becomes an error result (file and reason), never a crash.
 """
 
@@ -13,6 +14,8 @@ import bisect
 import hashlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+import orjson
 
 from . import money
 from .diet import session_results
@@ -40,11 +43,15 @@ class Task:
 
 @dataclass
 class Result:
+    """One session's outcome. ``lines`` holds each table's rows already encoded as JSON Lines
+    (what the writer spools), so what crosses back to the writing process is a few bytes objects,
+    not thousands of dicts to unpickle and encode there: the encoding work stays in the workers."""
+
     session_id: str
     path: str
     size: int
     mtime_ns: int
-    rows: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    lines: dict[str, bytes] = field(default_factory=dict)
     error: str | None = None
 
 
@@ -65,12 +72,14 @@ def analyse(
     its sidechain ``sidechain`` instead of the main conversation when given."""
     import inspector
 
-    from ..cli.options import chosen_sidechain
-    from ..cli.report import default_profile
+    from ..formats import session_profile
+    from ..formats.sidechain import open_sidechain
     from ..tokens import resolve_or_fallback
 
-    session = chosen_sidechain(inspector.load(path, format), sidechain)
-    profile = profile or default_profile(session)
+    session = inspector.load(path, format)
+    if sidechain is not None:
+        session = open_sidechain(session, sidechain)
+    profile = profile or session_profile(session)
     model = model or session.model
     resolution, _warning = resolve_or_fallback(model, encoding, profile)
     return inspector.analyze(session, resolution.counter, profile, model)
@@ -86,17 +95,22 @@ def run_task(task: Task) -> Result:
     result = Result(task.session_id, task.path, task.size, task.mtime_ns)
     try:
         analysis = analyse(task.path, task.format)
-        result.rows = session_rows(analysis, task)
+        result.lines = encode_rows(session_rows(analysis, task))
     except (SessionFormatError, EncodingUnavailable, OSError, UnicodeDecodeError) as exc:
         result.error = str(exc) or type(exc).__name__
     except Exception as exc:  # noqa: BLE001  (reported per session, see the docstring)
-        result.rows = {}
+        result.lines = {}
         result.error = f"internal error ({type(exc).__name__}): {exc}"
     return result
 
 
+def encode_rows(rows: dict[str, list[dict[str, Any]]]) -> dict[str, bytes]:
+    """Each table's rows as JSON Lines."""
+    return {table: b"".join(orjson.dumps(row) + b"\n" for row in items) for table, items in rows.items()}
+
+
 def session_rows(analysis: Analysis, task: Task) -> dict[str, list[dict[str, Any]]]:
-    from ..cli.report import info_report
+    from ..analysis.info import info_report
 
     sid = task.session_id
     info = info_report(analysis, largest=0)

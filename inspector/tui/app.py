@@ -110,6 +110,8 @@ class InspectorApp(ViewActions, App[int]):
         Binding("v", "rules", "Rules", id="rules", tooltip="the provider rule text for the selected row"),
         Binding("e", "export", "Export", id="export",
                 tooltip="export the pruned history as an OpenAI or Anthropic request body"),
+        Binding("T", "tools", "Tools", show=False, id="tool-diet",
+                tooltip="the tool diet: per tool result size, share, unused fields, errors, secrets"),
         Binding("p", "preset", "Preset", id="next-preset", tooltip="next preset pipeline"),
         Binding("P", "save_preset", "Save preset", show=False, id="save-preset",
                 tooltip="save the pipeline and settings as a user preset"),
@@ -506,6 +508,11 @@ class InspectorApp(ViewActions, App[int]):
             self.notify("The bundled samples are missing, so the lesson cannot open.", severity="warning")
             return
         self.push_screen(LessonScreen(sample.parent))
+
+    def action_tools(self) -> None:
+        from .screens.tools import open_tools
+
+        open_tools(self)
 
     def action_open(self) -> None:
         self.list.action_open()

@@ -1,0 +1,264 @@
+"""The figures ``context-inspector info`` shows, as one JSON-ready dict (:func:`info_report`).
+
+``info --json`` prints this dict, the CLI's Rich tables are drawn from it, and the fleet worker
+takes each session's row from it, so the three always agree. The small builders the other reports
+share (:func:`session_report`, :func:`counting_report`, :func:`usage_row`) live here too. Nothing
+here prints, and nothing here imports Textual or Rich.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections import Counter
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from ..model import ImageBlock, Message, Skipped, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock
+from ..units import UnitKind
+from .breakdown import flag_counts, largest_messages, tool_tokens, unit_kinds
+from .calibrate import CallUsage, call_usage
+from .context import next_call as visible_next_call
+from .predict import next_call, predictions
+from .session_facts import model_of
+from .window import session_window
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .. import Analysis
+
+
+# ------------------------------------------------------------------------------------------
+# text helpers
+
+
+def preview(text: str, width: int = 60) -> str:
+    """One line of ``text`` for a table cell: control characters removed, whitespace collapsed."""
+    cleaned = []
+    for ch in text[: width * 4]:
+        if ch in "\n\r\t":
+            cleaned.append(" ")
+        elif unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co"):
+            continue
+        else:
+            cleaned.append(ch)
+    line = " ".join("".join(cleaned).split())
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+def message_preview(message: Message, width: int = 60) -> str:
+    """What a person would recognise the message by: its text, else its tool calls or results."""
+    parts: list[str] = []
+    for block in message.content:
+        if isinstance(block, TextBlock) and block.text.strip():
+            parts.append(block.text)
+        elif isinstance(block, ToolCallBlock):
+            parts.append(f"{block.name}({block.arguments})")
+        elif isinstance(block, ToolResultBlock):
+            parts.append(("error: " if block.is_error else "") + block.text)
+        elif isinstance(block, ImageBlock):
+            parts.append(f"[image {block.media_type or ''}]".replace(" ]", "]"))
+        elif isinstance(block, ThinkingBlock):
+            parts.append("(thinking)")
+        if sum(len(p) for p in parts) > width * 2:
+            break
+    return preview(" ".join(parts), width)
+
+
+# ------------------------------------------------------------------------------------------
+# shared pieces
+
+
+def session_report(analysis: Analysis) -> dict[str, Any]:
+    view = analysis.view
+    out = {
+        "path": analysis.session.path,
+        "format": analysis.session.format,
+        "messages": len(view),
+        "turns": sum(1 for turn in view.turns if turn.number > 0),
+        "model_calls": len(view.calls),
+    }
+    if "sidechain" in analysis.session.extra:  # opened with --sidechain
+        out["sidechain"] = analysis.session.extra["sidechain"]
+    return out
+
+
+def _unit_name(analysis: Analysis, index: int) -> tuple[str, int]:
+    view = analysis.view
+    uid = view.unit_of[index]
+    return view.units[uid].kind.value, uid
+
+
+# ------------------------------------------------------------------------------------------
+# info
+
+
+def info_report(analysis: Analysis, largest: int = 10) -> dict[str, Any]:
+    """Everything ``context-inspector info`` shows."""
+    session, view, table = analysis.session, analysis.view, analysis.table
+    messages = session.messages
+    totals = table.totals
+
+    by_kind, count_by_kind = unit_kinds(view, table)
+    message_tokens = sum(by_kind.values())  # == table.prefix[n]
+    nxt = next_call(view, table)
+    by_kind[UnitKind.NOT_IN_FILE.value] = nxt.not_in_file
+    tool_definitions, reply_priming = table.tools, table.reply_priming
+    total = message_tokens + nxt.not_in_file + tool_definitions + reply_priming
+    # --model (the table's model when it is not the file's) sets the window as it sets the tokenizer
+    override = table.model if table.model and table.model != model_of(session) and table.model != session.model else None
+    window = session_window(session, override)
+
+    largest_rows = []
+    for i in largest_messages(table, largest):
+        unit, uid = _unit_name(analysis, i)
+        largest_rows.append(
+            {
+                "index": i,
+                "role": view.roles[i],
+                "unit": unit,
+                "unit_id": uid,
+                "turn": view.turn_of[i],
+                "tokens": totals[i],
+                "tools": list(dict.fromkeys(view.tool_names[i])),
+                "preview": message_preview(messages[i]),
+            }
+        )
+
+    tool_rows = [
+        {
+            "tool": name,
+            "calls": row.calls,
+            "results": row.results,
+            "call_tokens": row.call_tokens,
+            "result_tokens": row.result_tokens,
+            "tokens": row.call_tokens + row.result_tokens,
+        }
+        for name, row in tool_tokens(session, table).items()
+    ]
+    tool_rows.sort(key=lambda r: (-r["tokens"], r["tool"]))
+
+    return {
+        "session": session_report(analysis),
+        **counting_report(analysis),
+        "profile": table.profile,
+        "model": override or nxt.model or window.model,
+        "window": {"tokens": window.tokens, "source": window.source, "reserved": window.reserved,
+                   "reserved_note": window.reserved_note, "budget": window.budget},
+        "fit": nxt.fit.as_dict(),
+        "tokens": {
+            "total": total,
+            "messages": message_tokens,
+            "not_in_file": nxt.not_in_file,
+            "not_in_file_how": nxt.fit.how,
+            "tool_definitions": tool_definitions,
+            "reply_priming": reply_priming,
+            "by_unit_kind": by_kind,
+            "units_by_kind": count_by_kind,
+        },
+        "context_next_call": next_call_tokens(analysis),
+        "largest_messages": largest_rows,
+        "tools": tool_rows,
+        "tool_definitions": len(session.tools),
+        "flags": flag_counts(view),
+        "usage": usage_report(analysis),
+        "sidechains": {key: len(chain) for key, chain in session.sidechains.items()},
+        "skipped": skipped_report(session.skipped),
+    }
+
+
+#: How many places ``skipped.ignored_at`` names per reason.
+FIRST_PLACES = 3
+
+
+def skipped_report(skipped: Sequence[Skipped]) -> dict[str, Any]:
+    """What the reader left out: records ignored on purpose as counts per reason (most frequent
+    first), with the first few places each was seen; bad input listed one by one."""
+    counts: Counter[str] = Counter()
+    places: dict[str, list[str]] = {}
+    errors = []
+    for item in skipped:
+        if item.kind == "error":
+            errors.append({"where": item.where, "reason": item.reason})
+            continue
+        counts[item.reason] += 1
+        seen = places.setdefault(item.reason, [])
+        if len(seen) < FIRST_PLACES:
+            seen.append(item.where)
+    order = sorted(places, key=lambda reason: -counts[reason])  # stable: ties keep file order
+    return {
+        "ignored": {reason: counts[reason] for reason in order},
+        "ignored_at": {reason: places[reason] for reason in order},
+        "errors": errors,
+    }
+
+
+def counting_report(analysis: Analysis) -> dict[str, Any]:
+    """Which tokenizer counted and whether its counts are exact for the session's model: one
+    label for every report (``encoding``, ``exact``, ``tokenizer``)."""
+    from ..tokens import resolve
+
+    table = analysis.table
+    r = resolve(table.model or next_call(analysis.view, table).model, table.encoding, table.profile)
+    return {"encoding": table.encoding, "exact": r.exact, "tokenizer": r.label}
+
+
+def next_call_tokens(analysis: Analysis) -> dict[str, Any]:
+    """What the next model call would be sent: everything, unless the file records a compaction;
+    ``predicted_tokens`` adds the part the file does not show (inspector.analysis.predict)."""
+    visible = visible_next_call(analysis.view, analysis.table)
+    predicted = next_call(analysis.view, analysis.table).predicted_tokens
+    return {"tokens": visible.tokens, "predicted_tokens": predicted, "compaction_at": visible.compaction_at}
+
+
+def _ratio(recorded: int | None, estimate: int) -> float | None:
+    """recorded / estimate, rounded for display (None without a recording or an estimate)."""
+    if recorded is None or estimate <= 0:
+        return None
+    return round(recorded / estimate, 3)
+
+
+def usage_row(row: CallUsage) -> dict[str, Any]:
+    """The recorded side of one model call: the total the model read and its parts. A cache
+    figure the file did not record stays None (not 0)."""
+    return {
+        "input_tokens": row.input_tokens,
+        "cache_read_input_tokens": row.cache_read_tokens,
+        "cache_creation_input_tokens": row.cache_creation_tokens,
+        "output_tokens": row.output_tokens,
+        "recorded": row.recorded,
+    }
+
+
+def usage_report(analysis: Analysis) -> dict[str, Any] | None:
+    """Recorded usage next to our estimate for every call that recorded it; None when none did.
+    ``ratio`` is recorded / estimate (the inspector's count of what the file shows), per call and
+    over all of them; ``predicted`` is the call's whole input fitted on earlier calls only."""
+    view = analysis.view
+    predicted = predictions(view, analysis.table)
+    rows = []
+    for row in call_usage(view, analysis.table):
+        if row.recorded is None:
+            continue
+        estimate = row.estimated
+        rows.append(
+            {
+                "call": row.call,
+                "message_index": row.message_index,
+                "turn": view.calls[row.call - 1].turn,
+                **usage_row(row),
+                "estimate": estimate,
+                "ratio": _ratio(row.recorded, estimate),
+                "predicted": predicted[row.call - 1].predicted_tokens,
+            }
+        )
+    if not rows:
+        return None
+    recorded_total = sum(r["recorded"] for r in rows)
+    estimate_total = sum(r["estimate"] for r in rows)
+    return {
+        "calls_with_usage": len(rows),
+        "recorded_input_total": recorded_total,
+        "estimate_total": estimate_total,
+        "output_total": sum(r["output_tokens"] or 0 for r in rows),
+        "ratio": _ratio(recorded_total, estimate_total),
+        "calls": rows,
+    }
