@@ -8,8 +8,10 @@ recorded for that call, when it has one. ``predicted_tokens`` is the whole input
 the part the file does not show included (:mod:`inspector.analysis.predict`, fitted on earlier
 calls only); ``tokens`` is that input under the pipeline (the part not in the file is never
 dropped), applied at that call with that call's
-turn as the current turn: one plan per call, so a full replay costs O(calls x messages).
-``calls`` computes only a subset (a sample first on huge sessions, the rest later).
+turn as the current turn. A one-strategy pipeline with a fast path replays every call in about
+one pass (:mod:`.incremental`, proven equal to the per-call plans by a property test); the rest
+plan each call on its own (O(calls x messages), in forked processes when asked).
+``calls`` computes only a subset.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from ..units import SessionView
 from .baseline import baseline_tokens, resent_reasoning
 from .compaction import compacting, replay_compacting
 from .context import recorded_input
+from .incremental import replay_tokens
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,8 +120,9 @@ def replay(
     hidden = [p.not_in_file + r for p, r in zip(predicted, resent)]
     if compacting(names):  # the history after a compaction is a state: replay call by call
         return _replay_compacting(view, table, names, settings, numbers, progress, predicted, hidden)
-    if not names:
-        tokens = [predicted[n - 1].predicted_tokens for n in numbers]
+    fast = replay_tokens(view, table, names, settings, hidden, numbers) if names else None
+    if not names or fast is not None:
+        tokens = fast if fast is not None else [predicted[n - 1].predicted_tokens for n in numbers]
         if progress is not None:
             progress(len(numbers), len(numbers))
     elif workers > 1 and len(numbers) >= _PARALLEL_MIN_CALLS and "fork" in multiprocessing.get_all_start_methods():

@@ -1,0 +1,159 @@
+"""The incremental replay (inspector.analysis.incremental) equals planning every call on its own.
+
+For generated sessions (system prompts, reminders mid-session, parallel tool calls answered by
+OpenAI tool messages or Anthropic result blocks, thinking blocks, recorded usage so every call
+has its own part "not in file", tool loops with no prompt) and for every
+strategy with a fast path under several settings, each call's total from
+:func:`~inspector.analysis.incremental.replay_tokens` must equal the total of
+:func:`~inspector.strategies.pipeline.run` at that call, which is the definition. The test also
+checks the fast path was taken, so it cannot pass by falling back.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from inspector import analyze
+from inspector.analysis.incremental import INCREMENTAL, facts, replay_tokens
+from inspector.analysis.predict import hidden_per_call
+from inspector.analysis.replay import replay
+from inspector.model import Message, Session, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock, Usage
+from inspector.strategies import Settings
+from inspector.strategies.pipeline import STRATEGIES, run
+
+TOOLS = ("bash", "read_file", "grep")
+
+
+@st.composite
+def sessions(draw) -> Session:
+    messages: list[Message] = []
+    ids = itertools.count(1)
+
+    def add(role: str, content: list, **kw) -> None:
+        messages.append(Message(index=len(messages), role=role, content=content, **kw))
+
+    def text(most: int = 60) -> str:
+        return "w " * draw(st.integers(0, most))
+
+    def usage() -> dict:
+        return {"usage": Usage(input_tokens=draw(st.integers(0, 3000)))} if draw(st.booleans()) else {}
+
+    if draw(st.booleans()):
+        add("system", [TextBlock(text="system " + text())])
+    prompts = draw(st.integers(0, 5)) > 0  # else a tool loop nobody prompted (no plain user message)
+    for _ in range(draw(st.integers(0, 7))):
+        if draw(st.integers(0, 9)) == 0:
+            add("system", [TextBlock(text="reminder " + text())])
+        if prompts:
+            add("user", [TextBlock(text="ask " + text())])
+        for _ in range(draw(st.integers(0, 4))):
+            calls = [
+                ToolCallBlock(id=f"call_{next(ids)}", name=draw(st.sampled_from(TOOLS)), arguments="{}")
+                for _ in range(draw(st.integers(1, 3)))
+            ]
+            head: list = [ThinkingBlock(thinking=text())] if draw(st.integers(0, 3)) == 0 else []
+            if draw(st.booleans()):
+                head.append(TextBlock(text=text(10)))
+            add("assistant", head + calls, **usage())
+            if draw(st.booleans()):
+                add("user", [ToolResultBlock(tool_call_id=c.id, content=text(400)) for c in calls], content_form="blocks")
+            else:
+                for c in calls:
+                    add("tool", [ToolResultBlock(tool_call_id=c.id, content="line\n" * draw(st.integers(0, 5)) + text(400))])
+        if draw(st.booleans()):
+            content: list = [ThinkingBlock(thinking=text())] if draw(st.integers(0, 3)) == 0 else []
+            add("assistant", content + [TextBlock(text="done " + text())], **usage())
+    return Session(format="inspector", messages=messages)
+
+
+def _variants() -> list[tuple[str, dict]]:
+    budgets = [{"budget": b} for b in (0, 150, 600, 2000, 10**6)]
+    return [
+        *(("fifo", {**b, "min_history_messages": m}) for b in budgets for m in (0, 2, 5)),
+        *(("sliding_window", {"window_mode": "turns", "window_turns": t}) for t in (0, 1, 2, 4)),
+        *(("sliding_window", {"window_mode": "messages", "window_messages": m}) for m in (0, 1, 3, 8, 40)),
+        *(("strands_sliding_window", {"window_messages": m}) for m in (0, 1, 2, 5, 12)),
+        *(
+            ("trim_messages", {**b, "trim_include_system": inc, "trim_start_on": start})
+            for b in budgets[:4] for inc in (False, True) for start in ("none", "human", "ai", "tool", "human_or_tool")
+        ),
+        *(("trim_messages", {**b, "trim_strategy": "first"}) for b in budgets[:4]),
+        ("tool_pruning", {}),
+        *(("truncate_results", {"max_result_tokens": m, "truncate_unit": u}) for m in (0, 20, 100) for u in ("tokens", "chars")),
+        *(("thinking_prune", {"thinking_keep_turns": k}) for k in (1, 2)),
+        *(("last_n_observations", {"observations_keep": k, "polling": p}) for k in (0, 1, 3) for p in (1, 2, 3)),
+        *(
+            ("clear_tool_uses", {"trigger": t, "keep": k, "clear_at_least": a, "exclude_tools": ex})
+            for t in (0, 800) for k in (0, 2) for a in (0, 300) for ex in ((), ("bash",))
+        ),
+        *(
+            ("mask_tool_outputs", {
+                "mask_protect_tokens": p, "mask_min_tokens": mn, "mask_keep_results": kr, "mask_protect_turns": pt,
+                "mask_tools": tools, "mask_protected_tools": never,
+            })
+            for p in (0, 200) for mn in (0, 150) for kr in (None, 2) for pt in (0, 1, 2)
+            for tools, never in (((), ()), (("bash", "grep"), ("grep",)))
+        ),
+    ]
+
+
+VARIANTS = _variants()
+
+
+def test_every_fast_path_is_exercised():
+    assert {name for name, _ in VARIANTS} == set(INCREMENTAL)
+    assert set(INCREMENTAL) <= set(STRATEGIES)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(sessions())
+def test_incremental_replay_equals_planning_each_call(session):
+    a = analyze(session, encoding="approx")
+    view, table = a.view, a.table
+    if not view.calls:
+        return
+    assert facts(view, table).eligible  # the generator only makes sessions the fast paths take
+    hidden = hidden_per_call(view, table)
+    numbers = list(range(1, len(view.calls) + 1))
+    for name, params in VARIANTS:
+        s = Settings(**params)
+        fast = replay_tokens(view, table, (name,), s, hidden, numbers)
+        assert fast is not None, (name, params)
+        slow = [run(view, table, (name,), s, n, hidden[n - 1])[0].total() for n in numbers]
+        assert fast == slow, (name, params)
+
+
+def test_replay_uses_the_fast_path_and_falls_back_where_it_has_none(monkeypatch):
+    from strategy_builders import seeds_session
+
+    a = seeds_session().analyze()
+    s = Settings(budget=1500)
+    fast = replay(a.view, a.table, "fifo", s)
+    import inspector.analysis.replay as replay_module
+
+    monkeypatch.setattr(replay_module, "replay_tokens", lambda *args: None)
+    slow = replay(a.view, a.table, "fifo", s)
+    assert [c.tokens for c in fast.calls] == [c.tokens for c in slow.calls]
+    assert [c.tokens for c in fast.calls] == [82, 502, 1122, 1342, 1422, 1178, 1498, 1358, 978, 1378, 1498]
+    assert replay_tokens(a.view, a.table, ("summarize",), s, [0] * 11, [1]) is None
+    assert replay_tokens(a.view, a.table, ("tool_pruning", "fifo"), s, [0] * 11, [1]) is None
+    assert replay_tokens(a.view, a.table, ("fifo",), s.model_copy(update={"pair_safe": False}), [0] * 11, [1]) is None
+
+
+@pytest.mark.parametrize("name", sorted(INCREMENTAL))
+def test_a_recorded_compaction_falls_back(name):
+    from strategy_builders import SessionBuilder, text_of
+
+    b = SessionBuilder()
+    b.system(text_of(5))
+    b.user(text_of(10))
+    b.answer(text_of(10))
+    b.user("This session is being continued from a previous conversation. " + text_of(5), starts_context=True)
+    b.answer(text_of(10))
+    a = b.analyze()
+    assert not facts(a.view, a.table).eligible
+    assert replay_tokens(a.view, a.table, (name,), Settings(budget=10), [0, 0], [1, 2]) is None
