@@ -1,10 +1,10 @@
-"""The incremental replay (inspector.analysis.incremental) equals planning every call on its own.
+"""The incremental replay (inspector.strategies.incremental) equals planning every call on its own.
 
 For generated sessions (system prompts, reminders mid-session, parallel tool calls answered by
 OpenAI tool messages or Anthropic result blocks, thinking blocks, recorded usage so every call
 has its own part "not in file", tool loops with no prompt) and for every
 strategy with a fast path under several settings, each call's total from
-:func:`~inspector.analysis.incremental.replay_tokens` must equal the total of
+:func:`~inspector.strategies.incremental.replay_tokens` must equal the total of
 :func:`~inspector.strategies.pipeline.run` at that call, which is the definition. The test also
 checks the fast path was taken, so it cannot pass by falling back.
 """
@@ -18,12 +18,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from inspector import analyze
-from inspector.analysis.incremental import INCREMENTAL, facts, replay_tokens
+from inspector.strategies.incremental import INCREMENTAL, facts, replay_tokens
 from inspector.analysis.predict import hidden_per_call
 from inspector.analysis.replay import replay
 from inspector.model import Message, Session, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock, Usage
 from inspector.strategies import Settings
-from inspector.strategies.pipeline import STRATEGIES, run
+from inspector.strategies.pipeline import STRATEGIES, plan, start
 
 TOOLS = ("bash", "read_file", "grep")
 
@@ -68,6 +68,14 @@ def sessions(draw) -> Session:
             content: list = [ThinkingBlock(thinking=text())] if draw(st.integers(0, 3)) == 0 else []
             add("assistant", content + [TextBlock(text="done " + text())], **usage())
     return Session(format="inspector", messages=messages)
+
+
+def reference(view, table, names, s, n, hidden):
+    """The definition: the strategies' own code applied to the history of call ``n``."""
+    w = start(view, table, s, n, hidden)
+    for name in names:
+        STRATEGIES[name].apply(w)
+    return w
 
 
 def _variants() -> list[tuple[str, dict]]:
@@ -123,7 +131,7 @@ def test_incremental_replay_equals_planning_each_call(session):
         s = Settings(**params)
         fast = replay_tokens(view, table, (name,), s, hidden, numbers)
         assert fast is not None, (name, params)
-        slow = [run(view, table, (name,), s, n, hidden[n - 1])[0].total() for n in numbers]
+        slow = [reference(view, table, (name,), s, n, hidden[n - 1]).total() for n in numbers]
         assert fast == slow, (name, params)
 
 
@@ -157,3 +165,27 @@ def test_a_recorded_compaction_falls_back(name):
     a = b.analyze()
     assert not facts(a.view, a.table).eligible
     assert replay_tokens(a.view, a.table, (name,), Settings(budget=10), [0, 0], [1, 2]) is None
+
+
+PLANNED_FIRST = [(name, params) for name, params in VARIANTS if name in ("fifo", "trim_messages")] + [
+    ("trim_messages", {"budget": 300, "trim_end_on": "ai"}),
+    ("fifo", {"budget": 300, "pair_safe": False}),
+]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(sessions())
+def test_a_plan_whose_first_stage_takes_its_fast_path_is_the_strategys_own(session):
+    """Statuses, reasons (rendered), order and totals of plan() equal the strategy's own code, at
+    every call and after the session, alone and followed by another strategy."""
+    a = analyze(session, encoding="approx")
+    view, table = a.view, a.table
+    for name, params in PLANNED_FIRST:
+        s = Settings(**params)
+        for names in ((name,), (name, "tool_pruning")):
+            for n in [*range(1, len(view.calls) + 1), None]:
+                p = plan(view, table, names, s, n, 7)
+                w = reference(view, table, names, s, n, 7)
+                assert p.sequence == w.order and p.status == w.status and p.by == w.by, (names, params, n)
+                assert [p.reason(i) for i in range(p.stop)] == [str(r) if r is not None else "kept" for r in w.reasons]
+                assert p.tokens_after == w.total() and p.tokens_after_of == [t if x else 0 for t, x in zip(w.tokens, w.live)]

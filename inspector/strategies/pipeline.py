@@ -112,7 +112,7 @@ def start(
     by: list[str | None] = [None] * stop
     reasons: list[Reason | str | None] = [None] * stop
     if context_start == 0:
-        order: list = list(range(stop))
+        order: list = _positions(view)[:stop]
         live = bytearray(b"\x01") * stop
         running = table.overhead + not_in_file + table.prefix[stop]
     else:
@@ -134,6 +134,14 @@ def start(
     )
 
 
+def _positions(view: SessionView) -> list[int]:
+    """``list(range(len(view)))``, built once per view: a history's order is a slice of it."""
+    positions = view.__dict__.get("_positions")
+    if positions is None:
+        positions = view.__dict__["_positions"] = list(range(len(view)))
+    return positions
+
+
 def run(
     view: SessionView,
     table: TokenTable,
@@ -144,14 +152,17 @@ def run(
 ) -> tuple[Working, int, list[StageTotal]]:
     """Apply already-parsed strategy ``names``: ``(working, tokens_before, stages)``. Replay
     uses this directly; :func:`plan` freezes the result into a :class:`Plan`."""
+    from .incremental import apply_first  # it builds on this module
+
     with gc_paused():
         w = start(view, table, settings, at_call, not_in_file)
         tokens_before = w.total()
         stages: list[StageTotal] = []
-        for name in names:
+        for k, name in enumerate(names):
             strategy = STRATEGIES[name]
             before = w.total()
-            strategy.apply(w)
+            if k or not apply_first(name, w):  # the first stage may take a fast path on the fresh history
+                strategy.apply(w)
             params = {p: getattr(settings, p) for p in strategy.params}
             stages.append(StageTotal(name, params, before, w.total()))
     return w, tokens_before, stages
@@ -172,8 +183,6 @@ def plan(
     names = parse_pipeline(pipeline)
     settings = settings or _params.settings_model()()
     w, tokens_before, stages = run(view, table, names, settings, at_call, not_in_file)
-    with gc_paused():
-        tokens_after = [t if alive else 0 for t, alive in zip(w.tokens, w.live)]
     return Plan(
         view=view,
         table=table,
@@ -184,7 +193,8 @@ def plan(
         current_turn=w.current_turn,
         sequence=w.order,
         status=w.status,
-        tokens_after_of=tokens_after,
+        tokens=w.tokens,
+        live=w.live,
         by=w.by,
         reasons=w.reasons,
         edits=w.edits,

@@ -33,16 +33,17 @@ from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from functools import cached_property
 
-from ..strategies.base import Status, Working
-from ..strategies.clear_tool_uses import PLACEHOLDER as CLEARED
-from ..strategies.common import count_text, view_cache
-from ..strategies.params import SettingsBase as Settings
-from ..strategies.pipeline import STRATEGIES
 from ..tokens import TokenTable
 from ..units import SessionView
+from .base import PerIndex, Reason, Status, Working
+from .clear_tool_uses import PLACEHOLDER as CLEARED
+from .common import count_text, view_cache
+from .params import SettingsBase as Settings
+from .pipeline import STRATEGIES
 
-#: ``saving(facts, settings, call_index, total) -> tokens the strategy removes at that call``.
-Saving = Callable[["Facts", Settings, int, int], int]
+#: ``saving(facts, settings, stop, turn, total)``: the tokens a strategy removes from the history
+#: ``messages[:stop]`` whose current turn is ``turn`` and whose whole request is ``total``.
+Saving = Callable[["Facts", Settings, int, int, int], int]
 
 
 class Facts:
@@ -122,12 +123,11 @@ def _prefix(values: Sequence[int]) -> list[int]:
 # --- monotone cut points ---------------------------------------------------------------------
 
 
-def _fifo(f: Facts, s: Settings, c: int, total: int) -> int:
-    """:mod:`inspector.strategies.fifo` (pair_safe): the oldest units until the total fits."""
+def _fifo_cut(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
+    """How many non-system messages :mod:`.fifo` (pair_safe) drops, oldest first."""
     budget = s.budget
     if budget is None or total <= budget:
         return 0
-    stop, turn = f.stops[c], f.turns[c]
     limit = min(f.turn_start.get(turn, 0), stop)
     ns_prefix, ns_count, ns_index = f.ns_prefix, f.ns_count, f.ns_index
     m = ns_count[limit]
@@ -143,11 +143,15 @@ def _fifo(f: Facts, s: Settings, c: int, total: int) -> int:
         k = max(cap, 0)
         if 0 < k < m and u_start[ns_index[k]] == u_start[ns_index[k - 1]]:
             k = ns_count[u_start[ns_index[k]]]
-    return ns_prefix[ns_index[k - 1] + 1] if k > 0 else 0
+    return k
 
 
-def _window_turns(f: Facts, s: Settings, c: int, total: int) -> int:
-    turn = f.turns[c]
+def _fifo(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
+    k = _fifo_cut(f, s, stop, turn, total)
+    return f.ns_prefix[f.ns_index[k - 1] + 1] if k > 0 else 0
+
+
+def _window_turns(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
     if turn < 1 or 1 not in f.turn_start:
         return 0
     oldest = max(turn - max(s.window_turns, 1) + 1, 1)
@@ -155,8 +159,7 @@ def _window_turns(f: Facts, s: Settings, c: int, total: int) -> int:
     return f.ns_prefix[limit] - f.ns_prefix[first] if limit > first else 0
 
 
-def _window_messages(f: Facts, s: Settings, c: int, total: int) -> int:
-    stop, turn = f.stops[c], f.turns[c]
+def _window_messages(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
     length = f.ns_count[stop]
     window = s.window_messages
     if length <= window:
@@ -170,8 +173,8 @@ def _window_messages(f: Facts, s: Settings, c: int, total: int) -> int:
     return f.ns_prefix[f.ns_index[p]] if p < length else f.ns_prefix[stop]
 
 
-def _sliding_window(f: Facts, s: Settings, c: int, total: int) -> int:
-    return (_window_turns if s.window_mode == "turns" else _window_messages)(f, s, c, total)
+def _sliding_window(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
+    return (_window_turns if s.window_mode == "turns" else _window_messages)(f, s, stop, turn, total)
 
 
 class _StrandsFacts:
@@ -193,8 +196,7 @@ class _StrandsFacts:
         self.ok = not any(u and calls[i] for i, u in enumerate(user))
 
 
-def _strands(f: Facts, s: Settings, c: int, total: int) -> int:
-    stop = f.stops[c]
+def _strands(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
     length = f.ns_count[stop]
     size = s.window_messages
     if length <= size:
@@ -211,27 +213,38 @@ def _strands(f: Facts, s: Settings, c: int, total: int) -> int:
     return f.ns_prefix[j]
 
 
-def _trim_messages(f: Facts, s: Settings, c: int, total: int) -> int:
+def _trim_cut(f: Facts, s: Settings, stop: int) -> tuple[int, int, int] | None:
+    """:mod:`.trim_messages` as three cut points ``(lo, start, kept_from)``: it drops
+    ``[lo, start)`` to fit the budget, ``[start, kept_from)`` to start on the wanted type and, with
+    ``strategy="first"``, everything from ``kept_from`` on (then ``lo == start == 0``)."""
     budget = s.budget
-    if budget is None:
-        return 0
-    stop = f.stops[c]
-    if not stop:
-        return 0
+    if budget is None or not stop:
+        return None
     prefix = f.table.prefix
     if s.trim_strategy == "first":
         if s.trim_start_on != "none" or s.trim_include_system:
-            return 0
-        keep = bisect_left(prefix, budget + 1, 0, stop + 1) - 1  # the longest prefix within budget
-        return prefix[stop] - prefix[keep]
+            return None  # LangChain raises ValueError for these combinations
+        return 0, 0, bisect_left(prefix, budget + 1, 0, stop + 1) - 1  # the longest prefix within budget
     lo = 0
     if s.trim_include_system and f.view.roles[0] == "system":
         lo = 1
         budget = max(0, budget - f.table.totals[0])
     start = bisect_left(prefix, prefix[stop] - budget, lo, stop + 1)
+    kept_from = start
     if s.trim_start_on != "none":
-        start = min(_derived(f, f"trim:{s.trim_start_on}", _trim_types(s.trim_start_on))[start], stop)
-    return prefix[start] - prefix[lo]
+        kept_from = min(_derived(f, f"trim:{s.trim_start_on}", _trim_types(s.trim_start_on))[start], stop)
+    return lo, start, kept_from
+
+
+def _trim_messages(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
+    cut = _trim_cut(f, s, stop)
+    if cut is None:
+        return 0
+    lo, _, kept_from = cut
+    prefix = f.table.prefix
+    if s.trim_strategy == "first":
+        return prefix[stop] - prefix[kept_from]
+    return prefix[kept_from] - prefix[lo]
 
 
 def _trim_types(wanted: str) -> Callable[[Facts], list[int]]:
@@ -262,8 +275,8 @@ def _tool_pruning_by_turn(f: Facts) -> list[int]:
     return _prefix(per_turn)[1:]
 
 
-def _tool_pruning(f: Facts, s: Settings, c: int, total: int) -> int:
-    return _derived(f, "tool_pruning", _tool_pruning_by_turn)[f.turns[c]]
+def _tool_pruning(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
+    return _derived(f, "tool_pruning", _tool_pruning_by_turn)[turn]
 
 
 def _full_working(f: Facts, s: Settings) -> Working:
@@ -283,15 +296,15 @@ def _transform_savings(f: Facts, s: Settings, name: str) -> list[int]:
     return _prefix([totals[i] - (w.tokens[i] if w.live[i] else 0) for i in range(f.n)])
 
 
-def _truncate_results(f: Facts, s: Settings, c: int, total: int) -> int:
+def _truncate_results(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
     key = f"truncate:{s.max_result_tokens}:{s.truncate_unit}"
-    return _derived(f, key, lambda f: _transform_savings(f, s, "truncate_results"))[f.stops[c]]
+    return _derived(f, key, lambda f: _transform_savings(f, s, "truncate_results"))[stop]
 
 
-def _thinking_prune(f: Facts, s: Settings, c: int, total: int) -> int:
+def _thinking_prune(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
     keep = s.thinking_keep_turns
-    first_kept = max(f.turns[c] - keep + 1, 0)
-    limit = min(f.turn_start.get(first_kept, 0), f.stops[c]) if first_kept > 0 else 0
+    first_kept = max(turn - keep + 1, 0)
+    limit = min(f.turn_start.get(first_kept, 0), stop) if first_kept > 0 else 0
     # run at the last turn, the whole scope of any call (limit grows with the turn) is edited
     return _derived(f, f"thinking:{keep}", lambda f: _transform_savings(f, s, "thinking_prune"))[limit]
 
@@ -310,9 +323,8 @@ class _Observations:
         self.savings = _prefix([saved[i + 1] - saved[i] for i in results])
 
 
-def _last_n_observations(f: Facts, s: Settings, c: int, total: int) -> int:
+def _last_n_observations(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
     o = _derived(f, "observations", lambda f: _Observations(f, s))
-    stop = f.stops[c]
     after = bisect_left(o.positions, stop)  # result messages before the call (after the first user)
     if o.first_user is not None and o.first_user < stop:
         count, first = 1 + after, 0  # observations[0] is the first user message
@@ -350,11 +362,10 @@ class _ToolUses:
 
 
 
-def _clear_tool_uses(f: Facts, s: Settings, c: int, total: int) -> int:
+def _clear_tool_uses(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
     if total <= s.trigger:
         return 0
     uses = _derived(f, "tool_uses", _ToolUses)
-    stop = f.stops[c]
     eligible = uses.uses_before[stop] - s.keep
     if eligible <= 0:
         return 0
@@ -392,9 +403,8 @@ class _ResultSlots:
         self.seen = _prefix(self.tokens)
 
 
-def _mask_tool_outputs(f: Facts, s: Settings, c: int, total: int) -> int:
+def _mask_tool_outputs(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
     slots = _derived(f, "result_slots", _ResultSlots)
-    stop, turn = f.stops[c], f.turns[c]
     turns = s.mask_protect_turns
     if turns <= 0:
         before = stop
@@ -478,9 +488,9 @@ def replay_tokens(
     prefix, overhead = table.prefix, table.overhead
     out = []
     for n in numbers:
-        c = n - 1
-        total = overhead + hidden[c] + prefix[f.stops[c]]
-        out.append(total - saving(f, settings, c, total))
+        stop = f.stops[n - 1]
+        total = overhead + hidden[n - 1] + prefix[stop]
+        out.append(total - saving(f, settings, stop, f.turns[n - 1], total))
     return out
 
 
@@ -489,7 +499,69 @@ _GUARDS: dict[str, Callable[[Facts, Settings], bool]] = {
     "strands_sliding_window": lambda f, s: _derived(f, "strands", _StrandsFacts).ok,
 }
 
+# --- the first stage of a plan ----------------------------------------------------------------
+
+
+def _drop_run(w: Working, a: int, b: int, by: str, why) -> None:
+    if a < b:
+        w.drop_many(range(a, b), by, why)  # type: ignore[arg-type]  (a run: sliced, never iterated)
+
+
+def _apply_fifo(f: Facts, w: Working) -> bool:
+    from .fifo import _UNIT, NAME
+
+    s = w.settings
+    if not s.pair_safe:
+        return False
+    total = w.running
+    k = _fifo_cut(f, s, w.stop, w.current_turn, total)
+    if k <= 0:
+        return True
+    end, budget = f.ns_index[k - 1] + 1, s.budget
+    ns_prefix, unit_start = f.ns_prefix, f.unit_bounds[0]
+    why = PerIndex(_UNIT, lambda i: (total - ns_prefix[unit_start[i]], budget))
+    a = 0
+    for system in view_cache(f.view).system_indices:  # the runs of non-system messages before end
+        if system >= end:
+            break
+        _drop_run(w, a, system, NAME, why)
+        a = system + 1
+    _drop_run(w, a, end, NAME, why)
+    return True
+
+
+def _apply_trim(f: Facts, w: Working) -> bool:
+    from .trim_messages import _BUDGET, _START, NAME
+
+    s = w.settings
+    if s.trim_end_on != "none":
+        return False
+    cut = _trim_cut(f, s, w.stop)
+    if cut is None:
+        return True
+    lo, start, kept_from = cut
+    if s.trim_strategy == "first":
+        _drop_run(w, kept_from, w.stop, NAME, Reason(_BUDGET, ("first", kept_from, s.budget)))
+        return True
+    _drop_run(w, lo, start, NAME, Reason(_BUDGET, ("last", w.stop - start, s.budget)))
+    _drop_run(w, start, kept_from, NAME, Reason(_START, (s.trim_start_on,)))
+    return True
+
+
+_APPLY: dict[str, Callable[[Facts, Working], bool]] = {"fifo": _apply_fifo, "trim_messages": _apply_trim}
+
+
+def apply_first(name: str, w: Working) -> bool:
+    """Apply strategy ``name`` to ``w`` by its fast path when it has one and ``w`` is a fresh
+    history from message 0 (no earlier stage, no recorded compaction); False: apply it as usual.
+    Same decisions and reasons as the strategy's own code (tests/test_incremental_replay.py)."""
+    fast = _APPLY.get(name)
+    if fast is None or len(w.order) != w.stop or w.edits or w.inserted or not view_cache(w.view).units_simple:
+        return False
+    return fast(facts(w.view, w.table), w)
+
+
 #: The strategies that replay incrementally (under the settings :func:`_fast_path` names).
 INCREMENTAL = ("fifo", "trim_messages", "clear_tool_uses", *_FAST)
 
-__all__ = ["INCREMENTAL", "Facts", "facts", "replay_tokens"]
+__all__ = ["INCREMENTAL", "Facts", "apply_first", "facts", "replay_tokens"]
