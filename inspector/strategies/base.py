@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
+from operator import mul
 from enum import Enum
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Union
 
@@ -360,7 +361,7 @@ class Plan:
     @cached_property
     def tokens_after_of(self) -> list[int]:
         """Tokens each source message is sent with (0 when it is not sent); built on first read."""
-        return [t if alive else 0 for t, alive in zip(self.tokens, self.live)]
+        return list(map(mul, self.tokens, self.live))  # live is 0 or 1: C speed, no Python loop
 
     def why(self, index: int) -> Reason | str | None:
         """The reason of message ``index`` (None: no strategy touched it), a lazy one built now."""

@@ -467,13 +467,8 @@ _FAST: dict[str, Saving] = {
 }
 
 
-def replay_tokens(
-    view: SessionView, table: TokenTable, names: tuple[str, ...], settings: Settings, hidden: Sequence[int],
-    numbers: Sequence[int],
-) -> list[int] | None:
-    """Each call's whole input under pipeline ``names`` (call numbers ``numbers``, 1-based), as
-    :func:`inspector.strategies.pipeline.run` computes it call by call; None when no fast path
-    applies. ``hidden[k]``: call k+1's overhead beyond the table's (not in file, re-sent reasoning)."""
+def _prepared(view: SessionView, table: TokenTable, names: tuple[str, ...], settings: Settings):
+    """``(facts, saving)`` for pipeline ``names`` when it has a fast path, else None."""
     if len(names) != 1 or STRATEGIES.get(names[0]) is None:
         return None
     saving = _fast_path(names[0], settings)
@@ -485,6 +480,25 @@ def replay_tokens(
     guard = _GUARDS.get(names[0])
     if guard is not None and not guard(f, settings):
         return None
+    return f, saving
+
+
+def replays_incrementally(view: SessionView, table: TokenTable, names: tuple[str, ...], settings: Settings) -> bool:
+    """Whether a replay of ``names`` on this session costs about one pass (no strategy: always)."""
+    return not names or _prepared(view, table, names, settings) is not None
+
+
+def replay_tokens(
+    view: SessionView, table: TokenTable, names: tuple[str, ...], settings: Settings, hidden: Sequence[int],
+    numbers: Sequence[int],
+) -> list[int] | None:
+    """Each call's whole input under pipeline ``names`` (call numbers ``numbers``, 1-based), as
+    :func:`inspector.strategies.pipeline.run` computes it call by call; None when no fast path
+    applies. ``hidden[k]``: call k+1's overhead beyond the table's (not in file, re-sent reasoning)."""
+    prepared = _prepared(view, table, names, settings)
+    if prepared is None:
+        return None
+    f, saving = prepared
     prefix, overhead = table.prefix, table.overhead
     out = []
     for n in numbers:
@@ -500,68 +514,117 @@ _GUARDS: dict[str, Callable[[Facts, Settings], bool]] = {
 }
 
 # --- the first stage of a plan ----------------------------------------------------------------
+#
+# A plan whose first strategy has a cut-point form builds its history with the cut already made
+# (each per-message list written once, as runs) instead of building the whole history and then
+# dropping most of it: re-planning fifo at 50,000 messages costs well under a millisecond.
+
+Run = tuple[int, int, str, object]  # [a, b) dropped by strategy ``by`` for reason ``why``
 
 
-def _drop_run(w: Working, a: int, b: int, by: str, why) -> None:
-    if a < b:
-        w.drop_many(range(a, b), by, why)  # type: ignore[arg-type]  (a run: sliced, never iterated)
-
-
-def _apply_fifo(f: Facts, w: Working) -> bool:
+def _fifo_runs(f: Facts, s: Settings, stop: int, turn: int, total: int) -> list[Run] | None:
     from .fifo import _UNIT, NAME
 
-    s = w.settings
     if not s.pair_safe:
-        return False
-    total = w.running
-    k = _fifo_cut(f, s, w.stop, w.current_turn, total)
+        return None
+    k = _fifo_cut(f, s, stop, turn, total)
     if k <= 0:
-        return True
+        return []
     end, budget = f.ns_index[k - 1] + 1, s.budget
     ns_prefix, unit_start = f.ns_prefix, f.unit_bounds[0]
     why = PerIndex(_UNIT, lambda i: (total - ns_prefix[unit_start[i]], budget))
+    runs: list[Run] = []
     a = 0
     for system in view_cache(f.view).system_indices:  # the runs of non-system messages before end
         if system >= end:
             break
-        _drop_run(w, a, system, NAME, why)
+        if a < system:
+            runs.append((a, system, NAME, why))
         a = system + 1
-    _drop_run(w, a, end, NAME, why)
-    return True
+    if a < end:
+        runs.append((a, end, NAME, why))
+    return runs
 
 
-def _apply_trim(f: Facts, w: Working) -> bool:
+def _trim_runs(f: Facts, s: Settings, stop: int, turn: int, total: int) -> list[Run] | None:
     from .trim_messages import _BUDGET, _START, NAME
 
-    s = w.settings
     if s.trim_end_on != "none":
-        return False
-    cut = _trim_cut(f, s, w.stop)
+        return None
+    cut = _trim_cut(f, s, stop)
     if cut is None:
-        return True
+        return []
     lo, start, kept_from = cut
     if s.trim_strategy == "first":
-        _drop_run(w, kept_from, w.stop, NAME, Reason(_BUDGET, ("first", kept_from, s.budget)))
-        return True
-    _drop_run(w, lo, start, NAME, Reason(_BUDGET, ("last", w.stop - start, s.budget)))
-    _drop_run(w, start, kept_from, NAME, Reason(_START, (s.trim_start_on,)))
-    return True
+        runs = [(kept_from, stop, NAME, Reason(_BUDGET, ("first", kept_from, s.budget)))]
+    else:
+        runs = [
+            (lo, start, NAME, Reason(_BUDGET, ("last", stop - start, s.budget))),
+            (start, kept_from, NAME, Reason(_START, (s.trim_start_on,))),
+        ]
+    return [r for r in runs if r[0] < r[1]]
 
 
-_APPLY: dict[str, Callable[[Facts, Working], bool]] = {"fifo": _apply_fifo, "trim_messages": _apply_trim}
+_RUNS: dict[str, Callable[[Facts, Settings, int, int, int], list[Run] | None]] = {
+    "fifo": _fifo_runs,
+    "trim_messages": _trim_runs,
+}
 
 
-def apply_first(name: str, w: Working) -> bool:
-    """Apply strategy ``name`` to ``w`` by its fast path when it has one and ``w`` is a fresh
-    history from message 0 (no earlier stage, no recorded compaction); False: apply it as usual.
-    Same decisions and reasons as the strategy's own code (tests/test_incremental_replay.py)."""
-    fast = _APPLY.get(name)
-    if fast is None or len(w.order) != w.stop or w.edits or w.inserted or not view_cache(w.view).units_simple:
-        return False
-    return fast(facts(w.view, w.table), w)
+def _in_runs(stop: int, runs: list[Run], kept: object, value: Callable[[Run], object]) -> list:
+    """A per-message list: ``value(run)`` inside each run, ``kept`` elsewhere."""
+    out: list = []
+    previous = 0
+    for run in runs:
+        a, b = run[0], run[1]
+        if a > previous:
+            out += [kept] * (a - previous)
+        out += [value(run)] * (b - a)
+        previous = b
+    if previous < stop:
+        out += [kept] * (stop - previous)
+    return out
+
+
+def first_stage(
+    name: str, view: SessionView, table: TokenTable, settings: Settings, at_call: int | None, not_in_file: int
+) -> Working | None:
+    """The history of call ``at_call`` with strategy ``name`` already applied, built from its cut
+    points, when it has that form and the call sees the history from message 0 with tool
+    exchanges as runs (else None: start the history and apply the strategy as usual). Same
+    statuses, reasons, order and totals as the strategy's own code (tests/test_incremental_replay.py)."""
+    from .pipeline import _positions, history_of
+
+    runs_of = _RUNS.get(name)
+    if runs_of is None or not view_cache(view).units_simple:
+        return None
+    call, stop, turn, context_start = history_of(view, at_call)
+    if context_start:
+        return None
+    prefix = table.prefix
+    total = table.overhead + not_in_file + prefix[stop]
+    runs = runs_of(facts(view, table), settings, stop, turn, total)
+    if runs is None:
+        return None
+    live = bytearray(b"\x01") * stop
+    dropped = 0
+    order: list = []
+    positions = _positions(view)
+    previous = 0
+    for a, b, _, _ in runs:
+        order += positions[previous:a]
+        live[a:b] = bytes(b - a)
+        dropped += prefix[b] - prefix[a]
+        previous = b
+    order += positions[previous:stop]
+    status = _in_runs(stop, runs, Status.KEPT, lambda r: Status.DROPPED)
+    by = _in_runs(stop, runs, None, lambda r: r[2])
+    reasons = _in_runs(stop, runs, None, lambda r: r[3])
+    return Working(view, table, settings, call, stop, turn, order, table.totals[:stop], status, by, reasons,
+                   live=live, running=total - dropped, not_in_file=not_in_file)
 
 
 #: The strategies that replay incrementally (under the settings :func:`_fast_path` names).
 INCREMENTAL = ("fifo", "trim_messages", "clear_tool_uses", *_FAST)
 
-__all__ = ["INCREMENTAL", "Facts", "apply_first", "facts", "replay_tokens"]
+__all__ = ["INCREMENTAL", "Facts", "facts", "first_stage", "replay_tokens", "replays_incrementally"]

@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..tokens import TokenTable
-from ..units import SessionView
+from ..units import ModelCall, SessionView
 from . import params as _params
 from .base import Plan, Reason, StageTotal, Status, Working, gc_paused
 from .params import Param, SettingsBase
@@ -94,12 +94,9 @@ def context_start_of(view: SessionView, at_call: int | None) -> int:
 _BEFORE_COMPACTION = "before a compaction recorded in the session: no longer sent"
 
 
-def start(
-    view: SessionView, table: TokenTable, settings: SettingsBase, at_call: int | None, not_in_file: int = 0
-) -> Working:
-    """The history a call sees, before any strategy: everything before the call's message
-    (or the whole session when ``at_call`` is None), minus what a recorded compaction removed.
-    ``not_in_file``: the part of the request the file does not show, counted as overhead."""
+def history_of(view: SessionView, at_call: int | None) -> tuple[ModelCall | None, int, int, int]:
+    """``(call, stop, current turn, context start)`` of the history model call ``at_call`` sees
+    (None: the next call, after the whole session)."""
     call = view.call_for(at_call) if at_call is not None else None
     if call is not None:
         stop = call.message_index
@@ -107,7 +104,16 @@ def start(
     else:
         stop = len(view)
         current_turn = view.turn_of[-1] if stop else 0
-    context_start = min(context_start_of(view, at_call), stop)
+    return call, stop, current_turn, min(context_start_of(view, at_call), stop)
+
+
+def start(
+    view: SessionView, table: TokenTable, settings: SettingsBase, at_call: int | None, not_in_file: int = 0
+) -> Working:
+    """The history a call sees, before any strategy: everything before the call's message
+    (or the whole session when ``at_call`` is None), minus what a recorded compaction removed.
+    ``not_in_file``: the part of the request the file does not show, counted as overhead."""
+    call, stop, current_turn, context_start = history_of(view, at_call)
     status = [Status.KEPT] * stop
     by: list[str | None] = [None] * stop
     reasons: list[Reason | str | None] = [None] * stop
@@ -152,16 +158,19 @@ def run(
 ) -> tuple[Working, int, list[StageTotal]]:
     """Apply already-parsed strategy ``names``: ``(working, tokens_before, stages)``. Replay
     uses this directly; :func:`plan` freezes the result into a :class:`Plan`."""
-    from .incremental import apply_first  # it builds on this module
+    from .incremental import first_stage  # it builds on this module
 
     with gc_paused():
-        w = start(view, table, settings, at_call, not_in_file)
-        tokens_before = w.total()
+        w = first_stage(names[0], view, table, settings, at_call, not_in_file) if names else None
+        done = 1 if w is not None else 0  # the first stage was built with its cut made
+        if w is None:
+            w = start(view, table, settings, at_call, not_in_file)
+        tokens_before = table.overhead + not_in_file + table.prefix[w.stop] if done else w.total()
         stages: list[StageTotal] = []
         for k, name in enumerate(names):
             strategy = STRATEGIES[name]
-            before = w.total()
-            if k or not apply_first(name, w):  # the first stage may take a fast path on the fresh history
+            before = tokens_before if k == 0 else w.total()
+            if k >= done:
                 strategy.apply(w)
             params = {p: getattr(settings, p) for p in strategy.params}
             stages.append(StageTotal(name, params, before, w.total()))
