@@ -12,7 +12,7 @@ Where a fast path's preconditions do not hold, :func:`replay_tokens` returns Non
 plans each call on its own, which is the definition: every fast path here is checked against it
 by a property test on generated sessions (tests/test_incremental_replay.py) and must be kept
 equal to it; a strategy changed without its fast path fails that test. Preconditions shared by
-all fast paths: a one-strategy pipeline, no compaction recorded in the session (every call sees
+all fast paths: a single strategy or one of :data:`PIPELINES`, no compaction recorded in the session (every call sees
 the history from message 0), and tool exchanges that are runs of consecutive messages within one
 turn (:attr:`~inspector.strategies.common.ViewCache.units_simple`), so a cut between units is a
 cut between index runs and no exchange crosses a turn.
@@ -21,10 +21,10 @@ Per-message transforms are derived, not re-implemented: their per-message effect
 one run of the strategy's own code over the whole session (:func:`_transform_savings`).
 
 Not incremental (planned call by call): ``summarize`` (its rounds and extractive summary depend
-on the whole history's size at each call), ``compact`` (stateful: :mod:`.compaction`), pipelines
-of more than one strategy, ``fifo`` with ``pair_safe=False``, ``trim_messages`` with ``end_on``
-or ``strategy="first"`` with options, ``clear_tool_uses`` with ``clear_tool_inputs``, and any
-plugin strategy.
+on the whole history's size at each call), ``compact`` (stateful: :mod:`inspector.analysis.compaction`),
+other pipelines (``clear_tool_uses,fifo`` among the ones ``compare`` shows), ``fifo`` with
+``pair_safe=False``, ``trim_messages`` with ``end_on``, ``clear_tool_uses`` with
+``clear_tool_inputs``, ``tool_pruning,sliding_window`` in messages mode, and plugin strategies.
 """
 
 from __future__ import annotations
@@ -49,10 +49,14 @@ Saving = Callable[["Facts", Settings, int, int, int], int]
 class Facts:
     """Per-session arrays the fast paths share, built once per (view, table)."""
 
-    def __init__(self, view: SessionView, table: TokenTable) -> None:
+    def __init__(self, view: SessionView, table: TokenTable, totals: list[int] | None = None) -> None:
         self.view, self.table = view, table
         self.n = n = len(view)
-        roles, totals = view.roles, table.totals
+        #: Each message's tokens as the strategy sees them: the table's, or after an earlier
+        #: stage's per-message transform (see :func:`_after_truncation`).
+        self.totals = totals = table.totals if totals is None else totals
+        self.prefix = table.prefix if totals is table.totals else _prefix(totals)
+        roles = view.roles
         ns_prefix = [0] * (n + 1)
         ns_count = [0] * (n + 1)
         ns_index: list[int] = []
@@ -220,7 +224,7 @@ def _trim_cut(f: Facts, s: Settings, stop: int) -> tuple[int, int, int] | None:
     budget = s.budget
     if budget is None or not stop:
         return None
-    prefix = f.table.prefix
+    prefix = f.prefix
     if s.trim_strategy == "first":
         if s.trim_start_on != "none" or s.trim_include_system:
             return None  # LangChain raises ValueError for these combinations
@@ -228,7 +232,7 @@ def _trim_cut(f: Facts, s: Settings, stop: int) -> tuple[int, int, int] | None:
     lo = 0
     if s.trim_include_system and f.view.roles[0] == "system":
         lo = 1
-        budget = max(0, budget - f.table.totals[0])
+        budget = max(0, budget - f.totals[0])
     start = bisect_left(prefix, prefix[stop] - budget, lo, stop + 1)
     kept_from = start
     if s.trim_start_on != "none":
@@ -241,7 +245,7 @@ def _trim_messages(f: Facts, s: Settings, stop: int, turn: int, total: int) -> i
     if cut is None:
         return 0
     lo, _, kept_from = cut
-    prefix = f.table.prefix
+    prefix = f.prefix
     if s.trim_strategy == "first":
         return prefix[stop] - prefix[kept_from]
     return prefix[kept_from] - prefix[lo]
@@ -263,7 +267,7 @@ def _trim_types(wanted: str) -> Callable[[Facts], list[int]]:
 def _tool_pruning_by_turn(f: Facts) -> list[int]:
     """``out[t]``: tokens tool_pruning removes from turns 1..t-1 (turns before turn ``t``)."""
     view = f.view
-    roles, totals = view.roles, f.table.totals
+    roles, totals = view.roles, f.totals
     last = view.turns[-1].number if view.turns else 0
     per_turn = [0] * (last + 2)
     for t in view.turns:
@@ -296,9 +300,14 @@ def _transform_savings(f: Facts, s: Settings, name: str) -> list[int]:
     return _prefix([totals[i] - (w.tokens[i] if w.live[i] else 0) for i in range(f.n)])
 
 
-def _truncate_results(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
+def _truncation(f: Facts, s: Settings) -> list[int]:
+    """Prefix sums of what truncate_results saves on each message (its own code, run once)."""
     key = f"truncate:{s.max_result_tokens}:{s.truncate_unit}"
-    return _derived(f, key, lambda f: _transform_savings(f, s, "truncate_results"))[stop]
+    return _derived(f, key, lambda f: _transform_savings(f, s, "truncate_results"))
+
+
+def _truncate_results(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
+    return _truncation(f, s)[stop]
 
 
 def _thinking_prune(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
@@ -445,8 +454,8 @@ def _derived(f: Facts, key: str, make: Callable[[Facts], object]):
     return value
 
 
-def _fast_path(name: str, s: Settings) -> Saving | None:
-    """The fast path of strategy ``name`` under ``s``, or None where it has none."""
+def _single(name: str, s: Settings) -> Saving | None:
+    """The fast path of strategy ``name`` alone under ``s``, or None where it has none."""
     if name == "fifo":
         return _fifo if s.pair_safe else None
     if name == "trim_messages":
@@ -454,6 +463,58 @@ def _fast_path(name: str, s: Settings) -> Saving | None:
     if name == "clear_tool_uses":
         return None if s.clear_tool_inputs else _clear_tool_uses
     return _FAST.get(name)
+
+
+# --- pipelines ---------------------------------------------------------------------------------
+# A stage after truncate_results sees each message with its result cut: the same decision on
+# the truncated sizes. tool_pruning leaves every earlier turn its question and answer, which
+# carry no tool results (exchanges are runs inside a turn), so truncation after it saves only
+# outside the pruned turns, and a window after it drops the questions and answers left in the
+# turns it cuts.
+
+#: Strategies whose fast path reads only message sizes (so works on truncated sizes).
+_AFTER_TRUNCATION = ("fifo", "sliding_window", "strands_sliding_window", "tool_pruning", "trim_messages")
+
+
+def _truncated_then(then: Saving, s: Settings) -> Saving:
+    key = f"after-truncation:{s.max_result_tokens}:{s.truncate_unit}"
+
+    def saving(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
+        cut = _truncation(f, s)
+        truncated = _derived(f, key, lambda f: Facts(f.view, f.table, [t - (cut[i + 1] - cut[i]) for i, t in enumerate(f.totals)]))
+        return cut[stop] + then(truncated, s, stop, turn, total - cut[stop])
+
+    return saving
+
+
+def _pruned_then_truncated(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
+    cut = _truncation(f, s)
+    if turn < 1:
+        return cut[stop]
+    pruned = _derived(f, "tool_pruning", _tool_pruning_by_turn)
+    return pruned[turn] + cut[stop] - (cut[f.turn_start[turn]] - cut[f.turn_start[1]])
+
+
+def _pruned_then_window(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
+    if turn < 1:
+        return 0
+    pruned = _derived(f, "tool_pruning", _tool_pruning_by_turn)
+    oldest = max(turn - max(s.window_turns, 1) + 1, 1)
+    return pruned[turn] + _window_turns(f, s, stop, turn, total) - pruned[oldest]
+
+
+def _fast_path(names: tuple[str, ...], s: Settings) -> Saving | None:
+    """The fast path of pipeline ``names`` under ``s``, or None where it has none."""
+    if len(names) == 1:
+        return _single(names[0], s)
+    if names == ("tool_pruning", "truncate_results"):
+        return _pruned_then_truncated
+    if names == ("tool_pruning", "sliding_window"):
+        return _pruned_then_window if s.window_mode == "turns" else None
+    if len(names) == 2 and names[0] == "truncate_results" and names[1] in _AFTER_TRUNCATION:
+        then = _single(names[1], s)
+        return _truncated_then(then, s) if then is not None else None
+    return None
 
 
 _FAST: dict[str, Saving] = {
@@ -469,17 +530,18 @@ _FAST: dict[str, Saving] = {
 
 def _prepared(view: SessionView, table: TokenTable, names: tuple[str, ...], settings: Settings):
     """``(facts, saving)`` for pipeline ``names`` when it has a fast path, else None."""
-    if len(names) != 1 or STRATEGIES.get(names[0]) is None:
+    if not names or any(STRATEGIES.get(name) is None for name in names):
         return None
-    saving = _fast_path(names[0], settings)
+    saving = _fast_path(names, settings)
     if saving is None:
         return None
     f = facts(view, table)
     if not f.eligible:
         return None
-    guard = _GUARDS.get(names[0])
-    if guard is not None and not guard(f, settings):
-        return None
+    for name in names:
+        guard = _GUARDS.get(name)
+        if guard is not None and not guard(f, settings):
+            return None
     return f, saving
 
 
@@ -624,7 +686,13 @@ def first_stage(
                    live=live, running=total - dropped, not_in_file=not_in_file)
 
 
-#: The strategies that replay incrementally (under the settings :func:`_fast_path` names).
+#: The strategies that replay incrementally (under the settings :func:`_single` names).
 INCREMENTAL = ("fifo", "trim_messages", "clear_tool_uses", *_FAST)
+#: The pipelines of more than one strategy that do.
+PIPELINES = (
+    ("tool_pruning", "truncate_results"),
+    ("tool_pruning", "sliding_window"),
+    *(("truncate_results", name) for name in _AFTER_TRUNCATION),
+)
 
-__all__ = ["INCREMENTAL", "Facts", "facts", "first_stage", "replay_tokens", "replays_incrementally"]
+__all__ = ["INCREMENTAL", "PIPELINES", "Facts", "facts", "first_stage", "replay_tokens", "replays_incrementally"]
