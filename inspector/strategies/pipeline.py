@@ -158,7 +158,7 @@ def run(
 ) -> tuple[Working, int, list[StageTotal]]:
     """Apply already-parsed strategy ``names``: ``(working, tokens_before, stages)``. Replay
     uses this directly; :func:`plan` freezes the result into a :class:`Plan`."""
-    from .incremental import first_stage  # it builds on this module
+    from .first_stage import first_stage  # it builds on this module
 
     with gc_paused():
         w = first_stage(names[0], view, table, settings, at_call, not_in_file) if names else None
