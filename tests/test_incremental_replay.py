@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from inspector import analyze
+from inspector.strategies.first_stage import first_stage
 from inspector.strategies.incremental import INCREMENTAL, PIPELINES, facts, replay_tokens
 from inspector.analysis.predict import hidden_per_call
 from inspector.analysis.replay import replay
@@ -197,6 +198,7 @@ def test_a_plan_whose_first_stage_takes_its_fast_path_is_the_strategys_own(sessi
     every call and after the session, alone and followed by another strategy."""
     a = analyze(session, encoding="approx")
     view, table = a.view, a.table
+    assert first_stage("fifo", view, table, Settings(budget=0), None, 0) is not None  # the fast path is taken
     for name, params in PLANNED_FIRST:
         s = Settings(**params)
         for names in ((name,), (name, "tool_pruning")):

@@ -18,6 +18,7 @@ from .base import PerIndex, Reason, Status, Working
 from .common import view_cache
 from .incremental import Facts, _fifo_cut, _trim_cut, facts
 from .params import SettingsBase as Settings
+from .pipeline import FIRST_STAGE, _positions, history_of
 
 
 Run = tuple[int, int, str, object]  # [a, b) dropped by strategy ``by`` for reason ``why``
@@ -94,8 +95,6 @@ def first_stage(
     points, when it has that form and the call sees the history from message 0 with tool
     exchanges as runs (else None: start the history and apply the strategy as usual). Same
     statuses, reasons, order and totals as the strategy's own code (tests/test_incremental_replay.py)."""
-    from .pipeline import _positions, history_of
-
     runs_of = _RUNS.get(name)
     if runs_of is None or not view_cache(view).units_simple:
         return None
@@ -124,5 +123,7 @@ def first_stage(
     return Working(view, table, settings, call, stop, turn, order, table.totals[:stop], status, by, reasons,
                    live=live, running=total - dropped, not_in_file=not_in_file)
 
+
+FIRST_STAGE.append(first_stage)
 
 __all__ = ["first_stage"]

@@ -140,6 +140,11 @@ def start(
     )
 
 
+#: The builder of a plan's first stage with its cut made (:mod:`.first_stage` registers it; it
+#: returns None where the strategy has no such form, and the stage is applied as usual).
+FIRST_STAGE: list[Callable[..., Working | None]] = []
+
+
 def _positions(view: SessionView) -> list[int]:
     """``list(range(len(view)))``, built once per view: a history's order is a slice of it."""
     positions = view.__dict__.get("_positions")
@@ -158,10 +163,8 @@ def run(
 ) -> tuple[Working, int, list[StageTotal]]:
     """Apply already-parsed strategy ``names``: ``(working, tokens_before, stages)``. Replay
     uses this directly; :func:`plan` freezes the result into a :class:`Plan`."""
-    from .first_stage import first_stage  # it builds on this module
-
     with gc_paused():
-        w = first_stage(names[0], view, table, settings, at_call, not_in_file) if names else None
+        w = FIRST_STAGE[0](names[0], view, table, settings, at_call, not_in_file) if names and FIRST_STAGE else None
         done = 1 if w is not None else 0  # the first stage was built with its cut made
         if w is None:
             w = start(view, table, settings, at_call, not_in_file)
