@@ -7,7 +7,8 @@ exact cl100k counting of 50k messages takes minutes on this machine), builds the
 times ``plan()`` for each strategy and two pipelines: the median of ``--runs`` runs, after one
 warm-up run that fills the per-view caches (its time is shown as "first"). Also timed: the
 validator on the plan, ``decisions()``, ``messages_after()``, and a replay of ``--sample`` evenly
-spaced model calls (a replay plans once per call: O(calls x messages) for all of them).
+spaced model calls (incremental for most strategies and pipelines, else one plan per call;
+bench/bench_speed.py times full replays, compare and re-planning against their floors).
 
 Usage: python bench/bench_plan.py [--messages 50000] [--runs 7] [--budget 128000]
 """

@@ -61,9 +61,11 @@ def plan(
     """Apply ``pipeline`` at model call ``at_call`` (1-based; None: the next call). The plan's
     totals include what the call sent that the file does not show (:func:`.predict.not_in_file_at`)."""
     from .predict import not_in_file_at
+    from .replay import call_facts
 
     view, table = analysis.view, analysis.table
-    hidden = not_in_file_at(view, table, at_call)
+    call = view.call_for(at_call) if at_call is not None else None
+    hidden = call_facts(view, table).hidden[call.number - 1] if call is not None else not_in_file_at(view, table, at_call)
     return CheckedPlan.of(run_plan(view, table, pipeline, settings or settings_model()(), at_call, hidden))
 
 

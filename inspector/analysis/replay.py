@@ -8,8 +8,10 @@ recorded for that call, when it has one. ``predicted_tokens`` is the whole input
 the part the file does not show included (:mod:`inspector.analysis.predict`, fitted on earlier
 calls only); ``tokens`` is that input under the pipeline (the part not in the file is never
 dropped), applied at that call with that call's
-turn as the current turn: one plan per call, so a full replay costs O(calls x messages).
-``calls`` computes only a subset (a sample first on huge sessions, the rest later).
+turn as the current turn. A one-strategy pipeline with a fast path replays every call in about
+one pass (:mod:`inspector.strategies.incremental`, proven equal to the per-call plans by a property test); the rest
+plan each call on its own (O(calls x messages), in forked processes when asked).
+``calls`` computes only a subset.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from dataclasses import dataclass, field
 
 from ..strategies.params import SettingsBase as Settings
 from ..strategies.params import settings_model
+from ..strategies.incremental import replay_tokens
 from ..strategies.pipeline import parse_pipeline, run
 from ..tokens import TokenTable
 from ..units import SessionView
@@ -108,17 +111,13 @@ def replay(
     for n in numbers:
         if not 1 <= n <= len(view.calls):
             raise ValueError(f"model call {n} out of range: the session has {len(view.calls)} calls")
-    from .predict import predictions  # predict builds on baseline_tokens above
-
-    baselines = baseline_tokens(view, table)
-    predicted = predictions(view, table, baselines)
-    resent = resent_reasoning(view, table)
-    # each plan's overhead: the part not in the file and the reasoning the call re-sends
-    hidden = [p.not_in_file + r for p, r in zip(predicted, resent)]
+    facts = call_facts(view, table)
+    baselines, predicted, hidden = facts.baselines, facts.predicted, facts.hidden
     if compacting(names):  # the history after a compaction is a state: replay call by call
         return _replay_compacting(view, table, names, settings, numbers, progress, predicted, hidden)
-    if not names:
-        tokens = [predicted[n - 1].predicted_tokens for n in numbers]
+    fast = replay_tokens(view, table, names, settings, hidden, numbers) if names else None
+    if not names or fast is not None:
+        tokens = fast if fast is not None else [predicted[n - 1].predicted_tokens for n in numbers]
         if progress is not None:
             progress(len(numbers), len(numbers))
     elif workers > 1 and len(numbers) >= _PARALLEL_MIN_CALLS and "fork" in multiprocessing.get_all_start_methods():
@@ -133,9 +132,38 @@ def replay(
     for n, t in zip(numbers, tokens):
         call = view.calls[n - 1]
         p = predicted[n - 1]
-        out.calls.append(CallReplay(n, call.message_index, call.turn, baselines[n - 1], recorded_input(view, n), t,
+        out.calls.append(CallReplay(n, call.message_index, call.turn, baselines[n - 1], facts.recorded[n - 1], t,
                                     p.predicted_tokens, p.model))
     return out
+
+
+@dataclass(frozen=True)
+class CallFacts:
+    """What every replay of a view needs per model call, whatever the pipeline: computed once
+    per (view, table) and kept on the view (compare replays a dozen pipelines on the same one)."""
+
+    table: TokenTable
+    baselines: list[int]
+    predicted: list  # predict.CallPrediction per call
+    #: Each plan's overhead beyond the table's: the part not in the file and the re-sent reasoning.
+    hidden: list[int]
+    recorded: list[int | None]
+
+
+def call_facts(view: SessionView, table: TokenTable) -> CallFacts:
+    """The :class:`CallFacts` of ``view`` counted with ``table``."""
+    kept = view.__dict__.get("_call_facts")
+    if kept is not None and kept.table is table:
+        return kept
+    from .predict import predictions  # predict builds on baseline_tokens above
+
+    baselines = baseline_tokens(view, table)
+    predicted = predictions(view, table, baselines)
+    resent = resent_reasoning(view, table)
+    hidden = [p.not_in_file + r for p, r in zip(predicted, resent)]
+    recorded = [recorded_input(view, n) for n in range(1, len(view.calls) + 1)]
+    kept = view.__dict__["_call_facts"] = CallFacts(table, baselines, predicted, hidden, recorded)
+    return kept
 
 
 def _replay_compacting(view, table, names, settings, numbers, progress, predicted, hidden) -> Replay:
@@ -186,4 +214,4 @@ def _pipeline_tokens_forked(view, table, names, settings, hidden, numbers, progr
     return tokens
 
 
-__all__ = ["CallReplay", "Replay", "baseline_tokens", "replay"]
+__all__ = ["CallFacts", "CallReplay", "Replay", "baseline_tokens", "call_facts", "replay"]

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import gc
 from bisect import bisect_left
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import cached_property
+from operator import mul
 from enum import Enum
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Union
 
@@ -84,6 +86,18 @@ def reason(template: str, args: tuple[Any, ...] = ()) -> Reason:
     return _new_tuple(Reason, (template, args))
 
 
+class PerIndex(NamedTuple):
+    """One reason object for a whole run of messages whose arguments differ by message: the
+    :class:`Reason` of message ``i`` is built from ``args_of(i)`` only when someone reads it
+    (:meth:`Plan.why`), so a plan that drops 50,000 messages stores one object, not 50,000."""
+
+    template: str
+    args_of: Callable[[int], tuple[Any, ...]]
+
+    def at(self, index: int) -> Reason:
+        return _new_tuple(Reason, (self.template, self.args_of(index)))
+
+
 @dataclass(frozen=True, slots=True)
 class Inserted:
     """A message a strategy adds to the history: a summary or a placeholder."""
@@ -147,7 +161,7 @@ class Working:
     tokens: list[int]  # current tokens of each source message (index < stop)
     status: list[Status]
     by: list[str | None]
-    reasons: list[Reason | str | None]
+    reasons: list[Reason | PerIndex | str | None]
     edits: dict[int, list[BlockEdit]] = field(default_factory=dict)
     live: bytearray = field(default_factory=bytearray)
     running: int = -1  # -1: computed by __post_init__
@@ -314,9 +328,13 @@ class Plan:
     current_turn: int
     sequence: list[Slot]
     status: list[Status]
-    tokens_after_of: list[int]
+    #: Tokens of each source message as edited (dropped ones included: see :attr:`tokens_after_of`).
+    tokens: list[int]
+    #: 1 for a source message still sent (see :class:`Working`).
+    live: bytearray
     by: list[str | None]
-    reasons: list[Reason | str | None]
+    #: Raw reasons: a :class:`PerIndex` stands for one per message; read them with :meth:`why`.
+    reasons: list[Reason | PerIndex | str | None]
     edits: dict[int, list[BlockEdit]]
     stages: list[StageTotal]
     tokens_before: int
@@ -340,9 +358,19 @@ class Plan:
     def inserted(self) -> list[Inserted]:
         return [s for s in self.sequence if type(s) is not int]
 
+    @cached_property
+    def tokens_after_of(self) -> list[int]:
+        """Tokens each source message is sent with (0 when it is not sent); built on first read."""
+        return list(map(mul, self.tokens, self.live))  # live is 0 or 1: C speed, no Python loop
+
+    def why(self, index: int) -> Reason | str | None:
+        """The reason of message ``index`` (None: no strategy touched it), a lazy one built now."""
+        reason = self.reasons[index]
+        return reason.at(index) if type(reason) is PerIndex else reason
+
     def reason(self, index: int) -> str:
         """Why message ``index`` has its status ("kept" when no strategy touched it)."""
-        reason = self.reasons[index]
+        reason = self.why(index)
         return str(reason) if reason is not None else "kept"
 
     def decision(self, index: int) -> Decision:
@@ -352,7 +380,7 @@ class Plan:
                 index,
                 self.status[index],
                 self.table.totals[index],
-                self.tokens_after_of[index],
+                self.tokens[index] if self.live[index] else 0,
                 self.by[index],
                 self.reason(index),
             ),
@@ -369,6 +397,8 @@ class Plan:
                 text = "kept"
             elif type(r) is str:
                 text = r
+            elif type(r) is PerIndex:
+                text = str(r.at(i))
             else:
                 text = rendered.get(id(r))
                 if text is None:

@@ -15,3 +15,4 @@ from . import (  # noqa: F401
     trim_messages,
     strands_window,
 )
+from . import first_stage  # noqa: E402,F401  (fifo and trim_messages planned from cut points)

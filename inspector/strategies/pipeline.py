@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..tokens import TokenTable
-from ..units import SessionView
+from ..units import ModelCall, SessionView
 from . import params as _params
 from .base import Plan, Reason, StageTotal, Status, Working, gc_paused
 from .params import Param, SettingsBase
@@ -94,12 +94,9 @@ def context_start_of(view: SessionView, at_call: int | None) -> int:
 _BEFORE_COMPACTION = "before a compaction recorded in the session: no longer sent"
 
 
-def start(
-    view: SessionView, table: TokenTable, settings: SettingsBase, at_call: int | None, not_in_file: int = 0
-) -> Working:
-    """The history a call sees, before any strategy: everything before the call's message
-    (or the whole session when ``at_call`` is None), minus what a recorded compaction removed.
-    ``not_in_file``: the part of the request the file does not show, counted as overhead."""
+def history_of(view: SessionView, at_call: int | None) -> tuple[ModelCall | None, int, int, int]:
+    """``(call, stop, current turn, context start)`` of the history model call ``at_call`` sees
+    (None: the next call, after the whole session)."""
     call = view.call_for(at_call) if at_call is not None else None
     if call is not None:
         stop = call.message_index
@@ -107,12 +104,21 @@ def start(
     else:
         stop = len(view)
         current_turn = view.turn_of[-1] if stop else 0
-    context_start = min(context_start_of(view, at_call), stop)
+    return call, stop, current_turn, min(context_start_of(view, at_call), stop)
+
+
+def start(
+    view: SessionView, table: TokenTable, settings: SettingsBase, at_call: int | None, not_in_file: int = 0
+) -> Working:
+    """The history a call sees, before any strategy: everything before the call's message
+    (or the whole session when ``at_call`` is None), minus what a recorded compaction removed.
+    ``not_in_file``: the part of the request the file does not show, counted as overhead."""
+    call, stop, current_turn, context_start = history_of(view, at_call)
     status = [Status.KEPT] * stop
     by: list[str | None] = [None] * stop
     reasons: list[Reason | str | None] = [None] * stop
     if context_start == 0:
-        order: list = list(range(stop))
+        order: list = _positions(view)[:stop]
         live = bytearray(b"\x01") * stop
         running = table.overhead + not_in_file + table.prefix[stop]
     else:
@@ -134,6 +140,19 @@ def start(
     )
 
 
+#: The builder of a plan's first stage with its cut made (:mod:`.first_stage` registers it; it
+#: returns None where the strategy has no such form, and the stage is applied as usual).
+FIRST_STAGE: list[Callable[..., Working | None]] = []
+
+
+def _positions(view: SessionView) -> list[int]:
+    """``list(range(len(view)))``, built once per view: a history's order is a slice of it."""
+    positions = view.__dict__.get("_positions")
+    if positions is None:
+        positions = view.__dict__["_positions"] = list(range(len(view)))
+    return positions
+
+
 def run(
     view: SessionView,
     table: TokenTable,
@@ -145,13 +164,17 @@ def run(
     """Apply already-parsed strategy ``names``: ``(working, tokens_before, stages)``. Replay
     uses this directly; :func:`plan` freezes the result into a :class:`Plan`."""
     with gc_paused():
-        w = start(view, table, settings, at_call, not_in_file)
-        tokens_before = w.total()
+        w = FIRST_STAGE[0](names[0], view, table, settings, at_call, not_in_file) if names and FIRST_STAGE else None
+        done = 1 if w is not None else 0  # the first stage was built with its cut made
+        if w is None:
+            w = start(view, table, settings, at_call, not_in_file)
+        tokens_before = table.overhead + not_in_file + table.prefix[w.stop] if done else w.total()
         stages: list[StageTotal] = []
-        for name in names:
+        for k, name in enumerate(names):
             strategy = STRATEGIES[name]
-            before = w.total()
-            strategy.apply(w)
+            before = tokens_before if k == 0 else w.total()
+            if k >= done:
+                strategy.apply(w)
             params = {p: getattr(settings, p) for p in strategy.params}
             stages.append(StageTotal(name, params, before, w.total()))
     return w, tokens_before, stages
@@ -178,8 +201,6 @@ def plan(
 def freeze(w: Working, names: tuple[str, ...], tokens_before: int, stages: list[StageTotal]) -> Plan:
     """The :class:`Plan` of a working history ``names`` has been applied to."""
     view, table, settings, not_in_file = w.view, w.table, w.settings, w.not_in_file
-    with gc_paused():
-        tokens_after = [t if alive else 0 for t, alive in zip(w.tokens, w.live)]
     return Plan(
         view=view,
         table=table,
@@ -190,7 +211,8 @@ def freeze(w: Working, names: tuple[str, ...], tokens_before: int, stages: list[
         current_turn=w.current_turn,
         sequence=w.order,
         status=w.status,
-        tokens_after_of=tokens_after,
+        tokens=w.tokens,
+        live=w.live,
         by=w.by,
         reasons=w.reasons,
         edits=w.edits,

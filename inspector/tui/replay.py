@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from ..strategies.incremental import replays_incrementally
 from ..tokens import TokenTable
 from ..units import SessionView
 from . import engine
@@ -25,6 +26,8 @@ REPLAY_DELAY = 0.25  # seconds after the last change before the replay starts
 REPLAY_GROWTH_DELAY = 0.05  # the same when only the followed session grew (a few calls to redo)
 REPLAY_POST_EVERY = 0.1  # seconds of replay work between chart updates
 REPLAY_YIELD = 0.0005
+#: Calls replayed per step when the pipeline replays incrementally (each costs microseconds).
+REPLAY_FAST_CHUNK = 1000
 
 
 @dataclass(frozen=True)
@@ -144,7 +147,8 @@ class Replay:
         n_calls = len(view.calls)
         note = ""
         order = engine.replay_order(n_calls, REPLAY_SAMPLE)
-        if n_calls * len(view) > REPLAY_FULL_WORK and n_calls > REPLAY_SAMPLE:
+        fast = replays_incrementally(view, inputs.table, inputs.state.pipeline, inputs.state.settings)
+        if not fast and n_calls * len(view) > REPLAY_FULL_WORK and n_calls > REPLAY_SAMPLE:
             order = order[:REPLAY_SAMPLE + 1]
             note = f"sampled: {len(order):,} of {n_calls:,} calls (a full replay of this session is too long)"
         if calls is not None:
@@ -154,11 +158,13 @@ class Replay:
             return
         batch: list[CallPoint] = []
         posted = time.perf_counter()
-        for done, call in enumerate(order, start=1):
+        step = REPLAY_FAST_CHUNK if fast else 1
+        for start in range(0, len(order), step):
+            done = min(start + step, len(order))
             if cancelled() or key != self.key:
                 return
             try:
-                batch.extend(engine.replay_points(view, inputs.table, inputs.state, [call]))
+                batch.extend(engine.replay_points(view, inputs.table, inputs.state, order[start:done]))
             except Exception as exc:  # keep the app alive; the chart says what failed
                 post(ReplayPoints(key, [], 0, f"replay failed: {type(exc).__name__}: {exc}"))
                 return

@@ -75,7 +75,7 @@ def describe(item: int | Inserted, result: PlanResult, max_chars: int | None = N
         status = plan.status[i]
         after = plan.tokens_after_of[i]
         by = plan.by[i]
-        reason = plan.reasons[i]
+        reason = plan.why(i)
         line = f"tokens {approx}{before:,} → {approx}{after:,} · {STATUS_LABEL[status]}"
         if by:
             line += f" by {by}"

@@ -1,0 +1,187 @@
+#!/usr/bin/env python3
+"""Replay, compare and re-plan speed (issue 13), each row beside its floor measured in the same run.
+
+Writes generated OpenAI-shaped sessions (bench/gen_session.py, seed 1234) as JSONL to a
+temporary folder and prints, for each size:
+
+- ``info`` on the file (the CLI command in this process, output discarded): the floor the replay
+  rows are measured against;
+- ``replay`` of every call under each stateless strategy (:func:`inspector.replay` on the session
+  ``info`` loaded) and its ratio ``(info + replay) / info``: what a replay command costs next to
+  ``info`` when it has to load the same file (goal <= 1.5);
+- ``compare`` of the built-in strategies and pipelines (:func:`inspector.compare`, 10k only by
+  default): ``(info + compare) / info`` (goal <= 3);
+- re-plan fifo with counts cached (the median of ``plan()`` at the next call) against the floor of
+  a bisection over prefix sums plus a per-message status list (goal <= 1 ms);
+- the decision LangChain's ``trim_messages(strategy="last", include_system=True,
+  start_on="human")`` makes with precomputed counts, by LangChain itself and by the inspector
+  (``plan()`` and the bare cut), when langchain-core is installed (goal >= 10x faster).
+
+The machine is shared and noisy: the ratios, not the absolute times, are what count. The CLI
+``replay`` and ``compare`` commands also price every call (:mod:`inspector.analysis.money`), which
+plans each call on its own; ``--cli`` times them too.
+
+Times: wall for the replay, compare and info rows (seconds), CPU for the millisecond rows.
+
+Usage: python bench/bench_speed.py [--sizes 10000,50000] [--runs 21] [--encoding cl100k_base] [--cli]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import os
+import statistics
+import sys
+import tempfile
+import time
+from bisect import bisect_left
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from gen_session import generate, write_jsonl  # noqa: E402
+
+import inspector  # noqa: E402
+from inspector.cli.main import main as cli  # noqa: E402
+from inspector.strategies import STRATEGIES, Settings, plan  # noqa: E402
+from inspector.strategies.base import Status  # noqa: E402
+from inspector.strategies.incremental import INCREMENTAL, PIPELINES, _trim_cut, facts  # noqa: E402
+
+BUDGET = 128_000
+
+
+def wall(fn) -> tuple[float, object]:
+    t0 = time.perf_counter()
+    result = fn()
+    return time.perf_counter() - t0, result
+
+
+def median_ms(fn, runs: int) -> float:
+    """Median CPU time (``process_time``: on a shared machine wall time mostly measures the others)."""
+    fn()  # warm-up: fills the per-view caches
+    samples = []
+    for _ in range(runs):
+        t0 = time.process_time()
+        fn()
+        samples.append(time.process_time() - t0)
+    return statistics.median(samples) * 1000
+
+
+def quiet_cli(argv: list[str]) -> None:
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        cli(argv)
+
+
+def row(label: str, value: str, floor: str, ratio: float, goal: str) -> None:
+    print(f"  {label:44} {value:>11} {floor:>11} {ratio:8.2f}x   {goal}")
+
+
+def bench_size(n: int, path: str, a: argparse.Namespace) -> None:
+    encoding = ["--encoding", a.encoding]
+    t_info, _ = wall(lambda: quiet_cli(["info", path, *encoding]))
+    analysis = inspector.analyze(inspector.load(path), a.encoding)
+    view, table = analysis.view, analysis.table
+    print(f"\n{n:,} messages target: {len(view):,} messages, {len(view.calls):,} calls, {len(view.turns) - 1:,} turns; "
+          f"info {t_info:.2f} s ({a.encoding})")
+    print(f"  {'row':44} {'time':>11} {'floor':>11} {'ratio':>9}   goal")
+    s = Settings(budget=BUDGET)
+    for name in STRATEGIES:
+        if name not in INCREMENTAL:
+            continue
+        t, r = wall(lambda: inspector.replay(analysis, (name,), settings=s))
+        assert r.complete
+        row(f"replay {name}, every call", f"{t:.3f} s", f"{t_info:.2f} s", (t_info + t) / t_info, "<= 1.5 (info + replay)")
+    for names in PIPELINES:
+        t, r = wall(lambda: inspector.replay(analysis, names, settings=s))
+        row(f"replay {','.join(names)}", f"{t:.3f} s", f"{t_info:.2f} s", (t_info + t) / t_info, "<= 1.5 (info + replay)")
+    for name in sorted(set(STRATEGIES) - set(INCREMENTAL)):
+        print(f"  replay {name}: planned call by call (no incremental path), not timed here")
+    if n <= a.compare_max:
+        from inspector.cli.main import COMPARE_PIPELINES
+
+        pipelines = [(name,) for name in STRATEGIES if name != "compact"]
+        pipelines += [tuple(p.split(",")) for p in COMPARE_PIPELINES]
+        incremental = [p for p in pipelines if (len(p) == 1 and p[0] in INCREMENTAL) or p in PIPELINES]
+        t, _ = wall(lambda: inspector.compare(analysis, incremental, settings=s))
+        row(f"compare, {len(incremental)} incremental pipelines", f"{t:.2f} s", f"{t_info:.2f} s", (t_info + t) / t_info,
+            "<= 3 (info + compare)")
+        if a.full_compare:
+            t, _ = wall(lambda: inspector.compare(analysis, pipelines, settings=s))
+            row(f"compare, all {len(pipelines)} but compact", f"{t:.2f} s", f"{t_info:.2f} s", (t_info + t) / t_info,
+                "<= 3 (info + compare)")
+    # re-plan fifo, counts cached, against prefix sums + bisect + a per-message status list
+    prefix = table.prefix
+    stop = len(view)
+
+    def floor() -> list:
+        k = bisect_left(prefix, prefix[stop] - BUDGET, 0, stop + 1)
+        return [Status.DROPPED] * k + [Status.KEPT] * (stop - k)
+
+    f_ms = median_ms(floor, a.runs)
+    p_ms = median_ms(lambda: plan(view, table, "fifo", s), a.runs)
+    row("re-plan fifo (plan(), next call), CPU", f"{p_ms:.3f} ms", f"{f_ms:.3f} ms", p_ms / f_ms, "<= 1 ms")
+    a_ms = median_ms(lambda: plan(view, table, "fifo", s).tokens_after_of, a.runs)
+    row("  the same + tokens_after_of (the TUI reads it)", f"{a_ms:.3f} ms", f"{f_ms:.3f} ms", a_ms / f_ms, "")
+    if a.cli:
+        t, _ = wall(lambda: quiet_cli(["replay", path, *encoding, "--strategy", "fifo", "--budget", str(BUDGET)]))
+        row("CLI replay fifo (money included)", f"{t:.2f} s", f"{t_info:.2f} s", t / t_info, "<= 1.5")
+    if n <= 10_000:
+        langchain_row(view, table, a.runs)
+
+
+def langchain_row(view, table, runs: int) -> None:
+    try:
+        from langchain_core import messages as lc
+    except ImportError:
+        print("  (langchain-core not installed: the trim_messages row is skipped)")
+        return
+    session = view.session
+    out = []
+    for m in session.messages:
+        if m.role == "system":
+            out.append(lc.SystemMessage(m.text))
+        elif m.role == "user":
+            out.append(lc.HumanMessage(m.text))
+        elif m.role == "assistant":
+            out.append(lc.AIMessage(m.text, tool_calls=[{"id": c.id, "name": c.name, "args": {}} for c in m.tool_calls]))
+        else:
+            out.append(lc.ToolMessage(m.tool_results[0].text, tool_call_id=m.tool_results[0].tool_call_id))
+    counts = {id(m): t for m, t in zip(out, table.totals)}
+
+    def counter(ms) -> int:
+        return sum(counts[id(m)] for m in ms)
+
+    def theirs():
+        return lc.trim_messages(out, max_tokens=BUDGET, token_counter=counter, strategy="last", include_system=True,
+                                start_on="human")
+
+    s = Settings(budget=BUDGET, trim_include_system=True, trim_start_on="human")
+    ours = plan(view, table, "trim_messages", s)
+    assert len(theirs()) == sum(1 for i in ours.sequence if type(i) is int), "not the decision LangChain makes"
+    lc_ms = median_ms(theirs, runs)
+    plan_ms = median_ms(lambda: plan(view, table, "trim_messages", s), runs)
+    f = facts(view, table)
+    cut_ms = median_ms(lambda: _trim_cut(f, s, len(view)), runs)
+    row("trim_messages decision: plan()", f"{plan_ms:.3f} ms", f"{lc_ms:.3f} ms", lc_ms / plan_ms, ">= 10x faster (LangChain / ours)")
+    row("trim_messages decision: the cut alone", f"{cut_ms * 1000:.1f} us", f"{lc_ms:.3f} ms", lc_ms / cut_ms, ">= 10x faster")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sizes", default="10000,50000")
+    ap.add_argument("--runs", type=int, default=21)
+    ap.add_argument("--encoding", default="cl100k_base")
+    ap.add_argument("--compare-max", type=int, default=10_000, help="time compare up to this size")
+    ap.add_argument("--full-compare", action="store_true", help="also compare with the per-call pipelines (slow)")
+    ap.add_argument("--cli", action="store_true", help="also time the CLI replay command (it prices every call)")
+    a = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in (int(x) for x in a.sizes.split(",")):
+            path = os.path.join(tmp, f"session_{n}.jsonl")
+            write_jsonl(generate(n), path)
+            bench_size(n, path, a)
+
+
+if __name__ == "__main__":
+    main()

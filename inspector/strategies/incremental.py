@@ -1,0 +1,587 @@
+"""Incremental replay: every model call's input under a stateless strategy in about one pass.
+
+Planning each call on its own (:func:`inspector.strategies.pipeline.run`) builds a working copy
+of the whole history per call, so a replay of every call is O(calls x messages). Here the facts
+a strategy's decision depends on are computed once per session (prefix sums of the non-system
+tokens, the next plain user message after every index, the saving of a per-message transform)
+and each call's total is found in O(log n) from its stop index and turn: monotone cut points
+(fifo, windows, trim_messages), a per-turn sum (tool_pruning) or a prefix of per-message savings
+(truncation, thinking, observations, masking and clearing of tool results).
+
+Where a fast path's preconditions do not hold, :func:`replay_tokens` returns None and the caller
+plans each call on its own, which is the definition: every fast path here is checked against it
+by a property test on generated sessions (tests/test_incremental_replay.py) and must be kept
+equal to it; a strategy changed without its fast path fails that test. Preconditions shared by
+all fast paths: a single strategy or one of :data:`PIPELINES`, no compaction recorded in the session (every call sees
+the history from message 0), and tool exchanges that are runs of consecutive messages within one
+turn (:attr:`~inspector.strategies.common.ViewCache.units_simple`), so a cut between units is a
+cut between index runs and no exchange crosses a turn.
+
+Per-message transforms are derived, not re-implemented: their per-message effect is read off
+one run of the strategy's own code over the whole session (:func:`_transform_savings`).
+
+Not incremental (planned call by call): ``summarize`` (its rounds and extractive summary depend
+on the whole history's size at each call), ``compact`` (stateful: :mod:`inspector.analysis.compaction`),
+other pipelines (``clear_tool_uses,fifo`` among the ones ``compare`` shows), ``fifo`` with
+``pair_safe=False``, ``trim_messages`` with ``end_on``, ``clear_tool_uses`` with
+``clear_tool_inputs``, ``tool_pruning,sliding_window`` in messages mode, and plugin strategies.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Callable, Sequence
+from functools import cached_property
+
+from ..tokens import TokenTable
+from ..units import SessionView
+from .base import Status, Working
+from .clear_tool_uses import PLACEHOLDER as CLEARED
+from .common import count_text, view_cache
+from .params import SettingsBase as Settings
+from .pipeline import STRATEGIES
+
+#: ``saving(facts, settings, stop, turn, total)``: the tokens a strategy removes from the history
+#: ``messages[:stop]`` whose current turn is ``turn`` and whose whole request is ``total``.
+Saving = Callable[["Facts", Settings, int, int, int], int]
+
+
+class Facts:
+    """Per-session arrays the fast paths share, built once per (view, table)."""
+
+    def __init__(self, view: SessionView, table: TokenTable, totals: list[int] | None = None) -> None:
+        self.view, self.table = view, table
+        self.n = n = len(view)
+        #: Each message's tokens as the strategy sees them: the table's, or after an earlier
+        #: stage's per-message transform (see :func:`_after_truncation`).
+        self.totals = totals = table.totals if totals is None else totals
+        self.prefix = table.prefix if totals is table.totals else _prefix(totals)
+        roles = view.roles
+        ns_prefix = [0] * (n + 1)
+        ns_count = [0] * (n + 1)
+        ns_index: list[int] = []
+        running = count = 0
+        for i in range(n):
+            if roles[i] != "system":
+                running += totals[i]
+                count += 1
+                ns_index.append(i)
+            ns_prefix[i + 1] = running
+            ns_count[i + 1] = count
+        ns_index.append(n)  # position len: "past the end"
+        self.ns_prefix, self.ns_count, self.ns_index = ns_prefix, ns_count, ns_index
+        cache = view_cache(view)
+        self.turn_start = cache.turn_start
+        self.stops = [c.message_index for c in view.calls]
+        self.turns = [c.turn for c in view.calls]
+
+    @cached_property
+    def eligible(self) -> bool:
+        """The shared preconditions (see the module doc)."""
+        view = self.view
+        return view_cache(view).units_simple and all(c.context_start == 0 for c in view.calls)
+
+    @cached_property
+    def unit_bounds(self) -> tuple[list[int], list[int]]:
+        """``(start, end)``: the first index and one past the last of each message's unit."""
+        view = self.view
+        start, end = [0] * self.n, [0] * self.n
+        for u in view.units:
+            a, b = u.indices[0], u.indices[-1] + 1
+            for i in u.indices:
+                start[i], end[i] = a, b
+        return start, end
+
+    def next_where(self, flags: Sequence[int]) -> list[int]:
+        """``out[j]``: the first index >= j whose flag is set (``n`` when none)."""
+        out = [self.n] * (self.n + 1)
+        nxt = self.n
+        for j in range(self.n - 1, -1, -1):
+            if flags[j]:
+                nxt = j
+            out[j] = nxt
+        return out
+
+    @cached_property
+    def next_plain_user(self) -> list[int]:
+        return self.next_where(view_cache(self.view).plain_user)
+
+
+def facts(view: SessionView, table: TokenTable) -> Facts:
+    """The :class:`Facts` of ``view`` counted with ``table``, kept on the view."""
+    kept = view.__dict__.get("_incremental_facts")
+    if kept is None or kept.table is not table:
+        kept = view.__dict__["_incremental_facts"] = Facts(view, table)
+    return kept
+
+
+def _prefix(values: Sequence[int]) -> list[int]:
+    out = [0] * (len(values) + 1)
+    running = 0
+    for i, v in enumerate(values):
+        running += v
+        out[i + 1] = running
+    return out
+
+
+# --- monotone cut points ---------------------------------------------------------------------
+
+
+def _fifo_cut(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
+    """How many non-system messages :mod:`.fifo` (pair_safe) drops, oldest first."""
+    budget = s.budget
+    if budget is None or total <= budget:
+        return 0
+    limit = min(f.turn_start.get(turn, 0), stop)
+    ns_prefix, ns_count, ns_index = f.ns_prefix, f.ns_count, f.ns_index
+    m = ns_count[limit]
+    if not m:
+        return 0
+    j = bisect_left(ns_prefix, total - budget, 1, limit + 1)
+    k = ns_count[j] if j <= limit else m
+    u_start, u_end = f.unit_bounds
+    if k < m:  # to the end of the last dropped message's unit
+        k = ns_count[u_end[ns_index[k - 1]]]
+    cap = ns_count[stop] - s.min_history_messages
+    if k > cap:
+        k = max(cap, 0)
+        if 0 < k < m and u_start[ns_index[k]] == u_start[ns_index[k - 1]]:
+            k = ns_count[u_start[ns_index[k]]]
+    return k
+
+
+def _fifo(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
+    k = _fifo_cut(f, s, stop, turn, total)
+    return f.ns_prefix[f.ns_index[k - 1] + 1] if k > 0 else 0
+
+
+def _window_turns(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
+    if turn < 1 or 1 not in f.turn_start:
+        return 0
+    oldest = max(turn - max(s.window_turns, 1) + 1, 1)
+    first, limit = f.turn_start[1], f.turn_start.get(oldest, 0)
+    return f.ns_prefix[limit] - f.ns_prefix[first] if limit > first else 0
+
+
+def _window_messages(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
+    length = f.ns_count[stop]
+    window = s.window_messages
+    if length <= window:
+        return 0
+    p = length - window
+    current = f.ns_count[f.turn_start.get(turn, 0)]
+    if p >= current:
+        p = current
+    else:
+        p = min(f.ns_count[f.next_plain_user[f.ns_index[p]]], current)
+    return f.ns_prefix[f.ns_index[p]] if p < length else f.ns_prefix[stop]
+
+
+def _sliding_window(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
+    return (_window_turns if s.window_mode == "turns" else _window_messages)(f, s, stop, turn, total)
+
+
+class _StrandsFacts:
+    def __init__(self, f: Facts) -> None:
+        view = f.view
+        roles, calls, results = view.roles, view.call_ids, view.result_ids
+        user = [r in ("user", "tool") for r in roles]
+        self.next_user = f.next_where([u and not results[i] for i, u in enumerate(user)])
+        # a call message whose next non-system message is a user/tool message with results
+        ns_index, ns_count = f.ns_index, f.ns_count
+        flags = [0] * f.n
+        for i in range(f.n):
+            if calls[i] and roles[i] != "system":
+                nxt = ns_index[ns_count[i] + 1]
+                if nxt < f.n and user[nxt] and results[nxt]:
+                    flags[i] = 1
+        self.next_call = f.next_where(flags)
+        #: the fast path reads a user/tool message as never making calls (the strategy checks)
+        self.ok = not any(u and calls[i] for i, u in enumerate(user))
+
+
+def _strands(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
+    length = f.ns_count[stop]
+    size = s.window_messages
+    if length <= size:
+        return 0
+    if size == 0:
+        return f.ns_prefix[stop]
+    sf = _derived(f, "strands", _StrandsFacts)
+    first = f.ns_index[length - size]
+    j = sf.next_user[first]
+    if j >= stop:
+        j = sf.next_call[first]
+        if j >= stop or f.ns_index[f.ns_count[j] + 1] >= stop:
+            return 0
+    return f.ns_prefix[j]
+
+
+def _trim_cut(f: Facts, s: Settings, stop: int) -> tuple[int, int, int] | None:
+    """:mod:`.trim_messages` as three cut points ``(lo, start, kept_from)``: it drops
+    ``[lo, start)`` to fit the budget, ``[start, kept_from)`` to start on the wanted type and, with
+    ``strategy="first"``, everything from ``kept_from`` on (then ``lo == start == 0``)."""
+    budget = s.budget
+    if budget is None or not stop:
+        return None
+    prefix = f.prefix
+    if s.trim_strategy == "first":
+        if s.trim_start_on != "none" or s.trim_include_system:
+            return None  # LangChain raises ValueError for these combinations
+        return 0, 0, bisect_left(prefix, budget + 1, 0, stop + 1) - 1  # the longest prefix within budget
+    lo = 0
+    if s.trim_include_system and f.view.roles[0] == "system":
+        lo = 1
+        budget = max(0, budget - f.totals[0])
+    start = bisect_left(prefix, prefix[stop] - budget, lo, stop + 1)
+    kept_from = start
+    if s.trim_start_on != "none":
+        kept_from = min(_derived(f, f"trim:{s.trim_start_on}", _trim_types(s.trim_start_on))[start], stop)
+    return lo, start, kept_from
+
+
+def _trim_messages(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
+    cut = _trim_cut(f, s, stop)
+    if cut is None:
+        return 0
+    lo, _, kept_from = cut
+    prefix = f.prefix
+    if s.trim_strategy == "first":
+        return prefix[stop] - prefix[kept_from]
+    return prefix[kept_from] - prefix[lo]
+
+
+def _trim_types(wanted: str) -> Callable[[Facts], list[int]]:
+    def make(f: Facts) -> list[int]:
+        from ..strategies.trim_messages import _matches, message_type
+
+        w = _full_working(f, Settings())
+        return f.next_where([_matches(message_type(w, i), wanted) for i in range(f.n)])
+
+    return make
+
+
+# --- sums over turns and per-message transforms --------------------------------------------
+
+
+def _tool_pruning_by_turn(f: Facts) -> list[int]:
+    """``out[t]``: tokens tool_pruning removes from turns 1..t-1 (turns before turn ``t``)."""
+    view = f.view
+    roles, totals = view.roles, f.totals
+    last = view.turns[-1].number if view.turns else 0
+    per_turn = [0] * (last + 2)
+    for t in view.turns:
+        if t.number:
+            per_turn[t.number + 1] = sum(
+                totals[i] for i in range(t.start, t.stop)
+                if i != t.user_index and i != t.final_index and roles[i] != "system"
+            )
+    return _prefix(per_turn)[1:]
+
+
+def _tool_pruning(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
+    return _derived(f, "tool_pruning", _tool_pruning_by_turn)[turn]
+
+
+def _full_working(f: Facts, s: Settings) -> Working:
+    """The whole session as one history (every message live, the last turn current)."""
+    n, view = f.n, f.view
+    current = view.turn_of[-1] if n else 0
+    return Working(view, f.table, s, None, n, current, list(range(n)), f.table.totals[:n], [Status.KEPT] * n,
+                   [None] * n, [None] * n)
+
+
+def _transform_savings(f: Facts, s: Settings, name: str) -> list[int]:
+    """Prefix sums of what strategy ``name`` saves on each message, read off one run of its own
+    code over the whole session: for strategies that edit each message on its own facts."""
+    w = _full_working(f, s)
+    STRATEGIES[name].apply(w)
+    totals = f.table.totals
+    return _prefix([totals[i] - (w.tokens[i] if w.live[i] else 0) for i in range(f.n)])
+
+
+def _truncation(f: Facts, s: Settings) -> list[int]:
+    """Prefix sums of what truncate_results saves on each message (its own code, run once)."""
+    key = f"truncate:{s.max_result_tokens}:{s.truncate_unit}"
+    return _derived(f, key, lambda f: _transform_savings(f, s, "truncate_results"))
+
+
+def _truncate_results(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
+    return _truncation(f, s)[stop]
+
+
+def _thinking_prune(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
+    keep = s.thinking_keep_turns
+    first_kept = max(turn - keep + 1, 0)
+    limit = min(f.turn_start.get(first_kept, 0), stop) if first_kept > 0 else 0
+    # run at the last turn, the whole scope of any call (limit grows with the turn) is edited
+    return _derived(f, f"thinking:{keep}", lambda f: _transform_savings(f, s, "thinking_prune"))[limit]
+
+
+class _Observations:
+    """last_n_observations with every observation but the first elided, read off its own code."""
+
+    def __init__(self, f: Facts, s: Settings) -> None:
+        view = f.view
+        first_user = next((i for i in range(f.n) if view_cache(view).plain_user[i]), None)
+        self.first_user = first_user
+        results = [i for i in range(f.n) if view.result_ids[i] and (first_user is None or i > first_user)]
+        self.positions = results
+        self.ok = first_user is None or not any(view.result_ids[i] for i in range(first_user))
+        saved = _transform_savings(f, s.model_copy(update={"observations_keep": 0, "polling": 1}), "last_n_observations")
+        self.savings = _prefix([saved[i + 1] - saved[i] for i in results])
+
+
+def _last_n_observations(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
+    o = _derived(f, "observations", lambda f: _Observations(f, s))
+    after = bisect_left(o.positions, stop)  # result messages before the call (after the first user)
+    if o.first_user is not None and o.first_user < stop:
+        count, first = 1 + after, 0  # observations[0] is the first user message
+    else:
+        count, first = after, 1  # observations[0] is the first result message, never elided
+    last_removed = max(0, (count // s.polling) * s.polling - s.observations_keep)
+    elided = max(0, last_removed - 1)  # observations[1:last_removed]
+    return o.savings[first + elided] - o.savings[first] if elided else 0
+
+
+class _ToolUses:
+    """Every tool use in call order with its result: (call message, result message, block tokens, name)."""
+
+    def __init__(self, f: Facts) -> None:
+        view, cache = f.view, view_cache(f.view)
+        counts = f.table.counts
+        self.call_msg: list[int] = []
+        self.result: list[int] = []
+        self.tokens: list[int] = []
+        self.names: list[str] = []
+        for i in cache.call_messages:
+            for n, where in enumerate(cache.call_results[i]):
+                self.call_msg.append(i)
+                self.names.append(view.tool_names[i][n])
+                if where is None:
+                    self.result.append(-1)
+                    self.tokens.append(0)
+                else:
+                    self.result.append(where[0])
+                    self.tokens.append(counts[where[0]].blocks[where[1]])
+        per_message = [0] * f.n
+        for i in self.call_msg:
+            per_message[i] += 1
+        self.uses_before = _prefix(per_message)  # uses in call messages before index j
+
+
+
+def _clear_tool_uses(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
+    if total <= s.trigger:
+        return 0
+    uses = _derived(f, "tool_uses", _ToolUses)
+    eligible = uses.uses_before[stop] - s.keep
+    if eligible <= 0:
+        return 0
+    placeholder = count_text(f.table.encoding, CLEARED)
+    key = f"clear:{','.join(sorted(s.exclude_tools))}"
+
+    def make(f: Facts) -> list[int]:
+        excluded = set(s.exclude_tools)
+        return _prefix([
+            t - placeholder if r >= 0 and name not in excluded and t > placeholder else 0
+            for r, t, name in zip(uses.result, uses.tokens, uses.names)
+        ])
+
+    # every use counted has its result before ``stop``: an exchange is a run of messages
+    freed = _derived(f, key, make)[eligible]
+    return freed if freed and freed >= s.clear_at_least else 0
+
+
+class _ResultSlots:
+    """Every tool result with a call, ordered as mask_tool_outputs walks them: (message, block)."""
+
+    def __init__(self, f: Facts) -> None:
+        view, cache = f.view, view_cache(f.view)
+        counts = f.table.counts
+        slots = []
+        for i in cache.call_messages:
+            for n, where in enumerate(cache.call_results[i]):
+                if where is not None:
+                    slots.append((where[0], where[1], view.tool_names[i][n], i))
+        slots.sort()
+        self.messages = [r for r, _, _, _ in slots]
+        self.calls = [i for _, _, _, i in slots]
+        self.names = [name for _, _, name, _ in slots]
+        self.tokens = [counts[r].blocks[k] for r, k, _, _ in slots]
+        self.seen = _prefix(self.tokens)
+
+
+def _mask_tool_outputs(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
+    slots = _derived(f, "result_slots", _ResultSlots)
+    turns = s.mask_protect_turns
+    if turns <= 0:
+        before = stop
+    elif turns == 1:
+        before = min(f.turn_start.get(turn, 0), stop)
+    else:
+        before = min(f.turn_start.get(max(turn - turns + 1, 0), 0), stop)
+    count = bisect_left(slots.messages, before)
+    if not count:
+        return 0
+    seen = slots.seen
+    # the newest results are protected while their running sum stays within protect_tokens
+    last = bisect_left(seen, seen[count] - s.mask_protect_tokens, 0, count + 1) - 1
+    if s.mask_keep_results is not None:
+        last = min(last, count - s.mask_keep_results - 1)
+    if last < 0:
+        return 0
+    placeholder = count_text(f.table.encoding, s.mask_placeholder)
+    key = f"mask:{s.mask_placeholder}:{','.join(s.mask_tools)}:{','.join(s.mask_protected_tools)}"
+
+    def make(f: Facts) -> list[int]:
+        wanted, never = set(s.mask_tools), set(s.mask_protected_tools)
+        return _prefix([
+            t - placeholder if not ((wanted and name not in wanted) or name in never or t <= placeholder) else 0
+            for t, name in zip(slots.tokens, slots.names)
+        ])
+
+    freed = _derived(f, key, make)[last + 1]
+    return freed if freed and freed >= s.mask_min_tokens else 0
+
+
+def _derived(f: Facts, key: str, make: Callable[[Facts], object]):
+    """``make(f)``, computed once per Facts under ``key`` (keys name the settings they read)."""
+    cache = f.__dict__.setdefault("_derived", {})
+    value = cache.get(key)
+    if value is None:
+        value = cache[key] = make(f)
+    return value
+
+
+def _single(name: str, s: Settings) -> Saving | None:
+    """The fast path of strategy ``name`` alone under ``s``, or None where it has none."""
+    if name == "fifo":
+        return _fifo if s.pair_safe else None
+    if name == "trim_messages":
+        return _trim_messages if s.trim_end_on == "none" else None
+    if name == "clear_tool_uses":
+        return None if s.clear_tool_inputs else _clear_tool_uses
+    return _FAST.get(name)
+
+
+# --- pipelines ---------------------------------------------------------------------------------
+# A stage after truncate_results sees each message with its result cut: the same decision on
+# the truncated sizes. tool_pruning leaves every earlier turn its question and answer, which
+# carry no tool results (exchanges are runs inside a turn), so truncation after it saves only
+# outside the pruned turns, and a window after it drops the questions and answers left in the
+# turns it cuts.
+
+#: Strategies whose fast path reads only message sizes (so works on truncated sizes).
+_AFTER_TRUNCATION = ("fifo", "sliding_window", "strands_sliding_window", "tool_pruning", "trim_messages")
+
+
+def _truncated_then(then: Saving, s: Settings) -> Saving:
+    key = f"after-truncation:{s.max_result_tokens}:{s.truncate_unit}"
+
+    def saving(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
+        cut = _truncation(f, s)
+        truncated = _derived(f, key, lambda f: Facts(f.view, f.table, [t - (cut[i + 1] - cut[i]) for i, t in enumerate(f.totals)]))
+        return cut[stop] + then(truncated, s, stop, turn, total - cut[stop])
+
+    return saving
+
+
+def _pruned_then_truncated(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
+    cut = _truncation(f, s)
+    if turn < 1:
+        return cut[stop]
+    pruned = _derived(f, "tool_pruning", _tool_pruning_by_turn)
+    return pruned[turn] + cut[stop] - (cut[f.turn_start[turn]] - cut[f.turn_start[1]])
+
+
+def _pruned_then_window(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
+    if turn < 1:
+        return 0
+    pruned = _derived(f, "tool_pruning", _tool_pruning_by_turn)
+    oldest = max(turn - max(s.window_turns, 1) + 1, 1)
+    return pruned[turn] + _window_turns(f, s, stop, turn, total) - pruned[oldest]
+
+
+def _fast_path(names: tuple[str, ...], s: Settings) -> Saving | None:
+    """The fast path of pipeline ``names`` under ``s``, or None where it has none."""
+    if len(names) == 1:
+        return _single(names[0], s)
+    if names == ("tool_pruning", "truncate_results"):
+        return _pruned_then_truncated
+    if names == ("tool_pruning", "sliding_window"):
+        return _pruned_then_window if s.window_mode == "turns" else None
+    if len(names) == 2 and names[0] == "truncate_results" and names[1] in _AFTER_TRUNCATION:
+        then = _single(names[1], s)
+        return _truncated_then(then, s) if then is not None else None
+    return None
+
+
+_FAST: dict[str, Saving] = {
+    "sliding_window": _sliding_window,
+    "strands_sliding_window": _strands,
+    "tool_pruning": _tool_pruning,
+    "truncate_results": _truncate_results,
+    "thinking_prune": _thinking_prune,
+    "last_n_observations": _last_n_observations,
+    "mask_tool_outputs": _mask_tool_outputs,
+}
+
+
+def _prepared(view: SessionView, table: TokenTable, names: tuple[str, ...], settings: Settings):
+    """``(facts, saving)`` for pipeline ``names`` when it has a fast path, else None."""
+    if not names or any(STRATEGIES.get(name) is None for name in names):
+        return None
+    saving = _fast_path(names, settings)
+    if saving is None:
+        return None
+    f = facts(view, table)
+    if not f.eligible:
+        return None
+    for name in names:
+        guard = _GUARDS.get(name)
+        if guard is not None and not guard(f, settings):
+            return None
+    return f, saving
+
+
+def replays_incrementally(view: SessionView, table: TokenTable, names: tuple[str, ...], settings: Settings) -> bool:
+    """Whether a replay of ``names`` on this session costs about one pass (no strategy: always)."""
+    return not names or _prepared(view, table, names, settings) is not None
+
+
+def replay_tokens(
+    view: SessionView, table: TokenTable, names: tuple[str, ...], settings: Settings, hidden: Sequence[int],
+    numbers: Sequence[int],
+) -> list[int] | None:
+    """Each call's whole input under pipeline ``names`` (call numbers ``numbers``, 1-based), as
+    :func:`inspector.strategies.pipeline.run` computes it call by call; None when no fast path
+    applies. ``hidden[k]``: call k+1's overhead beyond the table's (not in file, re-sent reasoning)."""
+    prepared = _prepared(view, table, names, settings)
+    if prepared is None:
+        return None
+    f, saving = prepared
+    prefix, overhead = table.prefix, table.overhead
+    out = []
+    for n in numbers:
+        stop = f.stops[n - 1]
+        total = overhead + hidden[n - 1] + prefix[stop]
+        out.append(total - saving(f, settings, stop, f.turns[n - 1], total))
+    return out
+
+
+_GUARDS: dict[str, Callable[[Facts, Settings], bool]] = {
+    "last_n_observations": lambda f, s: _derived(f, "observations", lambda f: _Observations(f, s)).ok,
+    "strands_sliding_window": lambda f, s: _derived(f, "strands", _StrandsFacts).ok,
+}
+
+#: The strategies that replay incrementally (under the settings :func:`_single` names).
+INCREMENTAL = ("fifo", "trim_messages", "clear_tool_uses", *_FAST)
+#: The pipelines of more than one strategy that do.
+PIPELINES = (
+    ("tool_pruning", "truncate_results"),
+    ("tool_pruning", "sliding_window"),
+    *(("truncate_results", name) for name in _AFTER_TRUNCATION),
+)
+
+__all__ = ["INCREMENTAL", "PIPELINES", "Facts", "facts", "replay_tokens", "replays_incrementally"]

@@ -1,0 +1,210 @@
+"""The incremental replay (inspector.strategies.incremental) equals planning every call on its own.
+
+For generated sessions (system prompts, reminders mid-session, parallel tool calls answered by
+OpenAI tool messages or Anthropic result blocks, thinking blocks, recorded usage so every call
+has its own part "not in file", tool loops with no prompt) and for every
+strategy with a fast path under several settings, each call's total from
+:func:`~inspector.strategies.incremental.replay_tokens` must equal the total of
+:func:`~inspector.strategies.pipeline.run` at that call, which is the definition. The test also
+checks the fast path was taken, so it cannot pass by falling back.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from inspector import analyze
+from inspector.strategies.first_stage import first_stage
+from inspector.strategies.incremental import INCREMENTAL, PIPELINES, facts, replay_tokens
+from inspector.analysis.predict import hidden_per_call
+from inspector.analysis.replay import replay
+from inspector.model import Message, Session, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock, Usage
+from inspector.strategies import Settings
+from inspector.strategies.pipeline import STRATEGIES, plan, start
+
+TOOLS = ("bash", "read_file", "grep")
+
+
+@st.composite
+def sessions(draw) -> Session:
+    messages: list[Message] = []
+    ids = itertools.count(1)
+
+    def add(role: str, content: list, **kw) -> None:
+        messages.append(Message(index=len(messages), role=role, content=content, **kw))
+
+    def text(most: int = 60) -> str:
+        return "w " * draw(st.integers(0, most))
+
+    def usage() -> dict:
+        return {"usage": Usage(input_tokens=draw(st.integers(0, 3000)))} if draw(st.booleans()) else {}
+
+    if draw(st.booleans()):
+        add("system", [TextBlock(text="system " + text())])
+    prompts = draw(st.integers(0, 5)) > 0  # else a tool loop nobody prompted (no plain user message)
+
+    def exchange() -> None:
+        calls = [
+            ToolCallBlock(id=f"call_{next(ids)}", name=draw(st.sampled_from(TOOLS)), arguments="{}")
+            for _ in range(draw(st.integers(1, 3)))
+        ]
+        head: list = [ThinkingBlock(thinking=text())] if draw(st.integers(0, 3)) == 0 else []
+        if draw(st.booleans()):
+            head.append(TextBlock(text=text(10)))
+        add("assistant", head + calls, **usage())
+        if draw(st.booleans()):
+            add("user", [ToolResultBlock(tool_call_id=c.id, content=text(400)) for c in calls], content_form="blocks")
+        else:
+            for c in calls:
+                add("tool", [ToolResultBlock(tool_call_id=c.id, content="line\n" * draw(st.integers(0, 5)) + text(400))])
+
+    if draw(st.integers(0, 4)) == 0:  # a tool loop before the first prompt (turn 0)
+        exchange()
+    for _ in range(draw(st.integers(0, 7))):
+        if draw(st.integers(0, 9)) == 0:
+            add("system", [TextBlock(text="reminder " + text())])
+        if prompts:
+            add("user", [TextBlock(text="ask " + text())])
+        for _ in range(draw(st.integers(0, 4))):
+            exchange()
+        if draw(st.booleans()):
+            content: list = [ThinkingBlock(thinking=text())] if draw(st.integers(0, 3)) == 0 else []
+            add("assistant", content + [TextBlock(text="done " + text())], **usage())
+    return Session(format="inspector", messages=messages)
+
+
+def reference(view, table, names, s, n, hidden):
+    """The definition: the strategies' own code applied to the history of call ``n``."""
+    w = start(view, table, s, n, hidden)
+    for name in names:
+        STRATEGIES[name].apply(w)
+    return w
+
+
+def _variants() -> list[tuple[str, dict]]:
+    budgets = [{"budget": b} for b in (0, 150, 600, 2000, 10**6)]
+    return [
+        *(("fifo", {**b, "min_history_messages": m}) for b in budgets for m in (0, 2, 5)),
+        *(("sliding_window", {"window_mode": "turns", "window_turns": t}) for t in (0, 1, 2, 4)),
+        *(("sliding_window", {"window_mode": "messages", "window_messages": m}) for m in (0, 1, 3, 8, 40)),
+        *(("strands_sliding_window", {"window_messages": m}) for m in (0, 1, 2, 5, 12)),
+        *(
+            ("trim_messages", {**b, "trim_include_system": inc, "trim_start_on": start})
+            for b in budgets[:4] for inc in (False, True) for start in ("none", "human", "ai", "tool", "human_or_tool")
+        ),
+        *(("trim_messages", {**b, "trim_strategy": "first"}) for b in budgets[:4]),
+        ("tool_pruning", {}),
+        *(("truncate_results", {"max_result_tokens": m, "truncate_unit": u}) for m in (0, 20, 100) for u in ("tokens", "chars")),
+        *(("thinking_prune", {"thinking_keep_turns": k}) for k in (1, 2)),
+        *(("last_n_observations", {"observations_keep": k, "polling": p}) for k in (0, 1, 3) for p in (1, 2, 3)),
+        *(
+            ("clear_tool_uses", {"trigger": t, "keep": k, "clear_at_least": a, "exclude_tools": ex})
+            for t in (0, 800) for k in (0, 2) for a in (0, 300) for ex in ((), ("bash",))
+        ),
+        *(
+            ("mask_tool_outputs", {
+                "mask_protect_tokens": p, "mask_min_tokens": mn, "mask_keep_results": kr, "mask_protect_turns": pt,
+                "mask_tools": tools, "mask_protected_tools": never,
+            })
+            for p in (0, 200) for mn in (0, 150) for kr in (None, 2) for pt in (0, 1, 2)
+            for tools, never in (((), ()), (("bash", "grep"), ("grep",)))
+        ),
+    ]
+
+
+VARIANTS = [((name,), params) for name, params in _variants()] + [
+    (("tool_pruning", "truncate_results"), {"max_result_tokens": m, "truncate_unit": u}) for m in (0, 20) for u in ("tokens", "chars")
+] + [(("tool_pruning", "sliding_window"), {"window_turns": t}) for t in (0, 1, 2, 4)] + [
+    (("truncate_results", name), {**params, "max_result_tokens": m})
+    for name, params in _variants() if name in ("fifo", "sliding_window", "strands_sliding_window", "tool_pruning", "trim_messages")
+    for m in (20,)
+]
+
+
+def test_every_fast_path_is_exercised():
+    assert {names[0] for names, _ in VARIANTS if len(names) == 1} == set(INCREMENTAL)
+    assert {names for names, _ in VARIANTS if len(names) > 1} == set(PIPELINES)
+    assert set(INCREMENTAL) <= set(STRATEGIES)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(sessions())
+def test_incremental_replay_equals_planning_each_call(session):
+    a = analyze(session, encoding="approx")
+    view, table = a.view, a.table
+    if not view.calls:
+        return
+    assert facts(view, table).eligible  # the generator only makes sessions the fast paths take
+    hidden = hidden_per_call(view, table)
+    numbers = list(range(1, len(view.calls) + 1))
+    for names, params in VARIANTS:
+        s = Settings(**params)
+        fast = replay_tokens(view, table, names, s, hidden, numbers)
+        if fast is None and names == ("last_n_observations",):  # its one guard: results before the first prompt
+            first = next((i for i, r in enumerate(view.roles) if r == "user" and not view.result_ids[i]), None)
+            assert first is not None and any(view.result_ids[:first])
+            continue
+        assert fast is not None, (names, params)
+        slow = [reference(view, table, names, s, n, hidden[n - 1]).total() for n in numbers]
+        assert fast == slow, (names, params)
+
+
+def test_replay_uses_the_fast_path_and_falls_back_where_it_has_none(monkeypatch):
+    from strategy_builders import seeds_session
+
+    a = seeds_session().analyze()
+    s = Settings(budget=1500)
+    fast = replay(a.view, a.table, "fifo", s)
+    import inspector.analysis.replay as replay_module
+
+    monkeypatch.setattr(replay_module, "replay_tokens", lambda *args: None)
+    slow = replay(a.view, a.table, "fifo", s)
+    assert [c.tokens for c in fast.calls] == [c.tokens for c in slow.calls]
+    assert [c.tokens for c in fast.calls] == [82, 502, 1122, 1342, 1422, 1178, 1498, 1358, 978, 1378, 1498]
+    assert replay_tokens(a.view, a.table, ("summarize",), s, [0] * 11, [1]) is None
+    assert replay_tokens(a.view, a.table, ("clear_tool_uses", "fifo"), s, [0] * 11, [1]) is None
+    assert replay_tokens(a.view, a.table, ("fifo",), s.model_copy(update={"pair_safe": False}), [0] * 11, [1]) is None
+
+
+@pytest.mark.parametrize("name", sorted(INCREMENTAL))
+def test_a_recorded_compaction_falls_back(name):
+    from strategy_builders import SessionBuilder, text_of
+
+    b = SessionBuilder()
+    b.system(text_of(5))
+    b.user(text_of(10))
+    b.answer(text_of(10))
+    b.user("This session is being continued from a previous conversation. " + text_of(5), starts_context=True)
+    b.answer(text_of(10))
+    a = b.analyze()
+    assert not facts(a.view, a.table).eligible
+    assert replay_tokens(a.view, a.table, (name,), Settings(budget=10), [0, 0], [1, 2]) is None
+
+
+PLANNED_FIRST = [(names[0], params) for names, params in VARIANTS if names in (("fifo",), ("trim_messages",))] + [
+    ("trim_messages", {"budget": 300, "trim_end_on": "ai"}),
+    ("fifo", {"budget": 300, "pair_safe": False}),
+]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(sessions())
+def test_a_plan_whose_first_stage_takes_its_fast_path_is_the_strategys_own(session):
+    """Statuses, reasons (rendered), order and totals of plan() equal the strategy's own code, at
+    every call and after the session, alone and followed by another strategy."""
+    a = analyze(session, encoding="approx")
+    view, table = a.view, a.table
+    assert first_stage("fifo", view, table, Settings(budget=0), None, 0) is not None  # the fast path is taken
+    for name, params in PLANNED_FIRST:
+        s = Settings(**params)
+        for names in ((name,), (name, "tool_pruning")):
+            for n in [*range(1, len(view.calls) + 1), None]:
+                p = plan(view, table, names, s, n, 7)
+                w = reference(view, table, names, s, n, 7)
+                assert p.sequence == w.order and p.status == w.status and p.by == w.by, (names, params, n)
+                assert [p.reason(i) for i in range(p.stop)] == [str(r) if r is not None else "kept" for r in w.reasons]
+                assert p.tokens_after == w.total() and p.tokens_after_of == [t if x else 0 for t, x in zip(w.tokens, w.live)]
