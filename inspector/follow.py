@@ -6,6 +6,11 @@ complete lines, and keeps a half-written last line until its newline arrives (a 
 already parses as a whole JSON object is fed at once, so a file without a final newline still
 shows its last message; the newline that completes it later is not fed twice).
 
+The encoding is read from the first bytes as for a whole file (:func:`inspector.safeio.sniff_encoding`):
+a UTF-8 byte-order mark is skipped, UTF-16/32 text is decoded incrementally (a character cut
+between two polls waits for its other bytes) and fed as UTF-8, and a file whose lines end in CR
+alone has them read as line ends.
+
 A file that was deleted, replaced by another file (new inode), truncated, or rewritten in place
 (the bytes already read changed) stops the follower: the update carries a notice saying what
 happened, what was loaded is kept, and every later poll returns no messages and the same notice.
@@ -13,6 +18,7 @@ happened, what was loaded is kept, and every later poll returns no messages and 
 
 from __future__ import annotations
 
+import codecs
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,7 +28,7 @@ import orjson
 from .formats.base import Format, RecordStream, SessionFormatError, get_format
 from .formats.jsondoc import paused_gc
 from .model import Message, Session
-from .safeio import open_input
+from .safeio import open_input, sniff_encoding
 
 #: Bytes before the read offset re-read on each poll to notice a file rewritten in place.
 TAIL_CHECK = 64
@@ -61,6 +67,8 @@ class Follower:
         self._pending_fed = False
         self._lines_done = 0
         self._tail = b""
+        self._decoder: codecs.IncrementalDecoder | None = None
+        self._cr_only: bool | None = None  # None: no line end seen yet
         self.stopped = False
         self.notice: str | None = None
         with paused_gc():
@@ -96,12 +104,35 @@ class Follower:
                 data = fh.read()
         except FileNotFoundError:
             return self._stop("was deleted")
+        if data and self.offset == 0:
+            if len(data) < 4:
+                data = b""  # too little to tell the encoding: wait for more
+            else:
+                data = self._start(data)
         if data:
             self.offset += len(data)
             self._tail = (self._tail + data)[-TAIL_CHECK:]
-            self._consume(data)
+            self._consume(self._as_utf8(data))
         first, messages = self.stream.take()
         return FollowUpdate(first, list(messages), None, self.session)
+
+    def _start(self, head: bytes) -> bytes:
+        """Decide the encoding from the file's first bytes; the byte-order mark is read, not fed."""
+        encoding, bom = sniff_encoding(head)
+        if encoding != "utf-8":
+            self._decoder = codecs.getincrementaldecoder(encoding)(errors="replace")
+        self.offset = bom
+        self._tail = head[:bom]
+        return head[bom:]
+
+    def _as_utf8(self, data: bytes) -> bytes:
+        if self._decoder is not None:
+            data = self._decoder.decode(data).encode("utf-8", "surrogatepass")
+        if self._cr_only is None and (b"\n" in data or b"\r" in data[:-1]):
+            self._cr_only = b"\n" not in data
+        if self._cr_only:
+            data = data.replace(b"\r", b"\n")
+        return data
 
     def _consume(self, data: bytes) -> None:
         lines = (self._pending + data).split(b"\n")

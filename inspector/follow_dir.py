@@ -13,7 +13,9 @@ valid.
   that differs, with a notice. A file that does not parse yet is retried at the next poll.
 - :class:`SqliteFollower` polls the session's row count and ``max(id)``: new rows are read through
   the same item reader; rows removed (``pop_item``, ``clear_session``) reload the session with a
-  notice. The database is only ever opened read-only.
+  notice. The database is only ever read through a private copy (nothing beside it changes), and
+  copied only when the database or its ``-wal``/``-journal`` changed since the last poll, once
+  per poll.
 
 - :class:`RewriteFollower` re-reads a file whose size or modification time changed, and the
   update starts at the first message that differs. A file that does not parse (caught
@@ -153,6 +155,7 @@ class SqliteFollower(_Base):
     def __init__(self, path: str | Path, session_id: str | None = None) -> None:
         super().__init__()
         self.path = Path(path)
+        self._last_signature = self._signature()
         self._reader = agents_sqlite.SqliteSessionReader(self.path, session_id)
         self.session = self._reader.session
         self._with_connection(self._reader.read_new)
@@ -165,19 +168,40 @@ class SqliteFollower(_Base):
         finally:
             con.close()
 
+    def _signature(self) -> tuple[tuple[int, int, int] | None, ...]:
+        """Inode, size and modification time of the database and its side files (None: absent)."""
+        sig = []
+        for suffix in ("", "-wal", "-journal"):
+            try:
+                st = os.stat(f"{self.path}{suffix}")
+            except OSError:
+                sig.append(None)
+            else:
+                sig.append((st.st_ino, st.st_size, st.st_mtime_ns))
+        return tuple(sig)
+
     def poll(self) -> FollowUpdate:
         if self.stopped:
             return self._stopped_update()
         if not self.path.exists():
             return self._stop("was deleted")
+        signature = self._signature()
+        if signature == self._last_signature:
+            return FollowUpdate(len(self.session.messages), [], None, self.session)
         try:
-            rows, last = self._with_connection(self._reader.counts)
-            if rows < self._reader.rows or last < self._reader.last_id:
-                return self._reload()
-            if last > self._reader.last_id:
-                self._with_connection(self._reader.read_new)
+            con = agents_sqlite.connect(self.path)
+            try:
+                rows, last = self._reader.counts(con)
+                if rows < self._reader.rows or last < self._reader.last_id:
+                    con.close()
+                    return self._reload()
+                if last > self._reader.last_id:
+                    self._reader.read_new(con)
+            finally:
+                con.close()
         except sqlite3.DatabaseError as exc:
             return self._stop(f"can no longer be read ({exc})")
+        self._last_signature = signature
         first, messages = self._reader.take()
         return FollowUpdate(first, list(messages), None, self.session)
 
@@ -191,6 +215,7 @@ class SqliteFollower(_Base):
         fresh.items.skipped = self.session.skipped
         fresh.items.dirty = len(self.session.messages)
         self._reader = fresh
+        self._last_signature = self._signature()
         first = _first_difference(old, self.session.messages)
         notice = f"{self.path}: rows of session {fresh.session_id} were removed; reloaded from message {first}."
         return FollowUpdate(first, self.session.messages[first:], notice, self.session)

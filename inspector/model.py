@@ -165,6 +165,11 @@ class Message(BaseModel):
     #: ``demonstration``, ``meta``, ``compaction``...); None: the reader cannot tell. It never opens
     #: a turn (:mod:`inspector.units`, which also recognises known harness texts in any format).
     injected: str | None = None
+    #: Whether this message is a summary the agent or a server wrote; None: it is when it
+    #: ``starts_context``. False for the first retained message of a compaction whose new
+    #: context begins with the user's own messages (Codex ``replacement_history``); True for a
+    #: summary inside such a context (its ``compaction`` item), which does not start it.
+    is_summary: bool | None = None
     #: Top-level fields of the source record the model has no slot for, kept for write-back.
     extra: dict[str, Any] = Field(default_factory=dict)
 

@@ -247,7 +247,9 @@ def build_view(session: Session) -> SessionView:
             elif isinstance(b, TextBlock):
                 text_parts.append(b.text)
         first_text = text_parts[0] if text_parts else ""
-        summary = m.starts_context or (m.role in ("system", "user") and is_summary_text(first_text))
+        summary = (m.starts_context if m.is_summary is None else m.is_summary) or (
+            m.role in ("system", "user") and is_summary_text(first_text)
+        )
 
         if injected[i] is not None:
             flags[i] |= INJECTED
@@ -326,10 +328,12 @@ def build_view(session: Session) -> SessionView:
     calls_out: list[ModelCall] = []
     context_start = 0
     for i, m in enumerate(messages):
-        if m.starts_context:
+        if m.starts_context and m.role != "assistant":
             context_start = i
         if m.role == "assistant":
             calls_out.append(ModelCall(len(calls_out) + 1, i, turn_of[i], context_start))
+            if m.starts_context:  # a reply holding the compaction (Anthropic): the calls after it start there
+                context_start = i
 
     return SessionView(
         session=session,
@@ -359,8 +363,10 @@ def _injected(messages: list[Message]) -> list[str | None]:
         kind = m.injected
         if kind is None:
             text = next((b.text for b in m.content if isinstance(b, TextBlock)), "")
-            if m.starts_context or is_summary_text(text):
+            if (m.starts_context if m.is_summary is None else m.is_summary) or is_summary_text(text):
                 kind = "summary"
+            elif m.starts_context:  # a compaction's first retained message: replayed, not typed
+                kind = "compaction"
             else:
                 kind = injected_kind(text)
                 if kind == "command_output" and users[-2:-1] == [i - 1] and out[i - 1] is None:

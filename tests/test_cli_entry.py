@@ -113,7 +113,8 @@ def test_samples_lists_the_bundled_sessions(capsys):
     assert main(["samples"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert [Path(p).name for p in lines] == [
-        "coding_agent.jsonl", "hr_leave_balance.json", "three_questions.json", "vendor_onboarding.json"
+        "coding_agent.jsonl", "hr_leave_balance.json", "measured_three_questions.json", "three_questions.json",
+        "vendor_onboarding.json",
     ]
     assert all(Path(p).is_file() for p in lines)
     assert main(["samples", "three_questions.json"]) == 0

@@ -11,13 +11,20 @@ bench/bench_compaction_points.py.
 from __future__ import annotations
 
 import json
+from pathlib import Path
+
+import pytest
 
 from inspector import analyze
 from inspector.analysis.replay import replay
 from inspector.model import Session
 from inspector.presets import resolve
 
-from cli_helpers import as_json
+from inspector.analysis.compare import compare
+from inspector.analysis.planning import plan
+from inspector.strategies.params import settings_model
+
+from cli_helpers import as_json, run
 from strategy_builders import SessionBuilder, text_of
 
 
@@ -84,9 +91,8 @@ def test_without_recorded_usage_our_count_is_the_trigger_and_the_total_counts_th
         assert c.tokens > 1_000
 
 
-def test_replay_json_marks_compacted_calls_and_summary_calls(capsys, tmp_path):
-    session = rising_session([150_000, 160_000, 164_831, 20_000], big_result_after=3, big=5_400)
-    path = tmp_path / "s.jsonl"
+def write_session(session: Session, path: Path) -> Path:
+    """``session`` as the inspector's own JSONL format (the CLI reads it)."""
     lines = [{"type": "session", "version": 1}]
     for m in session.messages:
         if m.role == "tool":
@@ -100,6 +106,12 @@ def test_replay_json_marks_compacted_calls_and_summary_calls(capsys, tmp_path):
                 row["usage"] = {"input_tokens": m.usage.input_tokens}
             lines.append(row)
     path.write_text("\n".join(json.dumps(x) for x in lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_replay_json_marks_compacted_calls_and_summary_calls(capsys, tmp_path):
+    session = rising_session([150_000, 160_000, 164_831, 20_000], big_result_after=3, big=5_400)
+    path = write_session(session, tmp_path / "s.jsonl")
     report = as_json(capsys, "replay", path, "--preset", "claude-code", "--encoding", "approx")
     calls = report["calls"]
     assert [(c["call"], c["kind"], c["compacted_by"]) for c in calls] == [
@@ -109,3 +121,75 @@ def test_replay_json_marks_compacted_calls_and_summary_calls(capsys, tmp_path):
     assert report["total"] == sum(c["tokens"] for c in calls)
     plain = as_json(capsys, "replay", path, "--strategy", "fifo", "--encoding", "approx")
     assert {c["kind"] for c in plain["calls"]} == {"call"} and {c["compacted_by"] for c in plain["calls"]} == {None}
+
+
+REAL = Path(__file__).parent / "fixtures" / "real" / "compactions"
+
+
+def compaction_points(path: Path, preset: str) -> tuple[list[int], list[int]]:
+    """(the calls a compaction recorded in the file comes just before, the calls before which
+    the stateful replay fires ``preset``): what bench/bench_compaction_points.py prints."""
+    import inspector
+    from inspector.tokens import resolve_or_fallback
+
+    session = inspector.load(str(path))
+    resolution, _ = resolve_or_fallback(session.model, None, "anthropic")
+    a = inspector.analyze(session, resolution.counter, "anthropic", session.model)
+    calls = a.view.calls
+    recorded = [c.number for c in calls[1:] if c.context_start != calls[c.number - 2].context_start]
+    _, names, settings = resolve(preset)
+    fired = [c.call for c in inspector.replay(a, names, settings=settings).calls if c.compacted_by]
+    return recorded, fired
+
+
+@pytest.mark.parametrize(
+    ("name", "preset", "recorded", "fired"),
+    [
+        # Claude Code 2.1.39 and 2.1.42 (Opus 4.6): 20,000 reserved for the output
+        ("spotter_cc2.1.39_4d5611e5.jsonl", "claude-code", [62], [62]),
+        ("entire_cc2.1.42_auto-compact.jsonl", "claude-code", [70], [69]),
+        # Claude Code 2.1.7 and 2.1.19 (Opus 4.5): 32,000 reserved for the output
+        ("entire_cc2.1.7_two-auto-compacts.jsonl", "claude-code-32k-output", [51, 128], [51, 128]),
+        ("entire_cc2.1.19_auto-then-manual-compact.jsonl", "claude-code-32k-output", [98], [97]),
+    ],
+)
+def test_the_agent_preset_fires_where_real_claude_code_transcripts_record_an_auto_compaction(name, preset, recorded, fired):
+    # trimmed copies of public transcripts (fixtures/real/compactions/PROVENANCE.md): the
+    # compaction each records is automatic; the preset of that version must fire at it, +-1
+    got_recorded, got_fired = compaction_points(REAL / name, preset)
+    assert (got_recorded, got_fired) == (recorded, fired)
+    assert all(abs(f - r) <= 1 for f, r in zip(fired, recorded, strict=True))
+
+
+def test_compare_checks_every_request_of_a_compacting_replay_not_only_the_last_call(capsys, tmp_path):
+    # trim_messages keeps the newest messages within 304 tokens: at calls 2 and 3 that is a tool
+    # result whose call it cut (invalid for both providers), at call 4 the last user message
+    b = SessionBuilder()
+    b.system("be brief")
+    b.user("fix it")
+    b.exchange("read", "{}", text_of(300))
+    b.exchange("read", "{}", text_of(300))
+    b.answer("done")
+    b.user(text_of(300))
+    b.answer("ok")
+    a = b.analyze()
+    s = settings_model()(budget=304, compact_tokens=10**9)  # the compaction never fires
+    assert [plan(a, ("trim_messages",), s, n).valid["openai"] for n in (1, 2, 3, 4)] == [True, False, False, True]
+    row = compare(a, [("trim_messages", "compact")], s)[1]
+    assert row.plan.valid == {"openai": True, "anthropic": True}  # the last call alone looks valid
+    assert (row.validity_scope, row.valid) == ("every call", {"openai": False, "anthropic": False})
+    assert row.invalid_calls == {"openai": (2, 3), "anthropic": (2, 3)}
+    assert row.violations == {"openai": 2, "anthropic": 2}
+    stateless = compare(a, [("trim_messages",)], s)[1]
+    assert (stateless.validity_scope, stateless.valid, stateless.invalid_calls) == ("last call", {"openai": True, "anthropic": True}, {})
+
+    path = write_session(b.build(), tmp_path / "s.jsonl")
+    args = ("compare", path, "--encoding", "approx", "--strategy", "trim_messages,compact", "--budget", "304", "--compact-tokens", "1000000000")
+    rows = {r["pipeline"]: r for r in as_json(capsys, *args)["rows"]}
+    row = rows["trim_messages,compact"]
+    assert (row["valid"], row["validity_scope"], row["invalid_calls"]) == (
+        {"openai": False, "anthropic": False}, "every call", {"openai": [2, 3], "anthropic": [2, 3]})
+    code, out, _ = run(capsys, *args)
+    assert code == 0
+    assert "2 violations in 2 calls" in out
+    assert "a compacting pipeline is checked at every call of its stateful replay" in " ".join(out.split())

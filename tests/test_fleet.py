@@ -49,7 +49,7 @@ def test_totals_equal_the_sum_of_info_json(capsys, tmp_path):
 
 def _copy_samples(tmp_path: Path) -> Path:
     folder = tmp_path / "sessions"
-    shutil.copytree(SAMPLES, folder, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
+    shutil.copytree(SAMPLES, folder, ignore=shutil.ignore_patterns("*.py", "__pycache__", "measured_*"))
     return folder
 
 
@@ -204,7 +204,7 @@ def test_process_pool_and_single_worker_write_the_same_dataset(tmp_path):
     fleet.build(sources, tmp_path / "two", workers=2, strategies=("tool_pruning",), batch=1)
     one, two = _table_rows(tmp_path / "one"), _table_rows(tmp_path / "two")
     assert one == two
-    assert len(one["sessions"]) == 4 and len(one["strategies"]) == 4
+    assert len(one["sessions"]) == 5 and len(one["strategies"]) == 5  # the bundled samples
 
 
 def test_ray_engine_writes_the_identical_dataset(tmp_path):
@@ -216,11 +216,11 @@ def test_ray_engine_writes_the_identical_dataset(tmp_path):
     finally:
         if ray.is_initialized():
             ray.shutdown()
-    assert run_.processed == 6 and run_.errors == []
+    assert run_.processed == 7 and run_.errors == []
     assert not ray.is_initialized()
     process_rows, ray_rows = _table_rows(tmp_path / "process"), _table_rows(tmp_path / "ray")
     assert ray_rows == process_rows
-    assert [len(ray_rows[t]) for t in ("sessions", "strategies")] == [6, 6]
+    assert [len(ray_rows[t]) for t in ("sessions", "strategies")] == [7, 7]
 
 
 @pytest.mark.parametrize(

@@ -171,3 +171,31 @@ def test_formats_that_cannot_be_followed(tmp_path):
     with pytest.raises(SessionFormatError) as info:
         Follower(tmp_path / "missing.jsonl", "jsonl")
     assert info.value.problem == "no such file or directory."
+
+
+@pytest.mark.parametrize("encoding, bom", [
+    ("utf-16-le", b"\xff\xfe"), ("utf-16-be", b"\xfe\xff"), ("utf-16-le", b""), ("utf-32-le", b"\xff\xfe\0\0"),
+    ("utf-8", b"\xef\xbb\xbf"),
+])
+def test_follows_utf16_utf32_and_bom_files(tmp_path, encoding, bom):
+    path = tmp_path / "live.jsonl"
+    first = (HEADER + line("system", "You are terse.") + line("user", "h\u00e9llo \U0001F600")).decode()
+    path.write_bytes(bom + first.encode(encoding))
+    f = Follower(path, "jsonl")
+    assert [m.text for m in f.session.messages] == ["You are terse.", "h\u00e9llo \U0001F600"]
+    more = line("assistant", "r\u00e9ponse \U0001F600").decode().encode(encoding)
+    append(path, more[:7])  # cut inside a character: it waits for its other bytes
+    assert f.poll().messages == []
+    append(path, more[7:])
+    update = f.poll()
+    assert (update.first, [m.text for m in update.messages], update.stopped) == (2, ["r\u00e9ponse \U0001F600"], False)
+    assert f.offset == path.stat().st_size
+
+
+def test_follows_a_file_with_cr_line_ends(tmp_path):
+    path = tmp_path / "live.jsonl"
+    path.write_bytes((HEADER + line("user", "hi")).replace(b"\n", b"\r"))
+    f = Follower(path, "jsonl")
+    assert [m.text for m in f.session.messages] == ["hi"]
+    append(path, line("assistant", "hello").replace(b"\n", b"\r"))
+    assert [m.text for m in f.poll().messages] == ["hello"]

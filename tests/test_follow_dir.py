@@ -9,6 +9,7 @@ import sqlite3
 from pathlib import Path
 
 from inspector.follow import Follower
+from inspector.formats import agents_sqlite
 from inspector.follow_dir import SqliteFollower, StrandsFollower, follower_for
 
 FIX = Path(__file__).parent / "fixtures" / "real"
@@ -137,3 +138,19 @@ def test_can_follow():
     assert [f for f in ("claude_code", "codex", "jsonl", "strands", "agents_sqlite", "openai", "langchain") if can_follow(f)] == [
         "claude_code", "codex", "jsonl", "strands", "agents_sqlite"
     ]  # fmt: skip
+
+
+def test_sqlite_poll_copies_the_database_only_when_it_changed(tmp_path, monkeypatch):
+    path = _db(tmp_path)
+    follower = SqliteFollower(path)
+    copies = []
+    real_connect = agents_sqlite.connect
+    monkeypatch.setattr(agents_sqlite, "connect", lambda p: copies.append(p) or real_connect(p))
+    for _ in range(5):
+        assert follower.poll().messages == []
+    assert copies == []
+    _insert(path, {"role": "user", "content": "And order 5523?"})
+    assert [m.text for m in follower.poll().messages] == ["And order 5523?"]
+    assert copies == [path]  # one private copy for the row count and the new rows together
+    assert follower.poll().messages == []
+    assert copies == [path]

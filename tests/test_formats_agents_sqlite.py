@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+import inspector
 from inspector.formats import SessionFormatError, load
 from inspector.formats import builtin  # noqa: F401  (registers every format)
 from inspector.formats.agents_sqlite import read_database
@@ -89,3 +90,25 @@ def test_forced_on_a_database_without_the_table(tmp_path):
     with pytest.raises(SessionFormatError) as err:
         load(other, format="agents_sqlite")
     assert str(err.value).startswith(f"{other}: this SQLite database has no Agents SDK message table.")
+
+
+REAL = Path(__file__).parent / "fixtures" / "real" / "agents_sqlite" / "deepsearch_conversation_history_1.db"
+
+
+def test_calls_recorded_without_ids_are_paired_by_order(tmp_path):
+    """A real database written with a non-OpenAI model: every call_id is "". Two parallel calls
+    are answered in order, so nothing is an orphan (before: the first of each pair was)."""
+    copy = tmp_path / "history.db"
+    copy.write_bytes(REAL.read_bytes())
+    s = load(copy)
+    view = build_view(s)
+    calls = [(m.index, [c.id for c in m.tool_calls]) for m in s.messages if m.tool_calls]
+    assert calls == [
+        (5, ["unrecorded_1", "unrecorded_2"]), (14, ["unrecorded_3"]), (26, ["unrecorded_4"]),
+        (30, ["unrecorded_5", "unrecorded_6"]), (37, ["unrecorded_7"]), (43, ["unrecorded_8"]), (47, ["unrecorded_9"]),
+    ]  # fmt: skip
+    assert [r.tool_call_id for m in s.messages for r in m.tool_results] == [f"unrecorded_{k}" for k in range(1, 10)]
+    assert s.messages[5].tool_calls[0].extra["recorded_id"] == ""
+    assert [view.flags[i] & 3 for i in range(len(s.messages))] == [0] * len(s.messages)  # no orphan call or result
+    assert (len(s.messages), len(view.calls)) == (54, 26)
+    assert inspector.validate(s.messages) == {"openai": [], "anthropic": []}

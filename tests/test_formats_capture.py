@@ -169,3 +169,34 @@ def test_follow_updates_sidechains_while_the_main_conversation_waits(tmp_path):
     update = follower.poll()
     assert (update.first, update.messages) == (5, [])
     assert list(update.session.sidechains) == ["messages from line 2", "count_tokens from line 4", "messages from line 6"]
+
+
+def test_server_side_compaction_starts_the_context_with_its_recorded_sizes(tmp_path):
+    """Anthropic server-side compaction: the response's compaction block (sent back in later
+    requests) is a summary that starts the context; the usage iterations record its size."""
+    summary = [{"type": "compaction", "content": "Summary: the bug is a division by zero in a.py."}, {"type": "text", "text": "Continuing."}]
+    edits = {"edits": [{"type": "compact_20260112", "trigger": {"type": "input_tokens", "value": 150000}}]}
+    compacted_usage = {**usage(40, 10, 0, 0), "iterations": [
+        {"type": "compaction", "input_tokens": 151200, "output_tokens": 1850},
+        {"type": "message", "input_tokens": 1900, "output_tokens": 10},
+    ]}
+    applied = [{"type": "clear_tool_uses_20250919", "cleared_tool_uses": 3, "cleared_input_tokens": 24000}]
+    path = tmp_path / "capture.jsonl"
+    write(path, [
+        exchange(1, {**main_request([USER1]), "context_management": edits},
+                 {"model": "claude-test", "content": summary, "stop_reason": "end_turn", "usage": compacted_usage,
+                  "context_management": {"applied_edits": applied}}),
+        exchange(2, {**main_request([USER1, {"role": "assistant", "content": summary}, THANKS]), "context_management": edits},
+                 {"model": "claude-test", "content": [{"type": "text", "text": "You're welcome."}], "stop_reason": "end_turn", "usage": usage(1900, 5)}),
+    ])
+    s = inspector.load(path)
+    assert [(m.role, m.starts_context) for m in s.messages] == [
+        ("system", False), ("user", False), ("assistant", True), ("user", False), ("assistant", False)
+    ]  # fmt: skip
+    capture = s.messages[2].extra["capture"]
+    assert (capture["compaction"], capture["applied_edits"]) == ({"input_tokens": 151200, "output_tokens": 1850}, applied)
+    assert "compaction" not in s.messages[4].extra["capture"]
+    assert s.extra["context_management"] == edits
+    view = inspector.analyze(s).view
+    assert [(c.message_index, c.context_start) for c in view.calls] == [(2, 0), (4, 2)]
+    assert [u.kind.value for u in view.units] == ["system", "user", "summary", "user", "assistant"]

@@ -265,3 +265,30 @@ def test_attachment_text_sent_to_the_model_is_counted_with_its_prompt_or_as_its_
     reasons = [s.reason for s in session.skipped if "attachment" in s.reason]
     assert reasons == ["attachment/hook_system_message (no text the file holds reaches the model; not counted)",
                        "attachment/hook_success (no text the file holds reaches the model; not counted)"]
+
+
+def test_a_sub_agent_transcript_opened_on_its_own_is_its_own_session():
+    """A real sub-agent file not named agent-*.jsonl (fasthooks' sample): its entries are the
+    conversation, not a sidechain of an empty main chain (before: 0 messages, "empty history")."""
+    s = inspector.load(FIX / "fasthooks_sample_agent_sidechain.jsonl")
+    assert [(m.role, m.source.line) for m in s.messages] == [("user", 1), ("assistant", 2)]
+    assert s.messages[0].text == "Warmup"
+    assert (s.sidechains, s.extra["agent_id"], s.model) == ({}, "af1ff21", "claude-haiku-4-5-20251001")
+    assert inspector.validate(s.messages) == {"openai": [], "anthropic": []}
+
+
+def test_a_sidechain_opens_as_a_session_with_its_own_context_plan_and_replay(session):
+    from inspector.formats.sidechain import UnknownSidechain, open_sidechain, sidechain_ids
+
+    assert sidechain_ids(session) == [("a9f2", 4), ("acompact-7d1", 2)]
+    side = open_sidechain(session, "a9f2")
+    assert [(m.index, m.role, m.source.line) for m in side.messages] == [
+        (0, "user", 18), (1, "assistant", 19), (2, "user", 20), (3, "assistant", 21)
+    ]  # fmt: skip
+    assert (side.format, side.extra["sidechain"], side.sidechains) == ("claude_code", "a9f2", {})
+    assert [c.recorded_tokens for c in inspector.replay(side).calls][0] == 3 + 9000 + 1200
+    assert len(build_view(side).calls) == 2
+    assert side.messages[0] is not session.sidechains["a9f2"][0]  # copies: the parent session is unchanged
+    with pytest.raises(UnknownSidechain) as exc:
+        open_sidechain(session, "nope")
+    assert str(exc.value) == f"{MAIN} has no sidechain 'nope'; it has: a9f2 (4 messages), acompact-7d1 (2 messages)."

@@ -88,7 +88,7 @@ def test_units_turns_calls_and_compaction(session):
     assert [(u.kind.value, u.indices) for u in view.units] == [
         ("system", (0,)), ("system", (1,)), ("user", (2,)), ("user", (3,)), ("user", (4,)),
         ("tool_exchange", (5, 6, 7)), ("tool_exchange", (8, 9)), ("assistant", (10,)),
-        ("summary", (11,)), ("summary", (12,)), ("user", (13,)), ("tool_exchange", (14, 15)), ("assistant", (16,)),
+        ("user", (11,)), ("summary", (12,)), ("user", (13,)), ("tool_exchange", (14, 15)), ("assistant", (16,)),
     ]  # fmt: skip
     assert [(t.number, t.start, t.stop) for t in view.turns] == [
         (0, 0, 4), (1, 4, 13), (2, 13, 17)
@@ -97,6 +97,7 @@ def test_units_turns_calls_and_compaction(session):
     assert [build_view(session).injected[i] for i in (2, 3, 11, 12)] == ["instructions", "environment_context", "compaction", "compaction"]
     assert [(c.message_index, c.context_start) for c in view.calls] == [(5, 0), (8, 0), (10, 0), (14, 11), (16, 11)]
     assert session.messages[11].starts_context and not session.messages[12].starts_context
+    assert session.messages[11].is_summary is False  # the user's retained prompt, not a second summary
     assert str(session.messages[12].source) == "line 26, $.payload.replacement_history[1]"
 
 
@@ -266,3 +267,86 @@ def test_sub_agent_agent_message_is_model_input_counted_as_a_user_message(tmp_pa
     assert not any("agent_message" in s.reason for s in session.skipped)
     a = inspector.analyze(session, model="gpt-5.6-sol")
     assert a.table.counts[last.index].total == 3 + 1 + 12  # framing, role "user", the text in o200k_base
+
+
+def _lines(tmp_path, *records: str) -> Path:
+    path = tmp_path / "rollout.jsonl"
+    path.write_text("".join('{"timestamp":"t",' + r + "}\n" for r in records))
+    return path
+
+
+META = '"type":"session_meta","payload":{"id":"s1","cli_version":"0.145.0","base_instructions":{"text":"You are Codex."}}'
+DEV = '"type":"response_item","payload":{"type":"message","role":"developer","content":[{"type":"input_text","text":"<permissions instructions>sandboxed</permissions instructions>"}]}'
+ASK = '"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"Review the open PRs"}]}'
+CALL = '"type":"response_item","payload":{"type":"function_call","name":"exec","arguments":"{}","call_id":"c1"}'
+OUT = '"type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"3 PRs"}'
+USAGE = '"type":"event_msg","payload":{"type":"token_count","info":{"last_token_usage":{"input_tokens":%d,"cached_input_tokens":0,"output_tokens":5}}}'
+COMPACTED = (
+    '"type":"compacted","payload":{"message":"","replacement_history":['
+    '{"type":"message","role":"developer","content":[{"type":"input_text","text":"<permissions instructions>sandboxed</permissions instructions>"}]},'
+    '{"type":"message","role":"user","content":[{"type":"input_text","text":"Review the open PRs"}]},'
+    '{"type":"compaction","encrypted_content":"gAAA"}]}'
+)
+ANSWER = '"type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"All reviewed."}]}'
+
+
+def test_replacement_history_is_the_context_after_a_compaction(tmp_path):
+    """Codex 0.100+ (shape of the 0.145 rollouts): the replacement history is what the model is
+    sent; its compaction item is the one summary; the developer message it repeats is not
+    counted twice (Codex sends it once, from the new history)."""
+    session = load(_lines(tmp_path, META, DEV, ASK, CALL, USAGE % 900, OUT, COMPACTED, ANSWER, USAGE % 400))
+    assert [(m.role, m.source.line, m.source.json_path) for m in session.messages] == [
+        ("system", 1, None), ("system", 2, None), ("user", 3, None), ("assistant", 4, None), ("tool", 6, None),
+        ("user", 7, "$.payload.replacement_history[1]"), ("user", 7, "$.payload.replacement_history[2]"),
+        ("assistant", 8, None),
+    ]  # fmt: skip
+    assert ("line 7, $.payload.replacement_history[0]", "replacement_history system message already sent (counted at its first place)") in [
+        (s.where, s.reason) for s in session.skipped
+    ]
+    view = build_view(session)
+    assert [(u.kind.value, u.indices) for u in view.units] == [
+        ("system", (0,)), ("system", (1,)), ("user", (2,)), ("tool_exchange", (3, 4)),
+        ("user", (5,)), ("summary", (6,)), ("assistant", (7,)),
+    ]  # fmt: skip
+    assert [(c.message_index, c.context_start) for c in view.calls] == [(3, 0), (7, 5)]
+    plan = inspector.plan(session)
+    assert [i for i, s in enumerate(plan.status) if s.value != "kept"] == [2, 3, 4]  # before the compaction only
+
+
+def test_developer_message_while_a_call_runs_goes_after_its_output(tmp_path):
+    """Codex records settings updates while a tool runs; the Chat Completions and Anthropic
+    layouts cannot put a message between a call and its output, so it follows the output."""
+    session = load(_lines(tmp_path, META, ASK, CALL, DEV, OUT, ANSWER))
+    assert [(m.role, m.source.line) for m in session.messages] == [
+        ("system", 1), ("user", 2), ("assistant", 3), ("tool", 5), ("system", 4), ("assistant", 6),
+    ]
+    assert inspector.validate(session.messages) == {"openai": [], "anthropic": []}
+    unanswered = load(_lines(tmp_path, META, ASK, CALL, DEV))  # never answered: kept at the end
+    assert [(m.role, m.source.line) for m in unanswered.messages] == [("system", 1), ("user", 2), ("assistant", 3), ("system", 4)]
+
+
+def test_sub_agent_rollouts_the_file_names_are_sidechains(tmp_path):
+    """0.145 multi-agent: sub_agent_activity names a spawned thread; its own rollout in the day
+    directory is read as a sidechain keyed by its agent path (one the directory lacks is not)."""
+    day = tmp_path / "sessions" / "2026" / "07" / "20"
+    day.mkdir(parents=True)
+    child = "019f80ee-401e-78f1-919f-34033e956ba8"
+    spawned = '"type":"event_msg","payload":{"type":"sub_agent_activity","agent_thread_id":"%s","agent_path":"%s","kind":"started"}'
+    parent = day / "rollout-2026-07-20T10-00-00-019f80ed-65ac-7eb3-9c28-98974664a887.jsonl"
+    parent.write_text("".join('{"timestamp":"t",' + r + "}\n" for r in (
+        META, ASK, spawned % (child, "/root/review_pr36"), spawned % ("019f-missing", "/root/gone"), ANSWER,
+    )))
+    (day / f"rollout-2026-07-20T10-00-05-{child}.jsonl").write_text("".join('{"timestamp":"t",' + r + "}\n" for r in (
+        '"type":"session_meta","payload":{"id":"%s","base_instructions":{"text":"You are an explorer."}}' % child,
+        '"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"Review PR 36"}]}',
+        ANSWER, USAGE % 700,
+    )))
+    s = load(parent)
+    assert list(s.sidechains) == ["/root/review_pr36"]
+    side = s.sidechains["/root/review_pr36"]
+    assert [(m.role, m.text) for m in side] == [("system", "You are an explorer."), ("user", "Review PR 36"), ("assistant", "All reviewed.")]
+    assert side[2].usage.context_tokens == 700
+    assert str(side[1].source) == f"rollout-2026-07-20T10-00-05-{child}.jsonl, line 2"
+    from inspector.formats.sidechain import open_sidechain
+
+    assert len(build_view(open_sidechain(s, "/root/review_pr36")).calls) == 1

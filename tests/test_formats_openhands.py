@@ -62,3 +62,33 @@ def test_condensation_view_and_calls():
         (300, 3000, None, 40),
     ]
     assert [u.context_tokens for u in usage] == [5400, 6900, 3100, 3300]
+
+
+OUTPUT = Path(__file__).parent / "fixtures" / "real" / "openhands" / "output_trimmed.jsonl"
+
+
+def test_evaluation_output_jsonl_reads_each_instance_as_a_session():
+    """output.jsonl (one benchmark instance per line): the first instance is shown with a
+    notice, the others are sidechains by instance_id (before: "not valid JSON" at line 2)."""
+    scores = {name: fmt.detect(Probe(OUTPUT)) for name, fmt in FORMATS.items()}
+    assert scores.pop("openhands") == 92 and max(scores.values()) < 92
+    s = load(OUTPUT)
+    assert [(m.role, str(m.source)) for m in s.messages] == [
+        ("system", "line 1, $.history[0]"), ("user", "line 1, $.history[1]"),
+        ("assistant", "line 1, $.history[4]"), ("tool", "line 1, $.history[5]"),
+        ("assistant", "line 1, $.history[6]"), ("tool", "line 1, $.history[7]"),
+        ("assistant", "line 1, $.history[8]"), ("tool", "line 1, $.history[9]"),
+    ]  # fmt: skip
+    view = build_view(s)
+    assert [s.messages[c.message_index].usage.context_tokens for c in view.calls] == [5920, 6736, 6971]
+    assert s.skipped[0].reason == (
+        "2 evaluation instances in this file: showing the first, ponylang__ponyc-4595; "
+        "the others are sidechains (open one with --sidechain INSTANCE_ID)"
+    )
+    assert (s.extra["instance_id"], s.extra["instances"]) == ("ponylang__ponyc-4595", ["ponylang__ponyc-4595", "ponylang__ponyc-4593"])
+    assert s.extra["accumulated_token_usage"]["prompt_tokens"] == 565158
+    from inspector.formats.sidechain import open_sidechain
+
+    other = open_sidechain(s, "ponylang__ponyc-4593")
+    assert [str(m.source) for m in other.messages][:2] == ["line 2, $.history[0]", "line 2, $.history[1]"]
+    assert len(build_view(other).calls) == 3

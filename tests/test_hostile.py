@@ -59,17 +59,39 @@ def test_visible_escapes_every_terminal_control():
     assert visible("\udcff") == "\\udcff"
 
 
-def test_visible_keeps_the_joiner_of_a_joined_emoji_only():
-    family = "\U0001F468\u200d\U0001F469\u200d\U0001F467"
-    assert visible(family) == family
+def test_visible_splits_joined_emoji_into_pictographs_terminals_agree_on():
+    # measured in tmux 3.3a (cursor column after printing): the glued forms were 1, 4 and 1 cells
+    # wide where Rich counts 2, 2 and 2; split, each is as wide as Rich measures it
+    assert visible("\U0001F468\u200d\U0001F469\u200d\U0001F467") == "\U0001F468\U0001F469\U0001F467"
+    assert visible("\u2764\ufe0f heart") == "\u2764 heart"
+    assert visible("\U0001F44D\U0001F3FD") == "\U0001F44D"
+    assert visible("\U0001F3F3\ufe0f\u200d\U0001F308") == "\U0001F3F3\U0001F308"
     assert visible("a\u200db") == "a\\u200db"
+
+
+def test_visible_shows_tag_characters_that_smuggle_ascii():
+    assert visible("ok\U000E0041\U000E0042") == "ok\\U000e0041\\U000e0042"
+    assert json.loads(json_escape(json.dumps(["\U000E0041"], ensure_ascii=False))) == ["\U000E0041"]
+
+
+@settings(max_examples=300, derandomize=True, deadline=None)
+@given(st.one_of(
+    st.text(alphabet=st.characters(codec="utf-8")),
+    st.text(alphabet=st.sampled_from(
+        "\U0001F468\U0001F469\u2764\U0001F44D\U0001F3FD\U0001F1EB\U0001F1F7\u200d\ufe0f\ufe0e\u0301a\ud55c")),
+))
+def test_visible_text_is_as_wide_on_a_terminal_as_rich_measures_it(text):
+    from rich.cells import cell_len, get_character_cell_size
+
+    shown = visible(text)
+    assert cell_len(shown) == sum(get_character_cell_size(ch) for ch in shown)
 
 
 @settings(max_examples=300, derandomize=True, deadline=None)
 @given(st.text())
 def test_visible_leaves_no_unsafe_character_and_is_stable(text):
     shown = visible(text)
-    assert not RAW.search(shown.replace("\u200d", ""))
+    assert not RAW.search(shown)
     assert visible(shown) == shown
 
 
@@ -406,3 +428,13 @@ def test_latin1_is_named_with_line_and_byte_offset(capsys, tmp_path):
     code, out, err = run(capsys, "info", path)
     assert code == 2
     assert f"{path}: line 2, byte offset 66: byte 0xe9 is not valid UTF-8 (it looks like Latin-1 or Windows-1252 text: 0xe9 would be 'é')" in err
+
+
+def test_an_error_naming_a_file_with_a_line_break_stays_one_line(capsys, tmp_path):
+    from cli_helpers import run
+
+    path = tmp_path / "new\nline.jsonl"
+    path.write_text("not json\n")
+    code, out, err = run(capsys, "info", path)
+    assert code == 2
+    assert err.count("\n") == 1 and "new\\nline.jsonl" in err

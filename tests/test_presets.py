@@ -33,7 +33,8 @@ def test_presets_json_lists_every_preset_with_its_source_params_and_pipeline(cap
     for p in report["presets"]:
         assert set(p) >= {"name", "agent", "version", "source", "params", "pipeline"}
         assert p["source"]["sure"] in ("source", "docs", "second-hand", "approximation") and p["source"]["where"]
-    assert by_name["codex"]["params"] == {"context_window": 272000, "compact_share": 0.9, "keep_user_tokens": 20000, "summary_tokens": 2000}
+    # 272,000 x 95 % reported, compacting at 9/10 of 272,000 = 244,800
+    assert by_name["codex"]["params"] == {"context_window": 258400, "compact_share": 0.9473684210526315, "keep_user_tokens": 20000, "summary_tokens": 2000}
     assert by_name["swe-agent"]["pipeline"] == ["last_n_observations"]
     assert by_name["mini-swe-agent"]["pipeline"] == []
 
@@ -96,11 +97,12 @@ def test_compare_presets_runs_each_with_its_own_settings(capsys):
 
 
 def test_as_config_prints_the_agents_own_settings(capsys):
-    code, out, _ = run(capsys, "presets", "show", "codex", "--as-config", "--set", "context_window=400000")
+    # a 400,000 catalog window: Codex reports 95 % of it, 380,000, and compacts at 90 % of it
+    code, out, _ = run(capsys, "presets", "show", "codex", "--as-config", "--set", "context_window=380000")
     assert code == 0
     assert out == (
-        "# ~/.codex/config.toml (the limit can only lower 90 % of the window)\n"
-        "model_context_window = 400000\nmodel_auto_compact_token_limit = 360000\n"
+        "# ~/.codex/config.toml (the limit can only lower 90 % of the catalog window; the catalog\n"
+        "# window is 380000 / 0.95)\nmodel_auto_compact_token_limit = 360000\n"
     )
     preset, _, s = resolve("langchain-trim-last", {"budget": 500})
     assert "max_tokens=500" in as_config(preset, s) and "end_on=('human', 'tool')" in as_config(preset, s)
@@ -122,3 +124,45 @@ def test_user_presets_are_saved_and_loaded_from_the_config_dir(capsys, tmp_path)
         load_presets()
     code, _, err = run(capsys, "presets")
     assert code == 2 and err == f"context-inspector presets: error: {path} preset 'broken': missing field 'sure'.\n"
+
+
+def test_polling_changes_the_replayed_history_only_every_n_calls():
+    # SWE-agent's LastNObservations with polling: between two polling points every call sends
+    # the previous call's request plus the new messages (the prompt cache stays valid)
+    from inspector import analyze
+    from inspector.analysis.replay import replay
+
+    b = SessionBuilder()
+    b.user("fix the bug")
+    for _ in range(9):
+        b.exchange("bash", "{}", text_of(100))
+    b.answer("done")
+    a = analyze(b.build(), "approx", "openai")
+    calls = a.view.calls
+
+    def shrinking_calls(polling: int) -> list[int]:
+        _, names, settings = resolve("swe-agent", {"observations_keep": 2, "polling": polling})
+        tokens = [c.tokens for c in replay(a.view, a.table, names, settings).calls]
+        added = [sum(a.table.totals[calls[n - 1].message_index - 2 : calls[n - 1].message_index]) for n in range(2, len(calls) + 1)]
+        return [n for n, grew, new in zip(range(2, len(calls) + 1), (t - s for s, t in zip(tokens, tokens[1:])), added) if grew != new]
+
+    # observations at call n: the task and n - 1 results; elided up to (n // polling) * polling - 2
+    assert shrinking_calls(1) == [4, 5, 6, 7, 8, 9, 10]
+    assert shrinking_calls(3) == [6, 9]
+    assert shrinking_calls(5) == [5, 10]
+
+
+def test_saving_a_user_preset_checks_its_name_and_never_replaces_a_builtin(tmp_path):
+    preset, pipeline, s = resolve("opencode")
+    with pytest.raises(PresetError, match=r"^preset name 'codex' is a built-in preset; choose another name\.$"):
+        save_user_preset("codex", pipeline, s)
+    for bad in ("", "../evil", "a b", "-x", "x" * 65, "é"):
+        with pytest.raises(PresetError, match="use 1 to 64 letters, digits"):
+            save_user_preset(bad, pipeline, s)
+    path = save_user_preset("mine", ("fifo",), Settings(budget=9000))
+    assert get_preset("codex").origin == "builtin" and get_preset("mine").does == "Saved pipeline: fifo, with budget=9000."
+    with pytest.raises(PresetError, match="preset 'mine' already exists"):
+        save_user_preset("mine", ("fifo",), Settings(budget=1))
+    save_user_preset("mine", ("fifo",), Settings(budget=1), overwrite=True)
+    assert get_preset("mine").params == {"budget": 1}
+    assert sorted(p.name for p in (tmp_path / "config" / "presets").iterdir()) == ["mine.toml"] and path.name == "mine.toml"

@@ -23,6 +23,7 @@ EXPECTED = {
     "hr_leave_balance.json": ("anthropic", 15, 3, 7),
     "coding_agent.jsonl": ("jsonl", 80, 9, 35),
     "three_questions.json": ("openai", 23, 3, 11),
+    "measured_three_questions.json": ("openai", 23, 3, 11),
 }
 
 

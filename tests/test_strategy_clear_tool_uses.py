@@ -135,4 +135,6 @@ def test_reused_call_ids_pair_each_result_with_its_own_call():
     assert cleared(plan) == [3, 7, 11]
     assert [plan.decision(i).tokens_after for i in (3, 7, 11, 15)] == [7, 7, 7, 204]
     assert plan.tokens_after == a.table.prefix[-1] + 3 - 3 * (204 - 7)
-    assert plan.valid == {"openai": True, "anthropic": True}
+    # Anthropic rejects a tool_use id used twice in one request ("`tool_use` ids must be unique")
+    assert plan.valid == {"openai": True, "anthropic": False}
+    assert {v.rule for v in plan.violations["anthropic"]} == {"duplicate_tool_id"}

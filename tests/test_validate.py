@@ -8,11 +8,14 @@ import inspector
 from inspector.model import Message, TextBlock, ToolCallBlock, ToolResultBlock
 from inspector.units import build_view
 from inspector.providers.validate import (
+    ANTHROPIC_BAD_ID,
+    ANTHROPIC_DUPLICATE_ID,
     ANTHROPIC_EMPTY,
     ANTHROPIC_MISSING,
     ANTHROPIC_NO_CONTENT,
     ANTHROPIC_ORPHAN,
     ANTHROPIC_SYSTEM,
+    OPENAI_DUPLICATE,
     OPENAI_EMPTY,
     OPENAI_MISSING,
     OPENAI_NULL,
@@ -278,3 +281,32 @@ def test_openai_layout_matches_the_exporter_for_blank_text_and_thinking_beside_r
     assert [m["role"] for m in body["messages"]] == ["user", "assistant", "tool", "assistant"]
     assert brief(plan.violations["openai"]) == [(3, 3, "missing_result", OPENAI_MISSING.format("call_2"))]
     assert brief(validate_messages(messages, "openai")) == brief(plan.violations["openai"])
+
+
+def test_empty_and_duplicate_tool_ids():
+    """Anthropic rejects a tool_use id that is empty (or has other characters than
+    [a-zA-Z0-9_-]) and a tool_use id used twice in a request; OpenAI rejects two tool messages
+    answering one id. The texts are the providers' own."""
+    assert ANTHROPIC_BAD_ID.format(1, 1) == "messages.1.content.1.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'"
+    assert ANTHROPIC_DUPLICATE_ID.format(3, 0) == "messages.3.content.0: `tool_use` ids must be unique"
+    assert OPENAI_DUPLICATE.format("", 2, 3) == "Invalid parameter: Duplicate value for 'tool_call_id' of '', in messages[2] and messages[3]."
+    empty = [
+        msg(0, "user", text("two lookups")),
+        msg(1, "assistant", text("Looking."), call(""), call("")),
+        msg(2, "tool", result("")),
+        msg(3, "tool", result("")),
+    ]
+    assert brief(validate_messages(empty, "anthropic")) == [
+        (1, 1, "invalid_tool_id", ANTHROPIC_BAD_ID.format(1, 1)),
+        (1, 1, "invalid_tool_id", ANTHROPIC_BAD_ID.format(1, 2)),
+    ]
+    assert brief(validate_messages(empty, "openai")) == [(3, 3, "duplicate_tool_id", OPENAI_DUPLICATE.format("", 2, 3))]
+    reused = [
+        msg(0, "user", text("again")),
+        msg(1, "assistant", call("toolu_1")),
+        msg(2, "tool", result("toolu_1")),
+        msg(3, "assistant", call("toolu_1")),
+        msg(4, "tool", result("toolu_1")),
+    ]
+    assert brief(validate_messages(reused, "anthropic")) == [(3, 3, "duplicate_tool_id", ANTHROPIC_DUPLICATE_ID.format(3, 0))]
+    assert validate_messages(reused, "openai") == []  # each batch answers its own call

@@ -14,6 +14,10 @@ messages added since, until it compacts again. :func:`replay_compacting` keeps t
 - The pipeline's other strategies (masking, clearing...) are applied to the compacted history
   at every call, statelessly.
 - A compaction the file records resets the simulation to what the agent really sent.
+
+With ``validate``, every call's request (the state plus the other strategies, as sent) is
+checked against each provider's wire rules: a compacting pipeline is valid only if every
+request is (:func:`compacting_validity`; a plan at one call cannot say).
 """
 
 from __future__ import annotations
@@ -23,7 +27,8 @@ from dataclasses import dataclass
 
 from ..strategies.base import Inserted, Reason, Status, Working
 from ..strategies.compact import NAME as COMPACT, compact_now, fires
-from ..strategies.pipeline import STRATEGIES, start
+from ..providers.validate import validate_plan
+from ..strategies.pipeline import STRATEGIES, freeze, start
 from ..tokens import TokenTable
 from ..units import SessionView
 from .baseline import baseline_tokens
@@ -60,6 +65,8 @@ class CompactingCall:
     tokens: int
     #: The strategy whose compaction took effect just before this call, or None.
     compacted_by: str | None = None
+    #: ``(provider, violations)`` of this call's request (``validate=True``, calls only).
+    violations: tuple[tuple[str, int], ...] = ()
 
 
 def _working(view: SessionView, table: TokenTable, settings, n: int, state: _State | None, not_in_file: int) -> Working:
@@ -80,12 +87,13 @@ def _working(view: SessionView, table: TokenTable, settings, n: int, state: _Sta
 
 
 def replay_compacting(
-    view: SessionView, table: TokenTable, names: tuple[str, ...], settings, not_in_file: Sequence[int]
+    view: SessionView, table: TokenTable, names: tuple[str, ...], settings, not_in_file: Sequence[int], validate: bool = False
 ) -> list[CompactingCall]:
     """Every model call of the session under ``names`` with compaction state kept across calls
     (summary calls included, in order). ``not_in_file[k]``: what call k+1's plan adds to its
     overhead (:func:`.predict.hidden_per_call`: the part the file does not show and the re-sent
-    reasoning), in every total like the tool definitions."""
+    reasoning), in every total like the tool definitions. ``validate``: fill each call's
+    ``violations``."""
     baselines = baseline_tokens(view, table)
     messages = view.messages
     out: list[CompactingCall] = []
@@ -118,6 +126,39 @@ def replay_compacting(
                 compacted_by = COMPACT
         usage = messages[call.message_index].usage
         recorded = usage.context_tokens if usage is not None else None
-        out.append(CompactingCall(n, call.message_index, call.turn, "call", baselines[n - 1], recorded, w.total(), compacted_by))
+        violations = ()
+        if validate:
+            found = validate_plan(freeze(w, names, w.total(), []))
+            violations = tuple((provider, len(items)) for provider, items in found.items())
+        out.append(CompactingCall(n, call.message_index, call.turn, "call", baselines[n - 1], recorded, w.total(), compacted_by, violations))
         previous = (call, recorded) if state is None else None
     return out
+
+
+@dataclass(frozen=True, slots=True)
+class CompactingValidity:
+    """Whether every request of a compacting replay is valid, for each provider."""
+
+    #: Violations summed over every call's request.
+    violations: dict[str, int]
+    #: The calls whose request breaks the provider's rules, in order.
+    invalid_calls: dict[str, tuple[int, ...]]
+
+    @property
+    def valid(self) -> dict[str, bool]:
+        return {provider: not calls for provider, calls in self.invalid_calls.items()}
+
+
+def compacting_validity(
+    view: SessionView, table: TokenTable, names: tuple[str, ...], settings, not_in_file: Sequence[int]
+) -> CompactingValidity:
+    """Every call of the stateful replay checked: valid only where every request is."""
+    violations: dict[str, int] = {}
+    invalid: dict[str, list[int]] = {}
+    for c in replay_compacting(view, table, names, settings, not_in_file, validate=True):
+        for provider, count in c.violations:
+            violations[provider] = violations.get(provider, 0) + count
+            calls = invalid.setdefault(provider, [])
+            if count:
+                calls.append(c.call)
+    return CompactingValidity(violations, {p: tuple(calls) for p, calls in invalid.items()})

@@ -1,5 +1,10 @@
 """Pipelines side by side: each one's plan at the last model call and its replay over every call,
-both with what the file does not show (so savings are shares of the whole input)."""
+both with what the file does not show (so savings are shares of the whole input).
+
+Validity: a stateless pipeline's is its plan's at the last call (every call's request is the
+same pipeline on a shorter history); a compacting pipeline's comes from every call of its
+stateful replay (:func:`.compaction.compacting_validity`): each request as the agent would
+send it after its compactions must be valid."""
 
 from __future__ import annotations
 
@@ -8,8 +13,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..strategies.params import SettingsBase as Settings
-from .compaction import compacting
+from .compaction import CompactingValidity, compacting, compacting_validity
 from .planning import CheckedPlan, plan
+from .predict import hidden_per_call
 from .replay import Replay, replay
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -26,10 +32,33 @@ class CompareRow:
     replay: Replay
     saving_pct: float  # replay total against the baseline's, rounded to 0.1
     preset: str | None = None  # the preset whose pipeline and settings this row runs
+    #: Every call of a compacting pipeline's stateful replay checked (None: not compacting).
+    every_call: CompactingValidity | None = None
 
     @property
     def name(self) -> str:
         return ",".join(self.pipeline) or "none"
+
+    @property
+    def validity_scope(self) -> str:
+        """What the validity covers: ``"every call"`` or ``"last call"``."""
+        return "every call" if self.every_call is not None else "last call"
+
+    @property
+    def valid(self) -> dict[str, bool]:
+        return self.every_call.valid if self.every_call is not None else self.plan.valid
+
+    @property
+    def violations(self) -> dict[str, int]:
+        """Violations per provider: summed over every call's request, or the last call's."""
+        if self.every_call is not None:
+            return self.every_call.violations
+        return {provider: len(items) for provider, items in self.plan.violations.items()}
+
+    @property
+    def invalid_calls(self) -> dict[str, tuple[int, ...]]:
+        """The calls whose request is invalid (every-call validity only; else empty)."""
+        return self.every_call.invalid_calls if self.every_call is not None else {}
 
     @property
     def tokens_last_call(self) -> int:
@@ -62,9 +91,14 @@ def compare(
         results.append(replay(view, table, names, s, progress=progress, workers=workers))
     baseline_total = results[0].predicted_total  # the whole input, the part not in the file included
     rows = []
+    hidden = None
     for names, result, s, label in zip([()] + list(pipelines), results, each, labels):
         saving = round(100.0 * (baseline_total - result.total) / baseline_total, 1) if baseline_total else 0.0
-        rows.append(CompareRow(tuple(names), plan(analysis, names, s, at), result, saving, label))
+        every_call = None
+        if compacting(tuple(names)) and calls:
+            hidden = hidden if hidden is not None else hidden_per_call(view, table)
+            every_call = compacting_validity(view, table, tuple(names), s, hidden)
+        rows.append(CompareRow(tuple(names), plan(analysis, names, s, at), result, saving, label, every_call))
     return rows
 
 

@@ -212,7 +212,7 @@ def tools_report(analysis) -> dict[str, Any]:
 def cmd_tools(args: argparse.Namespace) -> int:
     from ..fleet.worker import analyse
 
-    analysis = analyse(args.session, args.format, args.encoding, args.model, args.profile)
+    analysis = analyse(args.session, args.format, args.encoding, args.model, args.profile, args.sidechain)
     report = tools_report(analysis)
     if args.json:
         print_report(report)

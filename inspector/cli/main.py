@@ -10,6 +10,8 @@
     context-inspector fleet [PATH...] [--dataset DIR] [--workers N] [--engine ray] [--json]
     context-inspector fleet query SQL [--dataset DIR] [--json]
     context-inspector tools SESSION [--json]
+    context-inspector report SESSION [--strategy ... | --preset NAME] --html FILE [--redact]
+    context-inspector learn [--step KEY] [--print] [--json]
 
 ``--calibrate`` is still accepted by info, plan, replay and compare: an alias kept for old scripts,
 since every report now carries predicted_tokens (inspector.analysis.predict).
@@ -27,7 +29,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .. import __version__
-from ..textsafe import visible
+from ..textsafe import visible, visible_line
 from ..tokens import ENCODINGS
 from .options import (
     ENCODING_HELP,
@@ -35,6 +37,8 @@ from .options import (
     MODEL_HELP,
     Parser,
     UsageError,
+    add_sidechain_option,
+    chosen_sidechain,
     add_calibrate_option,
     add_session_options,
     add_strategy_options,
@@ -43,6 +47,8 @@ from .options import (
 )
 from . import presets_cmd as _presets
 from . import fleet as _fleet
+from . import learn as _learn
+from . import html_report as _html_report
 from . import sessions as _sessions
 from .jsonout import print_json, print_report
 from .money_report import add_money_options
@@ -71,6 +77,8 @@ SUMMARIES = {
     "presets": _presets.SUMMARY,
     "fleet": _fleet.FLEET_SUMMARY,
     "tools": _fleet.TOOLS_SUMMARY,
+    "report": _html_report.SUMMARY,
+    "learn": _learn.SUMMARY,
 }
 
 
@@ -102,6 +110,7 @@ def _tui_parser() -> Parser:
     p.add_argument("--format", metavar="NAME", help="force a format instead of detecting it")
     p.add_argument("--encoding", choices=ENCODINGS, help=ENCODING_HELP)
     p.add_argument("--model", metavar="NAME", help=MODEL_HELP)
+    add_sidechain_option(p)
     p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     _sessions.add_latest_option(p)
     return p
@@ -162,6 +171,8 @@ def _sub_parsers() -> dict[str, Parser]:
     _sessions.configure(new("sessions", _sessions.DESCRIPTION))
     _presets.configure(new("presets", _presets.DESCRIPTION))
     _fleet.configure_fleet(new("fleet", _fleet.FLEET_DESCRIPTION))
+    _html_report.configure(new("report", _html_report.DESCRIPTION))
+    _learn.configure(new("learn", _learn.DESCRIPTION))
     _fleet.configure_tools(new("tools", "Tool-result diet of a session: " + _fleet.TOOLS_SUMMARY.split(": ", 1)[1] + "."))
     return parsers
 
@@ -177,7 +188,7 @@ def _load(args: argparse.Namespace):
     from ..tokens import resolve_or_fallback
     from .report import default_profile
 
-    session = inspector.load(args.session, args.format)
+    session = chosen_sidechain(inspector.load(args.session, args.format), getattr(args, "sidechain", None))
     profile = getattr(args, "profile", None) or default_profile(session)
     model = args.model or session.model
     resolution, warning = resolve_or_fallback(model, args.encoding, profile)
@@ -307,6 +318,12 @@ def _workers() -> int:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
+    _show(args, replay_data(args), "replay")
+    return 0
+
+
+def replay_data(args: argparse.Namespace, analysis=None) -> dict[str, Any]:
+    """The ``replay --json`` report (``analysis``: the session already counted)."""
     import inspector
 
     from ..analysis.money import session_money
@@ -315,18 +332,22 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
     pipeline, settings = pipeline_and_settings(args)
     options = money_options(args)
-    analysis = _load(args)
+    analysis = analysis or _load(args)
     settings = _windowed(settings, analysis, args)
     with _Progress(len(analysis.view.calls)) as bar:
         progress = bar.stage(",".join(pipeline) or "baseline", len(analysis.view.calls))
         result = inspector.replay(analysis, pipeline, settings=settings, progress=progress, workers=_workers())
     money = session_money(analysis.view, analysis.table, pipeline, settings, options)
-    report = replay_report(analysis, result, pipeline_report(pipeline, settings), money)
-    _show(args, report, "replay")
-    return 0
+    return replay_report(analysis, result, pipeline_report(pipeline, settings), money)
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
+    _show(args, compare_data(args), "compare")
+    return 0
+
+
+def compare_data(args: argparse.Namespace, analysis=None) -> dict[str, Any]:
+    """The ``compare --json`` report (``analysis``: the session already counted)."""
     import inspector
 
     from ..analysis.money import session_money
@@ -356,7 +377,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         pipelines = [(name,) for name in STRATEGIES]
         pipelines += [tuple(p.split(",")) for p in COMPARE_PIPELINES if all(s in STRATEGIES for s in p.split(","))]
     options = money_options(args)
-    analysis = _load(args)
+    analysis = analysis or _load(args)
     settings = _windowed(settings, analysis, args)
     presets = [(name, _windowed(s, analysis, args)) for name, s in presets]
     with _Progress(len(analysis.view.calls), len(pipelines)) as bar:
@@ -366,9 +387,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     baseline_money = session_money(analysis.view, analysis.table, (), settings, options)
     moneys = [session_money(analysis.view, analysis.table, row.pipeline, s, options) if row.pipeline else baseline_money
               for row, s in zip(rows, row_settings)]
-    report = compare_report(analysis, settings, rows, baseline_money, moneys)
-    _show(args, report, "compare")
-    return 0
+    return compare_report(analysis, settings, rows, baseline_money, moneys)
 
 
 def cmd_export(args: argparse.Namespace) -> int:
@@ -421,7 +440,8 @@ def cmd_tui(args: argparse.Namespace) -> int:
 
     # Without --encoding the viewer counts with the tokenizer of --model, else of the model the file records.
     encoding = args.encoding or (tokenizer_for(args.model) if args.model else None)
-    return run(path, theme=args.theme, follow=args.follow, format=args.format, encoding=encoding)
+    side = {"sidechain": args.sidechain} if args.sidechain is not None else {}
+    return run(path, theme=args.theme, follow=args.follow, format=args.format, encoding=encoding, **side)
 
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
@@ -436,6 +456,8 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "sessions": _sessions.cmd_sessions,
     "fleet": _fleet.cmd_fleet,
     "tools": _fleet.cmd_tools,
+    "report": lambda args: _html_report.cmd_report(args, _plan, replay_data, compare_data),
+    "learn": _learn.cmd_learn,
 }
 
 
@@ -495,14 +517,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return command(args)
     except _expected_errors() as exc:
-        sys.stderr.write(f"{prog}: error: {visible(str(exc))}\n")
+        sys.stderr.write(f"{prog}: error: {visible_line(str(exc))}\n")
         return EXIT_USAGE
     except BrokenPipeError:  # `context-inspector info x | head`
         sys.stderr.close()
         return 0
     except OSError as exc:  # writing the export, reading a file that vanished...
         where = f" {exc.filename}:" if getattr(exc, "filename", None) else ""
-        sys.stderr.write(visible(f"{prog}: error:{where} {str(exc.strerror or exc).rstrip('.')}.\n"))
+        sys.stderr.write(visible_line(f"{prog}: error:{where} {str(exc.strerror or exc).rstrip('.')}.") + "\n")
         return EXIT_USAGE
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from typing import Any, NoReturn
 
-from ..textsafe import visible
+from ..textsafe import visible_line
 from ..tokens import ENCODINGS, PROFILES
 
 ENCODING_HELP = (
@@ -27,16 +27,23 @@ class Parser(argparse.ArgumentParser):
     """argparse, but a usage error is one paragraph (no usage dump) and exit code 2."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {visible(message)}. See '{self.prog} --help'.\n")
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {visible_line(message)}. See '{self.prog} --help'.\n")
 
 
 class UsageError(Exception):
     """A bad option value the parser could not catch; printed as one paragraph, exit code 2."""
 
 
+SIDECHAIN_HELP = (
+    "open side conversation ID of the session instead of its main one (a Claude Code sub-agent, "
+    "another instance of an OpenHands evaluation file...; 'info' lists the ids)"
+)
+
+
 def add_session_options(parser: argparse.ArgumentParser, *, profile: bool = True) -> None:
     parser.add_argument("session", metavar="SESSION", help="session file (JSON or JSONL)")
     parser.add_argument("--format", metavar="NAME", help="force a format instead of detecting it")
+    add_sidechain_option(parser)
     parser.add_argument("--encoding", choices=ENCODINGS, help=ENCODING_HELP)
     parser.add_argument("--model", metavar="NAME", help=MODEL_HELP)
     if profile:
@@ -45,6 +52,23 @@ def add_session_options(parser: argparse.ArgumentParser, *, profile: bool = True
             choices=tuple(PROFILES),
             help="message framing to count (default: anthropic for Anthropic and Claude Code files, else openai)",
         )
+
+
+def add_sidechain_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--sidechain", metavar="ID", help=SIDECHAIN_HELP)
+
+
+def chosen_sidechain(session, key: str | None):
+    """``session``, or its sidechain ``key`` (``--sidechain``) as a session of its own; an id the
+    session does not have is a usage error naming the ids it has."""
+    if key is None:
+        return session
+    from ..formats.sidechain import UnknownSidechain, open_sidechain
+
+    try:
+        return open_sidechain(session, key)
+    except UnknownSidechain as exc:
+        raise UsageError(f"--sidechain: {exc}") from None
 
 
 def add_calibrate_option(parser: argparse.ArgumentParser) -> None:

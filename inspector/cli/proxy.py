@@ -20,6 +20,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from ..textsafe import visible_line
 from ..tokens import ENCODINGS
 from .options import EXIT_USAGE, PROFILES
 
@@ -170,9 +171,9 @@ def main(argv: Sequence[str]) -> int:
     try:
         return cmd_proxy_tui(args) if tui else cmd_proxy(args)
     except (ProxyError, ProxyUsageError) as exc:
-        sys.stderr.write(f"{parser.prog}: error: {exc}\n")
+        sys.stderr.write(f"{parser.prog}: error: {visible_line(str(exc))}\n")
         return EXIT_USAGE
     except OSError as exc:  # the capture directory cannot be created or written
         where = f" {exc.filename}:" if getattr(exc, "filename", None) else ""
-        sys.stderr.write(f"{parser.prog}: error:{where} {exc.strerror or exc}.\n")
+        sys.stderr.write(visible_line(f"{parser.prog}: error:{where} {exc.strerror or exc}.") + "\n")
         return EXIT_USAGE

@@ -16,6 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..textsafe import visible
+from .longtable import LONG, Column, print_long_table
 from .safeconsole import SafeConsole
 
 SHORT_ROLES = {"system": "sys", "assistant": "asst"}
@@ -76,7 +77,8 @@ def _session_line(report: dict[str, Any]) -> Text:
     s = report["session"]
     return _line(
         (str(s["path"]), "bold"),
-        f"  format {s['format']}: {plural(s['messages'], 'message')}, {plural(s['turns'], 'turn')}, "
+        f"  format {s['format']}" + (f", sidechain {s['sidechain']}" if "sidechain" in s else "")
+        + f": {plural(s['messages'], 'message')}, {plural(s['turns'], 'turn')}, "
         f"{plural(s['model_calls'], 'model call')}",
     )
 
@@ -191,7 +193,8 @@ def render_sidechains(sidechains: dict[str, int], out: Console) -> None:
     for key, count in sidechains.items():
         table.add_row(T(key), N(count))
     out.print(table)
-    out.print(Text("Sub-agent conversations, kept apart from the main chain: not in the counts above.", style="dim"))
+    out.print(Text("Side conversations (sub-agents...), kept apart from the main chain: not in the counts above. "
+                   "Open one with --sidechain ID.", style="dim"))
 
 
 def render_skipped(skipped: dict[str, Any], out: Console, limit: int = 50) -> None:
@@ -385,33 +388,42 @@ def render_plan(report: dict[str, Any], out: Console) -> None:
         (f"Input of model call {at}" if at else "Input of the next model call")
         + f" (current turn {report['current_turn']}); pipeline: {_pipeline_text(report['pipeline'])}",
     ))
-    table = Table(box=box.SIMPLE_HEAD, show_footer=True)
-    table.add_column(T("#"), justify="right", no_wrap=True)
-    table.add_column(T("role"), no_wrap=True)
-    table.add_column(T("unit"), footer=T("total"), no_wrap=True)
-    table.add_column(T("turn"), justify="right", no_wrap=True)
-    table.add_column(T("tokens"), justify="right", footer=N(report["tokens_before"]), no_wrap=True)
-    table.add_column(T("after"), justify="right", footer=N(report["tokens_after"]), no_wrap=True)
-    table.add_column(T("status"), no_wrap=True)
-    table.add_column(T("reason"), overflow="fold", ratio=1)
-    for row in report["messages"]:
-        style = STATUS_STYLES.get(row["status"], "")
-        unit = row["unit"] if row["unit_id"] is None else f"{row['unit']} #{row['unit_id']}"
-        table.add_row(
-            T("+" if row["index"] is None else row["index"]),
-            T(SHORT_ROLES.get(row["role"], row["role"])),
-            T(unit),
-            N(row["turn"]),
-            N(row["tokens"]),
-            N(row["tokens_after"]),
-            T(row["status"], style),
-            T(row["reason"], "dim" if row["status"] == "kept" else style),
-        )
-    out.print(table)
+    columns = [
+        Column("#", right=True), Column("role"), Column("unit", footer=T("total")), Column("turn", right=True),
+        Column("tokens", right=True, footer=N(report["tokens_before"])),
+        Column("after", right=True, footer=N(report["tokens_after"])), Column("status"), Column("reason"),
+    ]
+    rows = [_plan_row(row) for row in report["messages"]]
+    if len(rows) > LONG:
+        print_long_table(out, columns, rows)
+    else:
+        table = Table(box=box.SIMPLE_HEAD, show_footer=True)
+        for col in columns[:-1]:
+            table.add_column(T(col.header), footer=col.footer or "", justify="right" if col.right else "left",
+                             no_wrap=True)
+        table.add_column(T(columns[-1].header), overflow="fold", ratio=1)
+        for cells in rows:
+            table.add_row(*cells)
+        out.print(table)
     out.print(_totals_text(report))
     for stage in report["stages"]:
         out.print(Text(f"  {stage['strategy']}: {stage['tokens_before']:,} -> {stage['tokens_after']:,}", style="dim"))
     render_violations(report["violations"], out)
+
+
+def _plan_row(row: dict[str, Any]) -> list[Text]:
+    style = STATUS_STYLES.get(row["status"], "")
+    unit = row["unit"] if row["unit_id"] is None else f"{row['unit']} #{row['unit_id']}"
+    return [
+        T("+" if row["index"] is None else row["index"]),
+        T(SHORT_ROLES.get(row["role"], row["role"])),
+        T(unit),
+        N(row["turn"]),
+        N(row["tokens"]),
+        N(row["tokens_after"]),
+        T(row["status"], style),
+        T(row["reason"], "dim" if row["status"] == "kept" else style),
+    ]
 
 
 def _totals_text(report: dict[str, Any]) -> Text:
@@ -517,11 +529,17 @@ def render_compare(report: dict[str, Any], out: Console) -> None:
     for row in report["rows"]:
         label = f"{row['preset']} ({row['pipeline']})" if row.get("preset") else row["pipeline"]
         cells = [T(label), N(row["tokens_last_call"]), N(row["replay_total"]), T(f"{row['saving_pct']:.1f}%")]
+        every = row.get("validity_scope") == "every call"
         for provider in ("openai", "anthropic"):
             n = row["violations"].get(provider, 0)
-            cells.append(T("valid", "green") if n == 0 else T(f"{n} violation{'s' if n != 1 else ''}", "red"))
+            bad = len(row.get("invalid_calls", {}).get(provider, ())) if every else 0
+            where = f" in {bad} call{'s' if bad != 1 else ''}" if every else ""
+            ok = "valid" + (" (every call)" if every else "")
+            cells.append(T(ok, "green") if n == 0 else T(f"{n} violation{'s' if n != 1 else ''}{where}", "red"))
         table.add_row(*cells)
     out.print(table)
+    if any(row.get("validity_scope") == "every call" for row in report["rows"]):
+        out.print(Text("Validity: a compacting pipeline is checked at every call of its stateful replay; the others by their plan at the last call."))
     render_compare_money(report, out)
     s = report["settings"]
     out.print(Text(

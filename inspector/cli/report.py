@@ -85,13 +85,16 @@ def message_preview(message: Message, width: int = 60) -> str:
 
 def session_report(analysis: Analysis) -> dict[str, Any]:
     view = analysis.view
-    return {
+    out = {
         "path": analysis.session.path,
         "format": analysis.session.format,
         "messages": len(view),
         "turns": sum(1 for turn in view.turns if turn.number > 0),
         "model_calls": len(view.calls),
     }
+    if "sidechain" in analysis.session.extra:  # opened with --sidechain
+        out["sidechain"] = analysis.session.extra["sidechain"]
+    return out
 
 
 def _unit_name(analysis: Analysis, index: int) -> tuple[str, int]:
@@ -451,8 +454,10 @@ def compare_report(
                 "tokens_last_call": row.tokens_last_call,
                 "replay_total": row.replay.total,
                 "saving_pct": row.saving_pct,
-                "valid": row.plan.valid,
-                "violations": {provider: len(items) for provider, items in row.plan.violations.items()},
+                "valid": row.valid,
+                "violations": row.violations,
+                "validity_scope": row.validity_scope,
+                **({"invalid_calls": {p: list(c) for p, c in row.invalid_calls.items()}} if row.every_call else {}),
                 **compare_money(baseline_money, money),
             }
             for row, money in zip(rows, moneys)

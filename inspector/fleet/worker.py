@@ -53,16 +53,23 @@ def session_id(path: str) -> str:
 
 
 def analyse(
-    path: str, format: str | None = None, encoding: str | None = None, model: str | None = None, profile: str | None = None
+    path: str,
+    format: str | None = None,
+    encoding: str | None = None,
+    model: str | None = None,
+    profile: str | None = None,
+    sidechain: str | None = None,
 ) -> Analysis:
     """Read and count a session the way ``info`` does: the tokenizer of ``model`` (default: the
-    recorded one) unless ``encoding`` is given, the format's default profile unless ``profile`` is."""
+    recorded one) unless ``encoding`` is given, the format's default profile unless ``profile`` is;
+    its sidechain ``sidechain`` instead of the main conversation when given."""
     import inspector
 
+    from ..cli.options import chosen_sidechain
     from ..cli.report import default_profile
     from ..tokens import resolve_or_fallback
 
-    session = inspector.load(path, format)
+    session = chosen_sidechain(inspector.load(path, format), sidechain)
     profile = profile or default_profile(session)
     model = model or session.model
     resolution, _warning = resolve_or_fallback(model, encoding, profile)

@@ -17,7 +17,10 @@ to it. Every other conversation (title generation, sub-agents, one-off calls) an
 ``model``) and ``extra["capture"]``: ``{"line", "exchange", "api", "exact", "stop_reason",
 "cache_breakpoints"}``. The messages shown are the latest request's, with its breakpoints;
 ``cache_breakpoints`` lists the message indices where that call's own request had one (agents
-move them forward every call). ``exact`` is False for Responses requests that carry
+move them forward every call). Server-side context changes the response recorded go there too:
+``compaction`` (Anthropic ``usage.iterations``: the tokens summarised and the summary's size;
+the ``compaction`` block itself starts the context, read by the Messages reader) and
+``applied_edits`` (``context_management.applied_edits``: what context editing cleared). ``exact`` is False for Responses requests that carry
 ``previous_response_id``: the server added state the request does not show. Such a request
 continues the conversation that holds that response (its input, then its output, then the new
 input) when the capture has it.
@@ -294,6 +297,7 @@ def _conversation_messages(conversation: Conversation, skipped: list[Any]) -> Se
             "line": call.line, "exchange": call.record.get("n"), "api": call.api, "exact": call.exact,
             "stop_reason": call.response.get("stop_reason"),
             "cache_breakpoints": [0 if p == 0 else offset + p - 1 for p in call.breakpoints],
+            **_server_context_edits(call.response),
         }}
     for m in session.messages:
         m.source = SourceRef(line=last.line, json_path=m.source.json_path)
@@ -329,6 +333,24 @@ def _responses_session(last: Call, conversation: Conversation) -> tuple[Session,
     session.tools = tool_definitions(request.get("tools"))
     session.extra = {k: v for k, v in request.items() if k not in ("input", "instructions", "tools")}
     return session, starts
+
+
+def _server_context_edits(response: dict[str, Any]) -> dict[str, Any]:
+    """What a response recorded about the server changing the context: the ``compaction`` step
+    of ``usage.iterations`` (``input_tokens``: the context it summarised; ``output_tokens``: the
+    summary's size) and Anthropic's ``context_management.applied_edits`` (tool uses and thinking
+    the server cleared, with ``cleared_input_tokens``)."""
+    out: dict[str, Any] = {}
+    usage = response.get("usage")
+    iterations = usage.get("iterations") if isinstance(usage, dict) else None
+    for step in iterations if isinstance(iterations, list) else []:
+        if isinstance(step, dict) and step.get("type") == "compaction":
+            out["compaction"] = {k: step[k] for k in ("input_tokens", "output_tokens") if isinstance(step.get(k), int)}
+    management = response.get("context_management")
+    edits = management.get("applied_edits") if isinstance(management, dict) else None
+    if isinstance(edits, list) and edits:
+        out["applied_edits"] = edits
+    return out
 
 
 def _usage(call: Call) -> Usage | None:

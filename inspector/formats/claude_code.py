@@ -15,8 +15,10 @@ How the file becomes a :class:`~inspector.model.Session`:
   before it sends them.
 - **Sidechains.** Entries with ``isSidechain`` (inline, older versions) and the sub-agent files
   next to the session (``<sessionId>/subagents/agent-*.jsonl``, 2.0.x ``agent-*.jsonl`` with the
-  same ``sessionId``) go to ``Session.sidechains`` keyed by ``agentId``. Opening an
-  ``agent-*.jsonl`` file itself reads it as the main chain.
+  same ``sessionId``) go to ``Session.sidechains`` keyed by ``agentId``. A sub-agent transcript
+  opened on its own (an ``agent-*.jsonl`` file, or any file whose first conversation entry is a
+  sidechain root: ``isSidechain`` with no parent) is read as its own session, its entries the
+  main chain (``extra["agent_id"]``).
 - **Compaction.** A ``system``/``compact_boundary`` entry and the ``isCompactSummary`` user entry
   after it become one message: the summary, with ``starts_context=True`` and the boundary's
   metadata in ``extra["compact_boundary"]``. Everything before stays in the session; the units
@@ -333,8 +335,10 @@ class ClaudeCodeStream:
         self._main_pos: dict[str, int] = {}
         self._upto: dict[str, int] = {}
         self._leaf: str | None = None
-        #: An ``agent-*.jsonl`` file opened on its own: its sidechain entries are the main chain.
+        #: A sub-agent transcript opened on its own (named ``agent-*.jsonl``, or whose first
+        #: conversation entry is a sidechain root): its sidechain entries are the main chain.
         self._sidechain_file = path is not None and path.name.startswith("agent-")
+        self._first_entry_seen = self._sidechain_file
         #: Lines that looked like Claude Code entries (to tell "empty" from "not this format").
         self.recognised = 0
 
@@ -374,6 +378,11 @@ class ClaudeCodeStream:
         parent = parent if isinstance(parent, str) else None
         if uuid is not None:
             self._parent[uuid] = parent
+        if not self._first_entry_seen and side_key is None and rtype in ("user", "assistant"):
+            self._first_entry_seen = True  # a transcript that starts as a sidechain is one
+            self._sidechain_file = bool(entry.get("isSidechain")) and parent is None and not self.session.messages
+            if self._sidechain_file and isinstance(entry.get("agentId"), str):
+                self.session.extra.setdefault("agent_id", entry["agentId"])
         sidechain = side_key is not None or (
             not self._sidechain_file and (bool(entry.get("isSidechain")) or bool(entry.get("parent_tool_use_id")))
         )

@@ -9,7 +9,8 @@ Every line is ``{"timestamp", "type", "payload"}``. How the records become a Ses
   :class:`~inspector.formats.openai_responses.ItemReader` (one model response's reasoning,
   message and calls grouped into one assistant message; ``function_call`` /
   ``function_call_output`` and ``custom_tool_call`` / ``custom_tool_call_output`` linked by
-  ``call_id``; developer messages as system messages; ``ghost_snapshot`` skipped).
+  ``call_id``; developer messages as system messages, one recorded while a call ran placed
+  after the call's output; ``ghost_snapshot`` skipped).
 - ``response_item/agent_message`` (0.145 multi-agent): a sub-agent's message, sent to the model
   as input; it becomes a user message (``extra["record"] = "agent_message"``, with its author)
   whose readable text is counted (its ``encrypted_content`` parts cannot be).
@@ -31,9 +32,19 @@ Every line is ``{"timestamp", "type", "payload"}``. How the records become a Ses
   recorded input. ``Usage.model`` is the latest ``turn_context`` model and
   ``Usage.reasoning_tokens`` the call's ``reasoning_output_tokens`` (encrypted reasoning later
   calls of the same turn send again without the file showing its text).
-- ``compacted``: the context after it is its ``replacement_history`` (added as messages, the
-  first one with ``starts_context=True``), or, in older files, its ``message`` summary as a user
-  message with ``starts_context=True``; earlier messages stay visible as no longer sent.
+- ``compacted``: the context after it is its ``replacement_history`` (0.100+: what Codex sends
+  from then on), added as messages, the first one with ``starts_context=True`` and
+  ``is_summary=False`` (it is the user's first retained prompt or an injected developer
+  message, not a summary); the ``compaction`` item inside it (remote compaction) is the summary,
+  ``is_summary=True`` without starting the context again. Developer messages it repeats that
+  are already read as system messages are not added twice (the inspector keeps system messages
+  before a compaction). Older files: its ``message`` summary as a user message with
+  ``starts_context=True``. Earlier messages stay visible as no longer sent.
+- Sub-agents (0.145 multi-agent): ``event_msg/sub_agent_activity`` names each spawned thread
+  (``agent_thread_id``, ``agent_path``); the sub-agent's own rollout
+  (``rollout-<time>-<thread id>.jsonl`` in the same day directory, or another day of the month) is
+  read into ``Session.sidechains`` keyed by its agent path (``/root/review_pr36_38``); its own
+  sub-agents are not read. A rollout the file names but the directory lacks is not listed.
 - ``turn_context`` (its model is each later call's ``Usage.model`` and, when no call records
   one, ``Session.model``; also kept in ``Session.extra["model"]``) and unknown record types are
   skipped with ``kind="ignored"``. ``Session.agent`` is ``codex``, ``agent_version`` the
@@ -46,7 +57,7 @@ from pathlib import Path
 from typing import Any
 
 from ..model import Block, Message, RawBlock, Session, SourceRef, TextBlock, Usage
-from .base import Format, Probe, register
+from .base import Format, Probe, SessionFormatError, register
 from .discovery import Discovery, SessionDetails, count_needles, first_records
 from .openai_responses import ItemReader
 from .reading import OPENAI, ModelTally, usage_from
@@ -67,7 +78,7 @@ class CodexStream:
 
     def __init__(self, path: Path | None = None) -> None:
         self.session = Session(path=str(path) if path else None, format=NAME, agent=NAME)
-        self._items = ItemReader(self.session.messages, self.session.skipped, prefix="response_item/")
+        self._items = ItemReader(self.session.messages, self.session.skipped, prefix="response_item/", hold_system=True)
         self._usage_from = 0  # token_count attaches to an assistant message at or after this index
         self._turn_from = 0  # ... and at or after the latest turn_context
         self._last_total: dict[str, Any] | None = None
@@ -76,6 +87,8 @@ class CodexStream:
         self._model: str | None = None
         self._models = ModelTally(self.session)
         self.recognised = 0
+        #: Sub-agent threads this thread spawned (``sub_agent_activity``): thread id -> agent path.
+        self.sub_agents: dict[str, str] = {}
 
     def feed(self, line: bytes, line_no: int) -> None:
         record = parse_line(line, line_no, self.session.skipped)
@@ -131,6 +144,7 @@ class CodexStream:
         message. Its ``input_text`` parts are counted; ``encrypted_content`` parts cannot be
         read, so they are kept as blocks with no countable text."""
         self._items.close_response()
+        self._items.release()
         blocks: list[Block] = []
         for part in payload.get("content") or []:
             if isinstance(part, dict) and isinstance(part.get("text"), str):
@@ -164,6 +178,9 @@ class CodexStream:
             return
         if etype in ("task_started", "task_complete", "turn_aborted"):
             self._items.close_response()
+        if etype == "sub_agent_activity" and isinstance(payload.get("agent_thread_id"), str):
+            path = payload.get("agent_path")
+            self.sub_agents.setdefault(payload["agent_thread_id"], path if isinstance(path, str) else payload["agent_thread_id"])
         self.session.skipped.append(ignored(source, f"event_msg/{etype}"))
 
     def _token_count(self, payload: dict[str, Any], source: SourceRef) -> None:
@@ -209,32 +226,90 @@ class CodexStream:
 
     def _compacted(self, payload: dict[str, Any], source: SourceRef) -> None:
         self._items.close_response()
+        self._items.release()
         first = len(self.session.messages)
         history = payload.get("replacement_history")
         if isinstance(history, list) and history:
-            for k, item in enumerate(history):
-                self._items.add(item, SourceRef(line=source.line, json_path=f"$.payload.replacement_history[{k}]"))
-            self._items.close_response()
+            self._replacement(history, source)
         elif isinstance(payload.get("message"), str) and payload["message"]:
             self._items.append(Message(index=0, role="user", content=[TextBlock(text=payload["message"])], source=source))
         else:
             self._items.append(Message(index=0, role="user", content=[RawBlock(raw=payload, text="")], source=source, content_form="parts"))
         if len(self.session.messages) > first:
-            self.session.messages[first].starts_context = True
-            self.session.messages[first].extra["record"] = "compacted"
+            start = self.session.messages[first]
+            start.starts_context = True
+            start.extra["record"] = "compacted"
+            if isinstance(history, list) and history:  # the user's own messages, not a summary
+                start.is_summary = False
         self._usage_from = len(self.session.messages)
+
+    def _replacement(self, history: list[Any], source: SourceRef) -> None:
+        """The context Codex sends from now on, item by item. Its ``compaction`` item (remote
+        compaction) is the summary inside it, not a new start. A developer message identical to
+        a system message already read is sent once in truth (Codex replaced the history that
+        held it), and the inspector keeps system messages before a compaction, so it is not
+        added twice."""
+        sent = {m.text for m in self.session.messages if m.role == "system"}
+        for k, item in enumerate(history):
+            ref = SourceRef(line=source.line, json_path=f"$.payload.replacement_history[{k}]")
+            if isinstance(item, dict) and item.get("role") in ("developer", "system") and _item_text(item) in sent:
+                self.session.skipped.append(ignored(ref, "replacement_history system message already sent (counted at its first place)"))
+                continue
+            msg = self._items.add(item, ref)
+            if msg is not None and msg.extra.get("item_type") == "compaction":
+                msg.starts_context = False
+                msg.is_summary = True
+        self._items.close_response()
+
+
+def _item_text(item: dict[str, Any]) -> str:
+    """The text a message item is read as (its text parts joined as ``Message.text`` joins them)."""
+    content = item.get("content")
+    if isinstance(content, str):
+        return content
+    parts = content if isinstance(content, list) else []
+    return "\n".join(p["text"] for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str))
 
 
 def read(path: Path) -> Session:
+    return _read(path, sub_agents=True)
+
+
+def _read(path: Path, sub_agents: bool) -> Session:
     stream = read_stream(
         CodexStream(path),
         path,
         "no Codex rollout records found.",
         'JSONL lines {"timestamp", "type", "payload"} (a Codex CLI rollout)',
     )
+    stream._items.release()  # system messages held for calls the file never answers
     if stream._pending is not None:  # counted before a response the file does not hold
         stream.session.skipped.append(ignored(stream._pending[2], "event_msg/token_count (no model call to attach to)"))
+    for thread, agent_path in stream.sub_agents.items() if sub_agents else ():
+        found = _sub_agent_file(path, thread)
+        if found is None:
+            continue
+        try:
+            side = _read(found, sub_agents=False)
+        except SessionFormatError:
+            stream.session.skipped.append(ignored(str(found), f"sub-agent rollout {thread} (not readable)"))
+            continue
+        stream.session.sidechains[agent_path] = [
+            m.model_copy(update={"source": SourceRef(line=m.source.line, json_path=m.source.json_path, file=found.name)})
+            for m in side.messages
+        ]
     return stream.session
+
+
+def _sub_agent_file(path: Path, thread: str) -> Path | None:
+    """The rollout of sub-agent thread ``thread``: ``rollout-<time>-<thread>.jsonl`` in the
+    parent's day directory, or another day of its month (a sub-agent started after midnight)."""
+    name = f"rollout-*-{thread}.jsonl"
+    for candidates in (path.parent.glob(name), path.parent.parent.glob(f"*/{name}")):
+        for found in sorted(candidates):
+            if found != path:
+                return found
+    return None
 
 
 def detect(probe: Probe) -> int:

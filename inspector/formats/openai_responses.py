@@ -17,9 +17,18 @@ OpenAI Agents SDK SQLite readers use it too.
   what the model wrote; the ``action`` as JSON otherwise). Hosted calls without ``call_id``
   (``web_search_call``...) -> a :class:`~inspector.model.RawBlock` in the assistant message.
 - Any ``*_output`` item with a ``call_id`` -> a ``tool`` message answering that call (linked by
-  ``call_id``, not ``id``).
+  ``call_id``, not ``id``). Calls recorded with an empty ``call_id`` (the Agents SDK stores ``""``
+  with other providers' models, though the model was sent real ids) are paired with outputs by
+  order: each gets the id ``unrecorded_<n>`` and the next output with an empty ``call_id``
+  answers the oldest of them (``extra["recorded_id"]`` keeps the ``""``).
 - ``compaction`` (opaque ``encrypted_content``) -> a user message holding a RawBlock with no
   countable text, ``starts_context=True``: the server drops what came before it.
+- With ``hold_system`` (Codex): a developer or system message that arrives while calls of the
+  latest response are still unanswered (Codex records settings updates while a tool runs) is
+  placed after their outputs:
+  the Responses API takes it between a call and its output, but the Chat Completions and
+  Anthropic layouts the inspector validates and exports cannot, and the model reads the same
+  tokens either way. It keeps its own ``source``; :meth:`ItemReader.release` places what is held.
 - ``item_reference``, ``ghost_snapshot`` and unknown item types are skipped (``kind="ignored"``).
 """
 
@@ -120,12 +129,17 @@ VISIBLE_KEYS = ("query", "queries", "code", "arguments", "input", "output", "res
 class ItemReader:
     """Appends Responses items to ``messages``, grouping one response's output items."""
 
-    def __init__(self, messages: list[Message], skipped: list[Skipped], prefix: str = "") -> None:
+    def __init__(self, messages: list[Message], skipped: list[Skipped], prefix: str = "", hold_system: bool = False) -> None:
         self.messages = messages
+        self.hold_system = hold_system
         self.skipped = skipped
         self.prefix = prefix  # for skipped reasons: "response_item/" in Codex
         self.open: int | None = None  # the assistant message collecting the current response
         self.dirty = 0
+        self.unanswered: set[str] = set()  # call ids of the latest response without an output yet
+        self.held: list[Message] = []  # system messages that arrived while those calls ran
+        self.empty_ids: list[str] = []  # ids given to calls recorded with call_id "", unanswered, oldest first
+        self.empty_count = 0
 
     def take(self) -> tuple[int, list[Message]]:
         first = min(self.dirty, len(self.messages))
@@ -142,8 +156,16 @@ class ItemReader:
         self.messages.append(message)
         return message
 
+    def release(self) -> None:
+        """Append the system messages held back while calls were unanswered (see :meth:`_message`)."""
+        self.unanswered.clear()
+        held, self.held = self.held, []
+        for m in held:
+            self.append(m)
+
     def _assistant(self, source: SourceRef) -> Message:
         if self.open is None:
+            self.release()
             self.append(Message(index=0, role="assistant", source=source, content_form="parts"))
             self.open = len(self.messages) - 1
         else:
@@ -184,13 +206,21 @@ class ItemReader:
         if isinstance(t, str) and t.endswith("_output") and "call_id" in item:
             self.close_response()
             status = item.get("status")
+            call_id, recorded = str(item["call_id"]), {}
+            if not item["call_id"] and self.empty_ids:  # answers the oldest unanswered call without an id
+                call_id, recorded = self.empty_ids.pop(0), {"recorded_id": item["call_id"]}
             block = ToolResultBlock(
-                tool_call_id=str(item["call_id"]),
+                tool_call_id=call_id,
+                extra=recorded,
                 content=_result_content(item.get("output")),
                 is_error=status in ("failed", "incomplete") or item.get("success") is False,
             )
             extra = {"item_type": t} if t != "function_call_output" else {}
-            return self.append(Message(index=0, role="tool", content=[block], source=source, extra=extra))
+            msg = self.append(Message(index=0, role="tool", content=[block], source=source, extra=extra))
+            self.unanswered.discard(block.tool_call_id)
+            if not self.unanswered:
+                self.release()
+            return msg
         if isinstance(t, str) and t.endswith("_call") and "call_id" in item:
             if "arguments" in item:
                 args = json_text(item["arguments"])
@@ -202,7 +232,14 @@ class ItemReader:
             extra = {k: item[k] for k in ("id", "status") if k in item}
             if t != "function_call":
                 extra["item_type"] = t
-            return self._extend(ToolCallBlock(id=str(item["call_id"]), name=str(name), arguments=args, extra=extra), source)
+            call_id = str(item["call_id"])
+            if not item["call_id"]:  # not recorded (Agents SDK with other providers' models): pair by order
+                self.empty_count += 1
+                call_id, extra["recorded_id"] = f"unrecorded_{self.empty_count}", item["call_id"]
+                self.empty_ids.append(call_id)
+            msg = self._extend(ToolCallBlock(id=call_id, name=str(name), arguments=args, extra=extra), source)
+            self.unanswered.add(call_id)
+            return msg
         if t in OUTPUT_CALLS_WITHOUT_OUTPUT:
             return self._extend(RawBlock(raw=item, text=fields_text(item, VISIBLE_KEYS, nested=("action",))), source)
         self.skipped.append(ignored(source, f"{self.prefix}{t}" if t in SKIP_ITEMS else f"{self.prefix}{t} (unknown item type)"))
@@ -228,7 +265,12 @@ class ItemReader:
         if role not in ("user", "system"):
             extra["original_role"] = role
             role = "system" if role == "developer" else "user"
-        return self.append(Message(index=0, role=role, content=blocks, source=source, content_form=form, starts_context=starts_context, extra=extra))
+        msg = Message(index=0, role=role, content=blocks, source=source, content_form=form, starts_context=starts_context, extra=extra)
+        if role == "system" and self.unanswered and self.hold_system:
+            self.held.append(msg)  # sent between a call and its output (the Responses API takes that)
+            return msg
+        self.release()
+        return self.append(msg)
 
 
 # --- the JSON file format ---------------------------------------------------------------------

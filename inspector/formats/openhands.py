@@ -21,6 +21,11 @@
   estimate for calls after a condensation is lower than what OpenHands sent by that tail.
 - Other events (``agent_state_changed``, ``recall``, ``null`` observations, state changes) and
   unknown ones are skipped with ``kind="ignored"``.
+- **Evaluation output** (``evaluation/.../output.jsonl``: one benchmark instance per line, with
+  ``instance_id``, ``history`` and ``metrics``): each instance's ``history`` is read as above
+  (sources ``line N, $.history[k]``). The first instance is the session; the others are its
+  sidechains keyed by ``instance_id`` (open one with ``--sidechain``); a notice in ``skipped``
+  names the one shown. ``metrics.accumulated_token_usage`` goes to ``extra``.
 """
 
 from __future__ import annotations
@@ -28,11 +33,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..model import Message, Session, SourceRef, TextBlock, ToolCallBlock, ToolResultBlock, Usage
+import orjson
+
+from ..model import Message, Session, Skipped, SourceRef, TextBlock, ToolCallBlock, ToolResultBlock, Usage
 from .base import Format, Probe, SessionFormatError, register
 from .openai_responses import tool_definitions
 from .reading import OPENAI, ModelTally, image_block, usage_from
-from .records import FIELD_ERRORS, ignored, json_text, load_json, malformed
+from ..safeio import open_input, read_line
+from .records import FIELD_ERRORS, FIRST_LINE_CAP, head_records, ignored, json_text, load_json, malformed
 
 NAME = "openhands"
 
@@ -68,10 +76,17 @@ def _response_message(response: dict[str, Any]) -> tuple[list[Any], Usage | None
 
 
 def read(path: Path) -> Session:
+    if _looks_like_output(path):
+        return read_output(path)
     doc = load_json(path)
     events = _events_of(doc)
     if events is None:
         raise SessionFormatError(path, "$", "this is not an OpenHands trajectory.", "a JSON array of events with source and action/observation")
+    return _read_events(path, events, lambda k: SourceRef(json_path=f"$[{k}]"))
+
+
+def _read_events(path: Path, events: list[Any], where_of: Any) -> Session:
+    """One trajectory's events as a session; ``where_of(k)`` is event ``k``'s SourceRef."""
     session = Session(path=str(path), format=NAME, agent=NAME)
     models = ModelTally(session)
     messages: list[Message] = []
@@ -85,11 +100,11 @@ def read(path: Path) -> Session:
         originals.append((event.get("id"), msg))
 
     for k, e in enumerate(events):
-        where = f"$[{k}]"
+        source = where_of(k)
+        where = str(source)
         try:
             if not _is_event(e):
                 raise SessionFormatError(path, where, "not an OpenHands event.", "an object with source and action or observation")
-            source = SourceRef(json_path=where)
             args = e.get("args") if isinstance(e.get("args"), dict) else {}
             meta = e.get("tool_call_metadata") if isinstance(e.get("tool_call_metadata"), dict) else None
             extra = {"event_id": e["id"]} if "id" in e else {}
@@ -157,7 +172,80 @@ def read(path: Path) -> Session:
     return session
 
 
+# --- evaluation output: output.jsonl, one benchmark instance per line -------------------------
+
+#: Fields every line of an OpenHands evaluation ``output.jsonl`` has.
+OUTPUT_FIELDS = ("instance_id", "history")
+
+
+def _is_output_record(r: Any) -> bool:
+    return isinstance(r, dict) and all(k in r for k in OUTPUT_FIELDS) and isinstance(r["history"], list)
+
+
+def _looks_like_output(path: Path) -> bool:
+    with open_input(path) as f:
+        first = f.read(1)
+    if first != b"{":
+        return False
+    try:
+        return _is_output_record(orjson.loads(read_line(path, FIRST_LINE_CAP)))
+    except orjson.JSONDecodeError:
+        return False
+
+
+def read_output(path: Path) -> Session:
+    """An evaluation ``output.jsonl``: each line one benchmark instance with its own ``history``
+    of events. Each instance is a session: the first is shown, the others are sidechains keyed
+    by ``instance_id`` (``--sidechain ID``). A notice in ``skipped`` says which is shown."""
+    sessions: list[tuple[str, Session]] = []
+    skipped: list[Skipped] = []
+    with open_input(path) as f:
+        for line_no, raw in enumerate(f, 1):
+            if not raw.strip():
+                continue
+            try:
+                record = orjson.loads(raw)
+            except orjson.JSONDecodeError as exc:
+                skipped.append(Skipped(where=f"line {line_no}", reason=f"not valid JSON ({exc})"))
+                continue
+            if not _is_output_record(record):
+                skipped.append(Skipped(where=f"line {line_no}", reason="not an evaluation instance (no instance_id and history)"))
+                continue
+            instance = _read_events(path, record["history"], lambda k, n=line_no: SourceRef(line=n, json_path=f"$.history[{k}]"))
+            instance.extra.update({"instance_id": str(record["instance_id"]), **_instance_facts(record)})
+            sessions.append((str(record["instance_id"]), instance))
+    if not sessions:
+        raise SessionFormatError(path, None, "no evaluation instance found.", "JSONL lines with instance_id and history (OpenHands output.jsonl)")
+    first_id, session = sessions[0]
+    session.sidechains = {key: s.messages for key, s in sessions[1:]}
+    session.extra["instances"] = [key for key, _ in sessions]
+    if len(sessions) > 1:
+        session.skipped.insert(0, ignored(
+            "line 1",
+            f"{len(sessions)} evaluation instances in this file: showing the first, {first_id}; "
+            "the others are sidechains (open one with --sidechain INSTANCE_ID)",
+        ))
+    session.skipped.extend(skipped)
+    return session
+
+
+def _instance_facts(record: dict[str, Any]) -> dict[str, Any]:
+    """What an instance line records beside its history: the recorded token totals and error."""
+    out: dict[str, Any] = {}
+    metrics = record.get("metrics")
+    usage = metrics.get("accumulated_token_usage") if isinstance(metrics, dict) else None
+    if isinstance(usage, dict):
+        out["accumulated_token_usage"] = usage
+    if isinstance(record.get("error"), str):
+        out["error"] = record["error"]
+    return out
+
+
 def detect(probe: Probe) -> int:
+    if not probe.is_dir and probe.head[:1] == b"{":
+        records = head_records(probe, limit=1)
+        if records and _is_output_record(records[0]):
+            return 92
     events = _events_of(probe.document)
     if not events:
         return 0
@@ -170,7 +258,7 @@ def detect(probe: Probe) -> int:
 FORMAT = register(
     Format(
         name=NAME,
-        description="OpenHands trajectory export (a JSON array of events)",
+        description="OpenHands trajectory export (a JSON array of events) or evaluation output.jsonl (one instance per line)",
         detect=detect,
         read=read,
     )

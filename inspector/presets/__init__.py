@@ -12,6 +12,7 @@ are in ``builtin.toml`` beside this module; users add their own as TOML files in
 from __future__ import annotations
 
 import json
+import re
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -193,27 +194,61 @@ def preset_toml(preset: Preset) -> str:
     return "\n".join(lines) + "\n"
 
 
-def save_user_preset(name: str, pipeline: Sequence[str], settings, based_on: Preset | None = None) -> Path:
-    """Write a user preset (the non-default settings of ``settings``) to the config directory."""
+#: A user preset's name: also its file name, so letters, digits, ``.``, ``_`` and ``-`` only.
+NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+
+
+def check_name(name: str) -> str:
+    """``name`` if a user preset may take it, else PresetError saying why."""
+    if not NAME_PATTERN.fullmatch(name):
+        raise PresetError(
+            f"preset name {name!r}: use 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit."
+        )
+    if name in {p.name for p in _read(BUILTIN, "builtin")}:
+        raise PresetError(f"preset name {name!r} is a built-in preset; choose another name.")
+    return name
+
+
+def _describe(pipeline: Sequence[str], params: Mapping[str, Any]) -> str:
+    steps = " then ".join(pipeline) or "no strategy"
+    values = ", ".join(f"{k}={_toml_value(v)}" for k, v in params.items())
+    return f"{steps}" + (f", with {values}." if values else ".")
+
+
+def save_user_preset(
+    name: str, pipeline: Sequence[str], settings, based_on: Preset | None = None, *, overwrite: bool = False
+) -> Path:
+    """Write a user preset (the settings of ``settings`` the pipeline reads, where not the
+    defaults) to the config directory,
+    atomically; PresetError for a bad name, a built-in's name, or (unless ``overwrite``) a user
+    preset that exists."""
+    from ..safeio import write_atomic
+
+    from ..strategies import STRATEGIES
+
+    check_name(name)
+    names = parse_pipeline(list(pipeline))
+    read = {p for n in names for p in STRATEGIES[n].params}  # the other settings do nothing here
     defaults = _params.settings_model()()
-    params = {k: v for k, v in settings.model_dump().items() if v != getattr(defaults, k)}
+    params = {k: v for k, v in settings.model_dump().items() if k in read and v != getattr(defaults, k)}
     preset = Preset(
         name=name,
         agent=based_on.agent if based_on else "custom",
         version=based_on.version if based_on else "",
         source=f"user preset (based on {based_on.name})" if based_on else "user preset",
         sure="approximation",
-        does=based_on.does if based_on else "A pipeline saved by the user.",
-        pipeline=parse_pipeline(list(pipeline)),
+        does=(f"{based_on.name} with changes: " if based_on else "Saved pipeline: ") + _describe(names, params),
+        pipeline=names,
         params=params,
         config=based_on.config if based_on else "",
     )
-    path = ensure(user_dir()) / f"{name}.toml"
-    path.write_text(preset_toml(preset), encoding="utf-8")
-    return path
+    path = user_dir() / f"{name}.toml"
+    if path.exists() and not overwrite:
+        raise PresetError(f"preset {name!r} already exists ({path}); choose another name.")
+    return write_atomic(ensure(user_dir()) / f"{name}.toml", preset_toml(preset).encode("utf-8"))
 
 
 __all__ = [
-    "Preset", "PresetError", "get_preset", "load_presets", "parse_sets", "parse_value", "preset_toml", "resolve",
+    "NAME_PATTERN", "Preset", "PresetError", "check_name", "get_preset", "load_presets", "parse_sets", "parse_value", "preset_toml", "resolve",
     "save_user_preset", "settings_for",
 ]

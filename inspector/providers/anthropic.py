@@ -22,6 +22,7 @@ file. :func:`export_body` is the export.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -59,6 +60,11 @@ ANTHROPIC_MISSING = (
     "Each `tool_use` block must have a corresponding `tool_result` block in the next message."
 )
 ANTHROPIC_NO_CONTENT = "messages.{}: all messages must have non-empty content except for the optional final assistant message"
+#: A ``tool_use`` id must match ``^[a-zA-Z0-9_-]+$`` (so an empty one is rejected) and be unique in
+#: the request. Quoted from real responses (anomalyco/opencode #1279, anthropics/claude-code #20901).
+ANTHROPIC_BAD_ID = "messages.{}.content.{}.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'"
+ANTHROPIC_DUPLICATE_ID = "messages.{}.content.{}: `tool_use` ids must be unique"
+_ID_PATTERN = re.compile(r"[a-zA-Z0-9_-]+")
 # Anthropic's tool-use documentation: in a user message, the ``tool_result`` blocks come first
 # and any text after them. Worded here after the docs; the API's exact text is not recorded
 # (strategies.md section 9.3, rule 5). Checked only for a list sent as is: the exporter reorders.
@@ -71,7 +77,8 @@ ANTHROPIC_RESULTS_FIRST = (
 def check(slots: Iterable, f: Facts, extract_system: bool = True) -> list[Violation]:
     """The rules the request laid out from ``slots`` breaks: every ``tool_result`` must answer a
     ``tool_use`` of the previous message; every ``tool_use`` needs its ``tool_result`` in the
-    next message; no empty message except a final assistant one; at least one message. With
+    next message; ``tool_use`` ids match ``^[a-zA-Z0-9_-]+$`` and are unique in the request; no
+    empty message except a final assistant one; at least one message. With
     ``extract_system=False`` (a list sent as is) also: no ``system`` role in ``messages``, and
     ``tool_result`` blocks first in their user message."""
     out: list[Violation] = []
@@ -94,6 +101,7 @@ def check(slots: Iterable, f: Facts, extract_system: bool = True) -> list[Violat
     prev_source: int | None = None
 
     as_is = not extract_system
+    seen_ids: set[str] = set()
 
     def orphans(n: int, ids, allowed, run, slot, source) -> None:
         # Exported, a message's results come first: result k is content.k. Sent as is, the
@@ -148,6 +156,13 @@ def check(slots: Iterable, f: Facts, extract_system: bool = True) -> list[Violat
                 out.append(Violation("anthropic", n - 1, prev_source, "empty_content", ANTHROPIC_NO_CONTENT.format(n - 1)))
             prev_role, prev_uses, prev_empty, prev_source = cur_role, cur_uses, cur_empty, cur_source
         n += 1
+        if uses:
+            for k, uid in enumerate(uses):
+                if not _ID_PATTERN.fullmatch(uid):
+                    out.append(Violation("anthropic", n, source, "invalid_tool_id", ANTHROPIC_BAD_ID.format(n, f.call_position(slot, k))))
+                elif uid in seen_ids:
+                    out.append(Violation("anthropic", n, source, "duplicate_tool_id", ANTHROPIC_DUPLICATE_ID.format(n, f.call_position(slot, k))))
+                seen_ids.add(uid)
         if role == "system":
             out.append(Violation("anthropic", n, source, "system_role", ANTHROPIC_SYSTEM))
         elif as_is and new_ids and run is None:

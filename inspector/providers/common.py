@@ -32,7 +32,7 @@ class Violation:
     #: The source message (session index) it comes from; None for inserted messages.
     source: int | None
     #: Short rule name: empty_history, orphan_result, missing_result, empty_content, system_role,
-    #: results_not_first.
+    #: results_not_first, invalid_tool_id, duplicate_tool_id.
     rule: str
     #: The error text the provider returns.
     message: str
@@ -50,10 +50,11 @@ class Facts:
     OpenAI writer sends with ``content: null`` where the API rejects it. ``images``: messages
     whose tool results carry images (OpenAI: moved to a user message). ``sources``: slot -> the
     source index to report (None: the slot is the source index). ``positions(slot)``: the
-    content positions of a message's results, needed only to word an Anthropic error.
+    content positions of a message's results, needed only to word an Anthropic error;
+    ``call_positions(slot)``, the same for its tool calls (None: calls counted among calls only).
     """
 
-    __slots__ = ("roles", "call_ids", "result_ids", "other", "empty", "null", "sources", "positions", "images")
+    __slots__ = ("roles", "call_ids", "result_ids", "other", "empty", "null", "sources", "positions", "images", "call_positions")
 
     def __init__(
         self,
@@ -66,10 +67,18 @@ class Facts:
         sources: Sequence[int | None] | None,
         positions: Callable[[int], tuple[int, ...]],
         images: frozenset[int] | set[int] = frozenset(),
+        call_positions: Callable[[int], tuple[int, ...]] | None = None,
     ) -> None:
         self.roles, self.call_ids, self.result_ids = roles, call_ids, result_ids
         self.other, self.empty, self.null, self.sources, self.positions = other, empty, null, sources, positions
-        self.images = images
+        self.images, self.call_positions = images, call_positions
+
+    def call_position(self, slot: int, k: int) -> int:
+        """The content position of call ``k`` of message ``slot`` as the exporter writes it."""
+        if self.call_positions is None:
+            return k
+        positions = self.call_positions(slot)
+        return positions[k] if k < len(positions) else k
 
 
 __all__ = ["PROVIDERS", "Facts", "Provider", "Violation", "unknown_provider"]

@@ -57,6 +57,10 @@ OPENAI_MISSING = (
     "'tool_call_id'. The following tool_call_ids did not have response messages: {}"
 )
 OPENAI_NULL = "Invalid value for 'content': expected a string, got null."
+#: Two tool messages answering the same call (as a batch of calls recorded with one id, "" in
+#: Agents SDK databases, is answered). Quoted from real responses (agno-agi/agno #5116,
+#: fatwang2/search2ai #30).
+OPENAI_DUPLICATE = "Invalid parameter: Duplicate value for 'tool_call_id' of '{}', in messages[{}] and messages[{}]."
 
 
 # -- rules ---------------------------------------------------------------------------------------
@@ -98,13 +102,14 @@ def null_content(m: Message) -> bool:
 def check(slots: Iterable, f: Facts) -> list[Violation]:
     """The rules the request laid out from ``slots`` breaks: a ``tool`` message must answer a
     call of the assistant message right before it (only tool messages of the same batch in
-    between); every call must be answered before any other message; content may be null only
+    between), and no call twice; every call must be answered before any other message; content may be null only
     on an assistant message with tool calls; the history may not be empty."""
     out: list[Violation] = []
     roles, call_ids, result_ids, other, null, sources = f.roles, f.call_ids, f.result_ids, f.other, f.null, f.sources
     pos = 0
     batch: frozenset[str] = frozenset()  # call ids of the assistant message the current tool run answers
     pending: dict[str, None] = {}  # its ids not answered yet, in order (a set: 20k parallel calls stay linear)
+    answered: dict[str, int] = {}  # its ids answered so far: the tool message's position
     batch_pos, batch_source = 0, None
     in_batch = False
     images, images_pending = f.images, False  # a user message with a tool run's images follows the run
@@ -121,6 +126,9 @@ def check(slots: Iterable, f: Facts) -> list[Violation]:
                         out.append(Violation("openai", pos, source, "orphan_result", OPENAI_UNKNOWN_ID.format(rid)))
                     elif rid in pending:
                         del pending[rid]
+                        answered[rid] = pos
+                    elif rid in answered:
+                        out.append(Violation("openai", pos, source, "duplicate_tool_id", OPENAI_DUPLICATE.format(rid, answered[rid], pos)))
                     pos += 1
                 if not results:  # a tool message answering nothing
                     out.append(Violation("openai", pos, source, "orphan_result", OPENAI_ORPHAN))
@@ -146,7 +154,7 @@ def check(slots: Iterable, f: Facts) -> list[Violation]:
             in_batch = False
         if calls and role == "assistant":
             in_batch = True
-            batch, pending = frozenset(calls), dict.fromkeys(calls)
+            batch, pending, answered = frozenset(calls), dict.fromkeys(calls), {}
             batch_pos, batch_source = pos, source
         elif is_empty:
             out.append(Violation("openai", pos, source, "empty_content", OPENAI_NULL))

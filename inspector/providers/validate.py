@@ -23,6 +23,8 @@ from ..strategies.common import kept_on_view, view_cache
 from ..strategies.materialize import apply_edits
 from . import anthropic, openai
 from .anthropic import (
+    ANTHROPIC_BAD_ID,
+    ANTHROPIC_DUPLICATE_ID,
     ANTHROPIC_EMPTY,
     ANTHROPIC_MISSING,
     ANTHROPIC_NO_CONTENT,
@@ -31,7 +33,7 @@ from .anthropic import (
     ANTHROPIC_SYSTEM,
 )
 from .common import PROVIDERS, Facts, Provider, Violation, unknown_provider
-from .openai import OPENAI_EMPTY, OPENAI_MISSING, OPENAI_NULL, OPENAI_ORPHAN, OPENAI_UNKNOWN_ID
+from .openai import OPENAI_DUPLICATE, OPENAI_EMPTY, OPENAI_MISSING, OPENAI_NULL, OPENAI_ORPHAN, OPENAI_UNKNOWN_ID
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..strategies.base import Plan
@@ -79,7 +81,13 @@ def _message_facts(messages: Sequence[Message]) -> Facts:
     def positions(key: int) -> tuple[int, ...]:
         return tuple(k for k, b in enumerate(messages[key].content) if isinstance(b, ToolResultBlock))
 
-    return Facts(roles, call_ids, result_ids, other, empty, null, sources, positions, images)
+    return Facts(roles, call_ids, result_ids, other, empty, null, sources, positions, images, lambda key: call_positions(messages[key]))
+
+
+def call_positions(m: Message) -> tuple[int, ...]:
+    """Where ``m``'s tool calls stand in its exported content (empty text blocks are dropped)."""
+    kept = [b for b in m.content if not (isinstance(b, TextBlock) and not b.text)]
+    return tuple(k for k, b in enumerate(kept) if isinstance(b, ToolCallBlock))
 
 
 def validate_messages(
@@ -144,6 +152,7 @@ class WireFacts:
             None,
             lambda key: cache.result_blocks[key],
             self.result_images if images is None else images,
+            lambda key: call_positions(view.messages[key]),
         )
 
 
@@ -180,12 +189,15 @@ def validity(violations: dict[str, list[Violation]]) -> dict[str, bool]:
 
 
 __all__ = [
+    "ANTHROPIC_BAD_ID",
+    "ANTHROPIC_DUPLICATE_ID",
     "ANTHROPIC_EMPTY",
     "ANTHROPIC_MISSING",
     "ANTHROPIC_NO_CONTENT",
     "ANTHROPIC_ORPHAN",
     "ANTHROPIC_RESULTS_FIRST",
     "ANTHROPIC_SYSTEM",
+    "OPENAI_DUPLICATE",
     "OPENAI_EMPTY",
     "OPENAI_MISSING",
     "OPENAI_NULL",

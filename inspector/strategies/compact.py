@@ -25,6 +25,8 @@ System messages are always kept; a tool call is never separated from its results
 
 from __future__ import annotations
 
+import math
+
 from .base import Inserted, Reason, Status, Working, reason
 from .common import view_cache
 from .params import Param
@@ -92,13 +94,13 @@ def usable_window(s) -> int:
 
 
 def trigger_tokens(s) -> int | None:
-    """The input size at which the token triggers fire (the lowest of those set), or None."""
+    """The smallest input at which the token triggers fire (the lowest of those set), or None."""
     usable = usable_window(s)
     found = []
     if s.compact_margin is not None:
         found.append(usable - s.compact_margin)
-    if s.compact_share > 0:
-        found.append(int(s.compact_share * usable))
+    if s.compact_share > 0:  # fires at input >= share x usable; rounded first against float noise
+        found.append(math.ceil(round(s.compact_share * usable, 6)))
     if s.compact_tokens is not None:
         found.append(s.compact_tokens + 1)
     return min(found) if found else None

@@ -172,6 +172,12 @@ def plan(
     names = parse_pipeline(pipeline)
     settings = settings or _params.settings_model()()
     w, tokens_before, stages = run(view, table, names, settings, at_call, not_in_file)
+    return freeze(w, names, tokens_before, stages)
+
+
+def freeze(w: Working, names: tuple[str, ...], tokens_before: int, stages: list[StageTotal]) -> Plan:
+    """The :class:`Plan` of a working history ``names`` has been applied to."""
+    view, table, settings, not_in_file = w.view, w.table, w.settings, w.not_in_file
     with gc_paused():
         tokens_after = [t if alive else 0 for t, alive in zip(w.tokens, w.live)]
     return Plan(

@@ -57,6 +57,7 @@ from .messages import CountDone, CountProgress, FollowPolled, PlanReady, ReplayP
 from .parts import Services, async_job_runner, thread_job_runner
 from .replay import Inputs, Replay
 from .screens.help import HelpScreen
+from .view_actions import VIEW_BINDINGS, ViewActions
 from .search import Search
 from .state import ParamError, PipelineState, Preset, available_presets, spec_for
 from .themes import DEFAULT_THEME, ThemeError, ThemeFile, builtin_themes, default_variables, resolve
@@ -76,7 +77,7 @@ SYNC_COUNT_BYTES = 2_000_000
 SYNC_COUNT_MESSAGES = 600
 
 
-class InspectorApp(App[int]):
+class InspectorApp(ViewActions, App[int]):
     CSS_PATH = "app.tcss"
     TITLE = "context-inspector"
     COMMANDS = App.COMMANDS | {InspectorCommands}
@@ -110,9 +111,12 @@ class InspectorApp(App[int]):
         Binding("e", "export", "Export", id="export",
                 tooltip="export the pruned history as an OpenAI or Anthropic request body"),
         Binding("p", "preset", "Preset", id="next-preset", tooltip="next preset pipeline"),
+        Binding("P", "save_preset", "Save preset", show=False, id="save-preset",
+                tooltip="save the pipeline and settings as a user preset"),
         Binding("t", "next_theme", "Theme", id="next-theme", tooltip="next colour theme"),
         Binding("f", "toggle_follow", "Follow", id="toggle-follow", tooltip="follow the file as it grows: on/off"),
         Binding("escape", "close_inputs", "Close", show=False, id="close", tooltip="close the search or value bar"),
+        *VIEW_BINDINGS,
     ]
 
     def notify(self, message: str, *, title: str = "", severity="information", timeout=None, markup: bool = True) -> None:
@@ -137,9 +141,12 @@ class InspectorApp(App[int]):
         budget: int | None = None,
         sync_count: bool | None = None,
         keymap: Path | None = None,
+        lesson: bool = False,
     ) -> None:
-        """``keymap``: the keymap file (default: keymap.toml in the user's config directory)."""
+        """``keymap``: the keymap file (default: keymap.toml in the user's config directory);
+        ``lesson``: open on the lesson screen."""
         super().__init__()
+        self.open_lesson = lesson
         self.session = session
         self.session_path = path or session.path
         self.format_name = format or session.format
@@ -237,6 +244,8 @@ class InspectorApp(App[int]):
             self.notify(problem, title="keymap", severity="warning", timeout=10)
         self.follow.start()
         self._update_hint()
+        if self.open_lesson:
+            self.action_lesson()
 
     @property
     def list(self) -> MessageList:
@@ -476,6 +485,28 @@ class InspectorApp(App[int]):
     def action_help(self) -> None:
         self.push_screen(HelpScreen(str(self.keymap_file), self.remapped))
 
+    #: The sidechain shown (None: the main conversation) and those the session has, as
+    #: ``(id, message count)``; set by :func:`run`, which reopens the viewer on the one chosen.
+    sidechain: str | None = None
+    sidechain_choices: tuple[tuple[str, int], ...] = ()
+    switch_to: tuple[str | None] | None = None
+
+    def switch_sidechain(self, key: str | None) -> None:
+        """Show sidechain ``key`` (None: the main conversation) with its own context, plan and
+        replay: the viewer closes and :func:`run` opens it on that conversation."""
+        self.switch_to = (key,)
+        self.exit()
+
+    def action_lesson(self) -> None:
+        """The lesson on the bundled samples (inspector.tui.screens.lesson)."""
+        from .screens.lesson import LessonScreen
+
+        sample = default_session_path()
+        if sample is None:
+            self.notify("The bundled samples are missing, so the lesson cannot open.", severity="warning")
+            return
+        self.push_screen(LessonScreen(sample.parent))
+
     def action_open(self) -> None:
         self.list.action_open()
 
@@ -488,7 +519,7 @@ class InspectorApp(App[int]):
 
     def action_rules(self) -> None:
         if self.result is not None and self.result.plan is not None:
-            self.push_screen(rules_screen(self.result, self.list.selected, self.list.cursor))
+            self.push_screen(rules_screen(self.result, self.list.selected, self.list.result_row(self.list.cursor)))
 
     def palette_commands(self) -> list[Command]:
         return palette_commands(self)
@@ -543,7 +574,13 @@ class InspectorApp(App[int]):
 
     def apply_preset(self, preset: Preset) -> None:
         self.set_state(self.state.apply_preset(preset))
-        self.notify(f"preset: {preset.name}", timeout=2)
+        # an agent preset's note says its version, what it does and where that comes from
+        self.notify(f"preset: {preset.name}" + (f" · {preset.note}" if preset.note else ""), timeout=8 if preset.note else 2)
+
+    def action_save_preset(self) -> None:
+        from .screens.save_preset import save_preset_prompt
+
+        self.push_screen(save_preset_prompt(self.state), lambda done: done and self.notify(done, timeout=6))
 
     def action_edit_param(self, name: str) -> None:
         box = self.query_one("#param-input", Input)
@@ -637,11 +674,16 @@ def run(
     format: str | None = None,
     encoding: str | None = None,
     profile: str | None = None,
+    sidechain: str | None = None,
+    lesson: bool = False,
 ) -> int:
-    """Open the TUI on ``path`` (a bundled sample when None). Returns the exit code: 0, or 2 when
-    the session or the theme cannot be used (the reason is printed to stderr, no traceback)."""
+    """Open the TUI on ``path`` (a bundled sample when None), on its sidechain ``sidechain`` when
+    given (not followed: the file grows with the main conversation), on the lesson screen with
+    ``lesson``. Returns the exit code: 0, or 2 when the session or the theme cannot be used (the
+    reason is printed to stderr, no traceback)."""
     from .. import load
     from ..formats import SessionFormatError
+    from ..formats.sidechain import UnknownSidechain, open_sidechain, sidechain_ids
 
     try:
         theme_file = resolve(theme)
@@ -673,7 +715,23 @@ def run(
     except OSError as exc:
         print(f"{path}: cannot read it ({exc.strerror or exc}).", file=sys.stderr)
         return 2
-    app = InspectorApp(session, path=str(path), theme=theme_file, follow=follow, format=format or session.format,
-                       encoding=encoding, profile=profile)
-    app.run()
-    return app.return_code or 0
+    main = session
+    while True:
+        try:
+            shown = open_sidechain(main, sidechain) if sidechain is not None else main
+        except UnknownSidechain as exc:
+            print(f"context-inspector: --sidechain: {exc}", file=sys.stderr)
+            return 2
+        app = InspectorApp(shown, path=str(path), theme=theme_file, follow=False if sidechain is not None else follow,
+                           format=format or session.format, encoding=encoding, profile=profile, lesson=lesson)
+        lesson = False  # the lesson opens once, not again on a sidechain switch
+        app.sidechain, app.sidechain_choices = sidechain, tuple(sidechain_ids(main))
+        app.run()
+        if app.switch_to is None:
+            return app.return_code or 0
+        sidechain = app.switch_to[0]
+        try:  # read again: the agent may have written more since
+            main = load(path, format)
+        except (SessionFormatError, OSError) as exc:
+            print(str(exc), file=sys.stderr)
+            return 2

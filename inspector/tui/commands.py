@@ -55,6 +55,7 @@ class CommandHost(Protocol):
     def action_export(self) -> None: ...
     def action_toggle_follow(self) -> None: ...
     def action_help(self) -> None: ...
+    def switch_sidechain(self, key: str | None) -> None: ...
 
 
 def palette_commands(host: CommandHost) -> list[Command]:
@@ -90,4 +91,12 @@ def palette_commands(host: CommandHost) -> list[Command]:
         ("Follow the file: on/off", "f", host.action_toggle_follow),
         ("Help: units, statuses, strategies, keys", "?", host.action_help),
     ]
+    current = getattr(host, "sidechain", None)
+    if current is not None:
+        cmds.append(("Sidechain: back to the main conversation", "its own context, plan and replay",
+                     lambda: host.switch_sidechain(None)))
+    for key, count in getattr(host, "sidechain_choices", ()):
+        if key != current:
+            cmds.append((f"Sidechain: open {key} ({count:,} messages)", "its own context, plan and replay",
+                         lambda k=key: host.switch_sidechain(k)))
     return cmds

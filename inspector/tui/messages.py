@@ -69,8 +69,12 @@ class FollowPolled(TMessage):
 
 
 class SearchDone(TMessage):
-    def __init__(self, term: str, row: int | None, searched: int) -> None:
+    def __init__(self, term: str, row: int | None, searched: int, *, rank: int | None = None, total: int = 0,
+                 hidden: int = 0) -> None:
         super().__init__()
         self.term = term
         self.row = row
         self.searched = searched
+        self.rank = rank  # the match's place among the ``total`` shown matches, from 1
+        self.total = total
+        self.hidden = hidden  # matches the list's filter hides

@@ -1,6 +1,8 @@
-"""Search message text (``/``, ``n``, ``N``): a thread worker walks the rows from the cursor,
-wrapping round, and the cursor moves to the first row whose text contains the term
-(case-insensitive). :class:`Search` owns the term; the app composes it."""
+"""Search message text (``/``, ``n``, ``N``): a thread worker finds every row whose text contains
+the term (case-insensitive; kept for the term and plan on screen, so ``n`` costs no scan), and
+the cursor moves to the next one the list shows, wrapping round; the status says "match k of N"
+and how many more the list's filter hides. Escape with the search bar closed clears the term.
+:class:`Search` owns the term; the app composes it."""
 
 from __future__ import annotations
 
@@ -29,24 +31,34 @@ def searchable(message: Message) -> str:
     return "\n".join(parts)
 
 
-def find_row(term: str, result: PlanResult, start: int, direction: int,
-             cancelled: Callable[[], bool] = lambda: False) -> tuple[int | None, int]:
-    """The first row from ``start`` on (stepping by ``direction``, wrapping round) whose text
-    contains ``term``, case-insensitive, and how many rows were looked at. (None, n): no row does;
-    (None, k < n): cancelled."""
-    rows = result.rows
-    n = len(rows)
+def matching_rows(term: str, result: PlanResult, cancelled: Callable[[], bool] = lambda: False) -> list[int] | None:
+    """Every row of ``result`` whose text contains ``term`` (case-insensitive), in order; None if
+    cancelled."""
     needle = term.lower()
     messages = result.snapshot.view.messages
-    for step in range(n):
-        if step % 512 == 0 and cancelled():
-            return None, step
-        row = (start + direction * step) % n
-        item = rows[row]
+    out = []
+    for row, item in enumerate(result.rows):
+        if row % 512 == 0 and cancelled():
+            return None
         text = searchable(messages[item]) if type(item) is int else item.text
         if needle in text.lower():
-            return row, step + 1
-    return None, n
+            out.append(row)
+    return out
+
+
+def next_match(shown: list[int], cursor: int, direction: int, include_current: bool) -> tuple[int, int] | None:
+    """``(shown row, rank)`` of the match after (before) ``cursor`` among the sorted shown rows of
+    the matches, wrapping round; None when no match is shown."""
+    if not shown:
+        return None
+    from bisect import bisect_left, bisect_right
+
+    if direction > 0:
+        k = bisect_left(shown, cursor) if include_current else bisect_right(shown, cursor)
+        k %= len(shown)
+    else:
+        k = (bisect_left(shown, cursor) - 1) % len(shown)
+    return shown[k], k
 
 
 class SearchList(Protocol):
@@ -55,6 +67,7 @@ class SearchList(Protocol):
     cursor: int
 
     def set_search(self, term: str) -> None: ...
+    def shown_row(self, result_row: int) -> int | None: ...
     def move_cursor(self, row: int, *, scroll: bool = True, announce: bool = True) -> None: ...
     def scroll_cursor_visible(self, center: bool = False) -> None: ...
     def focus(self, scroll_visible: bool = True) -> object: ...
@@ -82,6 +95,7 @@ class Search:
         self._box = box
         self._result = result
         self.term = ""
+        self._matches: tuple[str, int, list[int]] | None = None  # (term, id of the result, rows)
 
     def open(self) -> None:
         """Show the search bar with the current term (``/``)."""
@@ -91,9 +105,13 @@ class Search:
         box.focus()
 
     def close(self) -> bool:
-        """Hide the search bar if it is open; True if it was."""
+        """Hide the search bar if it is open; True if it was. With the bar closed, clear the
+        term (its highlights go)."""
         box = self._box()
         if box.has_class("hidden"):
+            if self.term:
+                self.start("")
+                return True
             return False
         box.add_class("hidden")
         self._rows().focus()
@@ -124,14 +142,20 @@ class Search:
         result = self._result()
         if result is None:
             return
-        cursor = self._rows().cursor
-        start = cursor if include_current else cursor + direction
+        rows = self._rows()
+        cursor = rows.cursor
         term, post = self.term, self.services.post
+        cached = self._matches if self._matches is not None and self._matches[:2] == (term, id(result)) else None
 
         def job(cancelled: Callable[[], bool]) -> None:
-            row, searched = find_row(term, result, start, direction, cancelled)
-            if row is not None or searched == len(result.rows):
-                post(SearchDone(term, row, searched))
+            matches = cached[2] if cached else matching_rows(term, result, cancelled)
+            if matches is None:
+                return
+            self._matches = (term, id(result), matches)
+            shown = sorted(r for r in (rows.shown_row(m) for m in matches) if r is not None)
+            found = next_match(shown, cursor, direction, include_current)
+            post(SearchDone(term, None if found is None else found[0], len(result.rows),
+                            rank=None if found is None else found[1] + 1, total=len(shown), hidden=len(matches) - len(shown)))
 
         self.services.run_thread(job, group="search")
 
@@ -139,11 +163,12 @@ class Search:
         """A search finished: move to the match, or say there is none (stale terms are ignored)."""
         if message.term != self.term:
             return
+        hidden = f" ({message.hidden} more the filter hides: x shows all)" if message.hidden else ""
         if message.row is None:
-            self.services.notify(f"no message contains {message.term!r}", timeout=3)
-            self.services.show_status(f"no match for {message.term!r}")
+            self.services.notify(f"no message contains {message.term!r}{hidden}", timeout=3)
+            self.services.show_status(f"no match for {message.term!r}{hidden}")
             return
         rows = self._rows()
         rows.move_cursor(message.row)
         rows.scroll_cursor_visible(center=True)
-        self.services.show_status(f"match: row {message.row}")
+        self.services.show_status(f"match {message.rank} of {message.total} for {message.term!r}{hidden} · n/N next/previous · escape clears")

@@ -39,9 +39,9 @@ def test_every_binding_of_the_app_and_the_list_has_a_unique_id():
 
 
 def test_parse_keeps_good_lines_and_names_the_line_of_each_bad_one():
-    text = 'search = "ctrl+f"\ntoggle-strategy-1 = "x, ctrl+1"\nserch = "s"\n"export" = 5\nrules = ""\n'
+    text = 'search = "ctrl+f"\ntoggle-strategy-1 = "z, ctrl+1"\nserch = "s"\n"export" = 5\nrules = ""\n'
     keymap = parse_keymap(text, DEFAULTS, "/c/keymap.toml")
-    assert keymap.keys == {"search": "ctrl+f", "toggle-strategy-1": "x,ctrl+1"}
+    assert keymap.keys == {"search": "ctrl+f", "toggle-strategy-1": "z,ctrl+1"}
     assert keymap.problems == [
         "/c/keymap.toml line 3: unknown binding id 'serch' (did you mean 'search'?); ignored. "
         "The ids are listed in the README (Keys and the keymap).",
@@ -128,12 +128,12 @@ async def test_unknown_ids_are_reported_and_the_rest_applies(tmp_path):
 
 
 def test_a_key_that_another_binding_keeps_is_reported():
-    keymap = parse_keymap('search = "n"\ntype-budget = "x"\nrules = "x,?"\n', DEFAULTS, "/c/keymap.toml")
-    assert keymap.keys == {"search": "n", "type-budget": "x", "rules": "x,?"}
+    keymap = parse_keymap('search = "n"\ntype-budget = "z"\nrules = "z,?"\n', DEFAULTS, "/c/keymap.toml")
+    assert keymap.keys == {"search": "n", "type-budget": "z", "rules": "z,?"}
     assert keymap.problems == [
         "/c/keymap.toml line 1: n is also the key of search-next; give one of them another key.",
-        "/c/keymap.toml line 2: x is also the key of rules; give one of them another key.",
-        "/c/keymap.toml line 3: x is also the key of type-budget; give one of them another key.",
+        "/c/keymap.toml line 2: z is also the key of rules; give one of them another key.",
+        "/c/keymap.toml line 3: z is also the key of type-budget; give one of them another key.",
         "/c/keymap.toml line 3: question_mark is also the key of help; give one of them another key.",
     ]
     # moving the other binding away too is no clash

@@ -94,6 +94,9 @@ class Rows:
     def set_search(self, term):
         self.term = term
 
+    def shown_row(self, result_row):
+        return result_row  # no filter: every row shows where it is
+
     def move_cursor(self, row, *, scroll=True, announce=True):
         self.cursor = row
 
@@ -132,9 +135,9 @@ def test_search_finds_matches_forward_and_back_and_says_when_there_is_none():
     search.submitted("  bike ")
     assert box.has_class("hidden") and search.term == "bike" and rows.term == "bike"
     assert fake.groups == ["search"]
-    assert [(m.term, m.row, m.searched) for m in fake.posted] == [("bike", 3, 4)]
+    assert [(m.term, m.row, m.rank, m.total) for m in fake.posted] == [("bike", 3, 1, 3)]  # rows 3, 5, 6
     search.done(fake.posted[-1])
-    assert rows.cursor == 3 and fake.statuses[-1] == "match: row 3"
+    assert rows.cursor == 3 and fake.statuses[-1] == "match 1 of 3 for 'bike' · n/N next/previous · escape clears"
     search.next(1)
     search.done(fake.posted[-1])
     assert rows.cursor == 5
@@ -147,7 +150,9 @@ def test_search_finds_matches_forward_and_back_and_says_when_there_is_none():
     search.done(fake.posted[-1])
     assert fake.notices == ["no message contains 'zzz'"] and fake.statuses[-1] == "no match for 'zzz'"
     box.remove_class("hidden")
-    assert search.close() and box.has_class("hidden") and not search.close()
+    assert search.close() and box.has_class("hidden")  # the bar closes first
+    assert search.close() and search.term == "" and rows.term == ""  # then the term clears
+    assert not search.close()
 
 
 # --- replay ----------------------------------------------------------------------------------

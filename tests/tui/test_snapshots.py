@@ -33,3 +33,15 @@ def test_pipeline_at_an_earlier_call(snap_compare):
         await settle(pilot, app, replay=True)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=ready)
+
+
+def test_window_view_at_80x24(snap_compare):
+    """The window view (w) with fifo at a 1,500-token budget on the coding sample, on a small terminal."""
+    app = make_app("coding_agent.jsonl", pipeline=("fifo",), budget=1500)
+
+    async def ready(pilot):
+        await settle(pilot, app)
+        await pilot.press("w")
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=ready)

@@ -62,7 +62,7 @@ KEYS = (
 
 
 class HelpScreen(ModalScreen[None]):
-    BINDINGS = [Binding("escape,q,question_mark", "dismiss", "Close")]
+    BINDINGS = [Binding("escape,q,question_mark", "dismiss", "Close"), Binding("l", "lesson", "Lesson")]
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
     HelpScreen > VerticalScroll { width: 96; max-width: 100%; height: 90%; background: $panel;
@@ -133,8 +133,14 @@ class HelpScreen(ModalScreen[None]):
                               f"(the README lists the ids)."))
         if self.remapped:
             parts.append(Text("Your keymap: " + " · ".join(f"{k} = {v}" for k, v in self.remapped.items())))
-        parts += [Text(), Text("escape closes this screen.")]
+        parts += [Text(), Text("l opens the lesson: the story of these strategies, step by step on the bundled samples."),
+                  Text("escape closes this screen.")]
         return Group(*parts)
+
+    def action_lesson(self) -> None:
+        """Close the help and open the lesson (context-inspector learn)."""
+        self.dismiss()
+        self.app.action_lesson()
 
     def plain(self) -> str:
         """The help text without styles (for tests)."""

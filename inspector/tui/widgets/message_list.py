@@ -126,6 +126,12 @@ class MessageList(LineList):
         self.info: ViewInfo | None = None
         self.search: str = ""
         self._columns: tuple[int, Columns] | None = None
+        #: Which rows are shown (FILTERS), and whether the largest come first.
+        self.filter_name = "all"
+        self.filter_tool: str | None = None
+        self.by_tokens = False
+        self.order: list[int] | None = None  # shown row -> row of the result (None: all, in order)
+        self._shown_at: dict[int, int] | None = None
 
     # --- data -------------------------------------------------------------------------------
     def set_result(self, result: PlanResult, info: ViewInfo, select_message: int | None = None) -> tuple[bool, bool]:
@@ -137,11 +143,65 @@ class MessageList(LineList):
         self.result = result
         self.info = info
         self._columns = None
+        self._arrange()
         cursor = None
         if select_message is not None and 0 <= select_message < len(result.row_of) and result.row_of[select_message] >= 0:
-            cursor = result.row_of[select_message]
+            cursor = self.shown_row(result.row_of[select_message])
         self.reset(keep_cursor=cursor)
         return at_bottom, follow_cursor
+
+    # --- filter and order -------------------------------------------------------------------
+    def set_filter(self, name: str, tool: str | None = None) -> None:
+        """Show only the rows of filter ``name`` (FILTERS; "tool" keeps the rows of ``tool``),
+        keeping the selected message selected when it is still shown."""
+        selected = self.result_row(self.cursor) if self.row_count() else None
+        self.filter_name, self.filter_tool = name, tool
+        self._arrange()
+        self.reset(keep_cursor=self.shown_row(selected) if selected is not None else 0)
+        self.scroll_cursor_visible(center=True)
+
+    def set_by_tokens(self, on: bool) -> None:
+        selected = self.result_row(self.cursor) if self.row_count() else None
+        self.by_tokens = on
+        self._arrange()
+        self.reset(keep_cursor=self.shown_row(selected) if selected is not None else 0)
+        self.scroll_cursor_visible(center=True)
+
+    def _arrange(self) -> None:
+        result = self.result
+        self._shown_at = None
+        if result is None or result.plan is None or (self.filter_name == "all" and not self.by_tokens):
+            self.order = None
+            return
+        keep = _FILTERS[self.filter_name]
+        order = [k for k, item in enumerate(result.rows) if keep(self, result, item)]
+        if self.by_tokens:
+            totals = result.snapshot.table.totals
+            order.sort(key=lambda k: -(totals[result.rows[k]] if type(result.rows[k]) is int else result.rows[k].tokens))
+        self.order = order
+
+    def result_row(self, row: int) -> int:
+        """The row of the plan's result shown at ``row``."""
+        return self.order[row] if self.order is not None else row
+
+    def shown_row(self, result_row: int) -> int | None:
+        """Where the result's row ``result_row`` is shown (None: the filter hides it)."""
+        if self.order is None:
+            return result_row
+        if self._shown_at is None:
+            self._shown_at = {k: row for row, k in enumerate(self.order)}
+        return self._shown_at.get(result_row)
+
+    @property
+    def filter_label(self) -> str:
+        """What the header says of the filter and order ("" when every row shows in order)."""
+        parts = []
+        if self.filter_name != "all":
+            parts.append(f"only {self.filter_tool if self.filter_name == 'tool' else self.filter_name}: "
+                         f"{self.row_count():,} of {len(self.result.rows) if self.result else 0:,}")
+        if self.by_tokens:
+            parts.append("largest first")
+        return " · ".join(parts)
 
     def set_search(self, term: str) -> None:
         self.search = term.lower()
@@ -149,12 +209,14 @@ class MessageList(LineList):
         self.refresh()
 
     def row_count(self) -> int:
-        return len(self.result.rows) if self.result is not None else 0
+        if self.result is None:
+            return 0
+        return len(self.order) if self.order is not None else len(self.result.rows)
 
     def message_at(self, row: int) -> int | Inserted | None:
-        if self.result is None or not 0 <= row < len(self.result.rows):
+        if self.result is None or not 0 <= row < self.row_count():
             return None
-        return self.result.rows[row]
+        return self.result.rows[self.result_row(row)]
 
     @property
     def selected(self) -> int | Inserted | None:
@@ -205,7 +267,9 @@ class MessageList(LineList):
             parts += ["role".ljust(c.role), " "]
         if c.tool:
             parts += ["tool".ljust(c.tool), " "]
-        parts += ["preview".ljust(c.preview), " ", (est + "tokens").rjust(c.tokens)[-c.tokens:], " ",
+        label = self.filter_label
+        head = f"preview  [{label}]" if label else "preview"
+        parts += [set_cell_size(head, c.preview), " ", (est + "tokens").rjust(c.tokens)[-c.tokens:], " ",
                   "status".ljust(c.status), " ", "!".ljust(c.rules)]
         text = "".join(parts)
         return Strip([Segment(set_cell_size(text, width), self.style("msglist--header"))], width)
@@ -214,13 +278,13 @@ class MessageList(LineList):
         result = self.result
         info = self.info
         assert result is not None and info is not None
-        item = result.rows[row]
+        item = result.rows[self.result_row(row)]
         c = self.columns(width)
         base = self.rich_style
         if type(item) is int:
             segs, gone, band = self._message_segments(item, c, result, info)
         else:
-            segs, gone, band = self._inserted_segments(row, item, c, result)
+            segs, gone, band = self._inserted_segments(self.result_row(row), item, c, result)
         overlay = Style()
         if band:
             overlay += self.style("msglist--band", partial=True)
@@ -349,6 +413,50 @@ class MessageList(LineList):
         if start < len(cell):
             out.append((cell[start:], style, True))
         return out
+
+
+def changed_by_pipeline(result: PlanResult, item: int | Inserted) -> bool:
+    """A row the pipeline inserted, dropped, cut or otherwise changed (a message the agent
+    itself compacted away before this call is not the pipeline's doing)."""
+    if type(item) is not int:
+        return True
+    plan = result.plan
+    if plan.by[item] == "source":
+        return False
+    return plan.status[item] is not Status.KEPT or plan.tokens_after_of[item] != result.snapshot.table.totals[item]
+
+
+def _changed(lst: MessageList, result: PlanResult, item: int | Inserted) -> bool:
+    return changed_by_pipeline(result, item)
+
+
+def _trimmed(lst: MessageList, result: PlanResult, item: int | Inserted) -> bool:
+    return type(item) is int and result.plan.status[item] in (Status.TRUNCATED, Status.CLEARED, Status.SUMMARIZED)
+
+
+def _breaks(lst: MessageList, result: PlanResult, item: int | Inserted) -> bool:
+    if type(item) is int:
+        return item in result.breaks
+    return any(result.rows[row] is item for row in result.inserted_breaks)
+
+
+def _tool_exchange(lst: MessageList, result: PlanResult, item: int | Inserted) -> bool:
+    view = result.snapshot.view
+    return type(item) is int and view.units[view.unit_of[item]].kind is UnitKind.TOOL_EXCHANGE
+
+
+#: Row filters, in the order ``x`` cycles them ("tool": the rows of one tool, ``X``).
+_FILTERS = {
+    "all": lambda lst, result, item: True,
+    "changed": _changed,
+    "dropped": lambda lst, result, item: (type(item) is int and result.plan.status[item] is Status.DROPPED
+                                          and result.plan.by[item] != "source"),
+    "truncated or cleared": _trimmed,
+    "rule breaks": _breaks,
+    "tool exchanges": _tool_exchange,
+    "tool": lambda lst, result, item: type(item) is int and lst.info is not None and lst.info.tool(item) == lst.filter_tool,
+}
+FILTERS = tuple(name for name in _FILTERS if name != "tool")
 
 
 def _status_class(status: Status) -> str:

@@ -1,0 +1,68 @@
+"""The window at a glance for the page: the model's window by category, before and after the
+pipeline, read from the ``info`` and ``plan`` reports (their figures, grouped; nothing recounted)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+#: (key, label) of every category the page draws, in window order (``tool`` rows come per tool).
+CATEGORIES = (
+    ("system", "system prompt"),
+    ("not_in_file", "not in file"),
+    ("overhead", "tool definitions"),
+    ("user", "prompts"),
+    ("assistant", "answers"),
+    ("tool_exchange", "tool exchanges"),
+    ("summary", "summaries"),
+)
+
+
+@dataclass(frozen=True)
+class Category:
+    key: str
+    label: str
+    before: int
+    after: int
+
+
+@dataclass(frozen=True)
+class Window:
+    tokens: int | None  # the model's window (None: unknown)
+    reserved: int
+    categories: tuple[Category, ...]
+    tools: tuple[Category, ...]  # the tool exchanges' rows by the tool they call or answer
+
+    @property
+    def used_before(self) -> int:
+        return sum(c.before for c in self.categories)
+
+    @property
+    def used_after(self) -> int:
+        return sum(c.after for c in self.categories)
+
+    def free(self, used: int) -> int | None:
+        return None if self.tokens is None else self.tokens - self.reserved - used
+
+
+def window_breakdown(info: dict[str, Any], plan: dict[str, Any], tool_of: dict[int, str]) -> Window:
+    """The categories of the plan's call: ``before`` from the plan's rows as the file has them,
+    ``after`` from the same rows under the pipeline (inserted rows count as their kind). A tool
+    exchange's row counts for the first tool its message calls or answers (``tool_of``)."""
+    before = {key: 0 for key, _ in CATEGORIES}
+    after = {key: 0 for key, _ in CATEGORIES}
+    by_tool: dict[str, list[int]] = {}
+    for row in plan["messages"]:
+        kind = row["unit"] if row["unit"] in before else "summary"
+        before[kind] += row["tokens"]
+        after[kind] += row["tokens_after"]
+        if kind == "tool_exchange":
+            pair = by_tool.setdefault(tool_of.get(row["index"], "?"), [0, 0])
+            pair[0] += row["tokens"]
+            pair[1] += row["tokens_after"]
+    for key in ("not_in_file", "overhead"):
+        before[key] = after[key] = plan[key]
+    window = info.get("window") or {}
+    tools = tuple(Category(name, name, b, a) for name, (b, a) in sorted(by_tool.items(), key=lambda kv: (-kv[1][0], kv[0])))
+    categories = tuple(Category(key, label, before[key], after[key]) for key, label in CATEGORIES)
+    return Window(window.get("tokens"), window.get("reserved") or 0, categories, tools)

@@ -1,0 +1,126 @@
+"""The viewer's keys for finding the culprit and arranging the screen: the window view (``w``),
+row filters (``x`` cycles changed / dropped / truncated or cleared / rule breaks / tool exchanges,
+``X`` keeps the selected row's tool), largest first (``o``), jumps to the largest message (``L``)
+and to the next or previous changed row (``c`` / ``C``), hiding the side panel, the chart and the
+detail pane (F2 / F3 / F4, for small terminals) and an SVG screenshot (``S``).
+
+:class:`ViewActions` is mixed into the app; it needs ``result``, ``list``, ``replay``,
+``session_path`` and ``notify``. Screenshots are written to the current directory, or to the
+user data directory when the current directory is the session's own (nothing is ever written
+beside a session), through :func:`inspector.safeio.write_atomic`.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from textual.binding import Binding
+
+from ..paths import data_dir, ensure
+from ..safeio import write_atomic
+from .screens.window import WindowScreen
+from .widgets.message_list import FILTERS, changed_by_pipeline
+
+VIEW_BINDINGS = [
+    Binding("w", "window", "Window", id="window", tooltip="the model's whole window at a glance, before and after"),
+    Binding("x", "cycle_filter", "Filter", id="cycle-filter",
+            tooltip="show only: changed, dropped, truncated or cleared, rule breaks, tool exchanges, all"),
+    Binding("X", "filter_tool", "Only this tool", show=False, id="filter-tool",
+            tooltip="show only the rows of the selected row's tool (again: all rows)"),
+    Binding("o", "by_tokens", "Largest first", show=False, id="largest-first", tooltip="rows by tokens, largest first: on/off"),
+    Binding("L", "jump_largest", "Largest", show=False, id="jump-largest", tooltip="select the largest message shown"),
+    Binding("c", "jump_changed(1)", "Next changed", show=False, id="next-changed",
+            tooltip="select the next row the pipeline changes"),
+    Binding("C", "jump_changed(-1)", "Previous changed", show=False, id="previous-changed",
+            tooltip="select the previous row the pipeline changes"),
+    Binding("f2", "toggle_pane('right')", "Panel", show=False, id="toggle-panel", tooltip="hide or show the settings panel"),
+    Binding("f3", "toggle_pane('chart')", "Chart", show=False, id="toggle-chart", tooltip="hide or show the replay chart"),
+    Binding("f4", "toggle_pane('detail')", "Detail pane", show=False, id="toggle-detail",
+            tooltip="hide or show the detail pane"),
+    Binding("S", "screenshot_svg", "Screenshot", show=False, id="screenshot", tooltip="save an SVG screenshot"),
+]
+
+
+class ViewActions:
+    def call_label(self) -> str:
+        at = self.replay.at_call
+        return "the next call (after the whole session)" if at is None else f"model call {at}"
+
+    def action_window(self) -> None:
+        if self.result is not None and self.result.plan is not None:
+            self.push_screen(WindowScreen(self.result, self.call_label()))
+
+    def action_cycle_filter(self) -> None:
+        lst = self.list
+        names = FILTERS
+        current = lst.filter_name if lst.filter_name in names else "all"
+        lst.set_filter(names[(names.index(current) + 1) % len(names)])
+        self._announce_filter()
+
+    def action_filter_tool(self) -> None:
+        lst = self.list
+        item = lst.selected
+        if lst.filter_name == "tool" or not isinstance(item, int) or lst.info is None or not lst.info.tool(item):
+            lst.set_filter("all")
+        else:
+            lst.set_filter("tool", lst.info.tool(item))
+        self._announce_filter()
+
+    def action_by_tokens(self) -> None:
+        self.list.set_by_tokens(not self.list.by_tokens)
+        self._announce_filter()
+
+    def _announce_filter(self) -> None:
+        label = self.list.filter_label
+        self.notify(f"showing {label}" if label else "showing every row, in order", timeout=2)
+
+    def action_jump_largest(self) -> None:
+        lst, result = self.list, self.result
+        if result is None or not lst.row_count():
+            return
+        totals = result.snapshot.table.totals
+
+        def size(row: int) -> int:
+            item = lst.message_at(row)
+            return totals[item] if isinstance(item, int) else item.tokens
+
+        lst.move_cursor(max(range(lst.row_count()), key=lambda row: (size(row), -row)))
+        lst.scroll_cursor_visible(center=True)
+
+    def action_jump_changed(self, direction: int) -> None:
+        lst, result = self.list, self.result
+        if result is None or result.plan is None or not lst.row_count():
+            return
+        n = lst.row_count()
+        for step in range(1, n + 1):
+            row = (lst.cursor + direction * step) % n
+            if changed_by_pipeline(result, lst.message_at(row)):
+                lst.move_cursor(row)
+                lst.scroll_cursor_visible(center=True)
+                return
+        self.notify("the pipeline changes no row", timeout=2)
+
+    def action_toggle_pane(self, pane: str) -> None:
+        widget = self.query_one(f"#{pane}")
+        hidden = widget.has_class("hidden")
+        widget.set_class(not hidden, "hidden")
+        if pane == "right" and not hidden and not self.list.has_focus:
+            self.list.focus()
+
+    def action_screenshot_svg(self) -> None:
+        target_dir = Path.cwd()
+        session = Path(self.session_path).resolve() if self.session_path else None
+        if session is not None and (target_dir.resolve() == session.parent or target_dir.resolve() == session):
+            target_dir = ensure(data_dir() / "screenshots")
+        name = f"context-inspector-{time.strftime('%Y%m%d-%H%M%S')}.svg"
+        try:
+            path = write_atomic(target_dir / name, self.export_screenshot().encode("utf-8"),
+                                session_path=self.session_path)
+        except OSError as exc:
+            self.notify(f"screenshot not saved: {exc}", severity="error", timeout=6)
+            return
+        self.notify(f"screenshot saved: {path}", timeout=6)
+
+
+__all__ = ["VIEW_BINDINGS", "ViewActions"]
