@@ -160,6 +160,11 @@ class Message(BaseModel):
     #: This message is a compaction summary recorded in the file: the model calls after it see
     #: only this message onwards (plus system prompts). Claude Code ``isCompactSummary`` etc.
     starts_context: bool = False
+    #: A user-role message the agent's harness wrote, not a prompt a person (or the calling
+    #: program) gave, set by readers that know it from the record (``observation``,
+    #: ``demonstration``, ``meta``, ``compaction``...); None: the reader cannot tell. It never opens
+    #: a turn (:mod:`inspector.units`, which also recognises known harness texts in any format).
+    injected: str | None = None
     #: Whether this message is a summary the agent or a server wrote; None: it is when it
     #: ``starts_context``. False for the first retained message of a compaction whose new
     #: context begins with the user's own messages (Codex ``replacement_history``); True for a

@@ -26,7 +26,7 @@ def codex_with_reasoning(counts: dict[int, int]):
 def test_codex_recorded_reasoning_is_re_sent_to_every_later_call_of_the_turn():
     a = codex_with_reasoning({1: 64, 10: 64})
     assert a.table.encoding == "o200k_base" and a.table.exact
-    assert len(a.view.calls) == 35 and {c.turn for c in a.view.calls} == {2}  # one prompt
+    assert len(a.view.calls) == 35 and {c.turn for c in a.view.calls} == {1}  # one prompt (its <environment_context> is turn 0)
     assert visible_input(a.view, a.table)[:5] == [334, 425, 524, 604, 720]
     resent = resent_reasoning(a.view, a.table)
     assert resent[:3] == [0, 64, 64] and resent[9] == 64 and resent[10:12] == [128, 128]

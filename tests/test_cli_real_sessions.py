@@ -122,7 +122,7 @@ def test_info_claude_code_recorded_usage_per_call(capsys):
     text = words(out)
     assert "call msg turn input cache read cache write recorded estimate ratio predicted" in text
     assert "1 1 1 3 11,000 4,200 15,203 28 542.96 29,928" in text
-    assert "6 12 4 3 0 6,100 6,103 140 43.59 15,315" in text
+    assert "6 12 3 3 0 6,100 6,103 140 43.59 15,315" in text  # the summary opens no turn
     assert "total 95,495 2,390 39.96" in text
 
 
@@ -136,8 +136,8 @@ def test_info_codex_cache_creation_not_recorded_is_a_dash_not_zero(capsys):
     assert (usage["recorded_input_total"], usage["estimate_total"], usage["ratio"]) == (27120, 1429, 18.978)
     code, out, _ = run(capsys, "info", CODEX, *CL100K)
     text = words(out)
-    assert "1 5 3 2,048 3,072 — 5,120 154 33.25" in text
-    assert "4 14 6 2,600 0 — 2,600 200 13.00" in text
+    assert "1 5 1 2,048 3,072 — 5,120 154 33.25" in text  # AGENTS.md, <environment_context>: turn 0
+    assert "4 14 2 2,600 0 — 2,600 200 13.00" in text
 
 
 def test_replay_claude_code_recorded_beside_baseline_and_strategy(capsys):
@@ -165,7 +165,7 @@ def test_replay_codex_recorded_usage(capsys):
     first = d["calls"][0]
     # the token fields (the money fields follow them: tests/test_money.py)
     assert {k: v for k, v in list(first.items())[:17] if k != "not_in_file_how"} == {
-        "call": 1, "message_index": 5, "turn": 3, "model": "gpt-5.1-codex", "tokenizer": "cl100k_base (estimate for gpt-5.1-codex)",
+        "call": 1, "message_index": 5, "turn": 1, "model": "gpt-5.1-codex", "tokenizer": "cl100k_base (estimate for gpt-5.1-codex)",
         "baseline_tokens": 154, "not_in_file": 9400, "predicted_tokens": 9554, "tokens": 9554, "recorded_tokens": 5120,
         "input_tokens": 2048, "cache_read_input_tokens": 3072, "cache_creation_input_tokens": None, "ratio": 33.247,
         "kind": "call", "compacted_by": None,
@@ -175,7 +175,7 @@ def test_replay_codex_recorded_usage(capsys):
     text = words(out)
     # without a pipeline the table is the baseline and the prediction beside the recording
     assert "call msg turn baseline predicted recorded cache read cache write ratio" in text
-    assert "5 16 6 331 2,731 3,100 2,560 — 9.37" in text
+    assert "5 16 2 331 2,731 3,100 2,560 — 9.37" in text
     assert "total 1,429 30,738 27,120 18.98" in text
     assert "Input tokens over all 5 calls: 30,738." in text
     # by default gpt-5.1-codex is counted with its own tokenizer: one token less at call 1
@@ -206,18 +206,19 @@ def test_replay_codex_predicted_from_earlier_calls_and_budget_held_against_it(ca
         "inferred: recorded 5,120 at call 1 minus 154 counted",
     ]
     assert [c["recorded_tokens"] for c in calls] == CODEX_RECORDED
-    # fifo fires where the whole input passes 5,000, though the file shows at most 435 tokens
-    assert [c["tokens"] for c in calls] == [9516, 5221, 7930, 5148, 2731]
+    # fifo fires where the whole input passes 5,000, though the file shows at most 435 tokens;
+    # at call 3 it drops the turn's first exchange too (5-7), keeping the prompt and the latest one
+    assert [c["tokens"] for c in calls] == [9516, 5221, 7761, 5148, 2731]
     assert {(c["model"], c["tokenizer"]) for c in calls} == {("gpt-5.1-codex", "cl100k_base (estimate for gpt-5.1-codex)")}
     assert d["fit"] == {"offset": 2769, "scale": 1.0, "calls": 2, "basis": "recorded",
                         "how": "inferred: recorded 3,100 at call 5 minus 331 counted"}
-    assert (d["baseline_total"], d["predicted_total"], d["total"], d["savings_pct"]) == (1429, 30738, 30546, 0.6)
+    assert (d["baseline_total"], d["predicted_total"], d["total"], d["savings_pct"]) == (1429, 30738, 30377, 1.2)
     code, out, _ = run(capsys, "replay", CODEX, *CL100K, "--strategy", "fifo", "--budget", "5000")
     text = words(out)
     assert "call msg turn baseline predicted with pipeline saved recorded cache read cache write ratio" in text
-    assert "2 8 3 323 5,289 5,221 68 7,900 5,120 — 24.46" in text
+    assert "2 8 1 323 5,289 5,221 68 7,900 5,120 — 24.46" in text
     assert "Next call: not in file 2,769 (inferred: recorded 3,100 at call 5 minus 331 counted)." in text
-    assert "Input tokens over all 5 calls: 30,738 -> 30,546, saving 0.6%." in text
+    assert "Input tokens over all 5 calls: 30,738 -> 30,377, saving 1.2%." in text
 
 
 def test_plan_claude_code_budget_counts_the_part_not_in_the_file(capsys):

@@ -94,7 +94,8 @@ def test_compare_json(capsys):
     assert (rows["none"]["tokens_saved_pct"], rows["none"]["dollars_saved_pct"], rows["none"]["cache_breaks"]) == (0.0, 0.0, 0)
     assert (rows["tool_pruning"]["tokens_last_call"], rows["tool_pruning"]["replay_total"]) == (2178, 15832)
     assert rows["tool_pruning"]["saving_pct"] == 71.2
-    assert (rows["fifo"]["tokens_last_call"], rows["fifo"]["replay_total"], rows["fifo"]["saving_pct"]) == (2004, 18280, 66.8)
+    # fifo also drops a turn's older exchanges when the budget needs it (18,280 when it kept turns whole)
+    assert (rows["fifo"]["tokens_last_call"], rows["fifo"]["replay_total"], rows["fifo"]["saving_pct"]) == (2004, 17705, 67.8)
     assert rows["tool_pruning,truncate_results"]["replay_total"] == 13811
     assert all(r["valid"] == {"openai": True, "anthropic": True} for r in d["rows"])
 

@@ -100,7 +100,7 @@ def test_units_turns_and_calls(session):
         ("tool_exchange", (12, 13)),
         ("assistant", (14,)),
     ]
-    assert [(t.number, t.start, t.stop) for t in view.turns] == [(1, 0, 6), (2, 6, 10), (3, 10, 11), (4, 11, 15)]
+    assert [(t.number, t.start, t.stop) for t in view.turns] == [(1, 0, 6), (2, 6, 11), (3, 11, 15)]  # the summary is no prompt
     assert [(c.message_index, c.context_start) for c in view.calls] == [
         (1, 0), (3, 0), (5, 0), (7, 0), (9, 0), (12, 10), (14, 10)
     ]  # fmt: skip

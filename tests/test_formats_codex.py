@@ -91,8 +91,10 @@ def test_units_turns_calls_and_compaction(session):
         ("user", (11,)), ("summary", (12,)), ("user", (13,)), ("tool_exchange", (14, 15)), ("assistant", (16,)),
     ]  # fmt: skip
     assert [(t.number, t.start, t.stop) for t in view.turns] == [
-        (0, 0, 2), (1, 2, 3), (2, 3, 4), (3, 4, 11), (4, 11, 12), (5, 12, 13), (6, 13, 17)
+        (0, 0, 4), (1, 4, 13), (2, 13, 17)
     ]  # fmt: skip
+    # AGENTS.md and <environment_context> are the harness's, the compaction's replay is no prompt
+    assert [build_view(session).injected[i] for i in (2, 3, 11, 12)] == ["instructions", "environment_context", "compaction", "compaction"]
     assert [(c.message_index, c.context_start) for c in view.calls] == [(5, 0), (8, 0), (10, 0), (14, 11), (16, 11)]
     assert session.messages[11].starts_context and not session.messages[12].starts_context
     assert session.messages[11].is_summary is False  # the user's retained prompt, not a second summary

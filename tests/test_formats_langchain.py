@@ -52,7 +52,7 @@ def test_units_turns_calls_and_usage():
         ("system", (0,)), ("user", (1,)), ("tool_exchange", (2, 3, 4)), ("tool_exchange", (5, 6)),
         ("assistant", (7,)), ("summary", (8,)), ("user", (9,)), ("tool_exchange", (10,)),
     ]  # fmt: skip
-    assert [(t.number, t.start, t.stop) for t in view.turns] == [(0, 0, 1), (1, 1, 8), (2, 8, 9), (3, 9, 11)]
+    assert [(t.number, t.start, t.stop) for t in view.turns] == [(0, 0, 1), (1, 1, 9), (2, 9, 11)]  # the summary is no prompt
     assert view.flags[10] & ORPHAN_CALL
     usage = [s.messages[c.message_index].usage for c in view.calls]
     assert [(u.input_tokens, u.cache_read_input_tokens, u.cache_creation_input_tokens, u.output_tokens) for u in usage] == [

@@ -69,7 +69,7 @@ def test_compaction_item_starts_the_context(session):
         ("system", (0,)), ("user", (1,)), ("tool_exchange", (2, 3, 4)), ("tool_exchange", (5, 6)),
         ("summary", (7,)), ("user", (8,)), ("assistant", (9,)), ("assistant", (10,)),
     ]  # fmt: skip
-    assert [(t.number, t.start, t.stop) for t in view.turns] == [(0, 0, 1), (1, 1, 7), (2, 7, 8), (3, 8, 11)]
+    assert [(t.number, t.start, t.stop) for t in view.turns] == [(0, 0, 1), (1, 1, 8), (2, 8, 11)]  # the compaction item is no prompt
     assert [(c.message_index, c.context_start) for c in view.calls] == [(2, 0), (5, 0), (9, 7), (10, 7)]
 
 

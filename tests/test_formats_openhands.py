@@ -51,7 +51,7 @@ def test_condensation_view_and_calls():
         ("system", (0,)), ("user", (1,)), ("tool_exchange", (2, 3, 4)), ("tool_exchange", (5, 6)),
         ("summary", (7,)), ("user", (8,)), ("tool_exchange", (9, 10)), ("tool_exchange", (11,)),
     ]  # fmt: skip
-    assert [(t.number, t.start, t.stop) for t in view.turns] == [(0, 0, 1), (1, 1, 7), (2, 7, 8), (3, 8, 12)]
+    assert [(t.number, t.start, t.stop) for t in view.turns] == [(0, 0, 1), (1, 1, 8), (2, 8, 12)]  # the condensation summary is no prompt
     assert [(c.message_index, c.context_start) for c in view.calls] == [(2, 0), (5, 0), (9, 7), (11, 7)]
     assert view.flags[11] & ORPHAN_CALL  # finish has no observation
     usage = [s.messages[c.message_index].usage for c in view.calls]

@@ -63,7 +63,7 @@ def test_window_units_turns_and_calls(session):
         ("user", (0,)), ("tool_exchange", (1, 2)), ("assistant", (3,)), ("summary", (4,)), ("user", (5,)),
         ("tool_exchange", (6, 7)), ("tool_exchange", (8, 9)), ("assistant", (10,)), ("user", (11,)), ("tool_exchange", (12,)),
     ]  # fmt: skip
-    assert [(t.number, t.start, t.stop) for t in view.turns] == [(1, 0, 4), (2, 4, 5), (3, 5, 11), (4, 11, 13)]
+    assert [(t.number, t.start, t.stop) for t in view.turns] == [(1, 0, 5), (2, 5, 11), (3, 11, 13)]  # the summary is no prompt
     assert [(c.message_index, c.context_start) for c in view.calls] == [(1, 0), (3, 0), (6, 4), (8, 4), (10, 4), (12, 4)]
     plan = inspector.plan(session)
     status = [d.status.value for d in plan.decisions()]

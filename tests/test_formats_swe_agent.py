@@ -51,7 +51,7 @@ def test_mini_swe_agent_usage_per_call():
     s = load(MINI)
     assert s.format == "swe_agent"
     view = build_view(s)
-    assert [(t.number, t.start, t.stop) for t in view.turns] == [(0, 0, 1), (1, 1, 3), (2, 3, 5)]
+    assert [(t.number, t.start, t.stop) for t in view.turns] == [(0, 0, 1), (1, 1, 5)]  # the observation is no prompt
     usage = [s.messages[c.message_index].usage for c in view.calls]
     assert [(u.input_tokens, u.cache_read_input_tokens, u.output_tokens, u.context_tokens) for u in usage] == [
         (1900, 0, 40, 1900),

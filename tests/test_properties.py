@@ -4,8 +4,9 @@ Generated sessions are valid to start with and mix the shapes strategies must su
 calls, OpenAI tool messages and Anthropic-style result blocks (with text after them: such a
 message opens a turn while staying in its exchange, whose call sits in the turn before), a
 person's interjection sent with the results of an interrupted tool loop, assistant text next to
-tool calls, interrupted turns with no final answer, summary messages, and system messages in
-the middle. Counting uses ``approx`` so every figure can be checked exactly.
+tool calls, interrupted turns with no final answer, summary messages, system messages in the
+middle, and what agents' harnesses add in the user role (Codex ``<environment_context>``, Claude
+Code interruption notices, SWE-agent observations of text actions): no prompts, so long turns. Counting uses ``approx`` so every figure can be checked exactly.
 """
 
 from __future__ import annotations
@@ -54,8 +55,8 @@ def sessions(draw) -> Session:
     messages: list[Message] = []
     next_id = 0
 
-    def add(role: str, content: list) -> None:
-        messages.append(Message(index=len(messages), role=role, content=content))
+    def add(role: str, content: list, injected: str | None = None) -> None:
+        messages.append(Message(index=len(messages), role=role, content=content, injected=injected))
 
     if draw(st.booleans()):
         add("system", [TextBlock(text="You are an agent. " + words(draw, 0, 30))])
@@ -66,9 +67,15 @@ def sessions(draw) -> Session:
         else:
             if kind == "system_then_plain":
                 add("system", [TextBlock(text="Reminder: " + words(draw, 1, 5))])
+            if draw(st.integers(0, 3)) == 0:
+                add("user", [TextBlock(text="<environment_context>" + words(draw, 1, 8) + "</environment_context>")])
             add("user", [TextBlock(text=words(draw, 1, 40))])
         anthropic_style = draw(st.booleans())
-        for _ in range(draw(st.integers(0, 4))):
+        for _ in range(draw(st.integers(0, 6))):
+            if draw(st.integers(0, 4)) == 0:  # a text action and the harness's observation of it
+                add("assistant", [TextBlock(text="run " + words(draw, 1, 6))])
+                add("user", [TextBlock(text="output: " + words(draw, 0, 200))], injected="observation")
+                continue
             calls = []
             for _ in range(draw(st.integers(1, 3))):
                 next_id += 1
@@ -89,6 +96,8 @@ def sessions(draw) -> Session:
                     add("tool", [r])
         if draw(st.integers(0, 4)) > 0:  # otherwise the user interrupted: no final answer
             add("assistant", [TextBlock(text=words(draw, 1, 60))])
+        elif draw(st.booleans()):
+            add("user", [TextBlock(text="[Request interrupted by user]")])
     return Session(format="inspector", messages=messages)
 
 
@@ -153,9 +162,9 @@ def live_units_split(p) -> list[int]:
     return split
 
 
-def protected_indices(view, stop: int, current: int) -> list[int]:
-    """What no strategy may drop: system messages, the current turn, and the exchange whose
-    results message opens the current turn (its call sits in the turn before)."""
+def current_turn_indices(view, stop: int, current: int) -> list[int]:
+    """The current turn whole, with the exchange whose results message opens it (its call sits
+    in the turn before): what turn-based strategies (tool_pruning, sliding_window) keep."""
     out = {i for i in range(stop) if view.roles[i] == "system" or view.turn_of[i] == current}
     opening = next((t.user_index for t in view.turns if t.number == current), None)
     if opening is not None and opening < stop and view.result_ids[opening]:
@@ -163,12 +172,39 @@ def protected_indices(view, stop: int, current: int) -> list[int]:
     return sorted(out)
 
 
+def protected_indices(view, stop: int, current: int) -> list[int]:
+    """What no strategy may drop: system messages; of the current turn, its prompt with what
+    the harness sent before the first reply, and its latest exchange (the last reply to the end
+    of the history); the exchange whose results the prompt carries; every tool exchange any of
+    these is part of."""
+    turn = [i for i in range(stop) if view.turn_of[i] == current]
+    replies = [i for i in turn if view.roles[i] == "assistant"]
+    out = {i for i in range(stop) if view.roles[i] == "system"}
+    if turn:
+        out.update(i for i in turn if not replies or i < replies[0])
+        out.update(range(replies[-1] if replies else turn[0], stop))
+    opening = next((t.user_index for t in view.turns if t.number == current), None)
+    if opening is not None and opening < stop and view.result_ids[opening]:
+        out.update(i for i in view.units[view.unit_of[opening]].indices if i < stop)
+    for i in list(out):
+        out.update(j for j in view.units[view.unit_of[i]].indices if j < stop)
+    return sorted(out)
+
+
+#: Strategies that may drop messages of the current turn (never the protected ones).
+IN_TURN = {"fifo", "summarize", "compact", "strands_sliding_window"}
+
+
 def check_common(analysis, s: Settings, at_call, names, p, keeps_current_turn: bool = True) -> None:
     view = analysis.view
     gone = (Status.DROPPED, Status.SUMMARIZED)
-    # System messages and the current turn (with its opening exchange) are always sent.
+    # System messages and what the current turn needs (its prompt, its latest exchange) are
+    # always sent; strategies that keep turns whole keep the rest of the current turn too.
     for i in protected_indices(view, p.stop, p.current_turn):
         if keeps_current_turn or view.roles[i] == "system":
+            assert p.status[i] not in gone, (i, p.status[i], p.reasons[i])
+    if keeps_current_turn and not IN_TURN & set(names):
+        for i in current_turn_indices(view, p.stop, p.current_turn):
             assert p.status[i] not in gone, (i, p.status[i], p.reasons[i])
     # Every figure adds up: the running total, the decisions, and the materialised messages.
     decisions = p.decisions()
@@ -278,3 +314,26 @@ def test_fifo_fast_path_matches_the_unit_by_unit_loop(case, before):
         outcomes.append((w.order, w.status, [str(r) for r in w.reasons], w.running, bytes(w.live)))
         assert w.running == w.recount()
     assert outcomes[0] == outcomes[1]
+
+
+@PROPERTY_SETTINGS
+@given(cases())
+def test_working_protects_exactly_system_messages_the_prompt_and_the_latest_exchange(case):
+    from inspector.strategies.pipeline import start
+
+    analysis, s, at_call = case
+    w = start(analysis.view, analysis.table, s, at_call)
+    expected = protected_indices(analysis.view, w.stop, w.current_turn)
+    assert [i for i in range(w.stop) if w.protected(i)] == expected
+
+
+@PROPERTY_SETTINGS
+@given(cases(), st.sampled_from([("fifo",), ("summarize",), ("clear_tool_uses",), ("mask_tool_outputs",), ("clear_tool_uses", "fifo")]))
+def test_in_turn_strategies_never_drop_or_edit_what_the_call_needs(case, names):
+    analysis, s, at_call = case
+    s = s.model_copy(update={"min_history_messages": 0, "mask_protect_turns": 0, "mask_protect_tokens": 0, "keep": 0})
+    p = plan(analysis.view, analysis.table, names, s, at_call)
+    protected = protected_indices(analysis.view, p.stop, p.current_turn)
+    assert [i for i in protected if p.status[i] is not Status.KEPT or i in p.edits] == []
+    assert live_units_split(p) == []
+    assert all(found == [] or [v.rule for v in found] == ["empty_history"] for found in validate_plan(p).values())

@@ -240,7 +240,8 @@ class _Conversation:
                 return
         if summary:
             extra["isCompactSummary"] = True
-        self._append(Message(index=0, role="user", content=blocks, source=source, content_form=form, extra=extra), starts=summary)
+        injected = "meta" if extra.get("isMeta") else None  # written by Claude Code, not typed
+        self._append(Message(index=0, role="user", content=blocks, source=source, content_form=form, extra=extra, injected=injected), starts=summary)
 
     def add_attachment(self, entry: dict[str, Any], text: str, line_no: int) -> None:
         """Attachment text the model is sent: part of the prompt just before it, else a message."""
@@ -256,7 +257,7 @@ class _Conversation:
         extra: dict[str, Any] = {key: entry[key] for key in ("uuid", "timestamp") if key in entry}
         extra.update(isMeta=True, record=f"attachment/{kind}")
         source = SourceRef(line=line_no, file=self.file)
-        self._append(Message(index=0, role="user", content=[block], source=source, content_form="blocks", extra=extra))
+        self._append(Message(index=0, role="user", content=[block], source=source, content_form="blocks", extra=extra, injected="attachment"))
 
     def _append(self, message: Message, starts: bool = False) -> None:
         if self.pending_boundary is not None:

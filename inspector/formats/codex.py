@@ -125,7 +125,11 @@ class CodexStream:
         elif rtype == "session_meta":
             self._session_meta(payload, source)
         elif rtype == "compacted":
+            first = len(self.session.messages)
             self._compacted(payload, source)
+            for m in self.session.messages[first:]:  # the history it replays: no new prompt
+                if m.role == "user":
+                    m.injected = "compaction"
         elif rtype == "turn_context":
             if isinstance(payload.get("model"), str):
                 self._model = self.session.extra["model"] = payload["model"]
@@ -151,7 +155,7 @@ class CodexStream:
         for key in ("id", "author", "recipient"):
             if isinstance(payload.get(key), str):
                 extra[key] = payload[key]
-        self._items.append(Message(index=0, role="user", content=blocks, source=source, content_form="parts", extra=extra))
+        self._items.append(Message(index=0, role="user", content=blocks, source=source, content_form="parts", extra=extra, injected="agent_message"))
 
     def _session_meta(self, payload: dict[str, Any], source: SourceRef) -> None:
         extra = self.session.extra

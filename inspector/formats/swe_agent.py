@@ -63,6 +63,15 @@ def _reasoning(raw: dict[str, Any]) -> ThinkingBlock | None:
     return ThinkingBlock(thinking=text, extra={"field": "reasoning_content"}) if isinstance(text, str) and text else None
 
 
+def _injected(raw: dict, prompted: bool) -> str | None:
+    """A user-role message the agent wrote: a demonstration (``is_demo``: part of the setup), or,
+    once the task prompt was given, an observation of the last action (format-error reminders
+    included). None: the task prompt."""
+    if raw.get("is_demo") or raw.get("message_type") == "demonstration":
+        return "demonstration"
+    return "observation" if prompted else None
+
+
 def read(path: Path) -> Session:
     doc = load_json(path)
     found = _conversation(doc)
@@ -71,6 +80,7 @@ def read(path: Path) -> Session:
     items, prefix, mini = found
     session = Session(path=str(path), format=NAME, agent="mini-swe-agent" if mini else "swe-agent")
     models = ModelTally(session)
+    prompted = False  # the task prompt has been read: later user messages are observations
     for k, raw in enumerate(items):
         where = f"{prefix}[{k}]"
         try:
@@ -102,7 +112,9 @@ def read(path: Path) -> Session:
                     model = response.get("model") if isinstance(response.get("model"), str) else None
                     usage = usage_from(response.get("usage"), OPENAI, model)
                     models.add(model)
-            session.messages.append(Message(index=len(session.messages), role=role, content=blocks, usage=usage, source=SourceRef(json_path=where), content_form=form, extra=extra))
+            injected = _injected(raw, prompted) if role == "user" else None
+            prompted = prompted or (role == "user" and injected is None)
+            session.messages.append(Message(index=len(session.messages), role=role, content=blocks, usage=usage, source=SourceRef(json_path=where), content_form=form, extra=extra, injected=injected))
         except FIELD_ERRORS as exc:
             session.skipped.append(malformed(where, "message", exc))
 

@@ -196,14 +196,14 @@ class Working:
         return self.overhead + sum(tokens[s] if type(s) is int else s.tokens for s in self.order)
 
     def protected(self, i: int) -> bool:
-        """System messages and the current turn are never dropped by any strategy. The current
-        turn includes the call of the exchange whose results message opens it (a person typed
-        during a tool loop), so its results are never orphaned."""
-        if self.view.roles[i] == "system" or self.view.turn_of[i] == self.current_turn:
+        """System messages and what the current turn needs are never dropped by any strategy:
+        the turn's prompt (with the exchange whose results it carries) and its latest exchange
+        (:func:`~inspector.strategies.common.protected_in_turn`)."""
+        if self.view.roles[i] == "system":
             return True
-        from .common import current_opening_unit
+        from .common import protected_in_turn
 
-        return i in current_opening_unit(self)
+        return i in protected_in_turn(self)
 
     def mark(self, i: int, status: Status, by: str, reason: Reason | str) -> None:
         """Take source message ``i`` out of the history (dropped or summarized). Call

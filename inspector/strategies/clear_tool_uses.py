@@ -13,6 +13,10 @@ not publish its own). The ``tool_use`` / ``tool_result`` blocks stay, so every p
   fewer tokens than this, nothing is cleared (LangChain instead stops early once reached).
 - Results already no bigger than the placeholder are left alone (nothing to gain), as are uses
   whose result is not in the history.
+- It acts inside the current turn as anywhere else (an autonomous agent makes hundreds of tool
+  uses on one prompt), but never clears the latest exchange, the uses the call answers, nor the
+  exchange the turn's prompt carries results for, whatever ``keep`` says
+  (:func:`~inspector.strategies.common.protected_in_turn`).
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from __future__ import annotations
 from bisect import bisect_left
 
 from .base import BlockEdit, Reason, Status, Working, reason
-from .common import count_text, view_cache
+from .common import count_text, protected_in_turn, view_cache
 from .params import Param
 from .pipeline import register
 
@@ -45,7 +49,8 @@ _INPUT = "cleared by clear_tool_uses: {} input replaced by {{}} while {} > trigg
         Param("clear_tool_inputs", bool, False, "also clear the calls' inputs", label="clear inputs"),
     ),
     "Once the request passes the trigger, replaces the results of all but the most recent tool "
-    "uses with a [cleared] placeholder, as Anthropic's clear_tool_uses edit does. Calls and "
+    "uses with a [cleared] placeholder, as Anthropic's clear_tool_uses edit does, inside the "
+    "current turn too but never the latest exchange. Calls and "
     "results stay paired and the conversation is intact, but old tool output is gone and the "
     "prompt cache is invalidated from the first cleared result on.",
 )
@@ -66,6 +71,7 @@ def clear_tool_uses(w: Working) -> None:
     placeholder_tokens = count_text(encoding, PLACEHOLDER)
     empty_input_tokens = count_text(encoding, "{}")
     excluded = set(s.exclude_tools)
+    guard = protected_in_turn(w)
     call_results, call_blocks = cache.call_results, cache.call_blocks
     reasons: dict[tuple[str, str], Reason] = {}
     planned: list[tuple[int, BlockEdit, Reason]] = []
@@ -81,8 +87,8 @@ def clear_tool_uses(w: Working) -> None:
             if where is None or (excluded and name in excluded):
                 continue
             r, rk = where
-            if r >= stop or not live[r]:
-                continue  # the result is not in this history
+            if r >= stop or not live[r] or r in guard:
+                continue  # the result is not in this history, or the call needs it
             if r in edits:
                 if w.block_edited(r, rk, "clear"):
                     continue

@@ -8,6 +8,7 @@ once per :class:`~inspector.units.SessionView` and kept on it (:func:`view_cache
 from __future__ import annotations
 
 from bisect import bisect_left
+from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeVar
@@ -135,6 +136,11 @@ class ViewCache:
         return {t.number: t.start for t in self.view.turns}
 
     @cached_property
+    def guards(self) -> dict[tuple[int, int], TurnGuard]:
+        """:func:`protected_in_turn` by (stop, current turn)."""
+        return {}
+
+    @cached_property
     def system_indices(self) -> list[int]:
         return [i for i, r in enumerate(self.view.roles) if r == "system"]
 
@@ -238,10 +244,66 @@ def turn_cut(w: Working, turn: int) -> int:
     return min(before[0], start) if before else start
 
 
-def candidates(w: Working) -> list[int]:
+@dataclass(frozen=True, slots=True)
+class TurnGuard:
+    """What no strategy drops or edits in the current turn of a call's history: the turn's
+    *opening* (its prompt, what the harness sent with it up to the first model reply, and the
+    exchange whose results the prompt carries) and the *latest exchange* (the last model reply
+    with the results and messages after it: what the call answers), each with every message of
+    its tool exchanges, so a call is never split from its result. System messages (and what the
+    file does not show) are protected everywhere.
+
+    Budget- and count-based strategies (fifo, summarize, clear_tool_uses) may act on the rest of
+    the current turn; turn-based ones (tool_pruning, sliding_window) keep the turn whole."""
+
+    #: First message of the current turn (its prompt; 0 for a history with no prompt).
+    start: int
+    #: First message of the latest exchange: it and everything after it are protected.
+    tail: int
+    #: Every protected message index of the turn (and of the exchange its prompt answers).
+    members: frozenset[int]
+
+    def __contains__(self, i: object) -> bool:
+        return i in self.members
+
+
+def protected_in_turn(w: Working) -> TurnGuard:
+    """The :class:`TurnGuard` of ``w``'s call (computed once per view, stop and turn)."""
+    cache = view_cache(w.view)
+    key = (w.stop, w.current_turn)
+    guard = cache.guards.get(key)
+    if guard is None:
+        guard = cache.guards[key] = _guard(w.view, w.stop, w.current_turn)
+    return guard
+
+
+def _guard(view: SessionView, stop: int, turn: int) -> TurnGuard:
+    cache = view_cache(view)
+    roles, units, unit_of = view.roles, view.units, view.unit_of
+    start = min(cache.turn_start.get(turn, 0), stop)
+    first_reply = next((i for i in range(start, stop) if roles[i] == "assistant"), stop)
+    tail = next((i for i in range(stop - 1, first_reply - 1, -1) if roles[i] == "assistant"), start)
+    members = set(range(start, first_reply))
+    members.update(range(tail, stop))
+    members.update(i for i in cache.opening_unit_before.get(turn, ()) if i < stop)
+    for i in list(members):
+        if unit_of[i] >= 0:
+            members.update(j for j in units[unit_of[i]].indices if j < stop)
+    return TurnGuard(start, tail, frozenset(members))
+
+
+def candidates(w: Working, in_turn: bool = False) -> list[int]:
     """Live non-system source messages before the current turn, oldest first, without the
-    current turn's opening exchange (:func:`current_opening_unit`)."""
+    current turn's opening exchange (:func:`current_opening_unit`). ``in_turn``: followed by the
+    current turn's messages that :func:`protected_in_turn` does not protect."""
     limit = current_turn_start(w)
+    if in_turn:
+        guard = protected_in_turn(w)
+        roles, order = w.view.roles, w.order
+        tail = order if w.inserted else order[bisect_left(order, limit) :]
+        inside = [i for i in tail if type(i) is int and i >= limit and roles[i] != "system" and i not in guard]
+        before = candidates(w)
+        return before + inside if inside else before
     order, roles = w.order, w.view.roles
     protected = current_opening_unit(w)
     if not w.inserted:  # order is sorted: take the prefix, then take out the few system messages

@@ -1,15 +1,18 @@
 """``fifo``: drop the oldest removable unit until the history fits the token budget.
 
 A unit is what :mod:`inspector.units` groups: a user message, a final answer, a summary, or a
-whole tool exchange (the assistant message with its calls plus every result). System messages
-and the current turn are never removable, and the history never shrinks below
-``min_history_messages`` non-system messages. The total compared with the budget is the whole
-request (tool definitions and reply priming included).
+whole tool exchange (the assistant message with its calls plus every result). Older turns go
+first, then the current turn's own older exchanges (an autonomous agent runs hundreds of calls
+on one prompt); never removable are system messages, the current turn's prompt and its latest
+exchange (:func:`~inspector.strategies.common.protected_in_turn`), and the history never shrinks
+below ``min_history_messages`` non-system messages. The total compared with the budget is the
+whole request (tool definitions and reply priming included).
 
 ``pair_safe=False`` reproduces the naive loop proposed in the seeds instead: while over budget,
 remove the first non-system message, then the next one too if it is an assistant message. It
 does not know about tool exchanges, so it leaves orphaned tool results behind (the validator
-reports them); it still keeps system messages, the current turn and ``min_history_messages``.
+reports them); it still keeps system messages, the current turn's prompt and latest exchange,
+and ``min_history_messages``.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from bisect import bisect_left
 from itertools import accumulate
 
 from .base import Reason, Working, reason
-from .common import candidates, non_system_count, view_cache
+from .common import candidates, non_system_count, protected_in_turn, view_cache
 from .params import Param
 from .pipeline import register
 
@@ -44,7 +47,8 @@ _NAIVE_NEXT = "dropped by fifo (pair_safe=false): assistant message right after 
         ),
     ),
     "Drops the oldest whole units (a message, or a tool call with all its results) until the "
-    "request fits the token budget, never touching system messages or the current turn. "
+    "request fits the token budget, older turns first, then the current turn's older exchanges; "
+    "never the system prompt, the current prompt or the latest exchange. "
     "Cheap and predictable, but everything it drops is forgotten outright, however important.",
 )
 def fifo(w: Working) -> None:
@@ -67,7 +71,7 @@ def _drop_units(w: Working, budget: int) -> None:
 def _drop_units_fast(w: Working, budget: int) -> None:
     """Units are runs of consecutive messages: find the cut with prefix sums and a bisection
     instead of walking unit by unit (same result as the general loop, which tests check)."""
-    seq = candidates(w)
+    seq = candidates(w, in_turn=True)
     if not seq:
         return
     tokens, unit_of = w.tokens, w.view.unit_of
@@ -101,9 +105,9 @@ def _drop_units_fast(w: Working, budget: int) -> None:
 def _drop_units_general(w: Working, budget: int) -> None:
     """Unit by unit, for sessions with units that are not runs (a result arriving late)."""
     view = w.view
-    roles, turn_of, unit_of, units = view.roles, view.turn_of, view.unit_of, view.units
+    roles, unit_of, units = view.roles, view.unit_of, view.units
     live, tokens = w.live, w.tokens
-    stop, current = w.stop, w.current_turn
+    stop, guard = w.stop, protected_in_turn(w)
     min_history = w.settings.min_history_messages
     remaining = non_system_count(w)
     total = w.running
@@ -114,15 +118,13 @@ def _drop_units_general(w: Working, budget: int) -> None:
     for i in w.order:
         if type(i) is not int or gone[i]:
             continue
-        if turn_of[i] == current:
-            break  # the current turn runs to the end of the history
-        if roles[i] == "system":
+        if roles[i] == "system" or i in guard:
             continue
         u = unit_of[i]
         if u in kept_units:
             continue
         group = [j for j in units[u].indices if j < stop and live[j]]
-        if any(turn_of[j] == current or roles[j] == "system" for j in group):
+        if any(j in guard or roles[j] == "system" for j in group):
             kept_units.add(u)
             continue
         if remaining - len(group) < min_history:
@@ -145,7 +147,7 @@ def _drop_naive(w: Working, budget: int) -> None:
     roles = w.view.roles
     min_history = w.settings.min_history_messages
     remaining = non_system_count(w)
-    seq = candidates(w)  # never the current turn or a system message
+    seq = candidates(w, in_turn=True)  # never a system message or what the current turn needs
     tokens = w.tokens
     total = w.running
     dropped: list[int] = []

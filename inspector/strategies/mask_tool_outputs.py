@@ -20,7 +20,7 @@ from bisect import bisect_left
 from typing import Literal
 
 from .base import BlockEdit, Status, Working, reason
-from .common import count_text, current_turn_start, view_cache
+from .common import count_text, current_turn_start, protected_in_turn, view_cache
 from .params import Param
 from .pipeline import register
 
@@ -86,8 +86,9 @@ def mask_tool_outputs(w: Working) -> None:
     seen_results = 0
     planned: list[tuple[int, int, int, str]] = []
     freed = 0
+    guard = protected_in_turn(w)
     for r, k, name, _call in reversed(slots):
-        if w.block_edited(r, k, "clear"):
+        if w.block_edited(r, k, "clear") or r in guard:  # never the prompt's or the latest exchange
             continue
         tokens = w.block_tokens(r, k)
         seen_tokens += tokens

@@ -1,8 +1,9 @@
 """``sliding_window``: keep only the most recent part of the history.
 
 ``window_mode="turns"`` (default): keep the last ``window_turns`` turns whole (the current turn
-counts as one of them and is always kept), plus system messages and the preamble before the
-first user message.
+counts as one of them and is always kept whole), plus system messages and the preamble before
+the first prompt. Turns are the prompts a person gave (:mod:`inspector.units`): what the harness
+injected (observations, environment context, command output) stays in its turn.
 
 ``window_mode="messages"``: keep the last ``window_messages`` non-system messages, with the cut
 moved *forward* to the first plain user message (one a person wrote, not tool results), as
@@ -49,7 +50,8 @@ _MESSAGES_TURN = "dropped by sliding_window: outside the last {} messages (cut m
         ),
     ),
     "Keeps only the last N turns (or the last N messages, cut at a user message) plus the "
-    "system prompt. Bounded and simple, but it ignores token sizes, so one huge turn still "
+    "system prompt; the current turn is always kept whole. Bounded and simple, but it ignores "
+    "token sizes, so one huge turn still "
     "overflows while older small turns are lost.",
 )
 def sliding_window(w: Working) -> None:

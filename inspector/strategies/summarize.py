@@ -5,10 +5,12 @@ the history (all of them, the current turn included: ``int(count * summary_ratio
 one) is replaced by ONE system message ``[Earlier conversation summary]: ...`` of at most
 ``summary_tokens`` tokens (counted with the table's encoding), placed where the first replaced
 message was. As in Strands Agents' ``SummarizingConversationManager`` (``summary_ratio=0.3``),
-the cut moves forward until no tool exchange is split; it never enters the current turn (it is
-moved back to the current turn's start instead). If the request is still over budget, the
-summary is folded into the next round with the next ``summary_ratio`` of what remains (Strands
-re-summarises a previous summary the same way), until it fits or only the current turn is left.
+the cut moves forward until no tool exchange is split. It may reach into the current turn, as
+Claude Code's and Codex's automatic compactions do mid-turn, but never replaces what the turn
+needs: its prompt and its latest exchange (:func:`~inspector.strategies.common.protected_in_turn`)
+stay, after the summary. If the request is still over budget, the summary is folded into the
+next round with the next ``summary_ratio`` of what remains (Strands re-summarises a previous
+summary the same way), until it fits or only the protected messages are left.
 
 Offline and deterministic: the summary is an extractive stand-in (what the user asked, what the
 assistant answered, the tools used), marked ``simulated``; a real run would send a model's
@@ -43,14 +45,15 @@ _LINE_CHARS = 160
         Param("summary_tokens", int, 300, "size of the summary message", label="summary size", unit="tokens", ge=1, step=50),
     ),
     "When over budget, replaces the oldest share of the conversation by one short summary "
-    "message (offline: a simulated extractive summary). Keeps a trace of old work in few "
+    "message (offline: a simulated extractive summary), inside the current turn too but never its "
+    "prompt or latest exchange. Keeps a trace of old work in few "
     "tokens, but details are lost and a real summary costs an extra model call.",
 )
 def summarize(w: Working) -> None:
     budget = w.settings.budget
     if budget is None or w.running <= budget:
         return
-    seq = candidates(w)  # live non-system messages before the current turn, oldest first
+    seq = candidates(w, in_turn=True)  # live non-system messages, oldest first, the protected ones aside
     if not seq:
         return
     m = len(seq)

@@ -5,7 +5,10 @@ final assistant reply (its last assistant message without tool calls); drop ever
 of the turn: assistant messages with tool calls (with any text they carry, as Anthropic-style
 messages often do), all tool results, and intermediate replies. A turn the user interrupted
 (no final reply) keeps its user message only. The current turn is kept whole, so a single-turn
-session is unchanged; system messages and the preamble are never dropped.
+session (an autonomous agent's run on one prompt) is unchanged; system messages, the preamble
+and recorded summaries (a compaction inside an earlier turn) are never dropped. Turns are the
+prompts a person gave (:mod:`inspector.units`): what the harness injected inside a prior turn
+(an observation, an interruption notice, hook output) is an intermediate message and goes.
 
 Tool exchanges are dropped whole, so the result is valid for both providers; the exception, an
 exchange whose result arrived after the user spoke again, is kept whole instead of split. A
@@ -17,6 +20,7 @@ no typed text is lost.
 
 from __future__ import annotations
 
+from ..units import SUMMARY
 from .base import Reason, Working, reason
 from .common import current_opening_unit, current_turn_start, keep_units_whole, view_cache
 from .pipeline import register
@@ -33,12 +37,13 @@ _OPENING_CALL = "kept by tool_pruning: its results are in message {}, which open
     NAME,
     (),
     "For every earlier turn keeps only the user's question and the final answer, dropping the "
-    "tool calls and results in between; the current turn stays whole. Removes the bulk of "
+    "tool calls and results in between; the current turn stays whole (a single-prompt run is "
+    "unchanged). Removes the bulk of "
     "re-sent tool output, but the model can no longer look back at what its tools returned.",
 )
 def tool_pruning(w: Working) -> None:
     view = w.view
-    roles, call_ids, result_ids = view.roles, view.call_ids, view.result_ids
+    roles, call_ids, result_ids, flags = view.roles, view.call_ids, view.result_ids, view.flags
     live = w.live
     limit = current_turn_start(w)
     # Exchanges whose results message opens a turn stay with it: index -> why it is kept.
@@ -62,7 +67,7 @@ def tool_pruning(w: Working) -> None:
         question, answer = turn.user_index, turn.final_index
         call = result = other = None  # this turn's reasons, made when first needed
         for i in range(turn.start, min(turn.stop, limit)):
-            if i == question or i == answer or not live[i] or roles[i] == "system":
+            if i == question or i == answer or not live[i] or roles[i] == "system" or flags[i] & SUMMARY:
                 continue
             if i in kept_with or i in protected:
                 continue

@@ -49,7 +49,8 @@ def test_the_toy_param_is_a_setting(toy):
     assert Settings().keep_last_n == 2
     assert Settings(keep_last_n=5).keep_last_n == 5
     p = expected(1)
-    assert [d.index for d in p.decisions() if d.status.value == "dropped"] == list(range(1, 16))  # all but 16; turn 3 (17-22) is protected
+    # all removable but 21: the system prompt, turn 3's prompt (17) and latest exchange (22) are protected
+    assert [d.index for d in p.decisions() if d.status.value == "dropped"] == [*range(1, 17), 18, 19, 20]
 
 
 def test_the_cli_option_reaches_the_plan(toy, capsys):
@@ -64,7 +65,7 @@ def test_the_cli_option_reaches_the_plan(toy, capsys):
     assert report["pipeline"] == [{"strategy": "keep_last", "params": {"keep_last_n": 1}}]
     lib = expected(1)
     assert report["tokens_after"] == lib.tokens_after < report["tokens_before"] == lib.tokens_before
-    assert [m["index"] for m in report["messages"] if m["status"] == "dropped"] == list(range(1, 16))  # all but 16; turn 3 (17-22) is protected
+    assert [m["index"] for m in report["messages"] if m["status"] == "dropped"] == [*range(1, 17), 18, 19, 20]  # all removable but 21
 
     assert main(["plan", SAMPLE, "--strategy", "keep_last", "--keep-last-n", "-1"]) == 2
     assert "--keep-last-n -1: Input should be greater than or equal to 0" in capsys.readouterr().err

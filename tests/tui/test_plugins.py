@@ -97,8 +97,9 @@ def test_the_plugin_strategy_works_in_the_cli(plugin, capsys):
     assert main(["plan", SAMPLE, "--strategy", "keep_first", "--keep-first-n", "2", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["pipeline"] == [{"strategy": "keep_first", "params": {"keep_first_n": 2}}]
-    # turn 3 (messages 17-22) is protected; of the removable 1-16, the first 2 stay
-    assert [m["index"] for m in report["messages"] if m["status"] == "dropped"] == list(range(3, 17))
+    # turn 3's prompt (17) and latest exchange (22) are protected; of the removable 1-16 and
+    # 18-21, the first 2 stay
+    assert [m["index"] for m in report["messages"] if m["status"] == "dropped"] == [*range(3, 17), *range(18, 22)]
 
 
 def test_the_plugin_format_loads_a_file(plugin, tmp_path, capsys):
@@ -121,4 +122,4 @@ async def test_the_plugin_strategy_is_in_the_tui(plugin):
         await pilot.press("7")
         await settle(pilot, app)
         assert app.state.pipeline == ("keep_first",)
-        assert [i for i in range(len(app.view)) if app.result.plan.status[i].value == "dropped"] == list(range(2, 17))
+        assert [i for i in range(len(app.view)) if app.result.plan.status[i].value == "dropped"] == [*range(2, 17), *range(18, 22)]
