@@ -198,7 +198,13 @@ def test_a_plan_whose_first_stage_takes_its_fast_path_is_the_strategys_own(sessi
     every call and after the session, alone and followed by another strategy."""
     a = analyze(session, encoding="approx")
     view, table = a.view, a.table
-    assert first_stage("fifo", view, table, Settings(budget=0), None, 0) is not None  # the fast path is taken
+    total = table.overhead + table.prefix[len(view)]
+    f = facts(view, table)
+    turn = view.turns[-1].number if view.turns else 0
+    if f.ns_prefix[min(f.turn_start.get(turn, 0), len(view))] > 0:
+        # the fast path is taken while dropping before the current turn is enough (beyond that
+        # fifo works inside the turn, around what protected_in_turn keeps, and its own code plans it)
+        assert first_stage("fifo", view, table, Settings(budget=total - 1), None, 0) is not None
     for name, params in PLANNED_FIRST:
         s = Settings(**params)
         for names in ((name,), (name, "tool_pruning")):

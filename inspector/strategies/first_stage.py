@@ -30,6 +30,8 @@ def _fifo_runs(f: Facts, s: Settings, stop: int, turn: int, total: int) -> list[
     if not s.pair_safe:
         return None
     k = _fifo_cut(f, s, stop, turn, total)
+    if k is None:
+        return None  # fifo goes on inside the current turn: the strategy's own code plans it
     if k <= 0:
         return []
     end, budget = f.ns_index[k - 1] + 1, s.budget

@@ -42,8 +42,11 @@ from .params import SettingsBase as Settings
 from .pipeline import STRATEGIES
 
 #: ``saving(facts, settings, stop, turn, total)``: the tokens a strategy removes from the history
-#: ``messages[:stop]`` whose current turn is ``turn`` and whose whole request is ``total``.
-Saving = Callable[["Facts", Settings, int, int, int], int]
+#: ``messages[:stop]`` whose current turn is ``turn`` and whose whole request is ``total``; None
+#: when the strategy would act inside the current turn (where what it may touch depends on the
+#: turn's prompt and latest exchange, :func:`inspector.strategies.common.protected_in_turn`):
+#: that call is planned exactly.
+Saving = Callable[["Facts", Settings, int, int, int], "int | None"]
 
 
 class Facts:
@@ -127,13 +130,17 @@ def _prefix(values: Sequence[int]) -> list[int]:
 # --- monotone cut points ---------------------------------------------------------------------
 
 
-def _fifo_cut(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
-    """How many non-system messages :mod:`.fifo` (pair_safe) drops, oldest first."""
+def _fifo_cut(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int | None:
+    """How many non-system messages :mod:`.fifo` (pair_safe) drops, oldest first, before the
+    current turn; None when dropping every one of them is not enough (fifo then goes on inside
+    the current turn)."""
     budget = s.budget
     if budget is None or total <= budget:
         return 0
     limit = min(f.turn_start.get(turn, 0), stop)
     ns_prefix, ns_count, ns_index = f.ns_prefix, f.ns_count, f.ns_index
+    if ns_prefix[limit] < total - budget and limit < stop:
+        return None
     m = ns_count[limit]
     if not m:
         return 0
@@ -150,8 +157,10 @@ def _fifo_cut(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
     return k
 
 
-def _fifo(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
+def _fifo(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int | None:
     k = _fifo_cut(f, s, stop, turn, total)
+    if k is None:
+        return None
     return f.ns_prefix[f.ns_index[k - 1] + 1] if k > 0 else 0
 
 
@@ -388,6 +397,11 @@ def _clear_tool_uses(f: Facts, s: Settings, stop: int, turn: int, total: int) ->
             for r, t, name in zip(uses.result, uses.tokens, uses.names)
         ])
 
+    # clearing that reaches the current turn (or the exchange that opens it) meets what
+    # protected_in_turn keeps: plan that call exactly
+    reach = max(uses.call_msg[eligible - 1], uses.result[eligible - 1])
+    if reach >= _turn_floor(f, stop, turn):
+        return None
     # every use counted has its result before ``stop``: an exchange is a run of messages
     freed = _derived(f, key, make)[eligible]
     return freed if freed and freed >= s.clear_at_least else 0
@@ -424,6 +438,8 @@ def _mask_tool_outputs(f: Facts, s: Settings, stop: int, turn: int, total: int) 
     count = bisect_left(slots.messages, before)
     if not count:
         return 0
+    if slots.messages[count - 1] >= _turn_floor(f, stop, turn):
+        return None  # results protected_in_turn keeps are among them: plan this call exactly
     seen = slots.seen
     # the newest results are protected while their running sum stays within protect_tokens
     last = bisect_left(seen, seen[count] - s.mask_protect_tokens, 0, count + 1) - 1
@@ -443,6 +459,14 @@ def _mask_tool_outputs(f: Facts, s: Settings, stop: int, turn: int, total: int) 
 
     freed = _derived(f, key, make)[last + 1]
     return freed if freed and freed >= s.mask_min_tokens else 0
+
+
+def _turn_floor(f: Facts, stop: int, turn: int) -> int:
+    """The first index protected_in_turn may protect in this call: the current turn's start, or
+    the start of the exchange that opens it."""
+    start = min(f.turn_start.get(turn, 0), stop)
+    opening = view_cache(f.view).opening_unit_before.get(turn, ())
+    return min(start, *opening) if opening else start
 
 
 def _derived(f: Facts, key: str, make: Callable[[Facts], object]):
@@ -479,10 +503,11 @@ _AFTER_TRUNCATION = ("fifo", "sliding_window", "strands_sliding_window", "tool_p
 def _truncated_then(then: Saving, s: Settings) -> Saving:
     key = f"after-truncation:{s.max_result_tokens}:{s.truncate_unit}"
 
-    def saving(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
+    def saving(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int | None:
         cut = _truncation(f, s)
         truncated = _derived(f, key, lambda f: Facts(f.view, f.table, [t - (cut[i + 1] - cut[i]) for i, t in enumerate(f.totals)]))
-        return cut[stop] + then(truncated, s, stop, turn, total - cut[stop])
+        after = then(truncated, s, stop, turn, total - cut[stop])
+        return None if after is None else cut[stop] + after
 
     return saving
 
@@ -566,7 +591,14 @@ def replay_tokens(
     for n in numbers:
         stop = f.stops[n - 1]
         total = overhead + hidden[n - 1] + prefix[stop]
-        out.append(total - saving(f, settings, stop, f.turns[n - 1], total))
+        saved = saving(f, settings, stop, f.turns[n - 1], total)
+        if saved is None:
+            from .pipeline import run
+
+            w, _, _ = run(view, table, names, settings, n, hidden[n - 1])
+            out.append(w.total())
+        else:
+            out.append(total - saved)
     return out
 
 
