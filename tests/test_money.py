@@ -119,6 +119,20 @@ def test_simulate_uses_gaps_between_calls():
     assert splits == [CacheSplit(0, 3000, 0), CacheSplit(3000, 1000, 0), CacheSplit(0, 4500, 0), CacheSplit(4500, 500, 0)]
 
 
+def test_openai_requests_beyond_15_a_minute_overflow_to_machines_that_hold_only_the_fixed_prefix():
+    openai = policy_for("openai", "gpt-5-codex")
+    assert openai.overflow_rpm == 15
+    # 20 requests in the minute: 5 of 20 overflow, so a quarter of the request reads only the warm 2,560
+    assert split_call(14000, 13900, 3.0, openai, warm=2560, per_minute=20) == CacheSplit(
+        round(0.75 * 13824 + 0.25 * 2560), 0, 14000 - round(0.75 * 13824 + 0.25 * 2560))
+    assert split_call(14000, 13900, 3.0, openai, warm=2560, per_minute=15) == CacheSplit(13824, 0, 176)
+    # simulate counts the requests of the last minute, the current one included
+    times = [float(t) for t in range(0, 48, 3)]  # 16 requests 3 s apart: the 16th is the 16th in 60 s
+    splits = simulate([(5000, 4096)] * 16, times, openai, warm=1024)
+    assert [s.read_tokens for s in splits[:15]] == [4096] * 15
+    assert splits[15].read_tokens == round(15 / 16 * 4096 + 1 / 16 * 1024)
+
+
 def test_common_prefix_stops_at_the_first_changed_piece():
     assert common_prefix_tokens([("p", 100), (1, 10), (2, 20)], [("p", 100), (1, 10), ((2, "cleared"), 3), (3, 7)]) == 110
     assert common_prefix_tokens([], [("p", 100)]) == 0
@@ -305,6 +319,22 @@ def test_a_pipeline_that_changes_nothing_costs_the_baseline(path):
     money = session_money(a.view, a.table, "fifo")  # no budget: fifo keeps everything
     assert [c.cache for c in money.calls] == [c.baseline_cache for c in money.calls]
     assert money.total("cost") == money.total("baseline_cost") and not any(c.breaks_cache for c in money.calls)
+
+
+def test_codex_session_simulated_cache_share_matches_the_recording():
+    a = analyze(load(CODEX))
+    money = session_money(a.view, a.table)
+    recorded = [a.view.messages[c.message_index].usage for c in money.calls]
+    recorded_share = sum(u.cache_read_input_tokens for u in recorded) / sum(u.context_tokens for u in recorded)
+    simulated_share = sum(c.baseline_cache.read_tokens for c in money.calls) / sum(c.baseline_cache.total for c in money.calls)
+    assert round(100 * recorded_share, 1) == 88.0 and round(100 * simulated_share, 1) == 85.0
+    # the reader keeps each call's time: calls 1-15 fall within 40 s, so call 15 is the 15th
+    # request of its minute (no overflow) and call 16 the 16th: 1 in 16 reads only the warm 2,560
+    assert a.view.messages[money.calls[15].message_index].extra["timestamp"] == "2025-09-25T21:13:00.323Z"
+    assert money.calls[14].baseline_cache.read_tokens == 13056
+    assert money.calls[15].baseline_cache.read_tokens == round(15 / 16 * 14080 + 1 / 16 * 2560) == 13360
+    # the recording: call 15 overflowed (read 2,560), call 16 hit again
+    assert [recorded[k].cache_read_input_tokens for k in (14, 15)] == [2560, 13440]
 
 
 def test_codex_reads_only_up_to_the_previous_turns_first_output_at_a_new_prompt():
