@@ -351,3 +351,28 @@ def test_codex_reads_only_up_to_the_previous_turns_first_output_at_a_new_prompt(
         assert [c.baseline_cache.read_tokens for c in money.calls] == [
             0, (front + prefix[2]) // 128 * 128, (front + prefix[2]) // 128 * 128, (front + prefix[6]) // 128 * 128]
         assert [c.cache for c in money.calls] == [c.baseline_cache for c in money.calls]
+
+
+def test_summary_calls_a_compaction_adds_are_priced_and_on_the_bill(capsys):
+    d = as_json(capsys, "replay", CLAUDE, "--strategy", "compact", "--compact-tokens", "40000")
+    calls = d["calls"]
+    summaries = [k for k, c in enumerate(calls) if c["kind"] == "summary"]
+    assert [calls[k]["call"] for k in summaries] == [11, 25] and d["summary_calls"] == 2
+    for k in summaries:
+        s, before, after = calls[k], calls[k - 1], calls[k + 1]
+        assert after["call"] == s["call"] and after["kind"] == "call" and after["compacted_by"] == "compact"
+        # its input is the history it summarises: the call before's request is read, the rest written
+        assert s["cache"]["read_tokens"] == before["tokens"]
+        assert s["cache"]["read_tokens"] + s["cache"]["write_tokens"] == s["tokens"]
+        # its output is the summary compact asks for (300 tokens at Sonnet 4.5's $15/M)
+        assert s["cost"]["output"] == 300 * 15 / 1e6
+        assert s["baseline_cost"] is None and s["recorded_cost"] is None
+        assert s["cost"]["total"] != after["cost"]["total"]  # each row has its own money
+    per_call = sum(c["cost"]["total"] for c in calls)
+    assert round(d["cost_total"], 8) == round(per_call, 8)
+    assert round(d["summary_cost_total"], 8) == round(sum(calls[k]["cost"]["total"] for k in summaries), 8)
+    c = as_json(capsys, "compare", CLAUDE, "--strategy", "compact", "--compact-tokens", "40000")
+    row = c["rows"][1]
+    assert row["pipeline"] == "compact" and row["summary_calls"] == 2
+    assert round(row["summary_cost"], 8) == round(d["summary_cost_total"], 8)
+    assert round(row["cost_total"], 8) == round(d["cost_total"], 8)

@@ -31,12 +31,13 @@ from ..strategies.base import Inserted, Settings, Working
 from ..strategies.pipeline import parse_pipeline, run
 from ..tokens import TokenTable, count_session
 from ..units import SessionView, build_view
-from .cache import ANTHROPIC_TTL_1H, CachePolicy, CacheSplit, Piece, common_prefix_tokens, policy_for, simulate
+from .cache import ANTHROPIC_TTL_1H, CachePolicy, CacheSplit, Piece, common_prefix_tokens, policy_for, simulate, split_call
 from .session_facts import call_model as _message_model
 from .session_facts import session_model
 from .baseline import baseline_tokens, produced_reasoning, reasoning_resets
 from .predict import predictions
 from .prices import NO_OVERRIDES, Cost, Overrides, TokenSplit, price, prices_as_of
+from .replay import Replay
 
 
 
@@ -54,6 +55,9 @@ class CallMoney:
     #: Tokens of the previous call's request this call re-sends changed because the pipeline
     #: rewrote them (beyond what changes with no strategy): the cache the pipeline breaks.
     rewritten_tokens: int = 0
+    #: "call", or "summary": the summarisation call the pipeline adds before call ``call``
+    #: (no baseline counterpart: its ``baseline_cost`` is None, its baseline split all zero).
+    kind: str = "call"
 
     @property
     def breaks_cache(self) -> bool:
@@ -69,6 +73,7 @@ class CallMoney:
             "cache": self.cache.as_json(),
             "breaks_cache": self.breaks_cache,
             "rewritten_tokens": self.rewritten_tokens,
+            "kind": self.kind,
         }
 
 
@@ -90,6 +95,11 @@ class Money:
         known = [c.total for c in costs if c is not None]
         return sum(known, Decimal(0)) if known else None
 
+    def summary_total(self, which: str = "cost") -> Decimal | None:
+        """What the pipeline's summarisation calls cost (in :meth:`total` too)."""
+        known = [getattr(c, which).total for c in self.calls if c.kind == "summary" and getattr(c, which) is not None]
+        return sum(known, Decimal(0)) if known else None
+
     def sidechain_total(self, which: str) -> Decimal | None:
         known = [getattr(c, which).total for c in self.calls if c.sidechain is not None and getattr(c, which) is not None]
         return sum(known, Decimal(0)) if known else None
@@ -99,6 +109,8 @@ class Money:
         for which in ("recorded_cost", "baseline_cost", "cost"):
             out[f"{which}_total"] = _usd(self.total(which))
             out[f"{which}_sidechains"] = _usd(self.sidechain_total(which))
+        out["summary_calls"] = sum(1 for c in self.calls if c.kind == "summary")
+        out["summary_cost_total"] = _usd(self.summary_total())
         out["prices_as_of"] = self.prices_as_of
         out["cache_model"] = {"policy": self.cache_policy, "prefix_tokens": self.prefix_tokens}
         out["unknown_models"] = self.unknown_models
@@ -296,8 +308,11 @@ def session_money(
     settings: Settings | None = None,
     options: MoneyOptions = MoneyOptions(),
     baselines: Sequence[int] | None = None,
+    replay: Replay | None = None,
 ) -> Money:
-    """Recorded, baseline and pipeline cost of every call of the session and its sidechains."""
+    """Recorded, baseline and pipeline cost of every call of the session and its sidechains.
+    ``replay``: the pipeline's :func:`.replay.replay`; its summarisation calls (``kind``
+    "summary") are priced as calls of their own (:func:`_price_summaries`)."""
     settings = settings or Settings()
     session = view.session
     money = Money(prices_as_of=prices_as_of())
@@ -309,6 +324,8 @@ def session_money(
     codex = session.format == "codex"
     with_pipeline = pipeline_requests(view, table, pipeline, settings, hidden, codex) if parse_pipeline(pipeline) else None
     _price_chain(money, view, table, base, hidden, with_pipeline, policy, options, None)
+    if replay is not None:
+        _price_summaries(money, view, replay, policy, options, settings)
     for chain_id, messages in session.sidechains.items():
         side_view, side_table = _chain_view(session, messages, table)
         side_base = baseline_tokens(side_view, side_table)
@@ -378,6 +395,31 @@ def _price_chain(
             money.unknown_models.append(model)
         money.calls.append(CallMoney(call.number, call.message_index, model, recorded, base_split, baseline_cost,
                                      split, cost, chain_id, lost))
+
+
+def _price_summaries(money: Money, view: SessionView, replay: Replay, policy: CachePolicy, options: MoneyOptions,
+                     settings: Settings) -> None:
+    """Price each summarisation call of ``replay`` and put it before the call it precedes. Its
+    input is the history it summarises (the replay's ``tokens`` for it); it re-sends the request
+    of the call before it and adds that call's results, so that request is read from the cache
+    and the rest written or sent uncached, as for any call; its output is the summary the
+    compact strategy asks for (``summary_tokens``), no more than its input."""
+    by_call = {c.call: c for c in replay.calls if c.kind == "call"}
+    output_target = int(getattr(settings, "summary_tokens", 0) or 0)
+    warm = money.calls[0].baseline_cache.read_tokens if money.calls else 0
+    for s in (c for c in replay.calls if c.kind == "summary"):
+        previous = by_call.get(s.call - 1)
+        shared = min(previous.tokens, s.tokens) if previous is not None else 0
+        split = split_call(max(s.tokens, 0), shared, None, policy, warm)
+        message = view.messages[s.message_index]
+        model = call_model(view.session, message, options.model) if s.model is None or options.model else s.model
+        one_hour = split.write_tokens if policy.ttl_seconds == ANTHROPIC_TTL_1H else 0
+        tokens = TokenSplit(split.uncached_tokens, split.read_tokens, split.write_tokens, min(output_target, s.tokens), one_hour)
+        cost = price(tokens, model, None, call_time(message), options.overrides)
+        row = CallMoney(s.call, s.message_index, model, None, CacheSplit(0, 0, 0), None, split, cost, kind="summary")
+        at = next((k for k, c in enumerate(money.calls) if c.sidechain is None and c.kind == "call" and c.call == s.call),
+                  len(money.calls))
+        money.calls.insert(at, row)
 
 
 def _rewritten(baseline: list[tuple[int, int]], pipeline: list[tuple[int, int]]) -> list[int]:

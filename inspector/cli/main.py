@@ -320,7 +320,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     with _Progress(len(analysis.view.calls)) as bar:
         progress = bar.stage(",".join(pipeline) or "baseline", len(analysis.view.calls))
         result = inspector.replay(analysis, pipeline, settings=settings, progress=progress, workers=_workers())
-    money = session_money(analysis.view, analysis.table, pipeline, settings, options)
+    money = session_money(analysis.view, analysis.table, pipeline, settings, options, replay=result)
     report = replay_report(analysis, result, pipeline_report(pipeline, settings), money)
     _show(args, report, "replay")
     return 0
@@ -364,8 +364,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
                                  workers=_workers())
     row_settings = [settings] + [s for _, s in presets] if presets else [settings] * len(rows)
     baseline_money = session_money(analysis.view, analysis.table, (), settings, options)
-    moneys = [session_money(analysis.view, analysis.table, row.pipeline, s, options) if row.pipeline else baseline_money
-              for row, s in zip(rows, row_settings)]
+    moneys = [session_money(analysis.view, analysis.table, row.pipeline, s, options, replay=row.replay) if row.pipeline
+              else baseline_money for row, s in zip(rows, row_settings)]
     report = compare_report(analysis, settings, rows, baseline_money, moneys)
     _show(args, report, "compare")
     return 0

@@ -27,10 +27,10 @@ def money_options(args: argparse.Namespace) -> MoneyOptions:
     return MoneyOptions(model=getattr(args, "model", None), overrides=load_overrides(getattr(args, "prices", None)))
 
 
-def replay_money(money: Money) -> tuple[dict[int, dict[str, Any]], list[dict[str, Any]], dict[str, Any]]:
-    """Per main-session call number its money fields; the sidechain calls as rows of their own;
-    the totals."""
-    per_call = {c.call: c.as_json() for c in money.calls if c.sidechain is None}
+def replay_money(money: Money) -> tuple[dict[tuple[int, str], dict[str, Any]], list[dict[str, Any]], dict[str, Any]]:
+    """Per main-session ``(call number, kind)`` its money fields (a summary call shares its
+    number with the call it precedes); the sidechain calls as rows of their own; the totals."""
+    per_call = {(c.call, c.kind): c.as_json() for c in money.calls if c.sidechain is None}
     sidechains = [{"sidechain": c.sidechain, "call": c.call, "message_index": c.message_index, **c.as_json()}
                   for c in money.calls if c.sidechain is not None]
     return per_call, sidechains, money.totals_json()
@@ -61,6 +61,8 @@ def compare_money(baseline: Money, money: Money) -> dict[str, Any]:
         "cache_break_calls": breaks[:20],
         "cache_read_tokens": sum(c.cache.read_tokens for c in money.calls),
         "cache_write_tokens": sum(c.cache.write_tokens for c in money.calls),
+        "summary_calls": sum(1 for c in money.calls if c.kind == "summary"),
+        "summary_cost": None if money.summary_total() is None else float(money.summary_total()),
     }
 
 
