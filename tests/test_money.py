@@ -376,3 +376,28 @@ def test_summary_calls_a_compaction_adds_are_priced_and_on_the_bill(capsys):
     assert row["pipeline"] == "compact" and row["summary_calls"] == 2
     assert round(row["summary_cost"], 8) == round(d["summary_cost_total"], 8)
     assert round(row["cost_total"], 8) == round(d["cost_total"], 8)
+
+
+def test_compare_shows_what_cache_aware_settings_are_worth(capsys):
+    args = ("compare", CLAUDE, "--strategy", "clear_tool_uses", "--trigger", "8000", "--keep", "2", "--clear-at-least", "5000")
+    d = as_json(capsys, *args)
+    at_least, off = d["rows"][1], d["cache_aware"][0]
+    assert (off["pipeline"], off["setting"], off["instead_of"]) == ("clear_tool_uses", "clear_at_least=0", "clear_at_least=5000")
+    # clearing only when it frees 5,000 tokens saves fewer tokens but more dollars: fewer rewrites
+    # of cached history, so fewer cache writes
+    assert (at_least["tokens_saved_pct"], at_least["dollars_saved_pct"]) == (15.2, 4.1)
+    assert (off["tokens_saved_pct"], off["dollars_saved_pct"]) == (16.6, 1.9)
+    assert (at_least["cache_breaks"], off["cache_breaks"]) == (18, 25)
+    assert (at_least["cache_write_tokens"], off["cache_write_tokens"]) == (69898, 74961)
+    code, out, _ = run(capsys, *args)
+    assert "(clear_at_least=0)" in out and "cache writes" in out
+    # polling: last_n_observations changes the history only every 5 calls
+    p = as_json(capsys, "compare", CLAUDE, "--strategy", "last_n_observations", "--polling", "5")
+    polled, every_call = p["rows"][1], p["cache_aware"][0]
+    assert every_call["setting"] == "polling=1"
+    # eliding at every call saves 12.8% of tokens and costs 32.3% more; every 5 calls: 11.0% and 1.1% more
+    assert (every_call["tokens_saved_pct"], every_call["dollars_saved_pct"], every_call["cache_breaks"]) == (12.8, -32.3, 22)
+    assert (polled["tokens_saved_pct"], polled["dollars_saved_pct"], polled["cache_breaks"]) == (11.0, -1.1, 4)
+    assert (polled["cache_write_tokens"], every_call["cache_write_tokens"]) == (74147, 128668)
+    # nothing set away from its off value: no extra rows
+    assert as_json(capsys, "compare", CLAUDE, "--strategy", "clear_tool_uses")["cache_aware"] == []

@@ -332,7 +332,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from ..analysis.money import session_money
     from ..presets import load_presets
     from ..strategies import STRATEGIES, parse_pipeline
-    from .money_report import money_options
+    from .money_report import cache_aware_rows, money_options
     from .report import compare_report
 
     presets: list[tuple[str, Any]] = []
@@ -367,6 +367,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     moneys = [session_money(analysis.view, analysis.table, row.pipeline, s, options, replay=row.replay) if row.pipeline
               else baseline_money for row, s in zip(rows, row_settings)]
     report = compare_report(analysis, settings, rows, baseline_money, moneys)
+    report["cache_aware"] = cache_aware_rows(analysis.view, analysis.table, rows, row_settings, baseline_money, options)
     _show(args, report, "compare")
     return 0
 
