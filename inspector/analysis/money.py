@@ -117,6 +117,40 @@ class Money:
         return out
 
 
+@dataclass(frozen=True, slots=True)
+class CallDollars:
+    """One main-session model call's money as the viewer draws it (USD; None: not priced)."""
+
+    call: int
+    baseline: float | None  # simulated with no strategy
+    pipeline: float | None  # simulated under the pipeline (a summary call before it included)
+    recorded: float | None  # the price of the usage the file recorded
+    read_tokens: int  # under the pipeline, the summary call's included
+    write_tokens: int
+    breaks_cache: bool
+
+
+def call_dollars(money: Money) -> dict[int, CallDollars]:
+    """Per main-session call number its dollars for a chart or table: a summarisation call the
+    pipeline adds is folded into the call it precedes (it is paid for that call)."""
+    out: dict[int, CallDollars] = {}
+    for c in money.calls:
+        if c.sidechain is not None:
+            continue
+        before = out.get(c.call)
+        pipeline = _usd(c.cost.total) if c.cost is not None else None
+        if before is not None:  # the call after its summary: add the summary's share
+            pipeline = None if pipeline is None or before.pipeline is None else before.pipeline + pipeline
+        out[c.call] = CallDollars(
+            c.call, _usd(c.baseline_cost.total) if c.baseline_cost is not None else None, pipeline,
+            _usd(c.recorded_cost.total) if c.recorded_cost is not None else None,
+            c.cache.read_tokens + (before.read_tokens if before else 0),
+            c.cache.write_tokens + (before.write_tokens if before else 0),
+            c.breaks_cache or bool(before and before.breaks_cache),
+        )
+    return out
+
+
 def _usd(value: Decimal | None) -> float | None:
     return None if value is None else float(value)
 
@@ -433,6 +467,6 @@ def _rewritten(baseline: list[tuple[int, int]], pipeline: list[tuple[int, int]])
 
 
 __all__ = [
-    "CallMoney", "Money", "MoneyOptions", "baseline_requests", "call_model", "call_time",
+    "CallDollars", "CallMoney", "Money", "MoneyOptions", "baseline_requests", "call_dollars", "call_model", "call_time",
     "pipeline_requests", "recorded_split", "session_money", "warm_prefix_tokens",
 ]

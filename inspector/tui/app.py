@@ -112,6 +112,8 @@ class InspectorApp(App[int]):
         Binding("p", "preset", "Preset", id="next-preset", tooltip="next preset pipeline"),
         Binding("t", "next_theme", "Theme", id="next-theme", tooltip="next colour theme"),
         Binding("f", "toggle_follow", "Follow", id="toggle-follow", tooltip="follow the file as it grows: on/off"),
+        Binding("dollar_sign", "chart_unit", "Tokens/$", show=False, id="chart-dollars",
+                tooltip="replay chart: input tokens or dollars (cache-aware) per call"),
         Binding("escape", "close_inputs", "Close", show=False, id="close", tooltip="close the search or value bar"),
     ]
 
@@ -175,7 +177,8 @@ class InspectorApp(App[int]):
         self.search = Search(services, rows=lambda: self.list, box=lambda: self.query_one("#search", Input),
                              result=lambda: self.result)
         self.replay = Replay(services, chart=lambda: self.chart,
-                             inputs=lambda: Inputs(self.view, self.table, self.state), cursor_moved=self.request_plan)
+                             inputs=lambda: Inputs(self.view, self.table, self.state), cursor_moved=self.request_plan,
+                             money_ready=self._money_ready)
         self.follow = Follow(services, path=self.session_path, format_name=self.format_name, requested=follow,
                              loaded=lambda: Loaded(self.session, self.table, self.info), grown=self._apply_growth,
                              scroll_end=lambda: self.list.scroll_end(animate=False))
@@ -444,6 +447,15 @@ class InspectorApp(App[int]):
     @on(Input.Submitted, "#search")
     def _search_submitted(self, event: Input.Submitted) -> None:
         self.search.submitted(event.value)
+
+    def _money_ready(self, money) -> None:
+        if money is not None:
+            self.chart.set_money(money)
+        self.query_one(TotalsBar).show_money(money)
+
+    def action_chart_unit(self) -> None:
+        if not self.chart.toggle_unit():
+            self.notify("Dollars come once every call is replayed and priced (sampled replays are not priced).", timeout=4)
 
     def action_toggle_follow(self) -> None:
         self.follow.toggle()
