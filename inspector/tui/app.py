@@ -114,6 +114,8 @@ class InspectorApp(App[int]):
         Binding("f", "toggle_follow", "Follow", id="toggle-follow", tooltip="follow the file as it grows: on/off"),
         Binding("dollar_sign", "chart_unit", "Tokens/$", show=False, id="chart-dollars",
                 tooltip="replay chart: input tokens or dollars (cache-aware) per call"),
+        Binding("c", "call_table", "Calls", show=False, id="call-table",
+                tooltip="the replay as a table: tokens, recorded, cache read/write, cost, compactions per call"),
         Binding("escape", "close_inputs", "Close", show=False, id="close", tooltip="close the search or value bar"),
     ]
 
@@ -456,6 +458,11 @@ class InspectorApp(App[int]):
     def action_chart_unit(self) -> None:
         if not self.chart.toggle_unit():
             self.notify("Dollars come once every call is replayed and priced (sampled replays are not priced).", timeout=4)
+
+    def action_call_table(self) -> None:
+        from .screens.call_table import CallTableScreen
+
+        self.push_screen(CallTableScreen(self.chart.points, self.chart.money, len(self.view.calls)))
 
     def action_toggle_follow(self) -> None:
         self.follow.toggle()

@@ -118,3 +118,34 @@ async def test_compaction_points_are_marked_under_the_chart():
         app.replay.go_to(11)
         await settle(pilot, app)
         assert "compacted by compact" in app.chart.render_line(app.chart.size.height - 1).text
+
+
+@pytest.mark.parametrize("size", [(160, 48), (80, 24)])
+async def test_a_key_opens_the_replay_as_a_table_per_call(size):
+    from inspector.tui.screens.call_table import COLUMNS, CallTableScreen
+    from textual.widgets import DataTable
+
+    session = inspector.load(CLAUDE)
+    app = make_app(session, path=str(CLAUDE), pipeline=("clear_tool_uses",))
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot, app)
+        app.set_state(app.state.set("trigger", 8000).set("keep", 2))
+        await priced(pilot, app)
+        await pilot.press("c")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, CallTableScreen)
+        table = screen.query_one(DataTable)
+        assert [str(c.label) for c in table.columns.values()] == list(COLUMNS)
+        assert table.row_count == len(app.view.calls) == 30
+        dollars = call_dollars(app.chart.money)
+        p, d = app.chart.points[4], dollars[4]
+        # call 4 is where clearing first rewrites cached history: it breaks the cache
+        assert table.get_row_at(3) == ["4", f"{p.baseline:,}", f"{p.tokens:,}", f"{p.recorded:,}", f"{d.read_tokens:,}",
+                                       f"{d.write_tokens:,}", f"${d.baseline:,.4f}", f"${d.pipeline:,.4f}",
+                                       f"${d.recorded:,.4f}", "", "breaks"]
+        assert d.pipeline > d.baseline  # this call costs more under the pipeline: the cache writes
+        assert f"30 of 30 calls" in str(screen.query_one("#calls-title").render())
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, CallTableScreen)
