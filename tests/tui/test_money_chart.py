@@ -29,21 +29,24 @@ async def priced(pilot, app) -> None:
     await pilot.pause()
 
 
+async def clearing(pilot, app) -> None:
+    """clear_tool_uses over 8,000 tokens keeping 2 (it breaks the cache at call 4), priced."""
+    await settle(pilot, app)
+    app.set_state(app.state.set("trigger", 8000).set("keep", 2))
+    await priced(pilot, app)
+
+
 def chart_lines(app) -> list[str]:
     chart = app.chart
-    chart.render_lines  # noqa: B018 (the values are computed per paint)
-    chart._paint = chart._values()
+    chart._paint = chart._values()  # what render_lines computes once per paint
     return [chart.render_line(y).text for y in range(chart.size.height)]
 
 
 @pytest.mark.parametrize("size", [(160, 48), (80, 24)])
 async def test_totals_bar_shows_the_session_cost_with_and_without_the_pipeline(size):
-    session = inspector.load(CLAUDE)
-    app = make_app(session, path=str(CLAUDE), pipeline=("clear_tool_uses",))
+    app = make_app(inspector.load(CLAUDE), path=str(CLAUDE), pipeline=("clear_tool_uses",))
     async with app.run_test(size=size) as pilot:
-        await settle(pilot, app)
-        app.set_state(app.state.set("trigger", 8000).set("keep", 2))
-        await priced(pilot, app)
+        await clearing(pilot, app)
         money = session_money(app.view, app.table, app.state.pipeline, app.state.settings)
         base, cost = money.total("baseline_cost"), money.total("cost")
         text = " ".join(totals_text(app).split())
@@ -73,7 +76,19 @@ async def test_the_chart_switches_to_dollars_by_a_key_with_ticks_and_recorded_us
         middle = 1 + (bars - 1) // 2
         assert "┤" in lines[middle][:8] and lines[bars][:8].strip() == "0 ┤"
         assert "• recorded" in lines[0] and "$ dollars" in lines[0]
-        assert any("•" in line[8:] for line in lines[1:bars + 1])  # recorded usage drawn beside the estimate
+        # each call has several columns here: its last one is the recorded usage's bar, beside the estimate
+        cols = app.chart.columns()
+        last_of_call_1 = max(k for k, c in enumerate(cols) if c == (1, 1))
+        recorded_style = app.chart.get_component_rich_style("chart--recorded")
+        bottom = list(app.chart.render_line(bars))
+        x, cells = 0, {}
+        for seg in bottom:
+            for ch in seg.text:
+                cells[x] = (ch, seg.style)
+                x += 1
+        ch, style = cells[8 + last_of_call_1]
+        assert ch in "▁▂▃▄▅▆▇█" and style == recorded_style
+        assert cells[8 + last_of_call_1 - 1][1] != recorded_style  # the column before is the estimate
         await pilot.press("dollar_sign")
         await pilot.pause()
         assert app.chart.unit == "dollars"
@@ -125,12 +140,9 @@ async def test_a_key_opens_the_replay_as_a_table_per_call(size):
     from inspector.tui.screens.call_table import COLUMNS, CallTableScreen
     from textual.widgets import DataTable
 
-    session = inspector.load(CLAUDE)
-    app = make_app(session, path=str(CLAUDE), pipeline=("clear_tool_uses",))
+    app = make_app(inspector.load(CLAUDE), path=str(CLAUDE), pipeline=("clear_tool_uses",))
     async with app.run_test(size=size) as pilot:
-        await settle(pilot, app)
-        app.set_state(app.state.set("trigger", 8000).set("keep", 2))
-        await priced(pilot, app)
+        await clearing(pilot, app)
         await pilot.press("c")
         await pilot.pause()
         screen = app.screen

@@ -3,8 +3,9 @@ with a cursor.
 
 Each column is one call (or, on a long session, a bucket of calls showing their maximum). The
 pipeline's bar is solid (``█`` and eighth blocks), the baseline above it is shaded (``░``), so
-the saving reads without colour; what the file recorded for the call is a ``•`` at its height,
-beside the estimate. The y axis has ticks at the top, the middle and 0; a ``c`` under a column
+the saving reads without colour; what the file recorded for the call is drawn beside the
+estimate: a thin bar of its own in the call's last column where a call has several columns, a
+``•`` at its height (where no bar is) when calls share columns. The y axis has ticks at the top, the middle and 0; a ``c`` under a column
 marks a compaction just before that call. ``[`` / ``]`` or a click move the cursor; the app then
 shows the context exactly as that call sent it. Points arrive progressively from a worker: a
 sample of calls first (the chart has its shape at once), then the rest. Once every call is
@@ -227,8 +228,14 @@ class ReplayChart(Widget):
             p_level = 0 if p is None else round(p * levels / top)
             p_fill = max(0, min(8, p_level - row * 8))
             b_fill = max(0, min(8, b_level - row * 8))
-            if r is not None and max(0, (round(r * levels / top) - 1) // 8) == row:
-                ch, st = "•", s_rec  # what the file recorded, at its height
+            shares_left = k > 0 and cols[k - 1] == (first, last)
+            shares_right = k + 1 < len(cols) and cols[k + 1] == (first, last)
+            if shares_left and not shares_right:  # a call drawn over several columns: its last one is the recorded usage's bar
+                r_fill = 0 if r is None else max(0, min(8, round(r * levels / top) - row * 8))
+                ch, st = (EIGHTHS[r_fill], s_rec) if r_fill else (" ", bg)
+            elif r is not None and not shares_left and not shares_right and p_fill == 0 \
+                    and max(0, (round(r * levels / top) - 1) // 8) == row:
+                ch, st = "•", s_rec  # one column per call: the recorded usage as a mark where no bar is
             elif p_fill == 8:
                 ch, st = "█", s_pipe
             elif p_fill > 0:
