@@ -401,3 +401,22 @@ def test_compare_shows_what_cache_aware_settings_are_worth(capsys):
     assert (polled["cache_write_tokens"], every_call["cache_write_tokens"]) == (74147, 128668)
     # nothing set away from its off value: no extra rows
     assert as_json(capsys, "compare", CLAUDE, "--strategy", "clear_tool_uses")["cache_aware"] == []
+
+
+def test_compact_is_priced_from_its_stateful_replay():
+    from inspector.analysis.replay import replay
+    from inspector.strategies.params import settings_model
+
+    a = analyze(load(CLAUDE))
+    settings = settings_model()(compact_tokens=40000)
+    result = replay(a.view, a.table, ("compact",), settings)
+    money = session_money(a.view, a.table, ("compact",), settings, replay=result)
+    calls = [c for c in money.calls if c.kind == "call"]
+    replayed = [c for c in result.calls if c.kind == "call"]
+    # the simulated requests are the replay's: same totals call by call
+    assert [c.cache.total for c in calls] == [c.tokens for c in replayed]
+    after = [k for k, c in enumerate(replayed) if c.compacted_by]
+    assert after and all(calls[k].breaks_cache for k in after)
+    # between compactions the agent appends: each call reads the whole previous request
+    k = after[0] + 1
+    assert calls[k].cache.read_tokens == calls[k - 1].cache.total and not calls[k].breaks_cache

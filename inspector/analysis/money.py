@@ -38,6 +38,7 @@ from .baseline import baseline_tokens, produced_reasoning, reasoning_resets
 from .predict import predictions
 from .prices import NO_OVERRIDES, Cost, Overrides, TokenSplit, price, prices_as_of
 from .replay import Replay
+from ..strategies.compact import NAME as COMPACT
 
 
 
@@ -314,6 +315,24 @@ def pipeline_requests(
     return out
 
 
+def compacted_requests(view: SessionView, table: TokenTable, replay: Replay, not_in_file: Sequence[int]) -> list[tuple[int, int]]:
+    """``(total, shared with the previous call)`` per call under ``compact`` alone, from its
+    stateful replay (:func:`.compaction.replay_compacting`): between compactions the agent only
+    appends, so each call re-sends the previous one's request; after one (``compacted_by``) only
+    the fixed prefix and the leading system messages are the same, as after a recorded one."""
+    out: list[tuple[int, int]] = []
+    for c in (c for c in replay.calls if c.kind == "call"):
+        total = max(c.tokens, 0)
+        if not out:
+            shared = 0
+        elif c.compacted_by is not None:
+            shared = not_in_file[c.call - 1] + table.overhead + _leading_system_tokens(view, table, c.message_index)
+        else:
+            shared = out[-1][0]
+        out.append((total, min(shared, total)))
+    return out
+
+
 def _tokens_before_source(pieces: Sequence[Piece], stop: int) -> int:
     """Tokens of the leading pieces that come before source message ``stop``."""
     total = 0
@@ -356,7 +375,11 @@ def session_money(
     policy = options.policy or _policy(session, view.messages, options)
     money.cache_policy = policy.label
     codex = session.format == "codex"
-    with_pipeline = pipeline_requests(view, table, pipeline, settings, hidden, codex) if parse_pipeline(pipeline) else None
+    names = parse_pipeline(pipeline)
+    if names == (COMPACT,) and replay is not None:  # a compaction is a state: take the stateful replay's requests
+        with_pipeline = compacted_requests(view, table, replay, hidden)
+    else:
+        with_pipeline = pipeline_requests(view, table, pipeline, settings, hidden, codex) if names else None
     _price_chain(money, view, table, base, hidden, with_pipeline, policy, options, None)
     if replay is not None:
         _price_summaries(money, view, replay, policy, options, settings)
@@ -467,6 +490,6 @@ def _rewritten(baseline: list[tuple[int, int]], pipeline: list[tuple[int, int]])
 
 
 __all__ = [
-    "CallDollars", "CallMoney", "Money", "MoneyOptions", "baseline_requests", "call_dollars", "call_model", "call_time",
+    "CallDollars", "CallMoney", "Money", "MoneyOptions", "baseline_requests", "call_dollars", "compacted_requests", "call_model", "call_time",
     "pipeline_requests", "recorded_split", "session_money", "warm_prefix_tokens",
 ]
