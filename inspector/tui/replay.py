@@ -195,12 +195,17 @@ class Replay:
 def session_money_or_none(inputs: Inputs, cancelled: Callable[[], bool]) -> Any:
     """What every call costs with and without the pipeline (:func:`~inspector.analysis.money.session_money`),
     or None when pricing fails (the chart then stays in tokens)."""
+    from ..analysis.compaction import compacting
     from ..analysis.money import session_money
+    from ..analysis.replay import replay
 
     if cancelled():
         return None
+    view, table, state = inputs.view, inputs.table, inputs.state
     try:
-        return session_money(inputs.view, inputs.table, inputs.state.pipeline, inputs.state.settings)
+        # a compaction's summary calls and state come from the whole stateful replay
+        whole = replay(view, table, state.pipeline, state.settings) if compacting(state.pipeline) else None
+        return session_money(view, table, state.pipeline, state.settings, replay=whole)
     except Exception:  # a price the data cannot give must not stop the viewer
         return None
 

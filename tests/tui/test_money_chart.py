@@ -161,3 +161,22 @@ async def test_a_key_opens_the_replay_as_a_table_per_call(size):
         await pilot.press("escape")
         await pilot.pause()
         assert not isinstance(app.screen, CallTableScreen)
+
+
+async def test_a_compaction_s_summary_calls_are_on_the_viewer_s_bill():
+    app = make_app(inspector.load(CLAUDE), path=str(CLAUDE))
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot, app)
+        state = replace(app.state, order=(*app.state.order, "compact"), enabled=frozenset({"compact"}))
+        app.set_state(state.set("compact_tokens", 40000))
+        await priced(pilot, app)
+        money = app.chart.money
+        summaries = [c for c in money.calls if c.kind == "summary"]
+        assert [c.call for c in summaries] == sorted(c for c, p in app.chart.points.items() if p.compacted_by)
+        # the call after a summary carries its cost in the chart's per-call dollars
+        first = summaries[0]
+        call = next(c for c in money.calls if c.kind == "call" and c.call == first.call)
+        d = call_dollars(money)[first.call]
+        assert d.pipeline == float(first.cost.total) + float(call.cost.total)
+        text = " ".join(totals_text(app).split())
+        assert f"with pipeline ${float(money.total('cost')):,.4f}" in text
