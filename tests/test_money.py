@@ -119,6 +119,20 @@ def test_simulate_uses_gaps_between_calls():
     assert splits == [CacheSplit(0, 3000, 0), CacheSplit(3000, 1000, 0), CacheSplit(0, 4500, 0), CacheSplit(4500, 500, 0)]
 
 
+def test_openai_requests_beyond_15_a_minute_overflow_to_machines_that_hold_only_the_fixed_prefix():
+    openai = policy_for("openai", "gpt-5-codex")
+    assert openai.overflow_rpm == 15
+    # 20 requests in the minute: 5 of 20 overflow, so a quarter of the request reads only the warm 2,560
+    assert split_call(14000, 13900, 3.0, openai, warm=2560, per_minute=20) == CacheSplit(
+        round(0.75 * 13824 + 0.25 * 2560), 0, 14000 - round(0.75 * 13824 + 0.25 * 2560))
+    assert split_call(14000, 13900, 3.0, openai, warm=2560, per_minute=15) == CacheSplit(13824, 0, 176)
+    # simulate counts the requests of the last minute, the current one included
+    times = [float(t) for t in range(0, 48, 3)]  # 16 requests 3 s apart: the 16th is the 16th in 60 s
+    splits = simulate([(5000, 4096)] * 16, times, openai, warm=1024)
+    assert [s.read_tokens for s in splits[:15]] == [4096] * 15
+    assert splits[15].read_tokens == round(15 / 16 * 4096 + 1 / 16 * 1024)
+
+
 def test_common_prefix_stops_at_the_first_changed_piece():
     assert common_prefix_tokens([("p", 100), (1, 10), (2, 20)], [("p", 100), (1, 10), ((2, "cleared"), 3), (3, 7)]) == 110
     assert common_prefix_tokens([], [("p", 100)]) == 0
@@ -307,6 +321,22 @@ def test_a_pipeline_that_changes_nothing_costs_the_baseline(path):
     assert money.total("cost") == money.total("baseline_cost") and not any(c.breaks_cache for c in money.calls)
 
 
+def test_codex_session_simulated_cache_share_matches_the_recording():
+    a = analyze(load(CODEX))
+    money = session_money(a.view, a.table)
+    recorded = [a.view.messages[c.message_index].usage for c in money.calls]
+    recorded_share = sum(u.cache_read_input_tokens for u in recorded) / sum(u.context_tokens for u in recorded)
+    simulated_share = sum(c.baseline_cache.read_tokens for c in money.calls) / sum(c.baseline_cache.total for c in money.calls)
+    assert round(100 * recorded_share, 1) == 88.0 and round(100 * simulated_share, 1) == 85.0
+    # the reader keeps each call's time: calls 1-15 fall within 40 s, so call 15 is the 15th
+    # request of its minute (no overflow) and call 16 the 16th: 1 in 16 reads only the warm 2,560
+    assert a.view.messages[money.calls[15].message_index].extra["timestamp"] == "2025-09-25T21:13:00.323Z"
+    assert money.calls[14].baseline_cache.read_tokens == 13056
+    assert money.calls[15].baseline_cache.read_tokens == round(15 / 16 * 14080 + 1 / 16 * 2560) == 13360
+    # the recording: call 15 overflowed (read 2,560), call 16 hit again
+    assert [recorded[k].cache_read_input_tokens for k in (14, 15)] == [2560, 13440]
+
+
 def test_codex_reads_only_up_to_the_previous_turns_first_output_at_a_new_prompt():
     session = _built(TIMES[:2], model="gpt-5-codex").model_copy(update={"format": "codex"})
     a = analyze(session, encoding="approx")
@@ -321,3 +351,72 @@ def test_codex_reads_only_up_to_the_previous_turns_first_output_at_a_new_prompt(
         assert [c.baseline_cache.read_tokens for c in money.calls] == [
             0, (front + prefix[2]) // 128 * 128, (front + prefix[2]) // 128 * 128, (front + prefix[6]) // 128 * 128]
         assert [c.cache for c in money.calls] == [c.baseline_cache for c in money.calls]
+
+
+def test_summary_calls_a_compaction_adds_are_priced_and_on_the_bill(capsys):
+    d = as_json(capsys, "replay", CLAUDE, "--strategy", "compact", "--compact-tokens", "40000")
+    calls = d["calls"]
+    summaries = [k for k, c in enumerate(calls) if c["kind"] == "summary"]
+    assert [calls[k]["call"] for k in summaries] == [11, 25] and d["summary_calls"] == 2
+    for k in summaries:
+        s, before, after = calls[k], calls[k - 1], calls[k + 1]
+        assert after["call"] == s["call"] and after["kind"] == "call" and after["compacted_by"] == "compact"
+        # its input is the history it summarises: the call before's request is read, the rest written
+        assert s["cache"]["read_tokens"] == before["tokens"]
+        assert s["cache"]["read_tokens"] + s["cache"]["write_tokens"] == s["tokens"]
+        # its output is the summary compact asks for (300 tokens at Sonnet 4.5's $15/M)
+        assert s["cost"]["output"] == 300 * 15 / 1e6
+        assert s["baseline_cost"] is None and s["recorded_cost"] is None
+        assert s["cost"]["total"] != after["cost"]["total"]  # each row has its own money
+    per_call = sum(c["cost"]["total"] for c in calls)
+    assert round(d["cost_total"], 8) == round(per_call, 8)
+    assert round(d["summary_cost_total"], 8) == round(sum(calls[k]["cost"]["total"] for k in summaries), 8)
+    c = as_json(capsys, "compare", CLAUDE, "--strategy", "compact", "--compact-tokens", "40000")
+    row = c["rows"][1]
+    assert row["pipeline"] == "compact" and row["summary_calls"] == 2
+    assert round(row["summary_cost"], 8) == round(d["summary_cost_total"], 8)
+    assert round(row["cost_total"], 8) == round(d["cost_total"], 8)
+
+
+def test_compare_shows_what_cache_aware_settings_are_worth(capsys):
+    args = ("compare", CLAUDE, "--strategy", "clear_tool_uses", "--trigger", "8000", "--keep", "2", "--clear-at-least", "5000")
+    d = as_json(capsys, *args)
+    at_least, off = d["rows"][1], d["cache_aware"][0]
+    assert (off["pipeline"], off["setting"], off["instead_of"]) == ("clear_tool_uses", "clear_at_least=0", "clear_at_least=5000")
+    # clearing only when it frees 5,000 tokens saves fewer tokens but more dollars: fewer rewrites
+    # of cached history, so fewer cache writes
+    assert (at_least["tokens_saved_pct"], at_least["dollars_saved_pct"]) == (15.2, 4.1)
+    assert (off["tokens_saved_pct"], off["dollars_saved_pct"]) == (16.6, 1.9)
+    assert (at_least["cache_breaks"], off["cache_breaks"]) == (18, 25)
+    assert (at_least["cache_write_tokens"], off["cache_write_tokens"]) == (69898, 74961)
+    code, out, _ = run(capsys, *args)
+    assert "(clear_at_least=0)" in out and "cache writes" in out
+    # polling: last_n_observations changes the history only every 5 calls
+    p = as_json(capsys, "compare", CLAUDE, "--strategy", "last_n_observations", "--polling", "5")
+    polled, every_call = p["rows"][1], p["cache_aware"][0]
+    assert every_call["setting"] == "polling=1"
+    # eliding at every call saves 12.8% of tokens and costs 32.3% more; every 5 calls: 11.0% and 1.1% more
+    assert (every_call["tokens_saved_pct"], every_call["dollars_saved_pct"], every_call["cache_breaks"]) == (12.8, -32.3, 22)
+    assert (polled["tokens_saved_pct"], polled["dollars_saved_pct"], polled["cache_breaks"]) == (11.0, -1.1, 4)
+    assert (polled["cache_write_tokens"], every_call["cache_write_tokens"]) == (74147, 128668)
+    # nothing set away from its off value: no extra rows
+    assert as_json(capsys, "compare", CLAUDE, "--strategy", "clear_tool_uses")["cache_aware"] == []
+
+
+def test_compact_is_priced_from_its_stateful_replay():
+    from inspector.analysis.replay import replay
+    from inspector.strategies.params import settings_model
+
+    a = analyze(load(CLAUDE))
+    settings = settings_model()(compact_tokens=40000)
+    result = replay(a.view, a.table, ("compact",), settings)
+    money = session_money(a.view, a.table, ("compact",), settings, replay=result)
+    calls = [c for c in money.calls if c.kind == "call"]
+    replayed = [c for c in result.calls if c.kind == "call"]
+    # the simulated requests are the replay's: same totals call by call
+    assert [c.cache.total for c in calls] == [c.tokens for c in replayed]
+    after = [k for k, c in enumerate(replayed) if c.compacted_by]
+    assert after and all(calls[k].breaks_cache for k in after)
+    # between compactions the agent appends: each call reads the whole previous request
+    k = after[0] + 1
+    assert calls[k].cache.read_tokens == calls[k - 1].cache.total and not calls[k].breaks_cache

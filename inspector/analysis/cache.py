@@ -13,10 +13,20 @@ common prefix with call k-1's request is read from cache when
 The rest of the input is written to the cache where the provider charges writes and the agent
 marks cache breakpoints (Anthropic; Claude Code does), else it is plain input (OpenAI and Gemini
 cache implicitly, reads only; OpenAI caches in 128-token steps). Output is not modelled here.
+
+OpenAI routes a request to the machine that holds its prefix by a hash of the prompt's start and
+the ``prompt_cache_key`` (Codex sends its conversation id); "if requests for the same prefix and
+prompt_cache_key combination exceed a certain rate (approximately 15 requests per minute), some
+may overflow and get routed to additional machines, reducing cache effectiveness" (OpenAI's
+prompt-caching guide). A request sent when ``r`` requests of the session (itself included) fall
+in the last minute, ``r`` above that rate, is taken to overflow with probability ``(r - 15) / r``
+(the share of the minute's requests beyond what one machine takes); an overflowed request reads
+only what every machine holds: the agent's fixed prefix (``warm``). The split is the expectation.
 """
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
@@ -36,6 +46,7 @@ ANTHROPIC_TTL_1H = 3600.0
 #: OpenAI keeps a cached prefix 5-10 minutes idle (up to an hour off-peak); Codex files carry
 #: no per-call times, so this mostly matters for files that do.
 OPENAI_TTL = 600.0
+OPENAI_OVERFLOW_RPM = 15
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +57,9 @@ class CachePolicy:
     ttl_seconds: float | None  # None: no expiry modelled
     min_tokens: int
     step: int = 1  # cached lengths are multiples of this (OpenAI: 128)
+    #: Requests per minute one cache machine takes for one prefix before the rest overflow to
+    #: others (OpenAI: about 15); None: no overflow.
+    overflow_rpm: int | None = None
 
     @property
     def label(self) -> str:
@@ -68,7 +82,7 @@ def policy_for(provider: str | None, model: str | None, *, long_ttl: bool = Fals
             return NO_CACHE
         return CachePolicy(True, ANTHROPIC_TTL_1H if long_ttl else ANTHROPIC_TTL, minimum)
     if provider == "openai" or name.startswith(("gpt", "o1", "o3", "o4", "codex")):
-        return CachePolicy(False, OPENAI_TTL, _DEFAULT_MIN_TOKENS, step=128)
+        return CachePolicy(False, OPENAI_TTL, _DEFAULT_MIN_TOKENS, step=128, overflow_rpm=OPENAI_OVERFLOW_RPM)
     if provider == "google" or name.startswith("gemini"):
         return CachePolicy(False, None, minimum)
     return NO_CACHE
@@ -100,19 +114,29 @@ def common_prefix_tokens(previous: Sequence[Piece], current: Sequence[Piece]) ->
     return total
 
 
-def split_call(total: int, shared: int, gap_seconds: float | None, policy: CachePolicy, warm: int = 0) -> CacheSplit:
+def split_call(
+    total: int, shared: int, gap_seconds: float | None, policy: CachePolicy, warm: int = 0, per_minute: int = 1
+) -> CacheSplit:
     """The split of a call of ``total`` input tokens that shares ``shared`` leading tokens with
     the previous call, sent ``gap_seconds`` after it (None: unknown, or the first call). After
     the lifetime only ``warm`` tokens (the agent's fixed prefix, kept cached by its other
-    sessions) can still be read."""
+    sessions) can still be read. ``per_minute``: the session's requests in the minute up to this
+    one, itself included (the overflow rule in the module docstring)."""
     shared = min(shared, total)
     if gap_seconds is not None and policy.ttl_seconds is not None and gap_seconds > policy.ttl_seconds:
         shared = min(shared, warm)
-    read = 0 if shared < policy.min_tokens else shared - shared % policy.step
+    read = _cached(shared, policy)
+    if policy.overflow_rpm is not None and per_minute > policy.overflow_rpm:
+        overflow = (per_minute - policy.overflow_rpm) / per_minute
+        read = round((1 - overflow) * read + overflow * _cached(min(shared, warm), policy))
     rest = total - read
     if policy.writes and total >= policy.min_tokens:
         return CacheSplit(read, rest, 0)
     return CacheSplit(read, 0, rest)
+
+
+def _cached(shared: int, policy: CachePolicy) -> int:
+    return 0 if shared < policy.min_tokens else shared - shared % policy.step
 
 
 def simulate(
@@ -128,17 +152,24 @@ def simulate(
     lifetime has run out between two calls."""
     out = []
     previous_time: float | None = None
+    recent: deque[float] = deque()  # times of the requests in the last minute
     for k, ((total, shared), t) in enumerate(zip(requests, times)):
         gap = None if k == 0 or t is None or previous_time is None else t - previous_time
         # a request is never below 0 tokens: where the file's count exceeds what was recorded,
         # the part not in the file is negative and a pruned request could come out below 0
         total = max(total, 0)
-        out.append(split_call(total, min(max(shared, 0), total), gap, policy, warm))
+        if t is not None:
+            recent.append(t)
+            while recent[0] <= t - 60.0:
+                recent.popleft()
+        per_minute = len(recent) if t is not None else 1
+        out.append(split_call(total, min(max(shared, 0), total), gap, policy, warm, per_minute))
         previous_time = t if t is not None else previous_time
     return out
 
 
 __all__ = [
-    "ANTHROPIC_TTL", "ANTHROPIC_TTL_1H", "CachePolicy", "CacheSplit", "NO_CACHE", "OPENAI_TTL", "Piece",
+    "ANTHROPIC_TTL", "ANTHROPIC_TTL_1H", "CachePolicy", "CacheSplit", "NO_CACHE", "OPENAI_OVERFLOW_RPM", "OPENAI_TTL",
+    "Piece",
     "common_prefix_tokens", "policy_for", "simulate", "split_call",
 ]

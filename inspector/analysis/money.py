@@ -31,12 +31,14 @@ from ..strategies.base import Inserted, Settings, Working
 from ..strategies.pipeline import parse_pipeline, run
 from ..tokens import TokenTable, count_session
 from ..units import SessionView, build_view
-from .cache import ANTHROPIC_TTL_1H, CachePolicy, CacheSplit, Piece, common_prefix_tokens, policy_for, simulate
+from .cache import ANTHROPIC_TTL_1H, CachePolicy, CacheSplit, Piece, common_prefix_tokens, policy_for, simulate, split_call
 from .session_facts import call_model as _message_model
 from .session_facts import session_model
 from .baseline import baseline_tokens, produced_reasoning, reasoning_resets
 from .predict import predictions
 from .prices import NO_OVERRIDES, Cost, Overrides, TokenSplit, price, prices_as_of
+from .replay import Replay
+from ..strategies.compact import NAME as COMPACT
 
 
 
@@ -54,6 +56,9 @@ class CallMoney:
     #: Tokens of the previous call's request this call re-sends changed because the pipeline
     #: rewrote them (beyond what changes with no strategy): the cache the pipeline breaks.
     rewritten_tokens: int = 0
+    #: "call", or "summary": the summarisation call the pipeline adds before call ``call``
+    #: (no baseline counterpart: its ``baseline_cost`` is None, its baseline split all zero).
+    kind: str = "call"
 
     @property
     def breaks_cache(self) -> bool:
@@ -69,6 +74,7 @@ class CallMoney:
             "cache": self.cache.as_json(),
             "breaks_cache": self.breaks_cache,
             "rewritten_tokens": self.rewritten_tokens,
+            "kind": self.kind,
         }
 
 
@@ -90,6 +96,11 @@ class Money:
         known = [c.total for c in costs if c is not None]
         return sum(known, Decimal(0)) if known else None
 
+    def summary_total(self, which: str = "cost") -> Decimal | None:
+        """What the pipeline's summarisation calls cost (in :meth:`total` too)."""
+        known = [getattr(c, which).total for c in self.calls if c.kind == "summary" and getattr(c, which) is not None]
+        return sum(known, Decimal(0)) if known else None
+
     def sidechain_total(self, which: str) -> Decimal | None:
         known = [getattr(c, which).total for c in self.calls if c.sidechain is not None and getattr(c, which) is not None]
         return sum(known, Decimal(0)) if known else None
@@ -99,10 +110,46 @@ class Money:
         for which in ("recorded_cost", "baseline_cost", "cost"):
             out[f"{which}_total"] = _usd(self.total(which))
             out[f"{which}_sidechains"] = _usd(self.sidechain_total(which))
+        out["summary_calls"] = sum(1 for c in self.calls if c.kind == "summary")
+        out["summary_cost_total"] = _usd(self.summary_total())
         out["prices_as_of"] = self.prices_as_of
         out["cache_model"] = {"policy": self.cache_policy, "prefix_tokens": self.prefix_tokens}
         out["unknown_models"] = self.unknown_models
         return out
+
+
+@dataclass(frozen=True, slots=True)
+class CallDollars:
+    """One main-session model call's money as the viewer draws it (USD; None: not priced)."""
+
+    call: int
+    baseline: float | None  # simulated with no strategy
+    pipeline: float | None  # simulated under the pipeline (a summary call before it included)
+    recorded: float | None  # the price of the usage the file recorded
+    read_tokens: int  # under the pipeline, the summary call's included
+    write_tokens: int
+    breaks_cache: bool
+
+
+def call_dollars(money: Money) -> dict[int, CallDollars]:
+    """Per main-session call number its dollars for a chart or table: a summarisation call the
+    pipeline adds is folded into the call it precedes (it is paid for that call)."""
+    out: dict[int, CallDollars] = {}
+    for c in money.calls:
+        if c.sidechain is not None:
+            continue
+        before = out.get(c.call)
+        pipeline = _usd(c.cost.total) if c.cost is not None else None
+        if before is not None:  # the call after its summary: add the summary's share
+            pipeline = None if pipeline is None or before.pipeline is None else before.pipeline + pipeline
+        out[c.call] = CallDollars(
+            c.call, _usd(c.baseline_cost.total) if c.baseline_cost is not None else None, pipeline,
+            _usd(c.recorded_cost.total) if c.recorded_cost is not None else None,
+            c.cache.read_tokens + (before.read_tokens if before else 0),
+            c.cache.write_tokens + (before.write_tokens if before else 0),
+            c.breaks_cache or bool(before and before.breaks_cache),
+        )
+    return out
 
 
 def _usd(value: Decimal | None) -> float | None:
@@ -268,6 +315,24 @@ def pipeline_requests(
     return out
 
 
+def compacted_requests(view: SessionView, table: TokenTable, replay: Replay, not_in_file: Sequence[int]) -> list[tuple[int, int]]:
+    """``(total, shared with the previous call)`` per call under ``compact`` alone, from its
+    stateful replay (:func:`.compaction.replay_compacting`): between compactions the agent only
+    appends, so each call re-sends the previous one's request; after one (``compacted_by``) only
+    the fixed prefix and the leading system messages are the same, as after a recorded one."""
+    out: list[tuple[int, int]] = []
+    for c in (c for c in replay.calls if c.kind == "call"):
+        total = max(c.tokens, 0)
+        if not out:
+            shared = 0
+        elif c.compacted_by is not None:
+            shared = not_in_file[c.call - 1] + table.overhead + _leading_system_tokens(view, table, c.message_index)
+        else:
+            shared = out[-1][0]
+        out.append((total, min(shared, total)))
+    return out
+
+
 def _tokens_before_source(pieces: Sequence[Piece], stop: int) -> int:
     """Tokens of the leading pieces that come before source message ``stop``."""
     total = 0
@@ -296,8 +361,11 @@ def session_money(
     settings: Settings | None = None,
     options: MoneyOptions = MoneyOptions(),
     baselines: Sequence[int] | None = None,
+    replay: Replay | None = None,
 ) -> Money:
-    """Recorded, baseline and pipeline cost of every call of the session and its sidechains."""
+    """Recorded, baseline and pipeline cost of every call of the session and its sidechains.
+    ``replay``: the pipeline's :func:`.replay.replay`; its summarisation calls (``kind``
+    "summary") are priced as calls of their own (:func:`_price_summaries`)."""
     settings = settings or Settings()
     session = view.session
     money = Money(prices_as_of=prices_as_of())
@@ -307,8 +375,14 @@ def session_money(
     policy = options.policy or _policy(session, view.messages, options)
     money.cache_policy = policy.label
     codex = session.format == "codex"
-    with_pipeline = pipeline_requests(view, table, pipeline, settings, hidden, codex) if parse_pipeline(pipeline) else None
+    names = parse_pipeline(pipeline)
+    if names == (COMPACT,) and replay is not None:  # a compaction is a state: take the stateful replay's requests
+        with_pipeline = compacted_requests(view, table, replay, hidden)
+    else:
+        with_pipeline = pipeline_requests(view, table, pipeline, settings, hidden, codex) if names else None
     _price_chain(money, view, table, base, hidden, with_pipeline, policy, options, None)
+    if replay is not None:
+        _price_summaries(money, view, replay, policy, options, settings)
     for chain_id, messages in session.sidechains.items():
         side_view, side_table = _chain_view(session, messages, table)
         side_base = baseline_tokens(side_view, side_table)
@@ -380,6 +454,31 @@ def _price_chain(
                                      split, cost, chain_id, lost))
 
 
+def _price_summaries(money: Money, view: SessionView, replay: Replay, policy: CachePolicy, options: MoneyOptions,
+                     settings: Settings) -> None:
+    """Price each summarisation call of ``replay`` and put it before the call it precedes. Its
+    input is the history it summarises (the replay's ``tokens`` for it); it re-sends the request
+    of the call before it and adds that call's results, so that request is read from the cache
+    and the rest written or sent uncached, as for any call; its output is the summary the
+    compact strategy asks for (``summary_tokens``), no more than its input."""
+    by_call = {c.call: c for c in replay.calls if c.kind == "call"}
+    output_target = int(getattr(settings, "summary_tokens", 0) or 0)
+    warm = money.calls[0].baseline_cache.read_tokens if money.calls else 0
+    for s in (c for c in replay.calls if c.kind == "summary"):
+        previous = by_call.get(s.call - 1)
+        shared = min(previous.tokens, s.tokens) if previous is not None else 0
+        split = split_call(max(s.tokens, 0), shared, None, policy, warm)
+        message = view.messages[s.message_index]
+        model = call_model(view.session, message, options.model) if s.model is None or options.model else s.model
+        one_hour = split.write_tokens if policy.ttl_seconds == ANTHROPIC_TTL_1H else 0
+        tokens = TokenSplit(split.uncached_tokens, split.read_tokens, split.write_tokens, min(output_target, s.tokens), one_hour)
+        cost = price(tokens, model, None, call_time(message), options.overrides)
+        row = CallMoney(s.call, s.message_index, model, None, CacheSplit(0, 0, 0), None, split, cost, kind="summary")
+        at = next((k for k, c in enumerate(money.calls) if c.sidechain is None and c.kind == "call" and c.call == s.call),
+                  len(money.calls))
+        money.calls.insert(at, row)
+
+
 def _rewritten(baseline: list[tuple[int, int]], pipeline: list[tuple[int, int]]) -> list[int]:
     """Per call: how much more of the previous request the pipeline changed than no strategy did."""
     out = [0]
@@ -391,6 +490,6 @@ def _rewritten(baseline: list[tuple[int, int]], pipeline: list[tuple[int, int]])
 
 
 __all__ = [
-    "CallMoney", "Money", "MoneyOptions", "baseline_requests", "call_model", "call_time",
+    "CallDollars", "CallMoney", "Money", "MoneyOptions", "baseline_requests", "call_dollars", "compacted_requests", "call_model", "call_time",
     "pipeline_requests", "recorded_split", "session_money", "warm_prefix_tokens",
 ]

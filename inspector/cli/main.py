@@ -337,7 +337,7 @@ def replay_data(args: argparse.Namespace, analysis=None) -> dict[str, Any]:
     with _Progress(len(analysis.view.calls)) as bar:
         progress = bar.stage(",".join(pipeline) or "baseline", len(analysis.view.calls))
         result = inspector.replay(analysis, pipeline, settings=settings, progress=progress, workers=_workers())
-    money = session_money(analysis.view, analysis.table, pipeline, settings, options)
+    money = session_money(analysis.view, analysis.table, pipeline, settings, options, replay=result)
     return replay_report(analysis, result, pipeline_report(pipeline, settings), money)
 
 
@@ -353,7 +353,7 @@ def compare_data(args: argparse.Namespace, analysis=None) -> dict[str, Any]:
     from ..analysis.money import session_money
     from ..presets import load_presets
     from ..strategies import STRATEGIES, parse_pipeline
-    from .money_report import money_options
+    from .money_report import cache_aware_rows, money_options
     from .report import compare_report
 
     presets: list[tuple[str, Any]] = []
@@ -385,9 +385,11 @@ def compare_data(args: argparse.Namespace, analysis=None) -> dict[str, Any]:
                                  workers=_workers())
     row_settings = [settings] + [s for _, s in presets] if presets else [settings] * len(rows)
     baseline_money = session_money(analysis.view, analysis.table, (), settings, options)
-    moneys = [session_money(analysis.view, analysis.table, row.pipeline, s, options) if row.pipeline else baseline_money
-              for row, s in zip(rows, row_settings)]
-    return compare_report(analysis, settings, rows, baseline_money, moneys)
+    moneys = [session_money(analysis.view, analysis.table, row.pipeline, s, options, replay=row.replay) if row.pipeline
+              else baseline_money for row, s in zip(rows, row_settings)]
+    report = compare_report(analysis, settings, rows, baseline_money, moneys)
+    report["cache_aware"] = cache_aware_rows(analysis.view, analysis.table, rows, row_settings, baseline_money, options)
+    return report
 
 
 def cmd_export(args: argparse.Namespace) -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 from decimal import Decimal
+from collections.abc import Sequence
 from typing import Any
 
 from ..analysis.money import Money, MoneyOptions
@@ -27,10 +28,10 @@ def money_options(args: argparse.Namespace) -> MoneyOptions:
     return MoneyOptions(model=getattr(args, "model", None), overrides=load_overrides(getattr(args, "prices", None)))
 
 
-def replay_money(money: Money) -> tuple[dict[int, dict[str, Any]], list[dict[str, Any]], dict[str, Any]]:
-    """Per main-session call number its money fields; the sidechain calls as rows of their own;
-    the totals."""
-    per_call = {c.call: c.as_json() for c in money.calls if c.sidechain is None}
+def replay_money(money: Money) -> tuple[dict[tuple[int, str], dict[str, Any]], list[dict[str, Any]], dict[str, Any]]:
+    """Per main-session ``(call number, kind)`` its money fields (a summary call shares its
+    number with the call it precedes); the sidechain calls as rows of their own; the totals."""
+    per_call = {(c.call, c.kind): c.as_json() for c in money.calls if c.sidechain is None}
     sidechains = [{"sidechain": c.sidechain, "call": c.call, "message_index": c.message_index, **c.as_json()}
                   for c in money.calls if c.sidechain is not None]
     return per_call, sidechains, money.totals_json()
@@ -61,7 +62,36 @@ def compare_money(baseline: Money, money: Money) -> dict[str, Any]:
         "cache_break_calls": breaks[:20],
         "cache_read_tokens": sum(c.cache.read_tokens for c in money.calls),
         "cache_write_tokens": sum(c.cache.write_tokens for c in money.calls),
+        "summary_calls": sum(1 for c in money.calls if c.kind == "summary"),
+        "summary_cost": None if money.summary_total() is None else float(money.summary_total()),
     }
+
+
+#: Settings real agents use to keep the prompt cache valid, with the value that turns them off:
+#: clear_tool_uses' ``clear_at_least`` (clear only when it frees that much) and SWE-agent's
+#: ``polling`` (the history changes only every N calls).
+CACHE_AWARE = (("clear_tool_uses", "clear_at_least", 0), ("last_n_observations", "polling", 1))
+
+
+def cache_aware_rows(
+    view: Any, table: Any, rows: Sequence[Any], row_settings: Sequence[Any], baseline: Money, options: MoneyOptions
+) -> list[dict[str, Any]]:
+    """For each compare row whose pipeline uses a cache-aware setting set away from its off
+    value, the same pipeline with it off, priced the same way (:func:`compare_money`): what the
+    setting is worth in tokens and in dollars."""
+    from ..analysis.money import session_money
+
+    out = []
+    for row, settings in zip(rows, row_settings):
+        for strategy, param, off in CACHE_AWARE:
+            value = getattr(settings, param, off)
+            if strategy not in row.pipeline or value == off:
+                continue
+            variant = settings.model_copy(update={param: off})
+            money = session_money(view, table, row.pipeline, variant, options)
+            out.append({"pipeline": row.name, "setting": f"{param}={off}", "instead_of": f"{param}={value}",
+                        **compare_money(baseline, money)})
+    return out
 
 
 def info_money(money: Money) -> dict[str, Any]:
@@ -84,4 +114,4 @@ def info_money(money: Money) -> dict[str, Any]:
     }
 
 
-__all__ = ["add_money_options", "compare_money", "info_money", "money_options", "replay_money"]
+__all__ = ["CACHE_AWARE", "add_money_options", "cache_aware_rows", "compare_money", "info_money", "money_options", "replay_money"]

@@ -305,17 +305,20 @@ def render_compare_money(report: dict[str, Any], out: Console) -> None:
     table.add_column(T("cost"), justify="right")
     table.add_column(T("dollars saved"), justify="right")
     table.add_column(T("cache breaks"), justify="right")
-    for r in rows:
+    table.add_column(T("cache writes"), justify="right")
+    for r in rows + [{**v, "pipeline": f"{v['pipeline']} ({v['setting']})"} for v in report.get("cache_aware", [])]:
         smaller = r["dollars_saved_pct"] is not None and r["tokens_saved_pct"] is not None and r["dollars_saved_pct"] < r["tokens_saved_pct"] - 0.05
         table.add_row(T(r["pipeline"]), N(r["input_tokens_billed"]), T(_share(r["tokens_saved_pct"])), USD(r["cost_total"]),
                       T(f"{_usd_text(r['dollars_saved'])} ({_share(r['dollars_saved_pct'])})" if r["dollars_saved"] is not None else "—",
                         "yellow" if smaller else ""),
-                      N(r["cache_breaks"]))
+                      N(r["cache_breaks"]), N(r["cache_write_tokens"]))
     out.print(table)
     out.print(Text(
         "input billed = every call's input with the prefix the file does not show; cost = those tokens split by the "
         "prompt-cache model and priced with the recorded output. Yellow: a smaller share of dollars than of tokens, "
         "because the strategy rewrites history the provider had cached (replay --strategy NAME shows where). "
+        "cache writes = input tokens written to the cache (Anthropic bills them above the input price). A row "
+        "'NAME (clear_at_least=0)' or '(polling=1)' is the pipeline with its cache-aware setting off, beside it as set. "
         f"Prices as of {report['prices_as_of']}.",
         style="dim",
     ))

@@ -176,7 +176,7 @@ def replay_report(analysis: Analysis, result: Replay, pipeline: list[dict[str, A
                 "ratio": _ratio(row.recorded, c.baseline_tokens) if row else None,
                 "kind": c.kind,
                 "compacted_by": c.compacted_by,
-                **money_calls.get(c.call, {}),
+                **money_calls.get((c.call, c.kind), {}),
             }
         )
     with_usage = [c for c in calls if c["recorded_tokens"] is not None]

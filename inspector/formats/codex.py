@@ -85,6 +85,7 @@ class CodexStream:
         #: Usage written before the response it measures (0.40), for the next assistant message.
         self._pending: tuple[Usage, dict[str, Any], SourceRef] | None = None
         self._model: str | None = None
+        self._timestamp: str | None = None  # the current record's, for the call its token_count measures
         self._models = ModelTally(self.session)
         self.recognised = 0
         #: Sub-agent threads this thread spawned (``sub_agent_activity``): thread id -> agent path.
@@ -105,6 +106,7 @@ class CodexStream:
             self.session.skipped.append(ignored(source, "record without a type and payload"))
             return
         self.recognised += 1
+        self._timestamp = record["timestamp"] if isinstance(record.get("timestamp"), str) else None
         try:
             self._dispatch(rtype, payload, source)
         except FIELD_ERRORS as exc:
@@ -205,6 +207,8 @@ class CodexStream:
             self.session.skipped.append(ignored(source, "event_msg/token_count (no usage info)"))
             return
         extra = {"model_context_window": info["model_context_window"]} if isinstance(info.get("model_context_window"), int) else {}
+        if self._timestamp is not None:  # when the call's usage arrived: the cache model's clock
+            extra["timestamp"] = self._timestamp
         messages = self.session.messages
         lower = max(self._usage_from, self._turn_from)
         target = next((i for i in range(len(messages) - 1, lower - 1, -1) if messages[i].role == "assistant"), None)

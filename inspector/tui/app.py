@@ -117,6 +117,10 @@ class InspectorApp(ViewActions, App[int]):
                 tooltip="save the pipeline and settings as a user preset"),
         Binding("t", "next_theme", "Theme", id="next-theme", tooltip="next colour theme"),
         Binding("f", "toggle_follow", "Follow", id="toggle-follow", tooltip="follow the file as it grows: on/off"),
+        Binding("dollar_sign", "chart_unit", "Tokens/$", show=False, id="chart-dollars",
+                tooltip="replay chart: input tokens or dollars (cache-aware) per call"),
+        Binding("c", "call_table", "Calls", show=False, id="call-table",
+                tooltip="the replay as a table: tokens, recorded, cache read/write, cost, compactions per call"),
         Binding("escape", "close_inputs", "Close", show=False, id="close", tooltip="close the search or value bar"),
         *VIEW_BINDINGS,
     ]
@@ -184,7 +188,8 @@ class InspectorApp(ViewActions, App[int]):
         self.search = Search(services, rows=lambda: self.list, box=lambda: self.query_one("#search", Input),
                              result=lambda: self.result)
         self.replay = Replay(services, chart=lambda: self.chart,
-                             inputs=lambda: Inputs(self.view, self.table, self.state), cursor_moved=self.request_plan)
+                             inputs=lambda: Inputs(self.view, self.table, self.state), cursor_moved=self.request_plan,
+                             money_ready=self._money_ready)
         self.follow = Follow(services, path=self.session_path, format_name=self.format_name, requested=follow,
                              loaded=lambda: Loaded(self.session, self.table, self.info), grown=self._apply_growth,
                              scroll_end=lambda: self.list.scroll_end(animate=False))
@@ -455,6 +460,20 @@ class InspectorApp(ViewActions, App[int]):
     @on(Input.Submitted, "#search")
     def _search_submitted(self, event: Input.Submitted) -> None:
         self.search.submitted(event.value)
+
+    def _money_ready(self, money) -> None:
+        if money is not None:
+            self.chart.set_money(money)
+        self.query_one(TotalsBar).show_money(money)
+
+    def action_chart_unit(self) -> None:
+        if not self.chart.toggle_unit():
+            self.notify("Dollars come once every call is replayed and priced (sampled replays are not priced).", timeout=4)
+
+    def action_call_table(self) -> None:
+        from .screens.call_table import CallTableScreen
+
+        self.push_screen(CallTableScreen(self.chart.points, self.chart.money, len(self.view.calls)))
 
     def action_toggle_follow(self) -> None:
         self.follow.toggle()

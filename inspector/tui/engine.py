@@ -267,6 +267,7 @@ class CallPoint:
     baseline: int  # the whole input without a pipeline (predicted_tokens: the part not in the file included)
     tokens: int
     recorded: int | None
+    compacted_by: str | None = None  # the strategy whose compaction took effect just before the call
 
 
 def replay_order(n_calls: int, first: int = 160) -> list[int]:
@@ -285,7 +286,8 @@ def replay_order(n_calls: int, first: int = 160) -> list[int]:
 def replay_points(view: SessionView, table: TokenTable, state: PipelineState, calls: Sequence[int]) -> list[CallPoint]:
     """Baseline and pipeline input tokens of model calls ``calls`` (through inspector.replay)."""
     result = inspector.replay(analysis_of(view, table), state.pipeline, settings=state.settings, calls=list(calls))
-    return [CallPoint(c.call, c.predicted_tokens, c.tokens, c.recorded_tokens) for c in result.calls]
+    return [CallPoint(c.call, c.predicted_tokens, c.tokens, c.recorded_tokens, c.compacted_by)
+            for c in result.calls if c.kind == "call"]
 
 
 #: What the file recorded as the input of a model call (the totals bar shows it beside the estimate).

@@ -20,12 +20,13 @@ class PlanReady(TMessage):
 
 
 class ReplayPoints(TMessage):
-    def __init__(self, key: Any, points: list[CallPoint], pending: int, note: str = "") -> None:
+    def __init__(self, key: Any, points: list[CallPoint], pending: int, note: str = "", money: Any = None) -> None:
         super().__init__()
         self.key = key
         self.points = points
         self.pending = pending
         self.note = note
+        self.money = money  # inspector.analysis.money.Money, once every call is replayed
 
 
 class CountProgress(TMessage):

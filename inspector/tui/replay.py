@@ -59,8 +59,11 @@ class Replay:
     session). ``inputs()`` is what the app shows now; ``cursor_moved()`` asks it to replan."""
 
     def __init__(self, services: Services, *, chart: Callable[[], Chart], inputs: Callable[[], Inputs],
-                 cursor_moved: Callable[[], None]) -> None:
+                 cursor_moved: Callable[[], None], money_ready: Callable[[Any], None] | None = None) -> None:
         self.services = services
+        #: Called with the session's :class:`~inspector.analysis.money.Money` once a full replay is
+        #: done, and with None when the pipeline changed (the chart drops its own on reset).
+        self._money_ready = money_ready
         self._chart = chart
         self._inputs = inputs
         self._cursor_moved = cursor_moved
@@ -120,6 +123,8 @@ class Replay:
         delay = REPLAY_DELAY
         if not same_pipeline:
             chart.reset_points(n)
+            if self._money_ready is not None:
+                self._money_ready(None)  # the pipeline's cost comes with its replay
             self._growth = self._unfinished = None
         else:
             chart.set_call_count(n)
@@ -169,7 +174,12 @@ class Replay:
                 post(ReplayPoints(key, [], 0, f"replay failed: {type(exc).__name__}: {exc}"))
                 return
             now = time.perf_counter()
-            if done == len(order) or now - posted > REPLAY_POST_EVERY:
+            if done == len(order):
+                money = None if note else session_money_or_none(inputs, cancelled)
+                if cancelled() or key != self.key:
+                    return
+                post(ReplayPoints(key, batch, 0, note, money))
+            elif now - posted > REPLAY_POST_EVERY:
                 post(ReplayPoints(key, batch, len(order) - done, note))
                 batch = []
                 posted = now
@@ -184,6 +194,26 @@ class Replay:
         chart = self._chart()
         chart.note = message.note
         chart.add_points(message.points, message.pending)
+        if message.money is not None and self._money_ready is not None:
+            self._money_ready(message.money)
+
+
+def session_money_or_none(inputs: Inputs, cancelled: Callable[[], bool]) -> Any:
+    """What every call costs with and without the pipeline (:func:`~inspector.analysis.money.session_money`),
+    or None when pricing fails (the chart then stays in tokens)."""
+    from ..analysis.compaction import compacting
+    from ..analysis.money import session_money
+    from ..analysis.replay import replay
+
+    if cancelled():
+        return None
+    view, table, state = inputs.view, inputs.table, inputs.state
+    try:
+        # a compaction's summary calls and state come from the whole stateful replay
+        whole = replay(view, table, state.pipeline, state.settings) if compacting(state.pipeline) else None
+        return session_money(view, table, state.pipeline, state.settings, replay=whole)
+    except Exception:  # a price the data cannot give must not stop the viewer
+        return None
 
 
 def growth_calls(n: int, n_messages: int, points: dict[int, CallPoint], start: int) -> list[int]:

@@ -1,10 +1,16 @@
-"""The replay chart: input tokens of every model call, baseline against the pipeline, with a cursor.
+"""The replay chart: input tokens (or dollars) of every model call, baseline against the pipeline,
+with a cursor.
 
 Each column is one call (or, on a long session, a bucket of calls showing their maximum). The
 pipeline's bar is solid (``█`` and eighth blocks), the baseline above it is shaded (``░``), so
-the saving reads without colour. ``[`` / ``]`` or a click move the cursor; the app then shows the
-context exactly as that call sent it. Points arrive progressively from a worker: a sample of
-calls first (the chart has its shape at once), then the rest.
+the saving reads without colour; what the file recorded for the call is drawn beside the
+estimate: a thin bar of its own in the call's last column where a call has several columns, a
+``•`` at its height (where no bar is) when calls share columns. The y axis has ticks at the top, the middle and 0; a ``c`` under a column
+marks a compaction just before that call. ``[`` / ``]`` or a click move the cursor; the app then
+shows the context exactly as that call sent it. Points arrive progressively from a worker: a
+sample of calls first (the chart has its shape at once), then the rest. Once every call is
+replayed the worker also prices them (:mod:`inspector.analysis.money`, cache-aware) and
+:meth:`ReplayChart.toggle_unit` switches the chart to dollars: the figures are analysis's.
 """
 
 from __future__ import annotations
@@ -15,11 +21,13 @@ from textual.message import Message as TMessage
 from textual.strip import Strip
 from textual.widget import Widget
 
+from ...analysis.money import CallDollars, Money, call_dollars
 from ..engine import CallPoint
 from .totals import short
 
 EIGHTHS = " ▁▂▃▄▅▆▇█"
 AXIS = 8  # width of the y-axis labels
+COMPACT_BELOW = 120  # chart width under which the title's words are shortened
 
 
 class ReplayChart(Widget):
@@ -31,6 +39,7 @@ class ReplayChart(Widget):
         "chart--label",
         "chart--title",
         "chart--axis",
+        "chart--recorded",
     }
     DEFAULT_CSS = """
     ReplayChart { height: 8; background: $surface; color: $foreground; }
@@ -41,6 +50,7 @@ class ReplayChart(Widget):
     ReplayChart > .chart--label { color: $text-muted; }
     ReplayChart > .chart--title { color: $chart-cursor; text-style: bold; }
     ReplayChart > .chart--axis { color: $text-muted; }
+    ReplayChart > .chart--recorded { color: $secondary; text-style: bold; }
     """
 
     class CallClicked(TMessage):
@@ -56,11 +66,15 @@ class ReplayChart(Widget):
         self.pending = 0  # calls not computed yet
         self.note = ""
         self._columns: list[tuple[int, int]] | None = None  # per column: (first call, last call)
+        self.unit = "tokens"  # or "dollars"
+        self.money: Money | None = None
+        self.dollars: dict[int, CallDollars] = {}
 
     # --- data -------------------------------------------------------------------------------
     def reset_points(self, n_calls: int) -> None:
         self.n_calls = n_calls
         self.points = {}
+        self.set_money(None)
         self.pending = n_calls
         self._columns = None
         self.refresh()
@@ -82,6 +96,36 @@ class ReplayChart(Widget):
     def set_cursor(self, call: int | None) -> None:
         self.cursor = call
         self.refresh()
+
+    def set_money(self, money: Money | None) -> None:
+        """The session's money (None: not priced yet, or stale); dollars need it."""
+        self.money = money
+        self.dollars = call_dollars(money) if money is not None else {}
+        if money is None and self.unit == "dollars":
+            self.unit = "tokens"
+        self.refresh()
+
+    def toggle_unit(self) -> bool:
+        """Tokens <-> dollars; False when the calls are not priced yet (the unit stays tokens)."""
+        if self.unit == "tokens" and self.money is None:
+            return False
+        self.unit = "dollars" if self.unit == "tokens" else "tokens"
+        self.refresh()
+        return True
+
+    def _figures(self, call: int) -> tuple[float | None, float | None, float | None]:
+        """(no strategy, pipeline, recorded) of ``call`` in the chart's unit; None where unknown."""
+        if self.unit == "dollars":
+            d = self.dollars.get(call)
+            return (d.baseline, d.pipeline, d.recorded) if d is not None else (None, None, None)
+        point = self.points.get(call)
+        return (point.baseline, point.tokens, point.recorded) if point is not None else (None, None, None)
+
+    def label(self, value: float) -> str:
+        """A figure in the chart's unit, short."""
+        if self.unit == "tokens":
+            return short(int(value))
+        return f"${value:.2f}" if value >= 1 else f"${value:.3f}" if value >= 0.001 else f"${value:.4f}" if value else "$0"
 
     def on_resize(self) -> None:
         self._columns = None
@@ -118,31 +162,29 @@ class ReplayChart(Widget):
         return 1 if cols else None
 
     # --- rendering --------------------------------------------------------------------------
-    def _values(self) -> tuple[list[int | None], list[int | None], int]:
-        base: list[int | None] = []
-        pipe: list[int | None] = []
-        top = 1
-        points = self.points
-        cache: dict[tuple[int, int], tuple[int | None, int | None]] = {}
+    def _values(self) -> tuple[list[float | None], list[float | None], float, list[float | None]]:
+        """Per column the maximum of its calls' no-strategy, pipeline and recorded figures, and
+        the top of the scale."""
+        base: list[float | None] = []
+        pipe: list[float | None] = []
+        rec: list[float | None] = []
+        top: float = 1 if self.unit == "tokens" else 0.0
+        cache: dict[tuple[int, int], tuple[float | None, float | None, float | None]] = {}
         for first, last in self.columns():
             key = (first, last)
             if key not in cache:
-                b = p = None
+                found: list[float | None] = [None, None, None]
                 for call in range(first, last + 1):
-                    point = points.get(call)
-                    if point is None:
-                        continue
-                    b = point.baseline if b is None else max(b, point.baseline)
-                    p = point.tokens if p is None else max(p, point.tokens)
-                cache[key] = (b, p)
-            b, p = cache[key]
+                    for k, v in enumerate(self._figures(call)):
+                        if v is not None:
+                            found[k] = v if found[k] is None else max(found[k], v)  # type: ignore[type-var]
+                cache[key] = (found[0], found[1], found[2])
+            b, p, r = cache[key]
             base.append(b)
             pipe.append(p)
-            if b is not None:
-                top = max(top, b)
-            if p is not None:
-                top = max(top, p)
-        return base, pipe, top
+            rec.append(r)
+            top = max([top, *(v for v in (b, p, r) if v is not None)])
+        return base, pipe, top or 1.0, rec
 
     def render_lines(self, crop):  # compute the column values once per paint, not per line
         self._paint = self._values()
@@ -158,17 +200,21 @@ class ReplayChart(Widget):
         bars = height - 2
         if y == height - 1:
             return self._axis_line(width)
-        base, pipe, top = getattr(self, "_paint", None) or self._values()
+        base, pipe, top, rec = getattr(self, "_paint", None) or self._values()
         row = bars - y  # 0 = bottom bar row
         levels = bars * 8
         segs: list[Segment] = []
+        middle = 1 + (bars - 1) // 2
         if y == 1:
-            axis_text = f"{short(top)} ┤".rjust(AXIS)
+            axis_text = f"{self.label(top)} ┤"
         elif y == bars:
-            axis_text = "0 ┤".rjust(AXIS)
+            axis_text = "0 ┤"
+        elif y == middle and bars >= 4:  # the value at the top of this row
+            axis_text = f"{self.label(top * (row + 1) / bars)} ┤"
         else:
-            axis_text = "│".rjust(AXIS)
-        segs.append(Segment(axis_text, label))
+            axis_text = "│"
+        segs.append(Segment(axis_text.rjust(AXIS), label))
+        s_rec = self.get_component_rich_style("chart--recorded")
         s_base = self.get_component_rich_style("chart--baseline")
         s_pipe = self.get_component_rich_style("chart--pipeline")
         s_both = self.get_component_rich_style("chart--pipeline-on-baseline")
@@ -177,11 +223,20 @@ class ReplayChart(Widget):
         for k, (first, last) in enumerate(cols):
             b = base[k]
             p = pipe[k]
+            r = rec[k]
             b_level = 0 if b is None else round(b * levels / top)
             p_level = 0 if p is None else round(p * levels / top)
             p_fill = max(0, min(8, p_level - row * 8))
             b_fill = max(0, min(8, b_level - row * 8))
-            if p_fill == 8:
+            shares_left = k > 0 and cols[k - 1] == (first, last)
+            shares_right = k + 1 < len(cols) and cols[k + 1] == (first, last)
+            if shares_left and not shares_right:  # a call drawn over several columns: its last one is the recorded usage's bar
+                r_fill = 0 if r is None else max(0, min(8, round(r * levels / top) - row * 8))
+                ch, st = (EIGHTHS[r_fill], s_rec) if r_fill else (" ", bg)
+            elif r is not None and not shares_left and not shares_right and p_fill == 0 \
+                    and max(0, (round(r * levels / top) - 1) // 8) == row:
+                ch, st = "•", s_rec  # one column per call: the recorded usage as a mark where no bar is
+            elif p_fill == 8:
                 ch, st = "█", s_pipe
             elif p_fill > 0:
                 ch, st = EIGHTHS[p_fill], (s_both if b_fill == 8 else s_pipe)
@@ -197,18 +252,43 @@ class ReplayChart(Widget):
         return Strip(segs).crop_extend(0, width, bg)
 
     def _title_line(self, width: int) -> Strip:
+        """Title, legend and totals; under ``COMPACT_BELOW`` cells the words are shortened."""
         title = self.get_component_rich_style("chart--title")
         label = self.get_component_rich_style("chart--label")
         s_base = self.get_component_rich_style("chart--baseline")
         s_pipe = self.get_component_rich_style("chart--pipeline")
-        segs = [Segment(" Replay: input tokens per model call  ", title)]
-        known = [p for p in self.points.values()]
-        base_total = sum(p.baseline for p in known)
-        pipe_total = sum(p.tokens for p in known)
-        # the whole input each call had with no strategy (replay's predicted_tokens), not the CLI's baseline column
-        segs += [Segment("░ no strategy ", s_base), Segment(f"{base_total:,}  ", label)]
+        s_rec = self.get_component_rich_style("chart--recorded")
+        compact = width < COMPACT_BELOW
+        known = list(self.points.values())
+        if self.unit == "dollars" and self.money is not None:
+            money = self.money
+            head = " $ per call  " if compact else " Replay: cost per model call (USD, cache-aware)  "
+            base_total = float(money.total("baseline_cost", False) or 0)
+            pipe_total = float(money.total("cost", False) or 0)
+            recorded = money.total("recorded_cost", False)
+            base_text, pipe_text = f"${base_total:,.4f}", f"${pipe_total:,.4f}"
+            rec_text = None if recorded is None else f"${float(recorded):,.4f}"
+        else:
+            head = " tokens per call  " if compact else " Replay: input tokens per model call  "
+            # the whole input each call had with no strategy (replay's predicted_tokens), not the CLI's baseline column
+            base_total = sum(p.baseline for p in known)
+            pipe_total = sum(p.tokens for p in known)
+            fmt = short if compact else (lambda n: f"{n:,}")
+            base_text, pipe_text = fmt(base_total), fmt(pipe_total)
+            rec_text = "" if any(p.recorded is not None for p in known) else None
         saving = 100.0 * (base_total - pipe_total) / base_total if base_total else 0.0
-        segs += [Segment("█ pipeline ", s_pipe), Segment(f"{pipe_total:,} (−{saving:.1f}%)  ", label)]
+        segs = [Segment(head, title)]
+        segs += [Segment("░ none " if compact else "░ no strategy ", s_base), Segment(f"{base_text}  ", label)]
+        segs += [Segment("█ pipeline ", s_pipe), Segment(f"{pipe_text} ({-saving or 0.0:+.1f}%)  ", label)]
+        if rec_text is not None:
+            segs += [Segment("• recorded", s_rec), Segment(f" {rec_text}  " if rec_text else "  ", label)]
+        if any(p.compacted_by for p in known):
+            segs.append(Segment("c compaction  ", label))
+        if self.unit == "dollars" and self.money is not None:
+            segs.append(Segment(("" if compact else f"prices {self.money.prices_as_of.split(' ')[0]}  ") + "$ tokens ", label))
+            return Strip(segs).crop_extend(0, width, self.rich_style)
+        if self.money is not None:
+            segs.append(Segment("$ dollars  ", label))
         if self.pending:
             segs.append(Segment(f"computing… {self.n_calls - self.pending:,}/{self.n_calls:,} calls ", label))
         elif self.note:
@@ -219,7 +299,8 @@ class ReplayChart(Widget):
         label = self.get_component_rich_style("chart--label")
         title = self.get_component_rich_style("chart--title")
         cols = self.columns()
-        cells = [" "] * len(cols)
+        compacted = {c for c, p in self.points.items() if p.compacted_by}
+        cells = ["c" if any(first <= c <= last for c in compacted) else " " for first, last in cols] if compacted else [" "] * len(cols)
         cursor_x = None
         for k, (first, last) in enumerate(cols):
             if self.cursor is not None and first <= self.cursor <= last:
@@ -230,10 +311,16 @@ class ReplayChart(Widget):
             segs.append(Segment("▲", title))
             point = self.points.get(self.cursor) if self.cursor is not None else None
             text = f" call {self.cursor}/{self.n_calls}"
-            if point is not None:
+            dollars = self.dollars.get(self.cursor) if self.cursor is not None and self.unit == "dollars" else None
+            if dollars is not None:
+                b, p, r = (self.label(v) if v is not None else "—" for v in (dollars.baseline, dollars.pipeline, dollars.recorded))
+                text += f": {b} → {p} · recorded {r}" + (" · breaks the cache" if dollars.breaks_cache else "")
+            elif point is not None:
                 text += f": baseline {point.baseline:,} → {point.tokens:,}"
                 if point.recorded is not None:
                     text += f" · recorded {point.recorded:,}"
+            if point is not None and point.compacted_by:
+                text += f" · compacted by {point.compacted_by}"
             room = len(cols) - cursor_x - 1
             if len(text) > room and cursor_x > len(text):
                 segs = [Segment("call ".rjust(AXIS), label), Segment(" " * (cursor_x - len(text)), label),
@@ -242,6 +329,8 @@ class ReplayChart(Widget):
                 segs.append(Segment(text, title))
         else:
             text = f"1 … {self.n_calls}" if self.n_calls else "no model calls"
+            if compacted:
+                text = "".join(cells).rstrip() + "  " + text
             segs.append(Segment(text, label))
             segs.append(Segment("   ▶ cursor: next call (whole session)  [ ] move", title))
         return Strip(segs).crop_extend(0, width, self.rich_style)

@@ -4,8 +4,11 @@ the pruned history is valid for OpenAI and Anthropic.
 The numbers add up on screen: the gauge's categories (system, prompts, answers, tool exchanges,
 summaries, not in file, tool definitions + framing) sum to the "after" total, and "before" is
 shown as messages + not in file + tool definitions/framing. "Not in file" is what the agent sent
-that the file does not show (inferred from recorded usage: inspector.analysis.predict); the last
-line shows the model's window, used, free and what the agent reserves (inspector.analysis.window). Estimates are labelled: an approximate counter marks every
+that the file does not show (inferred from recorded usage: inspector.analysis.predict); the
+window line shows the model's window, used, free and what the agent reserves (inspector.analysis.window);
+once the replay has priced every call, the last line is what the session costs with no strategy
+and with the pipeline, through the prompt-cache model, what the file's usage cost, and the price
+data's date (inspector.analysis.money). Estimates are labelled: an approximate counter marks every
 total with ``≈``, and where the file recorded the call's real input it is shown beside ours.
 """
 
@@ -16,6 +19,7 @@ from rich.style import Style
 from rich.text import Text
 from textual.widget import Widget
 
+from ...analysis.money import Money
 from ...analysis.window import Window, session_window
 from ..engine import CATEGORIES, PlanResult
 
@@ -107,6 +111,7 @@ class TotalsBar(Widget):
         self.counting: str = ""
         self.window: Window | None = None
         self._window_of: tuple[int, int] | None = None  # (session id, messages) the window was read for
+        self.money: Money | None = None  # the whole session priced (None: not yet, or stale)
 
     def show(self, result: PlanResult, recorded: int | None, counting: str = "") -> None:
         session = result.snapshot.view.session
@@ -117,6 +122,11 @@ class TotalsBar(Widget):
         self.recorded = recorded
         self.counting = counting
         self.refresh(layout=True)
+
+    def show_money(self, money: Money | None) -> None:
+        if money is not self.money:
+            self.money = money
+            self.refresh(layout=True)
 
     def s(self, name: str) -> Style:
         return self.get_component_rich_style(name)
@@ -231,6 +241,10 @@ class TotalsBar(Widget):
             line.append([(f"  {r.error}", self.s("totals--invalid"))])
         lines.append(line)
         lines.append(self._window_line(r, label, num, compact))
+        # always a line (the bar keeps its height when the prices arrive: rows below do not move)
+        lines.append(self._money_line(self.money, label, num, compact) if self.money is not None else
+                     [[("session cost " if not compact else "cost ", label),
+                       ("priced once every call is replayed (not for a sampled replay)", self.s("totals--muted"))]])
         t = Text(no_wrap=True, overflow="crop")
         for k, line in enumerate(lines):
             if k:
@@ -253,6 +267,26 @@ class TotalsBar(Widget):
             line.append([(" of which the agent reserves ", label), (f"{window.reserved:,}", num)])
             if not compact:
                 line.append([(f" ({window.reserved_note})", label)])
+        return line
+
+
+    def _money_line(self, money: Money, label: Style, num: Style, compact: bool) -> list[Segment]:
+        """The session's cost with no strategy and with the pipeline (sub-agents included), what
+        the recorded usage cost, and the price data's date."""
+        base, cost, recorded = money.total("baseline_cost"), money.total("cost"), money.total("recorded_cost")
+        if base is None or cost is None:
+            unknown = ", ".join(money.unknown_models) or "the session's model"
+            return [[("cost ", label), (f"not priced: the price data does not know {unknown}", self.s("totals--muted"))]]
+        pct = 100.0 * float(base - cost) / float(base) if base else 0.0
+        line: list[Segment] = [[("session cost " if not compact else "cost ", label), (f"${float(base):,.4f}", num),
+                                (" → with pipeline " if not compact else " → ", label), (f"${float(cost):,.4f}", num)],
+                               [(f" ({pct:.1f}% saved)" if pct >= 0 else f" ({-pct:.1f}% more)",
+                                 self.s("totals--saving") if pct >= 0 else self.s("totals--over"))]]
+        if recorded is not None:
+            line.append([("  recorded usage " if not compact else "  recorded ", label), (f"${float(recorded):,.4f}", self.s("totals--recorded"))])
+        if not compact:
+            line.append([("  cache-aware", label)])
+        line.append([(f"  prices {money.prices_as_of.split(' ')[0]}", label)])
         return line
 
 
