@@ -128,7 +128,9 @@ class Follower:
     def _as_utf8(self, data: bytes) -> bytes:
         if self._decoder is not None:
             data = self._decoder.decode(data).encode("utf-8", "surrogatepass")
-        if self._cr_only is None and (b"\n" in data or b"\r" in data[:-1]):
+        # a CRLF file whose first chunk ends between CR and LF would read as CR-only: its lines
+        # then come with an empty line after each, which the stream skips
+        if self._cr_only is None and (b"\n" in data or b"\r" in data):
             self._cr_only = b"\n" not in data
         if self._cr_only:
             data = data.replace(b"\r", b"\n")

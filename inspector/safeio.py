@@ -121,6 +121,17 @@ def read_bytes(path: str | Path, cap: int | None = None) -> bytes:
     return data
 
 
+#: The most read from a settings file (theme, keymap, presets, price overrides).
+MAX_SETTINGS_BYTES = 4 << 20
+
+
+def read_settings_text(path: str | Path) -> str:
+    """A small settings file (theme, keymap, presets, prices) as text, through the same checks as a
+    session: a FIFO or device is refused, never read; at most :data:`MAX_SETTINGS_BYTES`.
+    UnicodeDecodeError when it is not UTF-8."""
+    return read_bytes(path, MAX_SETTINGS_BYTES).decode("utf-8")
+
+
 def read_head(path: str | Path, size: int) -> bytes:
     """The first ``size`` bytes of the file."""
     with open_input(path) as fh:

@@ -34,6 +34,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ..paths import config_dir
+from ..safeio import read_settings_text
 
 ENV_OVERRIDE = "CONTEXT_INSPECTOR_PRICES"
 
@@ -122,9 +123,10 @@ def load_overrides(path: str | Path | None = None) -> Overrides:
     if path is None:
         return NO_OVERRIDES
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as e:
-        raise PriceError(f"{path}: cannot read the price override file ({e.strerror or e}).") from e
+        text = read_settings_text(path)
+    except (OSError, UnicodeDecodeError) as e:
+        reason = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
+        raise PriceError(f"{path}: cannot read the price override file ({reason}).") from e
     try:
         data: Any = tomllib.loads(text) if path.suffix.lower() == ".toml" else json.loads(text)
     except (tomllib.TOMLDecodeError, json.JSONDecodeError) as e:

@@ -22,6 +22,7 @@ from typing import Any
 from ..paths import config_dir, ensure
 from ..strategies import params as _params
 from ..strategies import parse_pipeline
+from ..safeio import read_settings_text
 
 BUILTIN = Path(__file__).with_name("builtin.toml")
 SURE = ("source", "docs", "second-hand", "approximation")
@@ -90,9 +91,12 @@ def _from_table(table: Mapping[str, Any], origin: str) -> Preset:
 
 def _read(path: Path, origin: str) -> list[Preset]:
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(read_settings_text(path))
     except tomllib.TOMLDecodeError as exc:
         raise PresetError(f"{path}: not valid TOML ({exc}).") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise PresetError(f"{path}: cannot read it ({reason}).") from None
     return [_from_table(t, origin) for t in data.get("preset", ())]
 
 

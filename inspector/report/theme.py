@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import tomllib
 from pathlib import Path
+from ..safeio import read_settings_text
 
 ALIASES = {"dark": "dark", "inspector-dark": "dark", "light": "light", "inspector-light": "light",
            "colorblind": "colorblind", "colourblind": "colorblind", "cb": "colorblind",
@@ -31,7 +32,7 @@ def theme_colours(name: str | None = None) -> dict[str, dict[str, str]]:
     key = ALIASES.get((name or "dark").lower())
     path = _themes_folder() / f"{key}.toml" if key else Path(name or "")
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(read_settings_text(path))
     except FileNotFoundError:
         raise ThemeFileError(f"{path}: no such theme (shipped: dark, light, colorblind).") from None
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:

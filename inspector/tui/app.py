@@ -119,11 +119,18 @@ class InspectorApp(ViewActions, App[int]):
         Binding("f", "toggle_follow", "Follow", id="toggle-follow", tooltip="follow the file as it grows: on/off"),
         Binding("dollar_sign", "chart_unit", "Tokens/$", show=False, id="chart-dollars",
                 tooltip="replay chart: input tokens or dollars (cache-aware) per call"),
-        Binding("c", "call_table", "Calls", show=False, id="call-table",
+        Binding("number_sign", "call_table", "Calls", key_display="#", show=False, id="call-table",
                 tooltip="the replay as a table: tokens, recorded, cache read/write, cost, compactions per call"),
         Binding("escape", "close_inputs", "Close", show=False, id="close", tooltip="close the search or value bar"),
         *VIEW_BINDINGS,
     ]
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The main view's keys do nothing while a screen is on top of it (help, detail, the
+        lesson, the window view...): a key there must not change the pipeline unseen."""
+        if len(self.screen_stack) > 1 and action in _MAIN_VIEW_ACTIONS:
+            return False
+        return True
 
     def notify(self, message: str, *, title: str = "", severity="information", timeout=None, markup: bool = True) -> None:
         """Every notice is plain text: they quote search terms, paths and errors, which are data
@@ -668,6 +675,10 @@ class InspectorApp(ViewActions, App[int]):
         status = self.query_one(StatusLine)
         status.set(name=name, facts=facts, short_facts=short_facts, follow=self.follow.badge(),
                    notice=self.follow.notice if notice is None else notice)
+
+
+#: The app's own actions (but quit), which act on the main view only.
+_MAIN_VIEW_ACTIONS = frozenset(b.action.split("(")[0] for b in InspectorApp.BINDINGS) - {"quit"}
 
 
 def keymap_owners() -> Iterable[type]:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from textual.binding import Binding
 from textual.keys import _normalize_key_list  # "?" -> "question_mark", as set_keymap does (textual is pinned)
+from ..safeio import read_settings_text
 
 KEYMAP_FILE = "keymap.toml"
 
@@ -113,7 +114,7 @@ def _clashes(keys: Mapping[str, str], defaults: Mapping[str, str], text: str, so
 def load_keymap(path: Path, defaults: Mapping[str, str]) -> Keymap:
     """The keymap in ``path`` (an empty one when there is no such file)."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_settings_text(path)
     except FileNotFoundError:
         return Keymap()
     except (OSError, UnicodeDecodeError) as exc:

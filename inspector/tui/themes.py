@@ -17,6 +17,7 @@ from pathlib import Path
 
 from textual.color import Color, ColorParseError
 from textual.theme import Theme
+from ..safeio import read_settings_text
 
 BASE_KEYS = (
     "primary", "secondary", "accent", "foreground", "background", "surface", "panel",
@@ -76,7 +77,7 @@ def load_theme_file(path: str | Path) -> ThemeFile:
     """Read one theme file; :class:`ThemeError` names the file and the missing or bad key."""
     p = Path(path)
     try:
-        data = tomllib.loads(p.read_text(encoding="utf-8"))
+        data = tomllib.loads(read_settings_text(p))
     except FileNotFoundError:
         raise ThemeError(f"{p}: no such theme file.") from None
     except (OSError, UnicodeDecodeError) as exc:

@@ -79,11 +79,13 @@ class ViewActions:
         lst, result = self.list, self.result
         if result is None or not lst.row_count():
             return
-        totals = result.snapshot.table.totals
+        totals, by = result.snapshot.table.totals, result.plan.by if result.plan else None
 
-        def size(row: int) -> int:
+        def size(row: int) -> int:  # what the call sends: a message compacted away before it is not
             item = lst.message_at(row)
-            return totals[item] if isinstance(item, int) else item.tokens
+            if not isinstance(item, int):
+                return item.tokens
+            return 0 if by is not None and by[item] == "source" else totals[item]
 
         lst.move_cursor(max(range(lst.row_count()), key=lambda row: (size(row), -row)))
         lst.scroll_cursor_visible(center=True)

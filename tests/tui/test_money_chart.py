@@ -143,7 +143,7 @@ async def test_a_key_opens_the_replay_as_a_table_per_call(size):
     app = make_app(inspector.load(CLAUDE), path=str(CLAUDE), pipeline=("clear_tool_uses",))
     async with app.run_test(size=size) as pilot:
         await clearing(pilot, app)
-        await pilot.press("c")
+        await pilot.press("number_sign")
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, CallTableScreen)

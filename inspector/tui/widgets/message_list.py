@@ -159,6 +159,7 @@ class MessageList(LineList):
         self._arrange()
         self.reset(keep_cursor=self.shown_row(selected) if selected is not None else 0)
         self.scroll_cursor_visible(center=True)
+        self.post_message(self.CursorMoved(self, self.cursor))  # the detail pane follows the selection
 
     def set_by_tokens(self, on: bool) -> None:
         selected = self.result_row(self.cursor) if self.row_count() else None
@@ -166,6 +167,7 @@ class MessageList(LineList):
         self._arrange()
         self.reset(keep_cursor=self.shown_row(selected) if selected is not None else 0)
         self.scroll_cursor_visible(center=True)
+        self.post_message(self.CursorMoved(self, self.cursor))
 
     def _arrange(self) -> None:
         result = self.result
@@ -176,13 +178,22 @@ class MessageList(LineList):
         keep = _FILTERS[self.filter_name]
         order = [k for k, item in enumerate(result.rows) if keep(self, result, item)]
         if self.by_tokens:
-            totals = result.snapshot.table.totals
-            order.sort(key=lambda k: -(totals[result.rows[k]] if type(result.rows[k]) is int else result.rows[k].tokens))
+            totals, by = result.snapshot.table.totals, result.plan.by
+
+            def sent(k: int) -> int:  # what the call sends: a message the agent compacted away, nothing
+                item = result.rows[k]
+                if type(item) is not int:
+                    return item.tokens
+                return 0 if by[item] == "source" else totals[item]
+
+            order.sort(key=lambda k: -sent(k))
         self.order = order
 
     def result_row(self, row: int) -> int:
-        """The row of the plan's result shown at ``row``."""
-        return self.order[row] if self.order is not None else row
+        """The row of the plan's result shown at ``row`` (-1 when the filter shows no such row)."""
+        if self.order is None:
+            return row
+        return self.order[row] if 0 <= row < len(self.order) else -1
 
     def shown_row(self, result_row: int) -> int | None:
         """Where the result's row ``result_row`` is shown (None: the filter hides it)."""
@@ -268,7 +279,7 @@ class MessageList(LineList):
         if c.tool:
             parts += ["tool".ljust(c.tool), " "]
         label = self.filter_label
-        head = f"preview  [{label}]" if label else "preview"
+        head = f"[{label}] preview" if label else "preview"  # the filter first: seen on a narrow list
         parts += [set_cell_size(head, c.preview), " ", (est + "tokens").rjust(c.tokens)[-c.tokens:], " ",
                   "status".ljust(c.status), " ", "!".ljust(c.rules)]
         text = "".join(parts)
