@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..analysis.breakdown import flag_counts, largest_messages, tool_tokens, unit_kinds
 from ..analysis.calibrate import CallUsage, call_usage
+from ..analysis.idle import idle_reason
 from ..analysis.context import next_call as visible_next_call
 from ..analysis.predict import next_call, predictions, tokenizer_label
 from ..analysis.session_facts import model_of
@@ -365,7 +366,8 @@ def plan_report(analysis: Analysis, plan: CheckedPlan) -> dict[str, Any]:
         "overhead": analysis.table.overhead,
         "not_in_file": plan.not_in_file,
         "stages": [
-            {"strategy": s.strategy, "tokens_before": s.tokens_before, "tokens_after": s.tokens_after}
+            {"strategy": s.strategy, "tokens_before": s.tokens_before, "tokens_after": s.tokens_after,
+             "idle_reason": idle_reason(plan, s)}
             for s in plan.stages
         ],
         "messages": rows,
