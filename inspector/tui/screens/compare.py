@@ -158,7 +158,7 @@ class CompareScreen(ModalScreen[Choice | None]):
         calls = len(self.analysis.view.calls)
         self.query_one("#compare-progress", Static).update(
             Text(f"{len(rows)} rows · replay over {calls:,} model calls · saved: against no strategy · "
-                 f"saved $: estimated cost saved (— where prices are unknown)"))
+                 f"saved $: estimated cost saved, below 0 where dropping breaks the prompt cache (— no prices)"))
         self._fill()
 
     def _fill(self) -> None:
