@@ -410,7 +410,8 @@ def render_plan(report: dict[str, Any], out: Console) -> None:
         out.print(table)
     out.print(_totals_text(report))
     for stage in report["stages"]:
-        out.print(Text(f"  {stage['strategy']}: {stage['tokens_before']:,} -> {stage['tokens_after']:,}", style="dim"))
+        idle = f" ({stage['idle_reason']})" if stage.get("idle_reason") else ""
+        out.print(Text(f"  {stage['strategy']}: {stage['tokens_before']:,} -> {stage['tokens_after']:,}{idle}", style="dim"))
     render_violations(report["violations"], out)
 
 

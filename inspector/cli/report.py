@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..analysis.calibrate import call_usage
+from ..analysis.idle import idle_reason
 from ..analysis.info import (  # noqa: F401  (the info builders, re-exported for the CLI)
     FIRST_PLACES,
     _ratio,
@@ -134,7 +135,8 @@ def plan_report(analysis: Analysis, plan: CheckedPlan) -> dict[str, Any]:
         "overhead": analysis.table.overhead,
         "not_in_file": plan.not_in_file,
         "stages": [
-            {"strategy": s.strategy, "tokens_before": s.tokens_before, "tokens_after": s.tokens_after}
+            {"strategy": s.strategy, "tokens_before": s.tokens_before, "tokens_after": s.tokens_after,
+             "idle_reason": idle_reason(plan, s)}
             for s in plan.stages
         ],
         "messages": rows,

@@ -33,6 +33,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer, Input, Static
 from textual.worker import get_current_worker
 
+from ..analysis.idle import idle_reasons
 from ..analysis.window import default_budget
 from ..model import Session
 from ..strategies import builtin as _builtin_strategies  # noqa: F401  (registers the strategies)
@@ -414,7 +415,7 @@ class InspectorApp(ViewActions, App[int]):
         if result.plan is not None:
             for stage in result.plan.stages:
                 savings[stage.strategy] = savings.get(stage.strategy, 0) + stage.tokens_before - stage.tokens_after
-        self.panel.set_state(self.state, savings)
+        self.panel.set_state(self.state, savings, idle_reasons(result.plan) if result.plan is not None else {})
         self.query_one(TotalsBar).show(result, engine.recorded_at(self.view, self.replay.at_call), self.count_status)
         self.chart.set_cursor(self.replay.at_call)
         self._show_detail()

@@ -139,10 +139,13 @@ class ViewInfo:
 
 
 def preview_of(message: Message, limit: int = 240) -> str:
-    """One line that says what a message is: its text, its tool calls, or its results."""
+    """One line that says what a message is: its text, its tool calls, or its results. Thinking
+    comes last (marked ``[thinking]``) so a long chain of thought never pushes the answer or the
+    tool call out of the line."""
     parts: list[str] = []
     budget = limit
-    for block in message.content:
+    # sorted() is stable: the other blocks keep their order, thinking blocks follow them
+    for block in sorted(message.content, key=lambda b: isinstance(b, ThinkingBlock)):
         if budget <= 0:
             break
         if isinstance(block, TextBlock):

@@ -2,7 +2,8 @@
 row filters (``x`` cycles changed / dropped / truncated or cleared / rule breaks / tool exchanges,
 ``X`` keeps the selected row's tool), largest first (``o``), jumps to the largest message (``L``)
 and to the next or previous changed row (``c`` / ``C``), hiding the side panel, the chart and the
-detail pane (F2 / F3 / F4, for small terminals) and an SVG screenshot (``S``).
+detail pane (F2 / F3 / F4, for small terminals), an SVG screenshot (``S``) and every strategy and
+preset compared side by side (``m``, :mod:`.screens.compare`).
 
 :class:`ViewActions` is mixed into the app; it needs ``result``, ``list``, ``replay``,
 ``session_path`` and ``notify``. Screenshots are written to the current directory, or to the
@@ -13,13 +14,18 @@ beside a session), through :func:`inspector.safeio.write_atomic`.
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from textual.binding import Binding
 
 from ..paths import data_dir, ensure
 from ..safeio import write_atomic
+from ..analysis.compare_choices import Choice
+from ..analysis.session import of as analysis_of
+from .screens.compare import CompareScreen
 from .screens.window import WindowScreen
+from .state import Preset, available_presets
 from .widgets.message_list import FILTERS, changed_by_pipeline
 
 VIEW_BINDINGS = [
@@ -38,6 +44,8 @@ VIEW_BINDINGS = [
     Binding("f3", "toggle_pane('chart')", "Chart", show=False, id="toggle-chart", tooltip="hide or show the replay chart"),
     Binding("f4", "toggle_pane('detail')", "Detail pane", show=False, id="toggle-detail",
             tooltip="hide or show the detail pane"),
+    Binding("m", "compare", "Compare", show=False, id="compare",
+            tooltip="every strategy and preset side by side; enter applies one, space + d diffs two"),
     Binding("S", "screenshot_svg", "Screenshot", show=False, id="screenshot", tooltip="save an SVG screenshot"),
 ]
 
@@ -50,6 +58,28 @@ class ViewActions:
     def action_window(self) -> None:
         if self.result is not None and self.result.plan is not None:
             self.push_screen(WindowScreen(self.result, self.call_label()))
+
+    def action_compare(self) -> None:
+        if self.table is None:
+            self.notify("still counting: compare once the counts are in", timeout=3)
+            return
+        state = self.state
+        choices = [Choice(name, (name,), state.settings) for name in state.order]
+        choices += [Choice(p.name, p.pipeline, state.apply_preset(p).settings, preset=True) for p in available_presets()]
+        screen = CompareScreen(analysis_of(self.view, self.table), choices, Choice("none", (), state.settings),
+                               self.replay.at_call, self.call_label())
+        self.push_screen(screen, self._apply_choice)
+
+    def _apply_choice(self, choice: Choice | None) -> None:
+        if choice is None:
+            return
+        if choice.preset:
+            preset = next((p for p in available_presets() if p.name == choice.label), None)
+            if preset is not None:
+                self.apply_preset(preset)
+            return
+        self.set_state(replace(self.state.apply_preset(Preset(choice.label, choice.pipeline)), preset=None))
+        self.notify(f"pipeline: {' → '.join(choice.pipeline) or 'none'}", timeout=2)
 
     def action_cycle_filter(self) -> None:
         lst = self.list

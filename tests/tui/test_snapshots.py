@@ -45,3 +45,21 @@ def test_window_view_at_80x24(snap_compare):
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=(80, 24), run_before=ready)
+
+
+def test_compare_screen(snap_compare):
+    """The compare screen (m): every strategy and preset on the coding sample at a 1,500-token
+    budget, sorted by tokens saved."""
+    app = make_app("coding_agent.jsonl", budget=1500)
+
+    async def ready(pilot):
+        await settle(pilot, app)
+        await pilot.press("m")
+        for _ in range(600):
+            await pilot.pause(0.05)
+            if getattr(app.screen, "rows", None):
+                break
+        await pilot.press("s")
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(160, 48), run_before=ready)

@@ -19,6 +19,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widget import Widget
 
+from ...analysis.idle import kept_reason
 from ...strategies import Inserted, Status
 from ...units import flag_names
 from ..engine import PlanResult, detail_sections
@@ -80,7 +81,7 @@ def describe(item: int | Inserted, result: PlanResult, max_chars: int | None = N
         if by:
             line += f" by {by}"
         lines.append((line, _status_key(status)))
-        lines.append((f"why: {clean(str(reason)) if reason is not None else 'kept: no strategy touched it'}", "reason"))
+        lines.append((f"why: {clean(str(reason)) if reason is not None else kept_reason(plan, i)}", "reason"))
         for edit in plan.edits.get(i, []):
             lines.append((f"block {edit.block}: {edit.kind} {edit.tokens_before:,} → {edit.tokens_after:,} tokens"
                           + (f" by {edit.by}" if edit.by else ""), "muted"))

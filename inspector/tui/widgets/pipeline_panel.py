@@ -85,6 +85,8 @@ class PipelinePanel(LineList):
         super().__init__(id=id)
         self.state = state
         self.savings: dict[str, int] = {}
+        #: Why each strategy that is on changes nothing (:func:`inspector.analysis.idle.idle_reasons`).
+        self.idle: dict[str, str] = {}
         self.reference_budget: int = 0
         #: Choices this machine cannot use (an encoding tiktoken cannot load); stepping skips them.
         self.unavailable: set[str] = set()
@@ -93,11 +95,14 @@ class PipelinePanel(LineList):
         self.cursor = next((k for k, r in enumerate(self.rows) if r.kind != "header"), 0)
 
     # --- data -------------------------------------------------------------------------------
-    def set_state(self, state: PipelineState, savings: dict[str, int] | None = None) -> None:
+    def set_state(self, state: PipelineState, savings: dict[str, int] | None = None,
+                  idle: dict[str, str] | None = None) -> None:
         current = self.current
         self.state = state
         if savings is not None:
             self.savings = savings
+        if idle is not None:
+            self.idle = idle
         self._rebuild()
         if current is not None:  # keep the cursor on the same strategy or parameter
             for k, r in enumerate(self.rows):
@@ -113,6 +118,8 @@ class PipelinePanel(LineList):
         rows.append(PanelRow("header", text="Strategies  (space on/off · K/J move)"))
         for name in self.state.order:
             rows.append(PanelRow("strategy", name))
+            if name in self.state.enabled and name in self.idle:  # a header row: the cursor skips it
+                rows.append(PanelRow("header", name, owner="idle", text=f"      ({self.idle[name]})"))
             rows += [PanelRow("param", p, owner=name) for p in strategy_params(name)]
         self.rows = rows
 
@@ -131,7 +138,7 @@ class PipelinePanel(LineList):
         overlay = self.style("panel--cursor", partial=True) if selected else Style()
         segs: list[tuple[str, Style]] = []
         if r.kind == "header":
-            segs.append((r.text, self.style("panel--header")))
+            segs.append((r.text, self.style("panel--saving" if r.owner == "idle" else "panel--header")))
         elif r.kind == "strategy":
             position = state.order.index(r.name) + 1
             on = r.name in state.enabled
