@@ -129,7 +129,20 @@ def read_settings_text(path: str | Path) -> str:
     """A small settings file (theme, keymap, presets, prices) as text, through the same checks as a
     session: a FIFO or device is refused, never read; at most :data:`MAX_SETTINGS_BYTES`.
     UnicodeDecodeError when it is not UTF-8."""
-    return read_bytes(path, MAX_SETTINGS_BYTES).decode("utf-8")
+    try:
+        return read_bytes(path, MAX_SETTINGS_BYTES).decode("utf-8")
+    except InputError as exc:
+        kind = _kind_at(path)
+        if kind is not None:
+            raise InputError(path, f"it is {kind}, not a regular file, so it is not read.") from None
+        raise
+
+
+def _kind_at(path: str | Path) -> str | None:
+    try:
+        return kind_of(os.stat(path).st_mode)
+    except OSError:
+        return None
 
 
 def read_head(path: str | Path, size: int) -> bytes:

@@ -62,7 +62,7 @@ def test_a_missing_file_is_no_keymap_and_an_unreadable_one_is_a_notice(tmp_path)
     assert load_keymap(tmp_path / "keymap.toml", DEFAULTS).problems == []
     (tmp_path / "keymap.toml").mkdir()
     problems = load_keymap(tmp_path / "keymap.toml", DEFAULTS).problems
-    assert problems == [f"{tmp_path / 'keymap.toml'}: cannot read it (Is a directory); the default keys are used."]
+    assert problems == [f"{tmp_path / 'keymap.toml'}: cannot read it (it is a directory, not a regular file, so it is not read.); the default keys are used."]
 
 
 async def test_keymap_in_the_config_dir_moves_strategy_1_to_a_new_key(monkeypatch, tmp_path):
