@@ -180,3 +180,16 @@ def test_chromium_screenshot_is_drawn(page, tmp_path):
     assert done.returncode == 0, done.stderr[-2000:]
     data = shot.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20_000  # a blank page is a few kB
+
+
+def test_the_window_before_leaves_out_what_a_recorded_compaction_removed(tmp_path, capsys):
+    """coding_agent.jsonl records a compaction: the rows before it are sent neither before nor
+    after the pipeline, so the window's "before" is the plan's tokens_before (was 13,114 vs 4,402)."""
+    sample = SAMPLE.parent / "coding_agent.jsonl"
+    out = tmp_path / "r.html"
+    assert main(["report", str(sample), "--strategy", "fifo", "--html", str(out)]) == 0
+    figures = parse(out).figures
+    plan = cli_json(capsys, "plan", str(sample), "--strategy", "fifo", "--json")
+    assert plan["tokens_before"] == 4402
+    assert int(figures["window.used_before"]) == plan["tokens_before"]
+    assert int(figures["window.used_after"]) == plan["tokens_after"]

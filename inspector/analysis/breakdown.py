@@ -13,6 +13,18 @@ from ..units import FLAG_NAMES, SessionView, UnitKind
 
 UNIT_KINDS = tuple(kind.value for kind in UnitKind)
 
+#: The one name of each category of a call's input, as every view shows it (TUI gauge and
+#: window view, HTML report): key -> label. "overhead" is tool definitions + reply priming.
+CATEGORY_LABELS = {
+    "system": "system",
+    "user": "prompts",
+    "assistant": "answers",
+    "tool_exchange": "tool exchanges",
+    "summary": "summaries",
+    "not_in_file": "not in file",
+    "overhead": "tool defs + framing",
+}
+
 
 def unit_kinds(view: SessionView, table: TokenTable) -> tuple[dict[str, int], dict[str, int]]:
     """``(tokens, units)`` per unit kind, every kind listed (in :data:`UNIT_KINDS` order)."""
@@ -71,4 +83,4 @@ def flag_counts(view: SessionView) -> dict[str, int]:
     return out
 
 
-__all__ = ["UNIT_KINDS", "ToolTokens", "flag_counts", "largest_messages", "tool_tokens", "unit_kinds"]
+__all__ = ["CATEGORY_LABELS", "UNIT_KINDS", "ToolTokens", "flag_counts", "largest_messages", "tool_tokens", "unit_kinds"]

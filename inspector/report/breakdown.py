@@ -6,16 +6,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..analysis.breakdown import CATEGORY_LABELS
+
 #: (key, label) of every category the page draws, in window order (``tool`` rows come per tool).
-CATEGORIES = (
-    ("system", "system prompt"),
-    ("not_in_file", "not in file"),
-    ("overhead", "tool definitions"),
-    ("user", "prompts"),
-    ("assistant", "answers"),
-    ("tool_exchange", "tool exchanges"),
-    ("summary", "summaries"),
-)
+CATEGORIES = tuple((key, CATEGORY_LABELS[key]) for key in
+                   ("system", "not_in_file", "overhead", "user", "assistant", "tool_exchange", "summary"))
 
 
 @dataclass(frozen=True)
@@ -46,7 +41,8 @@ class Window:
 
 
 def window_breakdown(info: dict[str, Any], plan: dict[str, Any], tool_of: dict[int, str]) -> Window:
-    """The categories of the plan's call: ``before`` from the plan's rows as the file has them,
+    """The categories of the plan's call: ``before`` from the plan's rows as the call sends them
+    (rows a recorded compaction removed before it are in neither),
     ``after`` from the same rows under the pipeline (inserted rows count as their kind). A tool
     exchange's row counts for the first tool its message calls or answers (``tool_of``)."""
     before = {key: 0 for key, _ in CATEGORIES}
@@ -54,6 +50,8 @@ def window_breakdown(info: dict[str, Any], plan: dict[str, Any], tool_of: dict[i
     by_tool: dict[str, list[int]] = {}
     for row in plan["messages"]:
         kind = row["unit"] if row["unit"] in before else "summary"
+        if row.get("by") == "source":  # compacted away before this call: sent neither before nor after
+            continue
         before[kind] += row["tokens"]
         after[kind] += row["tokens_after"]
         if kind == "tool_exchange":

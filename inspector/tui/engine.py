@@ -25,20 +25,14 @@ from ..model import ImageBlock, Message, RawBlock, TextBlock, ThinkingBlock, Too
 from ..providers import Violation, validity
 from ..strategies import Inserted, Status
 from ..tokens import TokenTable, count_session
+from ..analysis.breakdown import CATEGORY_LABELS
 from ..units import SUMMARY, TRUNCATED_IN_SOURCE, SessionView, UnitKind
 from .state import PipelineState
 from .text import one_line
 
 #: Gauge categories, in gauge order: (key, label). "overhead" is tool definitions + reply priming.
-CATEGORIES = (
-    ("system", "system"),
-    ("user", "prompts"),
-    ("assistant", "answers"),
-    ("tool_exchange", "tool exchanges"),
-    ("summary", "summaries"),
-    ("not_in_file", "not in file"),
-    ("overhead", "tool defs + framing"),
-)
+CATEGORIES = tuple((key, CATEGORY_LABELS[key]) for key in
+                   ("system", "user", "assistant", "tool_exchange", "summary", "not_in_file", "overhead"))
 _CATEGORY_INDEX = {key: k for k, (key, _) in enumerate(CATEGORIES)}
 _KIND_CODE = {
     UnitKind.SYSTEM: 0,
