@@ -234,7 +234,7 @@ def check(case: Path, name: str, out_dir: Path) -> list[tuple[str, str]]:
     sys.path.insert(0, str(ROOT))
     from inspector.textsafe import visible_line
     for argv in commands:
-        label = f"{case.name}/{name!r} {argv[0]}" + (" -o input" if argv[-1] == str(path) else "") + (" -o fifo" if argv[-1] == str(fifo_target) else "")
+        label = f"{case.name}/{name!r} {argv[0]}" + (" -o input" if argv[0] == "export" and argv[-1] == str(path) else "") + (" -o fifo" if argv[-1] == str(fifo_target) else "")
         code, out, err = run(argv, case)
         if code is None:
             failures.append(("hang", label))

@@ -438,3 +438,31 @@ def test_an_error_naming_a_file_with_a_line_break_stays_one_line(capsys, tmp_pat
     code, out, err = run(capsys, "info", path)
     assert code == 2
     assert err.count("\n") == 1 and "new\\nline.jsonl" in err
+
+
+@pytest.mark.parametrize("usage", [
+    {"input_tokens": 10, "output_tokens": -5, "cache_creation_input_tokens": 902,
+     "cache_creation": {"ephemeral_1h_input_tokens": 2**63}},
+    {"input_tokens": 10**30, "output_tokens": 2**63, "cache_read_input_tokens": -1},
+])
+def test_usage_that_is_not_a_count_is_not_recorded_and_prices_nothing(capsys, tmp_path, usage):
+    """Found by bench/hostile_corpus.py: a negative or absurd recorded count reached the price
+    library, which raised (a traceback from info, replay and compare)."""
+    import json
+
+    from cli_helpers import run
+
+    base = {"sessionId": "s1", "cwd": "/w", "version": "2.0.76", "timestamp": "2026-01-01T00:00:00Z"}
+    lines = [
+        {**base, "type": "user", "uuid": "u1", "parentUuid": None, "message": {"role": "user", "content": "hi"}},
+        {**base, "type": "assistant", "uuid": "a1", "parentUuid": "u1", "message": {
+            "id": "m1", "role": "assistant", "model": "claude-sonnet-4-5", "content": [{"type": "text", "text": "hello"}],
+            "usage": usage}},
+    ]
+    path = tmp_path / "s.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    for command in ("info", "replay", "compare"):
+        code, out, err = run(capsys, command, path, "--json")
+        assert code == 0, err
+    replay = json.loads(run(capsys, "replay", path, "--json")[1])
+    assert replay["calls"][0]["recorded_cost"] is None or replay["calls"][0]["recorded_cost"]["total"] >= 0

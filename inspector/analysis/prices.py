@@ -169,6 +169,8 @@ def _price(tokens: TokenSplit, model: str, provider: str | None, when: datetime 
     import genai_prices
     from genai_prices.types import ModelPrice
 
+    if min(tokens.input_total, tokens.cache_read, tokens.cache_write, tokens.output, tokens.cache_write_1h) < 0:
+        return None  # not a usage (a reader let a broken count through): not priced
     usage = genai_prices.Usage(
         input_tokens=tokens.input_total,
         cache_read_tokens=tokens.cache_read,
@@ -185,6 +187,8 @@ def _price(tokens: TokenSplit, model: str, provider: str | None, when: datetime 
         try:
             result = genai_prices.calc_price(usage, model, provider_id=provider, genai_request_timestamp=when)
         except LookupError:
+            return None
+        except ValueError:  # the library refuses the usage (e.g. a 1h cache write above all writes)
             return None
         model_price = result.model_price
         input_price, output_price, total = result.input_price, result.output_price, result.total_price

@@ -102,13 +102,20 @@ def joined_text(blocks: Iterable[Any]) -> str:
 # --- recorded usage ------------------------------------------------------------------------------
 
 
+#: No model call reads or writes this many tokens: a recorded count beyond it (or below 0) is
+#: not a count, and is read as not recorded.
+MAX_RECORDED_COUNT = 10**10
+
+
 def _at(raw: dict[str, Any], path: str) -> int | None:
     value: Any = raw
     for key in path.split("."):
         if not isinstance(value, dict):
             return None
         value = value.get(key)
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_RECORDED_COUNT:
+        return value
+    return None
 
 
 def _first(raw: dict[str, Any], paths: tuple[str, ...]) -> int | None:
@@ -170,7 +177,8 @@ BEDROCK = UsageKeys(
 
 def usage_from(raw: Any, keys: UsageKeys, model: str | None = None) -> Usage | None:
     """A recorded usage object as :class:`Usage`, cache reads and writes kept apart from the rest
-    of the input; None when ``raw`` is not an object. A count that is not an integer is None."""
+    of the input; None when ``raw`` is not an object. A count that is not an integer from 0 to
+    :data:`MAX_RECORDED_COUNT`, or that contradicts the others, is None."""
     if not isinstance(raw, dict):
         return None
     total_in = _first(raw, keys.input)
@@ -178,12 +186,17 @@ def usage_from(raw: Any, keys: UsageKeys, model: str | None = None) -> Usage | N
     write = _first(raw, keys.cache_write)
     if keys.input_includes_cache and total_in is not None:
         total_in -= (read or 0) + (write or 0)
+        if total_in < 0:  # more cached than the whole input: the record contradicts itself
+            total_in = None
+    write_1h = _first(raw, keys.cache_write_1h)
+    if write_1h is not None and write_1h > (write or 0):
+        write_1h = None  # a part larger than its whole
     return Usage.model_construct(
         input_tokens=total_in,
         output_tokens=_first(raw, keys.output),
         cache_read_input_tokens=read,
         cache_creation_input_tokens=write,
-        cache_creation_1h_input_tokens=_first(raw, keys.cache_write_1h),
+        cache_creation_1h_input_tokens=write_1h,
         model=model,
         reasoning_tokens=_first(raw, keys.reasoning),
     )
