@@ -108,6 +108,7 @@ class InspectorApp(ViewActions, App[int]):
         Binding("n", "search_next(1)", "Next match", show=False, id="search-next", tooltip="next match"),
         Binding("N", "search_next(-1)", "Previous match", show=False, id="search-previous",
                 tooltip="previous match"),
+        *VIEW_BINDINGS,  # before v, e, p, t, f: on a narrow footer w and x are the ones to keep
         Binding("v", "rules", "Rules", id="rules", tooltip="the provider rule text for the selected row"),
         Binding("e", "export", "Export", id="export",
                 tooltip="export the pruned history as an OpenAI or Anthropic request body"),
@@ -123,7 +124,6 @@ class InspectorApp(ViewActions, App[int]):
         Binding("number_sign", "call_table", "Calls", key_display="#", show=False, id="call-table",
                 tooltip="the replay as a table: tokens, recorded, cache read/write, cost, compactions per call"),
         Binding("escape", "close_inputs", "Close", show=False, id="close", tooltip="close the search or value bar"),
-        *VIEW_BINDINGS,
     ]
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:

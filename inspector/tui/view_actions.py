@@ -13,6 +13,8 @@ beside a session), through :func:`inspector.safeio.write_atomic`.
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -20,6 +22,7 @@ from pathlib import Path
 from textual.binding import Binding
 
 from ..paths import data_dir, ensure
+from ..tokens import ENCODINGS
 from ..safeio import write_atomic
 from ..analysis.compare_choices import Choice
 from ..analysis.session import of as analysis_of
@@ -47,7 +50,44 @@ VIEW_BINDINGS = [
     Binding("m", "compare", "Compare", show=False, id="compare",
             tooltip="every strategy and preset side by side; enter applies one, space + d diffs two"),
     Binding("S", "screenshot_svg", "Screenshot", show=False, id="screenshot", tooltip="save an SVG screenshot"),
+    Binding("H", "html_report", "HTML report", show=False, id="html-report",
+            tooltip="write the HTML report of this view (pipeline, settings, call) to share"),
 ]
+
+
+def report_argv(app, target: Path) -> list[str]:
+    """The ``context-inspector report`` command line that draws what the viewer shows: the
+    session (and sidechain), the counter, the pipeline with every setting that differs from its
+    default (``--set``), the call under the cursor and the theme."""
+    from ..strategies.params import PARAMS
+
+    state = app.state
+    argv = ["report", str(app.session_path), "--html", str(target), "--format", app.format_name,
+            "--profile", state.profile]
+    if state.encoding in ENCODINGS:
+        argv += ["--encoding", state.encoding]
+    if getattr(app, "sidechain", None):
+        argv += ["--sidechain", app.sidechain]
+    if state.pipeline:
+        argv += ["--strategy", ",".join(state.pipeline)]
+    for name, param in PARAMS.items():
+        value = getattr(state.settings, name, param.default)
+        if value == param.default:
+            continue
+        if isinstance(value, bool):
+            text = "true" if value else "false"
+        elif value is None:
+            text = "none"
+        elif isinstance(value, tuple):
+            text = ",".join(value)
+        else:
+            text = str(value)
+        argv += ["--set", f"{name}={text}"]
+    if app.replay.at_call is not None:
+        argv += ["--at", str(app.replay.at_call)]
+    if app.theme in ("inspector-light", "inspector-colorblind"):
+        argv += ["--theme", app.theme.removeprefix("inspector-")]
+    return argv
 
 
 class ViewActions:
@@ -140,11 +180,35 @@ class ViewActions:
         if pane == "right" and not hidden and not self.list.has_focus:
             self.list.focus()
 
-    def action_screenshot_svg(self) -> None:
+    def _share_dir(self, kind: str) -> Path:
+        """Where a screenshot or report goes: the current directory, or the user data directory
+        when that is the session's own (nothing is written beside a session)."""
         target_dir = Path.cwd()
         session = Path(self.session_path).resolve() if self.session_path else None
         if session is not None and (target_dir.resolve() == session.parent or target_dir.resolve() == session):
-            target_dir = ensure(data_dir() / "screenshots")
+            target_dir = ensure(data_dir() / kind)
+        return target_dir
+
+    def action_html_report(self) -> None:
+        if not self.session_path:
+            self.notify("this session has no file, so there is no report to write", severity="warning")
+            return
+        target = self._share_dir("reports") / f"context-inspector-{time.strftime('%Y%m%d-%H%M%S')}.html"
+        argv = [sys.executable, "-m", "inspector", *report_argv(self, target)]
+        self.notify(f"writing the HTML report to {target}…", timeout=4)
+
+        def job() -> None:
+            done = subprocess.run(argv, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+            if done.returncode == 0:
+                self.call_from_thread(self.notify, f"HTML report written: {target}", timeout=8)
+            else:
+                self.call_from_thread(self.notify, f"HTML report not written: {done.stderr.strip()}",
+                                      severity="error", timeout=10)
+
+        self.run_worker(job, thread=True, group="html-report", description="html report")
+
+    def action_screenshot_svg(self) -> None:
+        target_dir = self._share_dir("screenshots")
         name = f"context-inspector-{time.strftime('%Y%m%d-%H%M%S')}.svg"
         try:
             path = write_atomic(target_dir / name, self.export_screenshot().encode("utf-8"),

@@ -171,3 +171,32 @@ async def test_screenshot_is_never_written_beside_the_session(tmp_path, monkeypa
         await pilot.pause()
     assert sorted(p.name for p in tmp_path.iterdir()) == [SAMPLE, "data"]
     assert len(list((tmp_path / "data" / "screenshots").glob("*.svg"))) == 1
+
+
+async def test_html_report_key_writes_the_page_of_this_view(tmp_path, monkeypatch):
+    """H runs `context-inspector report` with the viewer's pipeline, settings and call: the page's
+    figures are the plan the viewer shows."""
+    from inspector.tui.view_actions import report_argv
+
+    session = tmp_path / "s" / SAMPLE
+    session.parent.mkdir()
+    session.write_bytes((SAMPLES / SAMPLE).read_bytes())
+    monkeypatch.chdir(tmp_path)
+    app = make_app(inspector.load(session), path=str(session), pipeline=("fifo",), budget=1500)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("left_square_bracket")
+        await settle(pilot, app)
+        argv = report_argv(app, tmp_path / "x.html")
+        assert argv[argv.index("--strategy") + 1] == "fifo" and "budget=1500" in argv
+        assert argv[argv.index("--at") + 1] == str(app.replay.at_call)
+        after = app.result.tokens_after
+        await pilot.press("H")
+        for _ in range(600):
+            await pilot.pause(0.05)
+            if list(tmp_path.glob("context-inspector-*.html")):
+                break
+    pages = list(tmp_path.glob("context-inspector-*.html"))
+    assert len(pages) == 1
+    assert f'data-fig="plan.tokens_after" data-value="{after}"' in pages[0].read_text()
+    assert sorted(p.name for p in session.parent.iterdir()) == [SAMPLE]  # nothing beside the session
