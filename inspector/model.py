@@ -16,10 +16,12 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ._fastmodel import FastConstruct
+
 Role = Literal["system", "user", "assistant", "tool"]
 
 
-class _Block(BaseModel):
+class _Block(FastConstruct):
     model_config = ConfigDict(extra="forbid")
     #: Fields of the source block the model has no slot for (``cache_control``, ``citations``...).
     extra: dict[str, Any] = Field(default_factory=dict)
@@ -94,7 +96,7 @@ Block = Annotated[
 ]
 
 
-class Usage(BaseModel):
+class Usage(FastConstruct):
     """Token usage the file recorded for the model call that produced a message."""
 
     model_config = ConfigDict(extra="forbid")
@@ -123,7 +125,7 @@ class Usage(BaseModel):
         )
 
 
-class SourceRef(BaseModel):
+class SourceRef(FastConstruct):
     """Where a message came from: a 1-based line (JSONL) and/or a JSON path (``$.messages[3]``)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -145,7 +147,7 @@ class SourceRef(BaseModel):
 ContentForm = Literal["string", "parts", "null", "blocks"]
 
 
-class Message(BaseModel):
+class Message(FastConstruct):
     """One message as the model sees it, in provider-neutral form."""
 
     model_config = ConfigDict(extra="forbid")
