@@ -36,6 +36,7 @@ from .options import (
     Parser,
     UsageError,
     add_calibrate_option,
+    add_no_cache_option,
     add_session_options,
     add_strategy_options,
     explicit_params,
@@ -102,6 +103,7 @@ def _tui_parser() -> Parser:
     p.add_argument("--format", metavar="NAME", help="force a format instead of detecting it")
     p.add_argument("--encoding", choices=ENCODINGS, help=ENCODING_HELP)
     p.add_argument("--model", metavar="NAME", help=MODEL_HELP)
+    add_no_cache_option(p)
     p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     _sessions.add_latest_option(p)
     return p

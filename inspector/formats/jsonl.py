@@ -549,6 +549,8 @@ def _first_lines(probe: Probe) -> list[bytes]:
 def detect(probe: Probe) -> int:
     if probe.is_dir:
         return 0
+    if b"\n" not in probe.head.rstrip() and isinstance(probe.document, dict):
+        return _score(probe.document)  # a one-line file: its line is the document (parsed once for every detector)
     looked = 0
     for line in _first_lines(probe):
         if not line.strip():

@@ -39,6 +39,9 @@ def head_records(probe: Probe, limit: int = 25) -> list[dict[str, Any]]:
     if len(lines) > 1:
         lines = lines[:-1]  # the last piece may be cut by the head limit
     elif head:
+        if probe.head.lstrip()[:1] in (b"{", b"[") and probe.document is not None:
+            # the whole file is one JSON value (parsed once for every detector): its only line
+            return [probe.document] if isinstance(probe.document, dict) else []
         lines = [read_line(probe.path, FIRST_LINE_CAP)]
     out: list[dict[str, Any]] = []
     for raw in lines:
