@@ -70,8 +70,10 @@ def counts_of(
     use_cache = cache.enabled()
     table = cache.load(ns) if use_cache else {}
     known: dict[str, int] = {}
-    pending: list[str] = []
-    pending_keys: list[tuple[int, int] | None] = []
+    pending: list[str] = []  # texts to count; the first ``len(keys)`` of them go to the cache
+    keys: list[int] = []
+    lengths: list[int] = []
+    short: list[str] = []
     for text in dict.fromkeys(texts):
         if use_cache and len(text) >= cache.MIN_CHARS:
             data = text.encode("utf-8", "surrogatepass")
@@ -80,16 +82,15 @@ def counts_of(
             if hit is not None:
                 known[text] = hit
                 continue
-            pending_keys.append((k, len(data)))
+            keys.append(k)
+            lengths.append(len(data))
+            pending.append(text)
         else:
-            pending_keys.append(None)
-        pending.append(text)
+            short.append(text)
+    pending += short
     counts = _count(counter, pending, progress, cancelled, parallel)
-    new: dict[int, int] = {}
-    for text, n, kl in zip(pending, counts, pending_keys):
-        known[text] = n
-        if kl is not None:
-            new[kl[0]] = cache.pack(kl[1], n)
+    known.update(zip(pending, counts))
+    new = {k: cache.pack(length, n) for k, length, n in zip(keys, lengths, counts)}
     cache.store(ns, new)
     return known
 
