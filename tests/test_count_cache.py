@@ -112,3 +112,15 @@ def test_count_session_is_the_same_with_and_without_the_cache(cache_dir, monkeyp
     plain = count_session(messages)
     assert cold.counts == warm.counts == plain.counts
     assert [c.blocks for c in plain.counts] == [(401,), (1 + 7,), (801,)]
+
+
+def test_a_pool_that_cannot_start_counts_in_place(cache_dir, monkeypatch):
+    def refuse(*args, **kwargs):
+        raise ValueError("bad value(s) in fds_to_keep")  # what a TUI's stand-in stderr caused
+
+    pool_mod.shutdown()
+    monkeypatch.setattr(pool_mod, "_IN_WORKER", False)
+    monkeypatch.setattr(pool_mod, "ProcessPoolExecutor", refuse)
+    monkeypatch.setattr(batch, "PARALLEL_MIN_CHARS", 0)
+    assert batch.count_texts("cl100k_base", [LONG, f"x {LONG}"]) == [401, 402]
+    assert pool_mod.shared_pool() is None  # and it is not tried again

@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, wait
+from concurrent.futures.process import BrokenProcessPool
 
 from . import cache
 from .counters import Counter, ScaledCounter, TiktokenCounter, get_counter
@@ -106,6 +107,13 @@ def _count(
     pool = shared_pool() if parallel and total >= PARALLEL_MIN_CHARS else None
     if pool is None:
         return _count_here(counter, texts, total, progress, cancelled)
+    try:
+        return _count_on(pool, counter, texts, total, progress, cancelled)
+    except (BrokenProcessPool, OSError, ValueError, RuntimeError):  # workers could not start or died
+        return _count_here(counter, texts, total, progress, cancelled)
+
+
+def _count_on(pool, counter: TiktokenCounter, texts: list[str], total: int, progress, cancelled) -> list[int]:
     chunks = _chunks(texts, max(64 * 1024, total // (workers() * 16)))
     futures = {pool.submit(_count_chunk, counter.name, chunk): (i, sum(map(len, chunk))) for i, chunk in enumerate(chunks)}
     results: list[list[int] | None] = [None] * len(chunks)

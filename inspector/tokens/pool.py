@@ -3,8 +3,11 @@ not threads: ~1.35x on 2 cores, per /work/shared/reference/performance.md).
 
 :func:`shared_pool` creates it on first use and keeps it for the life of the process; it returns
 None where a pool must not be made: inside a worker of another pool (a fleet worker, a replay
-worker: nothing nests pools), or on one core. Workers are forked while the process has one thread
-(they inherit the loaded encodings), else started by a fork server.
+worker: nothing nests pools), or on one core. Workers are forked (they inherit the loaded
+encodings), threads or not: a worker only unpickles texts and runs the tokenizer, while a fork
+server or a spawned interpreter would run the main script of a program without a ``__main__``
+guard again. Linux only (elsewhere fork is unsafe): counting stays in
+the process there, as it does when a pool cannot start.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from __future__ import annotations
 import atexit
 import multiprocessing
 import os
+import sys
 import threading
 from concurrent.futures import ProcessPoolExecutor
 
@@ -34,23 +38,35 @@ def _mark_worker() -> None:
 
 
 def may_pool() -> bool:
-    """False in a child process (another pool's worker) or on one core."""
-    return not _IN_WORKER and multiprocessing.parent_process() is None and workers() > 1
+    """False in a child process (another pool's worker), on one core, or off Linux."""
+    return (
+        not _IN_WORKER
+        and sys.platform.startswith("linux")
+        and multiprocessing.parent_process() is None
+        and workers() > 1
+    )
 
 
 def shared_pool() -> ProcessPoolExecutor | None:
     """The process's worker pool, created on first call; None where :func:`may_pool` says no."""
-    global _pool
+    global _pool, _IN_WORKER
     if not may_pool():
         return None
     with _lock:
         if _pool is None:
-            methods = multiprocessing.get_all_start_methods()
-            if "fork" in methods and threading.active_count() == 1:
-                context = multiprocessing.get_context("fork")
-            else:
-                context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
-            _pool = ProcessPoolExecutor(max_workers=workers(), mp_context=context, initializer=_mark_worker)
+            context = multiprocessing.get_context("fork")
+            # The helper processes multiprocessing starts (its resource tracker) are handed the
+            # process's stderr: a TUI replaces sys.stderr with an object that has no real file.
+            saved = sys.stderr
+            try:
+                if sys.__stderr__ is not None:
+                    sys.stderr = sys.__stderr__
+                _pool = ProcessPoolExecutor(max_workers=workers(), mp_context=context, initializer=_mark_worker)
+            except (OSError, ValueError, RuntimeError):
+                _IN_WORKER = True  # no pool in this process: count in place from now on
+                return None
+            finally:
+                sys.stderr = saved
             atexit.register(shutdown)
         return _pool
 
