@@ -28,6 +28,7 @@ strategies' hot loops never touch pydantic objects.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -134,6 +135,51 @@ def has_truncation_marker(text: str) -> bool:
     return any(marker in text for marker in TRUNCATION_MARKERS)
 
 
+class LazyFlags(Sequence[int]):
+    """The message flags of a view, read like a list, whose TRUNCATED_IN_SOURCE bit is computed
+    for a message when it is first read: scanning every tool result for markers was two thirds of
+    building the view of a large session, while a screen reads the flags of the rows it shows."""
+
+    __slots__ = ("_flags", "_unscanned", "_messages")
+
+    def __init__(self, flags: list[int], unscanned: list[int], messages: Sequence[Message]) -> None:
+        self._flags = flags
+        self._unscanned = set(unscanned)
+        self._messages = messages
+
+    def _scan(self, i: int) -> None:
+        self._unscanned.discard(i)
+        if any(has_truncation_marker(r.text) for r in self._messages[i].tool_results):
+            self._flags[i] |= TRUNCATED_IN_SOURCE
+
+    def __getitem__(self, i):  # type: ignore[override]
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self._flags)))]
+        if self._unscanned:
+            j = i + len(self._flags) if i < 0 else i
+            if j in self._unscanned:
+                self._scan(j)
+        return self._flags[i]
+
+    def __iter__(self):
+        for j in sorted(self._unscanned):
+            self._scan(j)
+        return iter(self._flags)
+
+    def __len__(self) -> int:
+        return len(self._flags)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (list, LazyFlags)):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return repr(list(self))
+
+
 @dataclass(frozen=True, slots=True)
 class Unit:
     id: int
@@ -208,6 +254,7 @@ def build_view(session: Session) -> SessionView:
     n = len(messages)
     roles = [m.role for m in messages]
     flags = [0] * n
+    unscanned: list[int] = []
     unit_of = [-1] * n
     turn_of = [0] * n
     call_ids: list[tuple[str, ...]] = [()] * n
@@ -285,8 +332,7 @@ def build_view(session: Session) -> SessionView:
                 unit_of[i] = owner
             for c in ids:
                 unanswered.pop(c, None)
-            if any(has_truncation_marker(r.text) for r in results):
-                flags[i] |= TRUNCATED_IN_SOURCE
+            unscanned.append(i)  # TRUNCATED_IN_SOURCE: found when first read (LazyFlags)
         elif summary:
             new_unit(UnitKind.SUMMARY, i, turn)
         elif m.role == "system":
@@ -338,7 +384,7 @@ def build_view(session: Session) -> SessionView:
     return SessionView(
         session=session,
         roles=roles,
-        flags=flags,
+        flags=LazyFlags(flags, unscanned, messages),
         unit_of=unit_of,
         turn_of=turn_of,
         units=units,

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from .jsonout import print_report
-from .options import UsageError, add_session_options
+from .options import UsageError, add_no_cache_option, add_session_options
 
 FLEET_SUMMARY = "many sessions at once into a Parquet dataset, with a report; 'fleet query SQL' queries it"
 TOOLS_SUMMARY = "tool-result diet of a session: sizes, share, truncations, unused JSON fields, errors, secrets"
@@ -36,6 +36,7 @@ def configure_fleet(p: argparse.ArgumentParser) -> None:
     p.add_argument("--workers", type=int, metavar="N", help="worker processes (default: one per core)")
     p.add_argument("--engine", choices=ENGINES, default="process", help="process (this machine) or ray (a Ray cluster)")
     p.add_argument("--address", metavar="ADDR", help="--engine ray: the cluster to join (default: start a local Ray)")
+    add_no_cache_option(p)
     p.add_argument("--strategies", metavar="LIST", default="all",
                    help="strategies to replay per session for the savings table: comma-separated, 'all' (default) or 'none'")
     p.add_argument("--budget", type=int, metavar="TOKENS", help="token budget the strategies replay under")

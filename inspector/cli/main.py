@@ -40,6 +40,7 @@ from .options import (
     add_sidechain_option,
     chosen_sidechain,
     add_calibrate_option,
+    add_no_cache_option,
     add_session_options,
     add_strategy_options,
     explicit_params,
@@ -111,6 +112,7 @@ def _tui_parser() -> Parser:
     p.add_argument("--encoding", choices=ENCODINGS, help=ENCODING_HELP)
     p.add_argument("--model", metavar="NAME", help=MODEL_HELP)
     add_sidechain_option(p)
+    add_no_cache_option(p)
     p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     _sessions.add_latest_option(p)
     return p

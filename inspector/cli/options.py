@@ -8,6 +8,7 @@ options a user gave are passed on, so the defaults live in one place (the declar
 from __future__ import annotations
 
 import argparse
+import os
 from typing import Any, NoReturn
 
 from ..textsafe import visible_line
@@ -46,6 +47,7 @@ def add_session_options(parser: argparse.ArgumentParser, *, profile: bool = True
     add_sidechain_option(parser)
     parser.add_argument("--encoding", choices=ENCODINGS, help=ENCODING_HELP)
     parser.add_argument("--model", metavar="NAME", help=MODEL_HELP)
+    add_no_cache_option(parser)
     if profile:
         parser.add_argument(
             "--profile",
@@ -69,6 +71,23 @@ def chosen_sidechain(session, key: str | None):
         return open_sidechain(session, key)
     except UnknownSidechain as exc:
         raise UsageError(f"--sidechain: {exc}") from None
+
+class _NoCache(argparse.Action):
+    """``--no-cache``: count without the token-count cache, in this process and the workers it starts."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        from ..tokens import cache
+
+        cache.set_enabled(False)
+        os.environ[cache.NO_CACHE_ENV] = "1"
+        setattr(namespace, self.dest, True)
+
+
+def add_no_cache_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--no-cache", action=_NoCache, nargs=0, default=False,
+        help="count every token again: neither read nor write the token-count cache (in the user cache directory)",
+    )
 
 
 def add_calibrate_option(parser: argparse.ArgumentParser) -> None:

@@ -12,7 +12,9 @@ Readers never write to the session file.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import gc
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol
@@ -184,8 +186,26 @@ def get_format(name: str) -> Format:
 def load(path: str | Path, format: str | None = None) -> Session:
     """Read ``path`` into a Session, detecting the format unless ``format`` names one."""
     p = Path(path)
-    fmt = get_format(format) if format else detect(p)
-    if not p.exists() and not p.is_symlink():
-        raise SessionFormatError(p, None, "no such file or directory.")
-    check_input(p)
-    return fmt.read(p)
+    with loading_heap():
+        fmt = get_format(format) if format else detect(p)
+        if not p.exists() and not p.is_symlink():
+            raise SessionFormatError(p, None, "no such file or directory.")
+        check_input(p)
+        return fmt.read(p)
+
+
+@contextmanager
+def loading_heap() -> Iterator[None]:
+    """No cyclic GC pass while a reader builds a session (every object it builds is kept, so each
+    pass would rescan the growing heap for nothing), and the built session moved out of the
+    collector's view afterwards (``gc.freeze``): re-enabling would otherwise start a full pass
+    over millions of objects, and so would every later one. The session model holds no cycles,
+    so reference counting still frees it."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.freeze()
+            gc.enable()

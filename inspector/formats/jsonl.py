@@ -32,7 +32,7 @@ from ..model import (
     ToolResultBlock,
     Usage,
 )
-from ..safeio import read_line, read_text
+from ..safeio import read_line
 from . import hints as H
 from .base import Format, Probe, SessionFormatError, register
 from .probe import HEAD_BYTES
@@ -40,6 +40,7 @@ from .imagesize import image_size
 from .jsondoc import PathParts, ShapeError, describe, json_path, paused_gc, tool_fields
 from .rawtext import raw_text
 from .reading import content_blocks
+from .records import iter_lines
 
 NAME = "jsonl"
 VERSION = 1
@@ -369,9 +370,8 @@ def stream(path: Path) -> JsonlStream:
 
 def read(path: Path) -> Session:
     s = JsonlStream(path)
-    data = read_text(path)
     with paused_gc():
-        for line_no, line in enumerate(data.split(b"\n"), 1):
+        for line_no, line in iter_lines(path):
             s.feed(line, line_no)
     if s.parsed == 0:
         if s.lines == 0:
@@ -549,6 +549,8 @@ def _first_lines(probe: Probe) -> list[bytes]:
 def detect(probe: Probe) -> int:
     if probe.is_dir:
         return 0
+    if b"\n" not in probe.head.rstrip() and isinstance(probe.document, dict):
+        return _score(probe.document)  # a one-line file: its line is the document (parsed once for every detector)
     looked = 0
     for line in _first_lines(probe):
         if not line.strip():

@@ -90,6 +90,7 @@ def session_from_document(doc: Any, path: str | None = None) -> Session:
 class _MessageReader:
     def __init__(self, prefix: PathParts) -> None:
         self.prefix = prefix
+        self.prefix_path = json_path(prefix)  # "$" or "$.messages": each message's path is this + "[i]"
         self.pending_legacy: str | None = None  # the last function_call not yet answered
 
     def message(self, d: Any, i: int) -> Message:
@@ -135,7 +136,7 @@ class _MessageReader:
             content=blocks,
             name=name,
             usage=usage,
-            source=SourceRef.model_construct(line=None, json_path=json_path(path), file=None),
+            source=SourceRef.model_construct(line=None, json_path=f"{self.prefix_path}[{i}]", file=None),
             content_form=form,
             starts_context=False,
             extra=extra,

@@ -39,6 +39,9 @@ def head_records(probe: Probe, limit: int = 25) -> list[dict[str, Any]]:
     if len(lines) > 1:
         lines = lines[:-1]  # the last piece may be cut by the head limit
     elif head:
+        if probe.head.lstrip()[:1] in (b"{", b"[") and probe.document is not None:
+            # the whole file is one JSON value (parsed once for every detector): its only line
+            return [probe.document] if isinstance(probe.document, dict) else []
         lines = [read_line(probe.path, FIRST_LINE_CAP)]
     out: list[dict[str, Any]] = []
     for raw in lines:
@@ -58,11 +61,16 @@ def head_records(probe: Probe, limit: int = 25) -> list[dict[str, Any]]:
 def iter_lines(path: Path) -> Iterator[tuple[int, bytes]]:
     """``(line_no, line)`` for every line of ``path`` (1-based, newline stripped, blank kept)."""
     data = read_text(path)
-    pieces = data.split(b"\n")
-    if data.endswith(b"\n"):
-        pieces.pop()  # the empty piece after the final newline
-    for n, raw in enumerate(pieces, start=1):
+    # One line at a time (not ``data.split``): never a second copy of the whole file in memory.
+    find, start, n, size = data.find, 0, 0, len(data)
+    while start < size:  # no piece after the final newline
+        end = find(b"\n", start)
+        if end < 0:
+            end = size
+        raw = data[start:end]
+        n += 1
         yield n, raw[:-1] if raw.endswith(b"\r") else raw
+        start = end + 1
 
 
 class _CountingStream(Protocol):
@@ -89,13 +97,13 @@ def parse_line(line: bytes, line_no: int, skipped: list[Skipped], file: str | No
     """One JSONL line as an object, or None (blank lines silently; bad ones into ``skipped``)."""
     if not line.strip():
         return None
-    where = str(SourceRef(line=line_no, file=file))
     try:
         value = orjson.loads(line)
     except orjson.JSONDecodeError as exc:
-        skipped.append(Skipped(where=where, reason=f"not valid JSON ({exc})"))
+        skipped.append(Skipped(where=str(SourceRef(line=line_no, file=file)), reason=f"not valid JSON ({exc})"))
         return None
     if not isinstance(value, dict):
+        where = str(SourceRef(line=line_no, file=file))
         skipped.append(Skipped(where=where, reason=f"expected a JSON object, got {type(value).__name__}"))
         return None
     return value

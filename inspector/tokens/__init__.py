@@ -6,8 +6,12 @@ which tokenizer a model uses.
 - :mod:`.framing`: the tokens a provider adds around content (profiles, images).
 - :mod:`.messages`: what one message adds to a request.
 - :mod:`.table`: every message counted once, kept in a :class:`TokenTable`.
+- :mod:`.batch`: :func:`count_texts`, many texts counted at once: remembered counts looked up
+  in :mod:`.cache` (on disk, by content hash; ``--no-cache``), the rest on :mod:`.pool`'s
+  workers (one pool per process, never nested).
 """
 
+from .batch import count_texts
 from .counters import (
     CLAUDE_O200K_SCALE,
     DEFAULT_ENCODING,
@@ -44,6 +48,7 @@ __all__ = [
     "TokenTable",
     "count_message",
     "count_session",
+    "count_texts",
     "count_tool_definitions",
     "get_counter",
     "get_counter_or_fallback",

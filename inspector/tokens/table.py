@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..model import Message, ToolDefinition
+from .batch import Cancelled, prefetch, tiktoken_base
 from .counters import DEFAULT_ENCODING, get_counter
 from .framing import get_profile
 from .messages import MessageCount, count_message, count_tool_definitions
@@ -75,13 +76,11 @@ def count_session(
     if previous is not None and previous.encoding == encoding and previous.profile == profile:
         counts = previous.counts[: min(len(previous.counts), len(messages))]
     total = len(messages)
-    for i in range(len(counts), total):
+    first = len(counts)
+    if total - first > 1 and tiktoken_base(counter) is not None:
+        counter = _prefetched(messages[first:], counter, prof, first, total, progress, cancelled)
+    for i in range(first, total):
         counts.append(count_message(messages[i], counter, prof))
-        if i % 256 == 255:
-            if cancelled is not None and cancelled():
-                raise CountCancelled(i + 1)
-            if progress is not None:
-                progress(i + 1, total)
     if progress is not None:
         progress(total, total)
     totals = [c.total for c in counts]
@@ -101,6 +100,41 @@ def count_session(
         reply_priming=prof.reply_priming,
         model=model,
     )
+
+
+class _Recorder:
+    """A counter that counts nothing and remembers every text it was asked about."""
+
+    exact = False
+    name = label = "recorder"
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+
+    def count(self, text: str) -> int:
+        self.texts.append(text)
+        return 0
+
+    def head(self, text: str, max_tokens: int) -> str:  # pragma: no cover - never cut
+        return text
+
+
+def _prefetched(messages, counter, prof, first, total, progress, cancelled):
+    """``counter`` with every text of ``messages`` counted in bulk (cache, every core); progress
+    is reported in messages, in proportion to the characters counted."""
+    recorder = _Recorder()
+    for m in messages:
+        count_message(m, recorder, prof)
+    todo = total - first
+
+    def chars_progress(done: int, of: int) -> None:
+        if progress is not None:
+            progress(first + (todo * done // of if of else todo), total)
+
+    try:
+        return prefetch(counter, recorder.texts, progress=chars_progress, cancelled=cancelled)
+    except Cancelled:
+        raise CountCancelled(first) from None
 
 
 class CountCancelled(Exception):

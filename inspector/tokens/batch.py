@@ -1,0 +1,216 @@
+"""Counting many texts at once: each distinct text once, remembered ones looked up on disk
+(:mod:`.cache`), the rest on every core (:mod:`.pool`) when there is enough of it.
+
+:func:`count_texts` is the one entry point (``count_session`` and the fleet workers use it).
+Exact tiktoken counters go through the cache and the pool; a counter scaled from one (Claude's
+estimate) counts its base that way; other counters (chars/4, ctok) count in place.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, wait
+from concurrent.futures.process import BrokenProcessPool
+
+from . import cache
+from .counters import Counter, ScaledCounter, TiktokenCounter, get_counter
+from .pool import shared_pool, workers
+
+#: Below this many characters of uncounted text the pool is not worth its start-up and transfer.
+PARALLEL_MIN_CHARS = 2_000_000
+_CACHE_VERSION = f"v{cache.FORMAT_VERSION}"
+
+
+class Cancelled(Exception):
+    """``cancelled()`` said stop."""
+
+
+def namespace(counter: TiktokenCounter) -> str:
+    """The cache namespace of a tiktoken counter: its name and tiktoken's version."""
+    import tiktoken
+
+    return f"{counter.name}-tiktoken{getattr(tiktoken, '__version__', 'unknown')}-{_CACHE_VERSION}"
+
+
+def tiktoken_base(counter: Counter) -> TiktokenCounter | None:
+    """The tiktoken counter ``counter`` counts with (itself, or the base of a scaled estimate)."""
+    if isinstance(counter, TiktokenCounter):
+        return counter
+    if isinstance(counter, ScaledCounter) and isinstance(counter._base, TiktokenCounter):
+        return counter._base
+    return None
+
+
+def count_texts(
+    name_or_counter: str | Counter,
+    texts: Sequence[str],
+    *,
+    progress: Callable[[int, int], None] | None = None,
+    cancelled: Callable[[], bool] | None = None,
+    parallel: bool = True,
+) -> list[int]:
+    """The token count of each of ``texts`` under a counter (a name :func:`get_counter` accepts,
+    or a counter). ``progress(done_chars, total_chars)`` reports the counting still to do;
+    ``cancelled()`` returning True stops with :class:`Cancelled`."""
+    counter = get_counter(name_or_counter) if isinstance(name_or_counter, str) else name_or_counter
+    fetched = prefetch(counter, texts, progress=progress, cancelled=cancelled, parallel=parallel)
+    return [fetched.count(t) for t in texts]
+
+
+def counts_of(
+    counter: TiktokenCounter,
+    texts: Sequence[str],
+    *,
+    progress: Callable[[int, int], None] | None = None,
+    cancelled: Callable[[], bool] | None = None,
+    parallel: bool = True,
+) -> dict[str, int]:
+    """``{text: count}`` for every distinct text (see :func:`count_texts`)."""
+    ns = namespace(counter)
+    use_cache = cache.enabled()
+    table = cache.load(ns) if use_cache else {}
+    known: dict[str, int] = {}
+    pending: list[str] = []  # texts to count; the first ``len(keys)`` of them go to the cache
+    keys: list[int] = []
+    lengths: list[int] = []
+    short: list[str] = []
+    for text in dict.fromkeys(texts):
+        if use_cache and len(text) >= cache.MIN_CHARS:
+            data = text.encode("utf-8", "surrogatepass")
+            k = cache.key(data)
+            hit = cache.lookup(table, k, len(data))
+            if hit is not None:
+                known[text] = hit
+                continue
+            keys.append(k)
+            lengths.append(len(data))
+            pending.append(text)
+        else:
+            short.append(text)
+    pending += short
+    counts = _count(counter, pending, progress, cancelled, parallel)
+    known.update(zip(pending, counts))
+    new = {k: cache.pack(length, n) for k, length, n in zip(keys, lengths, counts)}
+    cache.store(ns, new)
+    return known
+
+
+def _count(
+    counter: TiktokenCounter,
+    texts: list[str],
+    progress: Callable[[int, int], None] | None,
+    cancelled: Callable[[], bool] | None,
+    parallel: bool,
+) -> list[int]:
+    total = sum(map(len, texts))
+    pool = shared_pool() if parallel and total >= PARALLEL_MIN_CHARS else None
+    if pool is None:
+        return _count_here(counter, texts, total, progress, cancelled)
+    try:
+        return _count_on(pool, counter, texts, total, progress, cancelled)
+    except (BrokenProcessPool, OSError, ValueError, RuntimeError):  # workers could not start or died
+        return _count_here(counter, texts, total, progress, cancelled)
+
+
+def _count_on(pool, counter: TiktokenCounter, texts: list[str], total: int, progress, cancelled) -> list[int]:
+    chunks = _chunks(texts, max(64 * 1024, total // (workers() * 16)))
+    futures = {pool.submit(_count_chunk, counter.name, chunk): (i, sum(map(len, chunk))) for i, chunk in enumerate(chunks)}
+    results: list[list[int] | None] = [None] * len(chunks)
+    done_chars = 0
+    pending = set(futures)
+    try:
+        while pending:
+            finished, pending = wait(pending, timeout=0.25, return_when=FIRST_COMPLETED)
+            for f in finished:
+                i, size = futures[f]
+                results[i] = f.result()
+                done_chars += size
+            if cancelled is not None and cancelled():
+                raise Cancelled
+            if progress is not None and finished:
+                progress(done_chars, total)
+    finally:
+        for f in pending:
+            f.cancel()
+    return [n for part in results for n in part]  # type: ignore[union-attr]
+
+
+def _count_here(
+    counter: TiktokenCounter,
+    texts: list[str],
+    total: int,
+    progress: Callable[[int, int], None] | None,
+    cancelled: Callable[[], bool] | None,
+) -> list[int]:
+    out: list[int] = []
+    done = 0
+    count = counter.count
+    for i, text in enumerate(texts):
+        out.append(count(text))
+        done += len(text)
+        if i % 256 == 255:
+            if cancelled is not None and cancelled():
+                raise Cancelled
+            if progress is not None:
+                progress(done, total)
+    return out
+
+
+def _chunks(texts: list[str], size: int) -> list[list[str]]:
+    chunks: list[list[str]] = []
+    current: list[str] = []
+    chars = 0
+    for text in texts:
+        current.append(text)
+        chars += len(text)
+        if chars >= size:
+            chunks.append(current)
+            current, chars = [], 0
+    if current:
+        chunks.append(current)
+    return chunks
+
+
+def _count_chunk(name: str, texts: list[str]) -> list[int]:
+    """In a pool worker: the counts of ``texts`` (the encoding is loaded once per worker)."""
+    encode = get_counter(name)._enc.encode_ordinary  # type: ignore[attr-defined]
+    return [len(encode(t)) if t else 0 for t in texts]
+
+
+class Prefetched:
+    """A counter that answers from counts made in bulk (:func:`prefetch`), falling back to the
+    counter it stands for on a text it was not given. Same name, label and exactness."""
+
+    def __init__(self, counter: TiktokenCounter, counts: dict[str, int]) -> None:
+        self._counter = counter
+        self._counts = counts
+        self.name = counter.name
+        self.label = counter.label
+        self.exact = counter.exact
+
+    def count(self, text: str) -> int:
+        n = self._counts.get(text)
+        if n is None:
+            n = self._counts[text] = self._counter.count(text)
+        return n
+
+    def head(self, text: str, max_tokens: int) -> str:
+        return self._counter.head(text, max_tokens)
+
+
+def prefetch(counter: Counter, texts: Sequence[str], **kw) -> Counter:
+    """``counter`` with every one of ``texts`` already counted in bulk (cache, pool); a counter
+    that does not count with tiktoken is returned as it is."""
+    base = tiktoken_base(counter)
+    if base is None:
+        return counter
+    fetched = Prefetched(base, counts_of(base, texts, **kw))
+    if base is counter:
+        return fetched
+    scaled = copy.copy(counter)
+    scaled._base = fetched  # type: ignore[union-attr]
+    return scaled
+
+
+__all__ = ["Cancelled", "Prefetched", "count_texts", "counts_of", "namespace", "prefetch", "tiktoken_base"]

@@ -1,0 +1,126 @@
+"""Counting once and remembered: the disk cache of token counts (tokens.cache), bulk counting
+through it and the shared pool (tokens.batch), and count_session built on them."""
+
+from __future__ import annotations
+
+import pytest
+
+from inspector.model import Message, TextBlock, ToolCallBlock, ToolResultBlock
+from inspector.tokens import batch, cache, count_session, get_counter
+from inspector.tokens import pool as pool_mod
+
+LONG = "The quick brown fox jumps over the lazy dog; " * 40  # 1,800 characters, 401 cl100k tokens
+
+
+@pytest.fixture
+def cache_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("CONTEXT_INSPECTOR_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv(cache.NO_CACHE_ENV, raising=False)
+    cache.set_enabled(None)
+    yield tmp_path / "counts"
+    cache.set_enabled(None)
+
+
+def _segments(directory):
+    return sorted(directory.glob("*/seg-*.bin"))
+
+
+def test_counts_match_the_tokenizer_and_are_written_once(cache_dir):
+    enc = get_counter("cl100k_base")
+    texts = [LONG, "hi", LONG + " Done.", LONG]
+    assert batch.count_texts("cl100k_base", texts) == [enc.count(t) for t in texts] == [401, 1, 403, 401]
+    (segment,) = _segments(cache_dir)
+    assert segment.parent.name.startswith("cl100k_base-tiktoken")
+    assert segment.stat().st_size == 16 + 16 * 2  # two distinct texts of MIN_CHARS or more; "hi" is not kept
+
+
+def test_a_reopened_session_is_a_lookup(cache_dir, monkeypatch):
+    batch.count_texts("cl100k_base", [LONG])
+    cache.clear_memory()  # as a new process would
+
+    def no_tokenizing(*args, **kwargs):
+        raise AssertionError("counted again")
+
+    monkeypatch.setattr(batch, "_count", lambda counter, texts, *a: [] if not texts else no_tokenizing())
+    assert batch.count_texts("cl100k_base", [LONG]) == [401]
+
+
+def test_a_record_of_another_length_is_not_taken(cache_dir):
+    data = LONG.encode()
+    table = {cache.key(data): cache.pack(len(data), 401)}
+    assert cache.lookup(table, cache.key(data), len(data)) == 401
+    assert cache.lookup(table, cache.key(data), len(data) + 1) is None
+
+
+def test_no_cache_reads_and_writes_nothing(cache_dir, monkeypatch):
+    monkeypatch.setenv(cache.NO_CACHE_ENV, "1")
+    assert batch.count_texts("cl100k_base", [LONG]) == [401]
+    assert not cache_dir.exists()
+
+
+def test_a_torn_segment_is_ignored(cache_dir):
+    batch.count_texts("cl100k_base", [LONG])
+    (segment,) = _segments(cache_dir)
+    segment.write_bytes(segment.read_bytes()[:-3])
+    cache.clear_memory()
+    assert cache.load(batch.namespace(get_counter("cl100k_base"))) == {}
+    assert batch.count_texts("cl100k_base", [LONG]) == [401]
+
+
+def test_segments_are_merged_under_the_cap(cache_dir, monkeypatch):
+    monkeypatch.setattr(cache, "MAX_SEGMENTS", 3)
+    for k in range(5):
+        batch.count_texts("cl100k_base", [f"{k} {LONG}"])
+    assert len(_segments(cache_dir)) <= 3
+    cache.clear_memory()
+    assert len(cache.load(batch.namespace(get_counter("cl100k_base")))) == 5
+    monkeypatch.setattr(cache, "SIZE_CAP", 16 + 16 * 2)  # room for the newest segment only
+    batch.count_texts("cl100k_base", [f"new {LONG}"])
+    cache.clear_memory()
+    assert len(cache.load(batch.namespace(get_counter("cl100k_base")))) == 1
+
+
+def test_a_scaled_estimate_counts_its_base_through_the_cache(cache_dir):
+    claude = get_counter("claude")
+    assert batch.count_texts(claude, [LONG, "hi"]) == [claude.count(LONG), claude.count("hi")]
+    assert _segments(cache_dir)[0].parent.name.startswith("o200k_base-")
+
+
+def test_the_pool_counts_what_one_process_counts(cache_dir, monkeypatch):
+    monkeypatch.setattr(batch, "PARALLEL_MIN_CHARS", 0)
+    texts = [f"{k} {LONG}" for k in range(40)]
+    enc = get_counter("cl100k_base")
+    seen = []
+    try:
+        assert batch.count_texts("cl100k_base", texts, progress=lambda d, t: seen.append((d, t))) == [enc.count(t) for t in texts]
+        assert pool_mod.shared_pool() is pool_mod.shared_pool()  # one pool for the process
+    finally:
+        pool_mod.shutdown()
+    assert seen[-1] == (sum(map(len, texts)),) * 2
+
+
+def test_count_session_is_the_same_with_and_without_the_cache(cache_dir, monkeypatch):
+    messages = [
+        Message(index=0, role="user", content=[TextBlock(text=LONG)]),
+        Message(index=1, role="assistant", content=[ToolCallBlock(id="c1", name="read", arguments='{"path": "a.py"}')]),
+        Message(index=2, role="tool", content=[ToolResultBlock(tool_call_id="c1", content=LONG * 2)]),
+    ]
+    cold = count_session(messages)
+    cache.clear_memory()
+    warm = count_session(messages)
+    monkeypatch.setenv(cache.NO_CACHE_ENV, "1")
+    plain = count_session(messages)
+    assert cold.counts == warm.counts == plain.counts
+    assert [c.blocks for c in plain.counts] == [(401,), (1 + 7,), (801,)]
+
+
+def test_a_pool_that_cannot_start_counts_in_place(cache_dir, monkeypatch):
+    def refuse(*args, **kwargs):
+        raise ValueError("bad value(s) in fds_to_keep")  # what a TUI's stand-in stderr caused
+
+    pool_mod.shutdown()
+    monkeypatch.setattr(pool_mod, "_IN_WORKER", False)
+    monkeypatch.setattr(pool_mod, "ProcessPoolExecutor", refuse)
+    monkeypatch.setattr(batch, "PARALLEL_MIN_CHARS", 0)
+    assert batch.count_texts("cl100k_base", [LONG, f"x {LONG}"]) == [401, 402]
+    assert pool_mod.shared_pool() is None  # and it is not tried again
