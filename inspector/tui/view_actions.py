@@ -1,6 +1,6 @@
 """The viewer's keys for finding the culprit and arranging the screen: the window view (``w``),
 row filters (``x`` cycles changed / dropped / truncated or cleared / rule breaks / tool exchanges,
-``X`` keeps the selected row's tool), largest first (``o``), jumps to the largest message (``L``)
+``X`` keeps the selected row's tool, then its turn, then its unit kind), largest first (``o``), jumps to the largest message (``L``)
 and to the next or previous changed row (``c`` / ``C``), hiding the side panel, the chart and the
 detail pane (F2 / F3 / F4, for small terminals), an SVG screenshot (``S``) and every strategy and
 preset compared side by side (``m``, :mod:`.screens.compare`).
@@ -29,14 +29,14 @@ from ..analysis.session import of as analysis_of
 from .screens.compare import CompareScreen
 from .screens.window import WindowScreen
 from .state import Preset, available_presets
-from .widgets.message_list import FILTERS, changed_by_pipeline
+from .widgets.message_list import FILTERS, ROW_FILTERS, UNIT_LABEL, changed_by_pipeline
 
 VIEW_BINDINGS = [
     Binding("w", "window", "Window", id="window", tooltip="the model's whole window at a glance, before and after"),
     Binding("x", "cycle_filter", "Filter", id="cycle-filter",
             tooltip="show only: changed, dropped, truncated or cleared, rule breaks, tool exchanges, all"),
-    Binding("X", "filter_tool", "Only this tool", show=False, id="filter-tool",
-            tooltip="show only the rows of the selected row's tool (again: all rows)"),
+    Binding("X", "filter_row", "Only like this row", show=False, id="filter-row",
+            tooltip="show only the rows of the selected row's tool, then of its turn, then of its unit kind, then all"),
     Binding("o", "by_tokens", "Largest first", show=False, id="largest-first", tooltip="rows by tokens, largest first: on/off"),
     Binding("L", "jump_largest", "Largest", show=False, id="jump-largest", tooltip="select the largest message shown"),
     Binding("c", "jump_changed(1)", "Next changed", show=False, id="next-changed",
@@ -128,13 +128,25 @@ class ViewActions:
         lst.set_filter(names[(names.index(current) + 1) % len(names)])
         self._announce_filter()
 
-    def action_filter_tool(self) -> None:
+    def action_filter_row(self) -> None:
+        """Only the rows of the selected row's tool, then of its turn, then of its unit kind,
+        then every row again."""
         lst = self.list
         item = lst.selected
-        if lst.filter_name == "tool" or not isinstance(item, int) or lst.info is None or not lst.info.tool(item):
+        if not isinstance(item, int) or lst.info is None or lst.result is None:
             lst.set_filter("all")
+            self._announce_filter()
+            return
+        view = lst.result.snapshot.view
+        values = {"tool": lst.info.tool(item) or None, "turn": view.turn_of[item],
+                  "kind": UNIT_LABEL[view.units[view.unit_of[item]].kind]}
+        order = [name for name in ROW_FILTERS if values[name] is not None]
+        current = lst.filter_name
+        following = order[order.index(current) + 1:] if current in order else order
+        if following:
+            lst.set_filter(following[0], values[following[0]])
         else:
-            lst.set_filter("tool", lst.info.tool(item))
+            lst.set_filter("all")
         self._announce_filter()
 
     def action_by_tokens(self) -> None:

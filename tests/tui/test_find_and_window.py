@@ -200,3 +200,29 @@ async def test_html_report_key_writes_the_page_of_this_view(tmp_path, monkeypatc
     assert len(pages) == 1
     assert f'data-fig="plan.tokens_after" data-value="{after}"' in pages[0].read_text()
     assert sorted(p.name for p in session.parent.iterdir()) == [SAMPLE]  # nothing beside the session
+
+
+async def test_x_shift_keeps_the_rows_of_the_selected_rows_tool_then_turn_then_kind():
+    app = make_app(SAMPLE)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot, app)
+        view, info = app.view, app.info
+        row = next(i for i in range(len(view)) if info.tool(i) == "run_tests" and view.turn_of[i] == 4)
+        app.list.move_cursor(app.result.row_of[row])
+        await pilot.press("X")
+        await pilot.pause()
+        shown = [app.list.message_at(r) for r in range(app.list.row_count())]
+        assert shown == [i for i in range(len(view)) if info.tool(i) == "run_tests"]
+        assert "[only tool run_tests:" in row_text_header(app)
+        await pilot.press("X")
+        await pilot.pause()
+        shown = [app.list.message_at(r) for r in range(app.list.row_count())]
+        assert shown == [i for i in range(len(view)) if view.turn_of[i] == 4]
+        await pilot.press("X")
+        await pilot.pause()
+        assert app.list.filter_name == "kind" and app.list.filter_value == "tool"
+        assert all(view.units[view.unit_of[app.list.message_at(r)]].kind.value == "tool_exchange"
+                   for r in range(app.list.row_count()))
+        await pilot.press("X")
+        await pilot.pause()
+        assert app.list.filter_name == "all" and app.list.row_count() == len(app.result.rows)

@@ -143,9 +143,10 @@ class WindowGrid(Widget):
             t.append("\n")
         t.append(f"window {window.tokens:,} tokens ({window.model + ', ' if window.model else ''}{window.source})",
                  self.s("wingrid--label"))
-        t.append(f"\neach cell {window.tokens / (COLUMNS * ROWS):,.0f} tokens", self.s("wingrid--label"))
+        t.append(f"\neach cell {window.tokens / (COLUMNS * ROWS):,.0f} tokens (a category smaller than a cell still gets one)",
+                 self.s("wingrid--label"))
         if reserved:
-            t.append(f"; the agent reserves {reserved:,} ({window.reserved_note})", self.s("wingrid--label"))
+            t.append(f"\nthe agent reserves {reserved:,} ({window.reserved_note})", self.s("wingrid--label"))
         return t
 
 

@@ -128,7 +128,7 @@ class MessageList(LineList):
         self._columns: tuple[int, Columns] | None = None
         #: Which rows are shown (FILTERS), and whether the largest come first.
         self.filter_name = "all"
-        self.filter_tool: str | None = None
+        self.filter_value: str | int | None = None  # the tool, turn or unit kind of "tool"/"turn"/"kind"
         self.by_tokens = False
         self.order: list[int] | None = None  # shown row -> row of the result (None: all, in order)
         self._shown_at: dict[int, int] | None = None
@@ -151,11 +151,11 @@ class MessageList(LineList):
         return at_bottom, follow_cursor
 
     # --- filter and order -------------------------------------------------------------------
-    def set_filter(self, name: str, tool: str | None = None) -> None:
+    def set_filter(self, name: str, value: str | int | None = None) -> None:
         """Show only the rows of filter ``name`` (FILTERS; "tool" keeps the rows of ``tool``),
         keeping the selected message selected when it is still shown."""
         selected = self.result_row(self.cursor) if self.row_count() else None
-        self.filter_name, self.filter_tool = name, tool
+        self.filter_name, self.filter_value = name, value
         self._arrange()
         self.reset(keep_cursor=self.shown_row(selected) if selected is not None else 0)
         self.scroll_cursor_visible(center=True)
@@ -208,7 +208,9 @@ class MessageList(LineList):
         """What the header says of the filter and order ("" when every row shows in order)."""
         parts = []
         if self.filter_name != "all":
-            parts.append(f"only {self.filter_tool if self.filter_name == 'tool' else self.filter_name}: "
+            what = {"tool": f"tool {self.filter_value}", "turn": f"turn {self.filter_value}",
+                    "kind": f"{self.filter_value} units"}.get(self.filter_name, self.filter_name)
+            parts.append(f"only {what}: "
                          f"{self.row_count():,} of {len(self.result.rows) if self.result else 0:,}")
         if self.by_tokens:
             parts.append("largest first")
@@ -465,9 +467,19 @@ _FILTERS = {
     "truncated or cleared": _trimmed,
     "rule breaks": _breaks,
     "tool exchanges": _tool_exchange,
-    "tool": lambda lst, result, item: type(item) is int and lst.info is not None and lst.info.tool(item) == lst.filter_tool,
+    # the selected row's tool, turn or unit kind (X)
+    "tool": lambda lst, result, item: type(item) is int and lst.info is not None and lst.info.tool(item) == lst.filter_value,
+    "turn": lambda lst, result, item: type(item) is int and result.snapshot.view.turn_of[item] == lst.filter_value,
+    "kind": lambda lst, result, item: type(item) is int and UNIT_LABEL[_kind(result, item)] == lst.filter_value,
 }
-FILTERS = tuple(name for name in _FILTERS if name != "tool")
+#: The filters ``x`` cycles; "tool", "turn" and "kind" take their value from the selected row (``X``).
+FILTERS = tuple(name for name in _FILTERS if name not in ("tool", "turn", "kind"))
+ROW_FILTERS = ("tool", "turn", "kind")
+
+
+def _kind(result: PlanResult, item: int) -> UnitKind:
+    view = result.snapshot.view
+    return view.units[view.unit_of[item]].kind
 
 
 def _status_class(status: Status) -> str:
