@@ -282,3 +282,29 @@ def test_the_fleet_worker_runs_without_any_view_module(tmp_path):
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT).stdout
     assert out.strip().splitlines()[-1] == "[]"
+
+
+def test_money_and_savings_use_the_same_figures_as_info_and_compare(capsys, tmp_path):
+    """Review finding: cost_usd was always null and a strategy's saving was set against the
+    messages-only baseline (doubling its share). Now a session's cost is info's recorded cost and
+    a strategy's baseline, saving and dollars are compare's."""
+    session = REAL / "compactions" / "entire_cc2.1.42_auto-compact.jsonl"
+    dataset = tmp_path / "ds"
+    as_json(capsys, "fleet", session, "--dataset", dataset, "--strategies", "tool_pruning")
+    info = as_json(capsys, "info", session)
+    code, out, err = run(capsys, "fleet", "query", "SELECT cost_usd FROM sessions", "--dataset", dataset, "--json")
+    assert code == 0, err
+    assert json.loads(out)["rows"][0][0] == pytest.approx(info["money"]["recorded_cost_total"])
+    code, out, err = run(capsys, "fleet", "query", "SELECT sum(cost_usd) FROM calls", "--dataset", dataset, "--json")
+    main_calls = sum(c["recorded_cost"]["total"] for c in info["money"]["calls"]
+                     if c["recorded_cost"] is not None and c["sidechain"] is None)
+    assert json.loads(out)["rows"][0][0] == pytest.approx(main_calls)
+    code, out, err = run(capsys, "fleet", "query", "SELECT baseline_total, total, saving, saving_usd FROM strategies",
+                         "--dataset", dataset, "--json")
+    baseline, total, saving, saving_usd = json.loads(out)["rows"][0]
+    compare = as_json(capsys, "compare", session)
+    row = next(r for r in compare["rows"] if r["pipeline"] == "tool_pruning")
+    none = next(r for r in compare["rows"] if r["pipeline"] == "none")
+    assert (baseline, total) == (none["replay_total"], row["replay_total"]) == (8734161, 8557912)
+    assert saving == baseline - total
+    assert saving_usd == pytest.approx(row["dollars_saved"], abs=1e-4)

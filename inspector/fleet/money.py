@@ -1,22 +1,43 @@
-"""Dollar figures for the fleet tables: the one seam where prices come in.
-
-Until the money module (``inspector.analysis.money``) lands, every cost is None and the dataset's
-money columns stay NULL. Point :func:`call_cost` at it then: it receives a call row (model and the
-recorded token parts) and returns dollars or None when the price is unknown.
+"""Dollar figures for the fleet tables, from :mod:`inspector.analysis.money` (the same prices and
+cache model as ``info``, ``replay`` and ``compare``): what each recorded call cost, the session's
+recorded total (its sidechains' calls included, as ``info --json``'s ``recorded_cost_total``), and
+what a strategy saves in dollars (no strategy against the pipeline, both through the same cache
+model, as ``compare`` reports it).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..analysis.money import Money
+    from ..analysis.replay import Replay
+    from ..analysis.session import Analysis
 
 
-def call_cost(row: dict[str, Any]) -> float | None:
-    """Dollars for one model call row of the ``calls`` table; None while no price is known."""
-    return None
+def recorded(analysis: Analysis) -> Money:
+    """The recorded usage of every call priced (no strategy)."""
+    from ..analysis.money import session_money
+
+    return session_money(analysis.view, analysis.table)
 
 
-def session_cost(call_costs: list[float | None]) -> float | None:
-    """The sum of a session's call costs; None unless every call has a price."""
-    if not call_costs or any(c is None for c in call_costs):
-        return None
-    return float(sum(call_costs))  # type: ignore[arg-type]
+def call_costs(money: Money) -> dict[int, float | None]:
+    """Main-session call number -> dollars its recorded usage cost (None: no usage or no price)."""
+    return {c.call: None if c.recorded_cost is None else float(c.recorded_cost.total)
+            for c in money.calls if c.sidechain is None and c.kind == "call"}
+
+
+def session_cost(money: Money) -> float | None:
+    """The session's recorded cost, sidechains included; None when no call has a price."""
+    total = money.total("recorded_cost")
+    return None if total is None else float(total)
+
+
+def saving_usd(analysis: Analysis, name: str, replay: Replay) -> float | None:
+    """Dollars strategy ``name`` saves over the session (no strategy minus the pipeline)."""
+    from ..analysis.money import session_money
+
+    money = session_money(analysis.view, analysis.table, replay.pipeline, replay.settings, replay=replay)
+    baseline, cost = money.total("baseline_cost"), money.total("cost")
+    return None if baseline is None or cost is None else float(baseline - cost)

@@ -1,8 +1,9 @@
 """Which session files a fleet run reads: the paths given (files, directories, globs) or, with
 none, the places the agents keep them (:func:`inspector.discover.find_sessions`).
 
-A directory is searched recursively for session-like files (``.jsonl``, ``.json``, ``.traj``) and
-Strands session directories (``session_*``); Claude Code sub-agent files (``agent-*.jsonl``, in
+A directory is searched recursively for session-like files (``.jsonl``, ``.json``, ``.traj``),
+SQLite databases (``.db``, ``.sqlite``, ``.sqlite3`` that start with SQLite's header: the OpenAI
+Agents SDK keeps its sessions in one) and Strands session directories (``session_*``); Claude Code sub-agent files (``agent-*.jsonl``, in
 ``subagents/``) are part of their session, as in :mod:`inspector.discover`, and are not listed.
 Files that turn out not to be sessions are reported as errors by the worker, not guessed at here.
 """
@@ -16,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 SUFFIXES = (".jsonl", ".json", ".traj")
+DATABASE_SUFFIXES = (".db", ".sqlite", ".sqlite3")
+SQLITE_HEADER = b"SQLite format 3\0"
 GLOB_CHARS = "*?["
 
 
@@ -46,6 +49,17 @@ def _walk(directory: Path) -> Iterator[Path]:
         for name in sorted(files):
             if name.endswith(SUFFIXES) and not (name.startswith("agent-") and name.endswith(".jsonl")):
                 yield Path(root) / name
+            elif name.endswith(DATABASE_SUFFIXES) and _is_sqlite(Path(root) / name):
+                yield Path(root) / name
+
+
+def _is_sqlite(path: Path) -> bool:
+    from ..safeio import read_head
+
+    try:
+        return read_head(path, len(SQLITE_HEADER)) == SQLITE_HEADER
+    except OSError:
+        return False
 
 
 def expand(paths: Iterable[str]) -> list[Source]:

@@ -114,9 +114,10 @@ def session_rows(analysis: Analysis, task: Task) -> dict[str, list[dict[str, Any
 
     sid = task.session_id
     info = info_report(analysis, largest=0)
-    calls = call_rows(analysis, sid)
+    priced = money.recorded(analysis)
+    calls = call_rows(analysis, sid, money.call_costs(priced))
     return {
-        "sessions": [sessions_row(analysis, info, calls, task)],
+        "sessions": [sessions_row(analysis, info, calls, task, money.session_cost(priced))],
         "calls": calls,
         "units": unit_rows(analysis, sid),
         "tools": tool_rows(analysis, sid, task.with_text),
@@ -124,7 +125,8 @@ def session_rows(analysis: Analysis, task: Task) -> dict[str, list[dict[str, Any
     }
 
 
-def sessions_row(analysis: Analysis, info: dict[str, Any], calls: list[dict[str, Any]], task: Task) -> dict[str, Any]:
+def sessions_row(analysis: Analysis, info: dict[str, Any], calls: list[dict[str, Any]], task: Task,
+                 cost_usd: float | None = None) -> dict[str, Any]:
     from ..providers.validate import validate_session
 
     tokens, usage, flags = info["tokens"], info["usage"] or {}, info["flags"]
@@ -156,11 +158,11 @@ def sessions_row(analysis: Analysis, info: dict[str, Any], calls: list[dict[str,
         "truncated_in_source": flags.get("truncated_in_source", 0),
         "openai_violations": len(violations.get("openai", ())),
         "anthropic_violations": len(violations.get("anthropic", ())),
-        "cost_usd": money.session_cost([c["cost_usd"] for c in calls]),
+        "cost_usd": cost_usd,
     }
 
 
-def call_rows(analysis: Analysis, sid: str) -> list[dict[str, Any]]:
+def call_rows(analysis: Analysis, sid: str, costs: dict[int, float | None] | None = None) -> list[dict[str, Any]]:
     from ..analysis.calibrate import call_usage
 
     view = analysis.view
@@ -180,7 +182,7 @@ def call_rows(analysis: Analysis, sid: str) -> list[dict[str, Any]]:
             "cache_creation_input_tokens": row.cache_creation_tokens,
             "output_tokens": row.output_tokens,
         }
-        out["cost_usd"] = money.call_cost(out)
+        out["cost_usd"] = (costs or {}).get(row.call)
         rows.append(out)
     return rows
 
@@ -261,12 +263,13 @@ def strategy_rows(analysis: Analysis, sid: str, strategies: tuple[str, ...], bud
             {
                 "session_id": sid,
                 "strategy": name,
-                "baseline_total": result.baseline_total,
+                # the whole input with no strategy (the part not in the file included), as compare's base
+                "baseline_total": result.predicted_total,
                 "total": result.total,
                 "saving": result.saving,
                 "openai_violations": len(violations.get("openai", ())),
                 "anthropic_violations": len(violations.get("anthropic", ())),
-                "saving_usd": None,
+                "saving_usd": money.saving_usd(analysis, name, result),
             }
         )
     return rows

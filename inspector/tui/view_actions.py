@@ -33,7 +33,7 @@ from .widgets.message_list import FILTERS, ROW_FILTERS, UNIT_LABEL, changed_by_p
 
 VIEW_BINDINGS = [
     Binding("w", "window", "Window", id="window", tooltip="the model's whole window at a glance, before and after"),
-    Binding("x", "cycle_filter", "Filter", id="cycle-filter",
+    Binding("x", "cycle_filter", "Filter", show=False, id="cycle-filter",
             tooltip="show only: changed, dropped, truncated or cleared, rule breaks, tool exchanges, all"),
     Binding("X", "filter_row", "Only like this row", show=False, id="filter-row",
             tooltip="show only the rows of the selected row's tool, then of its turn, then of its unit kind, then all"),

@@ -28,7 +28,8 @@ async def test_100x30_header_legend_and_footer_fit():
                      "▫ not in file ≈0", "▪ defs+framing ≈657", "░ free "):
             assert part in legend, (part, legend)
         footer = lines[-1]
-        assert "t Theme" in footer and "f Follow" in footer, footer
+        # the footer keeps what finds and fixes context; t (theme) and x (filters) are in the help
+        assert "w Window" in footer and "e Export" in footer and "f Follow" in footer, footer
 
 
 async def test_100x30_strategies_5_and_6_reachable_in_the_panel():
