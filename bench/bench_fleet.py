@@ -30,6 +30,7 @@ import json
 import os
 import pickle
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -110,8 +111,15 @@ def subset(root: Path, sessions: Path, n: int) -> Path:
 
 
 def fleet_run(paths: Path, dataset: Path, workers: int, strategies: str) -> dict:
-    out = subprocess.run([sys.executable, "-c", CHILD, str(paths), str(dataset), str(workers), strategies],
-                         check=True, capture_output=True, text=True, timeout=3600)
+    # every run starts with an empty token-count cache of its own (as a user's first run does), so
+    # the run measured second does not read the counts the first one wrote
+    cache = Path(tempfile.mkdtemp(prefix="bench-fleet-cache-"))
+    env = {**os.environ, "CONTEXT_INSPECTOR_CACHE_DIR": str(cache)}
+    try:
+        out = subprocess.run([sys.executable, "-c", CHILD, str(paths), str(dataset), str(workers), strategies],
+                             check=True, capture_output=True, text=True, timeout=3600, env=env)
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
