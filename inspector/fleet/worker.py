@@ -11,6 +11,7 @@ A session that cannot be read becomes an error result (file and reason), never a
 from __future__ import annotations
 
 import bisect
+import gc
 import hashlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -101,7 +102,17 @@ def run_task(task: Task) -> Result:
     except Exception as exc:  # noqa: BLE001  (reported per session, see the docstring)
         result.lines = {}
         result.error = f"internal error ({type(exc).__name__}): {exc}"
+    finally:
+        _forget_session()
     return result
+
+
+def _forget_session() -> None:
+    """Free what the session left behind before the next one: loading freezes the heap out of the
+    cyclic collector (right for one session in a viewer), which in a worker that reads thousands
+    kept every earlier session's leftover cycles alive (2.2 GB per worker after 1,000 sessions)."""
+    gc.unfreeze()
+    gc.collect()
 
 
 def encode_rows(rows: dict[str, list[dict[str, Any]]]) -> dict[str, bytes]:

@@ -35,6 +35,11 @@ MAX_SEGMENTS = 32
 MIN_CHARS = 32
 _MAGIC = b"CICOUNT1"
 
+#: Counts kept in memory per namespace beyond what was read from disk: a long-lived process (a
+#: fleet worker reading thousands of sessions) stops adding there, so its memory stays flat; the
+#: disk keeps every count for the next process.
+MEMORY_CAP = 200_000
+
 _enabled: bool | None = None
 _loaded: dict[str, dict[int, int]] = {}
 
@@ -131,7 +136,9 @@ def store(namespace: str, new: dict[int, int]) -> None:
     """Remember ``new`` (key -> :func:`pack`) on disk as one segment, then merge if needed."""
     if not new or not enabled():
         return
-    load(namespace).update(new)
+    table = load(namespace)
+    if len(table) + len(new) <= MEMORY_CAP:
+        table.update(new)
     directory = _directory(namespace)
     try:
         paths.ensure(directory)
