@@ -6,6 +6,7 @@ and how many more the list's filter hides. Escape with the search bar closed cle
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 from typing import Protocol
 
@@ -51,8 +52,6 @@ def next_match(shown: list[int], cursor: int, direction: int, include_current: b
     the matches, wrapping round; None when no match is shown."""
     if not shown:
         return None
-    from bisect import bisect_left, bisect_right
-
     if direction > 0:
         k = bisect_left(shown, cursor) if include_current else bisect_right(shown, cursor)
         k %= len(shown)

@@ -43,7 +43,7 @@ def table_rows(points: dict[int, CallPoint], money: Money | None) -> list[tuple[
 
 
 class CallTableScreen(ModalScreen[None]):
-    BINDINGS = [Binding("escape,q,c", "dismiss", "Close")]
+    BINDINGS = [Binding("escape,q,number_sign", "dismiss", "Close")]
     DEFAULT_CSS = """
     CallTableScreen { align: center middle; }
     CallTableScreen > #calls-title { dock: top; height: 1; background: $primary; color: $background; padding: 0 1;

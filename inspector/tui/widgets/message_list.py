@@ -439,10 +439,6 @@ def changed_by_pipeline(result: PlanResult, item: int | Inserted) -> bool:
     return plan.status[item] is not Status.KEPT or plan.tokens_after_of[item] != result.snapshot.table.totals[item]
 
 
-def _changed(lst: MessageList, result: PlanResult, item: int | Inserted) -> bool:
-    return changed_by_pipeline(result, item)
-
-
 def _trimmed(lst: MessageList, result: PlanResult, item: int | Inserted) -> bool:
     return type(item) is int and result.plan.status[item] in (Status.TRUNCATED, Status.CLEARED, Status.SUMMARIZED)
 
@@ -461,7 +457,7 @@ def _tool_exchange(lst: MessageList, result: PlanResult, item: int | Inserted) -
 #: Row filters, in the order ``x`` cycles them ("tool": the rows of one tool, ``X``).
 _FILTERS = {
     "all": lambda lst, result, item: True,
-    "changed": _changed,
+    "changed": lambda lst, result, item: changed_by_pipeline(result, item),
     "dropped": lambda lst, result, item: (type(item) is int and result.plan.status[item] is Status.DROPPED
                                           and result.plan.by[item] != "source"),
     "truncated or cleared": _trimmed,
