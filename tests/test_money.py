@@ -385,20 +385,20 @@ def test_compare_shows_what_cache_aware_settings_are_worth(capsys):
     assert (off["pipeline"], off["setting"], off["instead_of"]) == ("clear_tool_uses", "clear_at_least=0", "clear_at_least=5000")
     # clearing only when it frees 5,000 tokens saves fewer tokens but more dollars: fewer rewrites
     # of cached history, so fewer cache writes
-    assert (at_least["tokens_saved_pct"], at_least["dollars_saved_pct"]) == (15.2, 4.1)
-    assert (off["tokens_saved_pct"], off["dollars_saved_pct"]) == (16.6, 1.9)
+    assert (at_least["tokens_saved_pct"], at_least["dollars_saved_pct"]) == (15.2, 3.8)
+    assert (off["tokens_saved_pct"], off["dollars_saved_pct"]) == (16.6, 1.6)
     assert (at_least["cache_breaks"], off["cache_breaks"]) == (18, 25)
-    assert (at_least["cache_write_tokens"], off["cache_write_tokens"]) == (69898, 74961)
+    assert (at_least["cache_write_tokens"], off["cache_write_tokens"]) == (70397, 75488)
     code, out, _ = run(capsys, *args)
     assert "(clear_at_least=0)" in out and "cache writes" in out
     # polling: last_n_observations changes the history only every 5 calls
     p = as_json(capsys, "compare", CLAUDE, "--strategy", "last_n_observations", "--polling", "5")
     polled, every_call = p["rows"][1], p["cache_aware"][0]
     assert every_call["setting"] == "polling=1"
-    # eliding at every call saves 12.8% of tokens and costs 32.3% more; every 5 calls: 11.0% and 1.1% more
-    assert (every_call["tokens_saved_pct"], every_call["dollars_saved_pct"], every_call["cache_breaks"]) == (12.8, -32.3, 22)
-    assert (polled["tokens_saved_pct"], polled["dollars_saved_pct"], polled["cache_breaks"]) == (11.0, -1.1, 4)
-    assert (polled["cache_write_tokens"], every_call["cache_write_tokens"]) == (74147, 128668)
+    # eliding at every call saves 12.8% of tokens and costs 32.6% more; every 5 calls: 11.0% and 1.3% more
+    assert (every_call["tokens_saved_pct"], every_call["dollars_saved_pct"], every_call["cache_breaks"]) == (12.8, -32.6, 22)
+    assert (polled["tokens_saved_pct"], polled["dollars_saved_pct"], polled["cache_breaks"]) == (11.0, -1.3, 4)
+    assert (polled["cache_write_tokens"], every_call["cache_write_tokens"]) == (74407, 129195)
     # nothing set away from its off value: no extra rows
     assert as_json(capsys, "compare", CLAUDE, "--strategy", "clear_tool_uses")["cache_aware"] == []
 

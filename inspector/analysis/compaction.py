@@ -22,7 +22,7 @@ request is (:func:`compacting_validity`; a plan at one call cannot say).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..strategies.base import Inserted, Reason, Status, Working
@@ -87,13 +87,15 @@ def _working(view: SessionView, table: TokenTable, settings, n: int, state: _Sta
 
 
 def replay_compacting(
-    view: SessionView, table: TokenTable, names: tuple[str, ...], settings, not_in_file: Sequence[int], validate: bool = False
+    view: SessionView, table: TokenTable, names: tuple[str, ...], settings, not_in_file: Sequence[int], validate: bool = False,
+    on_request: Callable[[int, Working], None] | None = None,
 ) -> list[CompactingCall]:
     """Every model call of the session under ``names`` with compaction state kept across calls
     (summary calls included, in order). ``not_in_file[k]``: what call k+1's plan adds to its
     overhead (:func:`.predict.hidden_per_call`: the part the file does not show and the re-sent
     reasoning), in every total like the tool definitions. ``validate``: fill each call's
-    ``violations``."""
+    ``violations``. ``on_request(call, working)``: each call's request as sent (replay keeps
+    what the prompt cache needs of it)."""
     baselines = baseline_tokens(view, table)
     messages = view.messages
     out: list[CompactingCall] = []
@@ -124,6 +126,8 @@ def replay_compacting(
                 after = view.calls[n - 2].message_index if n > 1 else -1
                 state = _State(tuple(slots), call.message_index, n, after)
                 compacted_by = COMPACT
+        if on_request is not None:
+            on_request(n, w)
         usage = messages[call.message_index].usage
         recorded = usage.context_tokens if usage is not None else None
         violations = ()

@@ -10,35 +10,34 @@ Per call:
   the baseline request is the ``predicted_tokens`` replay shows) and use the recorded output
   tokens, so savings compare like with like.
 
-Requests are what the call sends, as pieces (:data:`.cache.Piece`): that prefix first, then each
-message in its state under the pipeline, with the reasoning re-sent within the turn. Sub-agent
-(sidechain) calls are priced the same way from their own messages and listed apart
-(``sidechain`` set). The pipeline's requests are planned here once per call, apart from
-:func:`.replay.replay`'s plans (replay keeps totals only; the pieces of every call would cost
-memory in proportion to calls x messages).
+Under the pipeline, each call's request is :func:`.replay.replay`'s: its ``tokens`` and the
+leading tokens it shares with the previous call's request (``shared_tokens``, from the very plan
+whose tokens replay reports, :mod:`.requests`). Nothing is planned here: the request priced is
+the one replay shows. A replay that took a fast path (no plans, so no shared prefix) is redone
+with ``shared=True``. Sub-agent (sidechain) calls are priced the same way from their own
+messages and listed apart (``sidechain`` set).
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
 from ..model import Message, Session, Usage
-from ..strategies.base import Inserted, Settings, Working
-from ..strategies.pipeline import parse_pipeline, run
+from ..strategies.base import Settings
+from ..strategies.pipeline import parse_pipeline
 from ..tokens import TokenTable, count_session
 from ..units import SessionView, build_view
-from .cache import ANTHROPIC_TTL_1H, CachePolicy, CacheSplit, Piece, common_prefix_tokens, policy_for, simulate, split_call
+from .cache import ANTHROPIC_TTL_1H, CachePolicy, CacheSplit, policy_for, simulate, split_call
 from .session_facts import call_model as _message_model
 from .session_facts import session_model
-from .baseline import baseline_tokens, produced_reasoning, reasoning_resets
+from .baseline import baseline_tokens
 from .predict import predictions
 from .prices import NO_OVERRIDES, Cost, Overrides, TokenSplit, price, prices_as_of
-from .replay import Replay
-from ..strategies.compact import NAME as COMPACT
+from .replay import Replay, replay as replay_calls
 
 
 
@@ -221,22 +220,25 @@ def baseline_requests(
       previous turn's first model output on."""
     out: list[tuple[int, int]] = []
     previous_start = previous_turn = None
-    turn_first_output = 0
+    turn_first_output = previous_prefix = 0
     for call, base, prefix in zip(view.calls, baselines, not_in_file):
         total = base + prefix
         start = min(call.context_start, call.message_index)
+        # where the request breaks off, the fixed prefix both calls sent (its size is estimated per call)
+        fixed = min(prefix, previous_prefix)
         if previous_start is None:
             shared = 0
-        elif start != previous_start:
-            shared = prefix + table.overhead + _leading_system_tokens(view, table, min(start, previous_start))
+        elif start != previous_start:  # both send the system messages the history starts with
+            shared = fixed + table.overhead + _leading_system_tokens(view, table, max(start, previous_start))
         elif reasoning_dropped_at_turn and call.turn != previous_turn:
-            shared = total - base + baseline_until(view, table, start, turn_first_output)
+            # the previous turn may have begun before a compaction: its first output still sent is at start or later
+            shared = fixed + baseline_until(view, table, start, max(start, turn_first_output))
         else:
             shared = out[-1][0]
         if call.turn != previous_turn:
             turn_first_output = call.message_index
         out.append((total, shared))
-        previous_start, previous_turn = start, call.turn
+        previous_start, previous_turn, previous_prefix = start, call.turn, prefix
     return out
 
 
@@ -256,91 +258,6 @@ def _leading_system_tokens(view: SessionView, table: TokenTable, stop: int) -> i
         if view.roles[i] != "system":
             break
         total += table.totals[i]
-    return total
-
-
-def _pieces(w: Working, reasoning: dict[int, int]) -> list[Piece]:
-    """The request of one planned call: the fixed prefix (overhead and what the file does not
-    show), then every slot with a key that changes when its content does (an edited message keys
-    on its edits). ``reasoning``: tokens of reasoning re-sent before a kept message (the earlier
-    calls of the current turn, by their message index), a piece of its own as the API sends it;
-    reasoning of a message the pipeline dropped is still sent (as replay counts it), at the end."""
-    out: list[Piece] = [("prefix", w.overhead)]
-    edits = w.edits
-    left = dict(reasoning)
-    for s in w.order:
-        if type(s) is int:
-            if s in left:
-                out.append((("reasoning", s), left.pop(s)))
-            key: Hashable = (s, tuple((e.block, e.kind, e.tokens_after) for e in edits[s])) if s in edits else s
-            out.append((key, w.tokens[s]))
-        else:
-            assert isinstance(s, Inserted)
-            out.append((("inserted", s.kind, s.text, s.replaces), s.tokens))
-    out.extend((("reasoning", s), n) for s, n in left.items())
-    return out
-
-
-def pipeline_requests(
-    view: SessionView,
-    table: TokenTable,
-    pipeline: Sequence[str] | str,
-    settings: Settings,
-    not_in_file: Sequence[int],
-    reasoning_dropped_at_turn: bool = False,
-) -> list[tuple[int, int]]:
-    """``(total, shared with the previous call)`` per call under ``pipeline``: one plan per call.
-    ``not_in_file`` and ``reasoning_dropped_at_turn`` as in :func:`baseline_requests`."""
-    names = parse_pipeline(pipeline)
-    out: list[tuple[int, int]] = []
-    previous: list[Piece] = []
-    previous_turn, turn_first_output = None, 0
-    produced = produced_reasoning(view, table)
-    resets = reasoning_resets(view)
-    resent: dict[int, int] = {}  # message index -> reasoning re-sent with it (the baseline's rule)
-    for n, call in enumerate(view.calls, 1):
-        if resets[n - 1]:
-            resent = {}
-        w, _, _ = run(view, table, names, settings, n, not_in_file[n - 1])
-        pieces = _pieces(w, resent)
-        shared = common_prefix_tokens(previous, pieces) if n > 1 else 0
-        if reasoning_dropped_at_turn and previous_turn is not None and call.turn != previous_turn:
-            shared = min(shared, _tokens_before_source(pieces, turn_first_output))
-        if call.turn != previous_turn:
-            previous_turn, turn_first_output = call.turn, call.message_index
-        out.append((w.total() + sum(resent.values()), shared))
-        previous = pieces
-        if produced[n - 1]:
-            resent[call.message_index] = produced[n - 1]
-    return out
-
-
-def compacted_requests(view: SessionView, table: TokenTable, replay: Replay, not_in_file: Sequence[int]) -> list[tuple[int, int]]:
-    """``(total, shared with the previous call)`` per call under ``compact`` alone, from its
-    stateful replay (:func:`.compaction.replay_compacting`): between compactions the agent only
-    appends, so each call re-sends the previous one's request; after one (``compacted_by``) only
-    the fixed prefix and the leading system messages are the same, as after a recorded one."""
-    out: list[tuple[int, int]] = []
-    for c in (c for c in replay.calls if c.kind == "call"):
-        total = max(c.tokens, 0)
-        if not out:
-            shared = 0
-        elif c.compacted_by is not None:
-            shared = not_in_file[c.call - 1] + table.overhead + _leading_system_tokens(view, table, c.message_index)
-        else:
-            shared = out[-1][0]
-        out.append((total, min(shared, total)))
-    return out
-
-
-def _tokens_before_source(pieces: Sequence[Piece], stop: int) -> int:
-    """Tokens of the leading pieces that come before source message ``stop``."""
-    total = 0
-    for key, n in pieces:
-        source = key if type(key) is int else key[0] if isinstance(key, tuple) and type(key[0]) is int else None
-        if source is not None and source >= stop:
-            break
-        total += n
     return total
 
 
@@ -364,9 +281,9 @@ def session_money(
     replay: Replay | None = None,
 ) -> Money:
     """Recorded, baseline and pipeline cost of every call of the session and its sidechains.
-    ``replay``: the pipeline's :func:`.replay.replay`; its summarisation calls (``kind``
+    ``replay``: the pipeline's :func:`.replay.replay`, whose requests are priced (one is made
+    when it is missing or has no shared prefixes); its summarisation calls (``kind``
     "summary") are priced as calls of their own (:func:`_price_summaries`)."""
-    settings = settings or Settings()
     session = view.session
     money = Money(prices_as_of=prices_as_of())
     base = list(baselines) if baselines is not None else baseline_tokens(view, table)
@@ -374,15 +291,15 @@ def session_money(
     money.prefix_tokens = hidden[0] if hidden else 0
     policy = options.policy or _policy(session, view.messages, options)
     money.cache_policy = policy.label
-    codex = session.format == "codex"
     names = parse_pipeline(pipeline)
-    if names == (COMPACT,) and replay is not None:  # a compaction is a state: take the stateful replay's requests
-        with_pipeline = compacted_requests(view, table, replay, hidden)
-    else:
-        with_pipeline = pipeline_requests(view, table, pipeline, settings, hidden, codex) if names else None
+    with_pipeline = None
+    if names:
+        if replay is None or not _has_requests(replay, len(view.calls)):
+            replay = replay_calls(view, table, names, replay.settings if replay is not None else settings, shared=True)
+        with_pipeline = replay_requests(replay)
     _price_chain(money, view, table, base, hidden, with_pipeline, policy, options, None)
     if replay is not None:
-        _price_summaries(money, view, replay, policy, options, settings)
+        _price_summaries(money, view, replay, policy, options, replay.settings)
     for chain_id, messages in session.sidechains.items():
         side_view, side_table = _chain_view(session, messages, table)
         side_base = baseline_tokens(side_view, side_table)
@@ -390,6 +307,20 @@ def session_money(
         side_policy = options.policy or _policy(session, messages, options)
         _price_chain(money, side_view, side_table, side_base, side_hidden, None, side_policy, options, chain_id)
     return money
+
+
+def _has_requests(replay: Replay, calls: int) -> bool:
+    """Whether ``replay`` covers every call and knows each one's shared prefix."""
+    main = [c for c in replay.calls if c.kind == "call"]
+    return len(main) == calls and all(c.shared_tokens is not None for c in main)
+
+
+def replay_requests(replay: Replay) -> list[tuple[int, int]]:
+    """``(total, shared with the previous call)`` per call of a complete ``replay`` with
+    shared prefixes: exactly the tokens it reports for each call (the cache model reads no
+    more than a call's total; what is shared is left as the plan found it, as in
+    :func:`baseline_requests`, so a strategy that changes nothing rewrites nothing)."""
+    return [(max(c.tokens, 0), c.shared_tokens or 0) for c in replay.calls if c.kind == "call"]
 
 
 def _chain_view(session: Session, messages: list[Message], table: TokenTable) -> tuple[SessionView, TokenTable]:
@@ -490,6 +421,6 @@ def _rewritten(baseline: list[tuple[int, int]], pipeline: list[tuple[int, int]])
 
 
 __all__ = [
-    "CallDollars", "CallMoney", "Money", "MoneyOptions", "baseline_requests", "call_dollars", "compacted_requests", "call_model", "call_time",
-    "pipeline_requests", "recorded_split", "session_money", "warm_prefix_tokens",
+    "CallDollars", "CallMoney", "Money", "MoneyOptions", "baseline_requests", "call_dollars", "call_model", "call_time",
+    "recorded_split", "replay_requests", "session_money", "warm_prefix_tokens",
 ]

@@ -12,6 +12,11 @@ turn as the current turn. A one-strategy pipeline with a fast path replays every
 one pass (:mod:`inspector.strategies.incremental`, proven equal to the per-call plans by a property test); the rest
 plan each call on its own (O(calls x messages), in forked processes when asked).
 ``calls`` computes only a subset.
+
+Every planned call also records how many leading tokens of its request repeat the previous
+call's (``shared_tokens``, :mod:`inspector.analysis.requests`): what :mod:`inspector.analysis.money`
+prices, so money never plans a call of its own. A fast path has no plans (``shared_tokens`` is
+None); ``shared=True`` plans every call instead.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from ..units import SessionView
 from .baseline import baseline_tokens, resent_reasoning
 from .compaction import compacting, replay_compacting
 from .context import recorded_input
+from .requests import RequestChain
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +51,10 @@ class CallReplay:
     kind: str = "call"
     #: The strategy whose compaction took effect just before this call (stateful replay), or None.
     compacted_by: str | None = None
+    #: Leading tokens of this call's request (``tokens``) equal to the previous call's: the
+    #: part the prompt cache can read (:mod:`.requests`). None: not known (a fast path's call,
+    #: a summary call, or a subset whose previous call was not computed).
+    shared_tokens: int | None = None
 
     @property
     def not_in_file(self) -> int:
@@ -97,6 +107,7 @@ def replay(
     calls: Sequence[int] | None = None,
     progress: Callable[[int, int], None] | None = None,
     workers: int = 1,
+    shared: bool = False,
 ) -> Replay:
     """Per-call input tokens with and without ``pipeline``. ``calls``: the 1-based call numbers
     to compute (default: all). ``progress(done, total)`` is called as calls complete.
@@ -104,7 +115,8 @@ def replay(
     ``workers > 1`` plans the calls in that many forked processes (they inherit the view and the
     table, so nothing is counted or pickled again) when there are enough calls to be worth it
     and the platform can fork; results are identical to the serial path. Only for callers
-    without threads of their own (the CLI), since forking a threaded process is unsafe."""
+    without threads of their own (the CLI), since forking a threaded process is unsafe.
+    ``shared``: plan every call (no fast path), so every call has its ``shared_tokens``."""
     names = parse_pipeline(pipeline)
     settings = settings or settings_model()()
     numbers = list(range(1, len(view.calls) + 1)) if calls is None else sorted(set(calls))
@@ -115,25 +127,29 @@ def replay(
     baselines, predicted, hidden = facts.baselines, facts.predicted, facts.hidden
     if compacting(names):  # the history after a compaction is a state: replay call by call
         return _replay_compacting(view, table, names, settings, numbers, progress, predicted, hidden)
-    fast = replay_tokens(view, table, names, settings, hidden, numbers) if names else None
+    fast = replay_tokens(view, table, names, settings, hidden, numbers) if names and not shared else None
+    shares: list[int | None] = [None] * len(numbers)
     if not names or fast is not None:
         tokens = fast if fast is not None else [predicted[n - 1].predicted_tokens for n in numbers]
         if progress is not None:
             progress(len(numbers), len(numbers))
     elif workers > 1 and len(numbers) >= _PARALLEL_MIN_CALLS and "fork" in multiprocessing.get_all_start_methods():
-        tokens = _pipeline_tokens_forked(view, table, names, settings, hidden, numbers, progress, workers)
+        tokens, shares = _pipeline_tokens_forked(view, table, names, settings, hidden, numbers, progress, workers)
     else:
-        tokens = []
+        tokens, shares = [], []
+        chain = RequestChain(view, table)
         for done, n in enumerate(numbers, 1):
-            tokens.append(_pipeline_tokens(view, table, names, settings, n, hidden[n - 1]))
+            t, s = _pipeline_tokens(view, table, names, settings, n, hidden[n - 1], chain)
+            tokens.append(t)
+            shares.append(s)
             if progress is not None:
                 progress(done, len(numbers))
     out = Replay(names, settings, session_calls=len(view.calls))
-    for n, t in zip(numbers, tokens):
+    for n, t, s in zip(numbers, tokens, shares):
         call = view.calls[n - 1]
         p = predicted[n - 1]
         out.calls.append(CallReplay(n, call.message_index, call.turn, baselines[n - 1], facts.recorded[n - 1], t,
-                                    p.predicted_tokens, p.model))
+                                    p.predicted_tokens, p.model, shared_tokens=s))
     return out
 
 
@@ -169,13 +185,17 @@ def call_facts(view: SessionView, table: TokenTable) -> CallFacts:
 def _replay_compacting(view, table, names, settings, numbers, progress, predicted, hidden) -> Replay:
     wanted = set(numbers)
     out = Replay(names, settings, session_calls=len(view.calls))
-    for c in replay_compacting(view, table, names, settings, hidden):
+    chain = RequestChain(view, table)
+    shares: dict[int, int | None] = {}
+    for c in replay_compacting(view, table, names, settings, hidden,
+                               on_request=lambda n, w: shares.__setitem__(n, chain.feed(n, w))):
         if c.call in wanted:
             # a summary call the compaction adds has no counterpart without the pipeline
             p = predicted[c.call - 1]
             predicted_tokens, model = (p.predicted_tokens, p.model) if c.kind == "call" else (0, p.model)
+            shared = shares.get(c.call) if c.kind == "call" else None
             out.calls.append(CallReplay(c.call, c.message_index, c.turn, c.baseline_tokens, c.recorded_tokens, c.tokens,
-                                        predicted_tokens, model, c.kind, c.compacted_by))
+                                        predicted_tokens, model, c.kind, c.compacted_by, shared))
     if progress is not None:
         progress(len(numbers), len(numbers))
     return out
@@ -187,31 +207,40 @@ _forked_job: tuple | None = None  # (view, table, names, settings, hidden), inhe
 
 
 def _pipeline_tokens(
-    view: SessionView, table: TokenTable, names: tuple[str, ...], settings: Settings, n: int, not_in_file: int
-) -> int:
+    view: SessionView, table: TokenTable, names: tuple[str, ...], settings: Settings, n: int, not_in_file: int,
+    chain: RequestChain,
+) -> tuple[int, int | None]:
+    """Call ``n``'s tokens under the pipeline and the leading tokens it shares with call n-1."""
     w, _, _ = run(view, table, names, settings, n, not_in_file)
-    return w.total()
+    return w.total(), chain.feed(n, w)
 
 
-def _forked_chunk(chunk: list[int]) -> list[int]:
+def _forked_chunk(chunk: list[int]) -> list[tuple[int, int | None]]:
     view, table, names, settings, hidden = _forked_job  # type: ignore[misc]
-    return [_pipeline_tokens(view, table, names, settings, n, hidden[n - 1]) for n in chunk]
+    chain = RequestChain(view, table)
+    first = chunk[0]
+    if first > 1:  # the call before the chunk, for the first call's shared prefix
+        _pipeline_tokens(view, table, names, settings, first - 1, hidden[first - 2], chain)
+    return [_pipeline_tokens(view, table, names, settings, n, hidden[n - 1], chain) for n in chunk]
 
 
-def _pipeline_tokens_forked(view, table, names, settings, hidden, numbers, progress, workers) -> list[int]:
+def _pipeline_tokens_forked(view, table, names, settings, hidden, numbers, progress, workers):
+    """``(tokens, shared_tokens)`` per call of ``numbers``, planned in forked processes."""
     global _forked_job
     chunks = [numbers[i : i + _CHUNK] for i in range(0, len(numbers), _CHUNK)]
     _forked_job = (view, table, names, settings, hidden)
     try:
         with multiprocessing.get_context("fork").Pool(workers) as pool:
             tokens: list[int] = []
+            shares: list[int | None] = []
             for part in pool.imap(_forked_chunk, chunks):
-                tokens.extend(part)
+                tokens.extend(t for t, _ in part)
+                shares.extend(s for _, s in part)
                 if progress is not None:
                     progress(len(tokens), len(numbers))
     finally:
         _forked_job = None
-    return tokens
+    return tokens, shares
 
 
 __all__ = ["CallFacts", "CallReplay", "Replay", "baseline_tokens", "call_facts", "replay"]
