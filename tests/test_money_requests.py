@@ -4,6 +4,7 @@ prefix replay hands over is the same however replay planned the calls."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ import inspector.analysis.replay as replay_module
 from inspector import analyze, load
 from inspector.analysis.money import session_money
 from inspector.analysis.predict import predictions
+from inspector.analysis.prices import TokenSplit, price
 from inspector.analysis.replay import replay
 from inspector.cli.main import COMPARE_PIPELINES
 from inspector.cli.report import default_profile
@@ -136,3 +138,68 @@ def test_thinking_prune_of_blocks_counted_as_nothing_breaks_no_cache():
     money = session_money(a.view, a.table, ("thinking_prune",), replay=shown)
     assert [c.call for c in money.calls if c.breaks_cache] == []
     assert money.total("cost") == money.total("baseline_cost")
+
+
+# -- the summary call of a compaction the file records ---------------------------------------
+
+
+def test_a_recorded_compaction_without_its_summary_file_is_priced_and_said_so():
+    session = load(COMPACTIONS / "entire_cc2.1.42_auto-compact.jsonl")
+    a = analyze(session, profile=default_profile(session))
+    money = session_money(a.view, a.table)
+    rows = [c for c in money.calls if c.kind == "compaction"]
+    assert [(c.call, c.sidechain, c.recorded_cost) for c in rows] == [(70, "compaction-before-call-70", None)]
+    row, before = rows[0], money.calls[68]
+    # input: call 69's request, read from the cache, plus its reply and results up to the compaction, written
+    view, table = a.view, a.table
+    tail = table.range_total(view.calls[68].message_index, view.calls[69].context_start)
+    assert row.baseline_cache.read_tokens == before.baseline_cache.total
+    assert row.baseline_cache.write_tokens == tail
+    assert row.cache == row.baseline_cache and row.cost == row.baseline_cost  # the agent made it, with or without a pipeline
+    assert row.baseline_cost.output > 0  # the summary's tokens out
+    assert money.total("baseline_cost") - money.total("baseline_cost", sidechains=False) == row.baseline_cost.total
+    assert money.notes == [
+        f"The summary call of the compaction before call 70 is not in the file (Claude Code writes it to "
+        f"subagents/agent-acompact-*.jsonl beside the session): priced from the recorded compaction "
+        f"({row.baseline_cache.total:,} tokens in, the summary's {table.totals[view.calls[69].context_start]:,} out), "
+        f"with no recorded cost."]
+
+
+def test_a_recorded_compaction_with_its_summary_file_takes_the_recorded_usage(tmp_path):
+    """The sub-agent file Claude Code writes for the summary call (agentId acompact-...) gives the
+    recorded cost; the call is priced once, as the compaction's, not again as a sidechain."""
+    sid = "4d5611e5-241a-462a-8d15-5122611a9569"
+    main = tmp_path / f"{sid}.jsonl"
+    main.write_bytes((COMPACTIONS / "spotter_cc2.1.39_4d5611e5.jsonl").read_bytes())
+    sub = tmp_path / sid / "subagents"
+    sub.mkdir(parents=True)
+    common = {"isSidechain": True, "userType": "external", "sessionId": sid, "version": "2.1.39", "agentId": "acompact-test"}
+    usage = {"input_tokens": 3, "cache_creation_input_tokens": 8681, "cache_read_input_tokens": 164830, "output_tokens": 8}
+    lines = [
+        {**common, "parentUuid": None, "uuid": "u1", "type": "user", "timestamp": "2026-02-12T20:29:04.537Z",
+         "message": {"role": "user", "content": "Your task is to create a detailed summary of the conversation so far"}},
+        {**common, "parentUuid": "u1", "uuid": "a1", "type": "assistant", "timestamp": "2026-02-12T20:30:28.082Z",
+         "message": {"id": "msg_1", "role": "assistant", "model": "claude-opus-4-6", "usage": usage,
+                     "content": [{"type": "text", "text": "<analysis>summary</analysis>"}]}},
+    ]
+    (sub / "agent-acompact-test.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    session = load(main)
+    assert "acompact-test" in session.sidechains
+    a = analyze(session, profile=default_profile(session))
+    money = session_money(a.view, a.table)
+    rows = [c for c in money.calls if c.kind == "compaction"]
+    assert [(c.call, c.sidechain) for c in rows] == [(62, "acompact-test")]
+    assert [c for c in money.calls if c.sidechain == "acompact-test"] == rows  # not priced a second time
+    assert rows[0].recorded_cost.total == price(
+        TokenSplit(uncached=3, cache_read=164830, cache_write=8681, output=8), "claude-opus-4-6").total
+    assert money.notes == []
+
+
+def test_only_claude_code_compactions_get_a_summary_call_of_their_own():
+    """The bundled sample records a compaction (call 21 starts at the summary) but is no Claude
+    Code file: which call summarised, and how, is not known, so no row and no note is added."""
+    session = load(SAMPLES / "coding_agent.jsonl")
+    a = analyze(session, profile=default_profile(session))
+    assert any(c.context_start > 0 for c in a.view.calls)
+    money = session_money(a.view, a.table)
+    assert [c for c in money.calls if c.kind == "compaction"] == [] and money.notes == []

@@ -55,8 +55,10 @@ class CallMoney:
     #: Tokens of the previous call's request this call re-sends changed because the pipeline
     #: rewrote them (beyond what changes with no strategy): the cache the pipeline breaks.
     rewritten_tokens: int = 0
-    #: "call", or "summary": the summarisation call the pipeline adds before call ``call``
-    #: (no baseline counterpart: its ``baseline_cost`` is None, its baseline split all zero).
+    #: "call"; "summary": the summarisation call the pipeline adds before call ``call`` (no
+    #: baseline counterpart: its ``baseline_cost`` is None, its baseline split all zero); or
+    #: "compaction": the summary call of a compaction the file records before call ``call``
+    #: (:func:`_price_recorded_compactions`, listed apart like a sidechain).
     kind: str = "call"
 
     @property
@@ -87,6 +89,8 @@ class Money:
     prefix_tokens: int = 0
     #: Models the price data does not know (their calls have null costs).
     unknown_models: list[str] = field(default_factory=list)
+    #: What the bill could not take from the file, said plainly (one sentence each).
+    notes: list[str] = field(default_factory=list)
 
     def total(self, which: str, sidechains: bool = True) -> Decimal | None:
         """Sum of ``which`` ("recorded_cost", "baseline_cost", "cost") over calls that have one;
@@ -114,6 +118,7 @@ class Money:
         out["prices_as_of"] = self.prices_as_of
         out["cache_model"] = {"policy": self.cache_policy, "prefix_tokens": self.prefix_tokens}
         out["unknown_models"] = self.unknown_models
+        out["notes"] = self.notes
         return out
 
 
@@ -300,13 +305,90 @@ def session_money(
     _price_chain(money, view, table, base, hidden, with_pipeline, policy, options, None)
     if replay is not None:
         _price_summaries(money, view, replay, policy, options, replay.settings)
+    priced = _price_recorded_compactions(money, view, table, base, hidden, policy, options)
     for chain_id, messages in session.sidechains.items():
+        if chain_id in priced:
+            continue
         side_view, side_table = _chain_view(session, messages, table)
         side_base = baseline_tokens(side_view, side_table)
         side_hidden = [p.not_in_file for p in predictions(side_view, side_table, side_base)]
         side_policy = options.policy or _policy(session, messages, options)
         _price_chain(money, side_view, side_table, side_base, side_hidden, None, side_policy, options, chain_id)
     return money
+
+
+#: Claude Code writes the summary call of a compaction to ``<session>/subagents/agent-acompact-*.jsonl``
+#: (agentId ``acompact-...``), not to the main transcript (checked on 2.1.39: the main file holds
+#: the ``compact_boundary`` with ``preTokens`` and the summary, no usage of the call).
+COMPACTION_AGENT = "acompact"
+
+
+def _price_recorded_compactions(
+    money: Money, view: SessionView, table: TokenTable, baselines: Sequence[int], not_in_file: Sequence[int],
+    policy: CachePolicy, options: MoneyOptions,
+) -> set[str]:
+    """Price the summary call of every compaction a Claude Code file records (a message that
+    starts the context after a model call), the same with and without a pipeline (the agent
+    made it).
+
+    Its input is the conversation the agent summarised: the request of the call before it (no
+    strategy) plus that call's reply and what came after it up to the compaction; that request
+    is read from the cache, the rest written. Its output is the summary's tokens. Where the
+    summary call's sub-agent file was loaded (``acompact``), its recorded usage is its
+    ``recorded_cost`` (and that sidechain is priced here, not again); else the recorded cost is
+    null and a note says so. Rows are listed apart (``sidechain``: the sub-agent's id, or
+    ``compaction-before-call-N``). Returns the sidechain ids priced here."""
+    session, messages, calls = view.session, view.messages, view.calls
+    if session.format != "claude_code":  # other agents' summary calls: not modelled (their replay shows none)
+        return set()
+    recorded = sorted(((_first_usage_time(m), cid, m) for cid, m in session.sidechains.items() if cid.startswith(COMPACTION_AGENT)),
+                      key=lambda t: t[0] or 0.0)
+    used: set[str] = set()
+    for k in range(1, len(calls)):
+        before, after = calls[k - 1], calls[k]
+        start = after.context_start
+        if start == before.context_start or start <= before.message_index or not messages[start].starts_context:
+            continue
+        total = baselines[k - 1] + not_in_file[k - 1] + table.range_total(before.message_index, start)
+        shared = baselines[k - 1] + not_in_file[k - 1]
+        summary = messages[start]
+        when_before, when = call_time(messages[before.message_index]), call_time(summary)
+        match = next((r for r in recorded if r[1] not in used and _between(r[0], when_before, call_time(messages[after.message_index]))), None)
+        usage = None
+        if match is not None:
+            used.add(match[1])
+            answer = next(m for m in match[2] if m.usage is not None)
+            usage, when = answer.usage, call_time(answer) or when
+        gap = when.timestamp() - when_before.timestamp() if when is not None and when_before is not None else None
+        split = split_call(total, shared, gap, policy, money.calls[0].baseline_cache.read_tokens if money.calls else 0)
+        model = call_model(session, messages[before.message_index], options.model)
+        output = table.totals[start]
+        one_hour = split.write_tokens if policy.ttl_seconds == ANTHROPIC_TTL_1H else 0
+        cost = price(TokenSplit(split.uncached_tokens, split.read_tokens, split.write_tokens, output, one_hour), model, None, when,
+                     options.overrides)
+        recorded_cost = None
+        if usage is not None and usage.input_tokens is not None:
+            recorded_cost = price(recorded_split(usage), call_model(session, answer, options.model), None, when, options.overrides)
+        else:
+            money.notes.append(
+                f"The summary call of the compaction before call {after.number} is not in the file (Claude Code writes it "
+                f"to subagents/agent-acompact-*.jsonl beside the session): priced from the recorded compaction "
+                f"({total:,} tokens in, the summary's {output:,} out), with no recorded cost.")
+        chain = match[1] if match is not None else f"compaction-before-call-{after.number}"
+        money.calls.append(CallMoney(after.number, start, model, recorded_cost, split, cost, split, cost, chain, kind="compaction"))
+    return used
+
+
+def _first_usage_time(messages: Sequence[Message]) -> float | None:
+    t = next((call_time(m) for m in messages if m.usage is not None), None)
+    return t.timestamp() if t is not None else None
+
+
+def _between(t: float | None, low: datetime | None, high: datetime | None) -> bool:
+    """Whether time ``t`` falls between two calls (unknown times match)."""
+    if t is None:
+        return True
+    return (low is None or t >= low.timestamp()) and (high is None or t <= high.timestamp())
 
 
 def _has_requests(replay: Replay, calls: int) -> bool:
