@@ -67,6 +67,11 @@ def main(argv: list[str]) -> int:
             notes.append("no recorded usage")
         else:
             worst = max(worst, abs(rec - sim))
+        compactions = [c for c in money.calls if c.kind == "compaction"]
+        if compactions:  # recorded compactions' summary calls: on the bill, apart from the main calls
+            unrecorded = sum(1 for c in compactions if c.recorded_cost is None)
+            simulated = sum(float(c.baseline_cost.total) for c in compactions if c.baseline_cost is not None)
+            notes.append(f"{len(compactions)} compaction summary call(s) ${simulated:.3f} simulated, {unrecorded} without recorded usage")
         if money.unknown_models:
             notes.append("unpriced: " + ",".join(money.unknown_models))
         name = path.name if len(path.name) <= 58 else path.name[:55] + "..."

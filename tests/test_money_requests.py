@@ -148,7 +148,7 @@ def test_a_recorded_compaction_without_its_summary_file_is_priced_and_said_so():
     a = analyze(session, profile=default_profile(session))
     money = session_money(a.view, a.table)
     rows = [c for c in money.calls if c.kind == "compaction"]
-    assert [(c.call, c.sidechain, c.recorded_cost) for c in rows] == [(70, "compaction-before-call-70", None)]
+    assert [(c.call, c.sidechain, c.recorded_cost) for c in rows] == [(70, "compaction-after-call-69", None)]
     row, before = rows[0], money.calls[68]
     # input: call 69's request, read from the cache, plus its reply and results up to the compaction, written
     view, table = a.view, a.table
@@ -159,7 +159,7 @@ def test_a_recorded_compaction_without_its_summary_file_is_priced_and_said_so():
     assert row.baseline_cost.output > 0  # the summary's tokens out
     assert money.total("baseline_cost") - money.total("baseline_cost", sidechains=False) == row.baseline_cost.total
     assert money.notes == [
-        f"The summary call of the compaction before call 70 is not in the file (Claude Code writes it to "
+        f"The summary call of the compaction after call 69 is not in the file (Claude Code writes it to "
         f"subagents/agent-acompact-*.jsonl beside the session): priced from the recorded compaction "
         f"({row.baseline_cache.total:,} tokens in, the summary's {table.totals[view.calls[69].context_start]:,} out), "
         f"with no recorded cost."]
@@ -203,3 +203,13 @@ def test_only_claude_code_compactions_get_a_summary_call_of_their_own():
     assert any(c.context_start > 0 for c in a.view.calls)
     money = session_money(a.view, a.table)
     assert [c for c in money.calls if c.kind == "compaction"] == [] and money.notes == []
+
+
+def test_a_session_that_ends_with_a_manual_compact_still_pays_for_its_summary_call():
+    session = load(Path(__file__).parent / "fixtures" / "real" / "claude_code" / "fasthooks_sample_main_transcript.jsonl")
+    a = analyze(session, profile=default_profile(session))
+    money = session_money(a.view, a.table)
+    rows = [c for c in money.calls if c.kind == "compaction"]
+    assert [(c.call, c.sidechain, c.message_index) for c in rows] == [(13, "compaction-after-call-12", 24)]
+    assert rows[0].baseline_cache.read_tokens == money.calls[11].baseline_cache.total
+    assert len(money.notes) == 1 and money.notes[0].startswith("The summary call of the compaction after call 12 ")

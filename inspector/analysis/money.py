@@ -20,6 +20,7 @@ messages and listed apart (``sidechain`` set).
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -337,23 +338,27 @@ def _price_recorded_compactions(
     summary call's sub-agent file was loaded (``acompact``), its recorded usage is its
     ``recorded_cost`` (and that sidechain is priced here, not again); else the recorded cost is
     null and a note says so. Rows are listed apart (``sidechain``: the sub-agent's id, or
-    ``compaction-before-call-N``). Returns the sidechain ids priced here."""
+    ``compaction-after-call-N``; ``call``: the call after it, or N + 1 when the session ends
+    with the compaction). Returns the sidechain ids priced here."""
     session, messages, calls = view.session, view.messages, view.calls
     if session.format != "claude_code":  # other agents' summary calls: not modelled (their replay shows none)
         return set()
     recorded = sorted(((_first_usage_time(m), cid, m) for cid, m in session.sidechains.items() if cid.startswith(COMPACTION_AGENT)),
                       key=lambda t: t[0] or 0.0)
     used: set[str] = set()
-    for k in range(1, len(calls)):
-        before, after = calls[k - 1], calls[k]
-        start = after.context_start
-        if start == before.context_start or start <= before.message_index or not messages[start].starts_context:
+    stops = [c.message_index for c in calls]
+    for start in (i for i, m in enumerate(messages) if m.starts_context):
+        k = bisect_left(stops, start)  # calls[k - 1] is the last call before the summary, calls[k] the next
+        if k == 0:
             continue
+        before, after = calls[k - 1], calls[k] if k < len(calls) else None
+        number = after.number if after is not None else before.number + 1
         total = baselines[k - 1] + not_in_file[k - 1] + table.range_total(before.message_index, start)
         shared = baselines[k - 1] + not_in_file[k - 1]
         summary = messages[start]
         when_before, when = call_time(messages[before.message_index]), call_time(summary)
-        match = next((r for r in recorded if r[1] not in used and _between(r[0], when_before, call_time(messages[after.message_index]))), None)
+        when_after = call_time(messages[after.message_index]) if after is not None else None
+        match = next((r for r in recorded if r[1] not in used and _between(r[0], when_before, when_after)), None)
         usage = None
         if match is not None:
             used.add(match[1])
@@ -371,11 +376,11 @@ def _price_recorded_compactions(
             recorded_cost = price(recorded_split(usage), call_model(session, answer, options.model), None, when, options.overrides)
         else:
             money.notes.append(
-                f"The summary call of the compaction before call {after.number} is not in the file (Claude Code writes it "
+                f"The summary call of the compaction after call {before.number} is not in the file (Claude Code writes it "
                 f"to subagents/agent-acompact-*.jsonl beside the session): priced from the recorded compaction "
                 f"({total:,} tokens in, the summary's {output:,} out), with no recorded cost.")
-        chain = match[1] if match is not None else f"compaction-before-call-{after.number}"
-        money.calls.append(CallMoney(after.number, start, model, recorded_cost, split, cost, split, cost, chain, kind="compaction"))
+        chain = match[1] if match is not None else f"compaction-after-call-{before.number}"
+        money.calls.append(CallMoney(number, start, model, recorded_cost, split, cost, split, cost, chain, kind="compaction"))
     return used
 
 
