@@ -156,11 +156,13 @@ class InspectorApp(ViewActions, App[int]):
         sync_count: bool | None = None,
         keymap: Path | None = None,
         lesson: bool = False,
+        lesson_step: int = 0,
     ) -> None:
         """``keymap``: the keymap file (default: keymap.toml in the user's config directory);
-        ``lesson``: open on the lesson screen."""
+        ``lesson``: open on the lesson screen, at step ``lesson_step`` (0-based)."""
         super().__init__()
         self.open_lesson = lesson
+        self._lesson_start = lesson_step
         self.session = session
         self.session_path = path or session.path
         self.format_name = format or session.format
@@ -534,7 +536,8 @@ class InspectorApp(ViewActions, App[int]):
         if sample is None:
             self.notify("The bundled samples are missing, so the lesson cannot open.", severity="warning")
             return
-        self.push_screen(LessonScreen(sample.parent))
+        start, self._lesson_start = self._lesson_start, 0  # `learn --step` applies to the first opening
+        self.push_screen(LessonScreen(sample.parent, start=start))
 
     def action_tools(self) -> None:
         from .screens.tools import open_tools
@@ -714,10 +717,11 @@ def run(
     profile: str | None = None,
     sidechain: str | None = None,
     lesson: bool = False,
+    lesson_step: int = 0,
 ) -> int:
     """Open the TUI on ``path`` (a bundled sample when None), on its sidechain ``sidechain`` when
     given (not followed: the file grows with the main conversation), on the lesson screen with
-    ``lesson``. Returns the exit code: 0, or 2 when the session or the theme cannot be used (the
+    ``lesson`` (at step ``lesson_step``, 0-based). Returns the exit code: 0, or 2 when the session or the theme cannot be used (the
     reason is printed to stderr, no traceback)."""
     from .. import load
     from ..formats import SessionFormatError
@@ -761,7 +765,8 @@ def run(
             print(f"context-inspector: --sidechain: {exc}", file=sys.stderr)
             return 2
         app = InspectorApp(shown, path=str(path), theme=theme_file, follow=False if sidechain is not None else follow,
-                           format=format or session.format, encoding=encoding, profile=profile, lesson=lesson)
+                           format=format or session.format, encoding=encoding, profile=profile, lesson=lesson,
+                           lesson_step=lesson_step)
         lesson = False  # the lesson opens once, not again on a sidechain switch
         app.sidechain, app.sidechain_choices = sidechain, tuple(sidechain_ids(main))
         app.run()
