@@ -721,7 +721,7 @@ class _Summaries:
     def tokens(self, seq: _Candidates, cut: int) -> int:
         key = seq.key(cut)
         builder = self.builders.get(key)
-        if builder is None or (cut < builder.tallied and cut not in builder._memo):  # its tool tally only grows
+        if builder is None:
             builder = self.builders[key] = self.make(_open_prefix(self.f, key))
         return builder.tokens(cut)
 

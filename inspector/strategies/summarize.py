@@ -19,11 +19,13 @@ summary of about the same size. Its token count, not its wording, is what the pl
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import Counter
 from itertools import accumulate
 
 from ..model import Message, TextBlock
 from ..tokens import count_message, get_counter, get_profile
+from ..tokens.counters import TiktokenCounter
 from ..units import FINAL_ANSWER
 from .base import Inserted, Reason, Status, Working, reason
 from .common import candidates, non_system_count, view_cache
@@ -35,6 +37,7 @@ PREFIX = "[Earlier conversation summary]:"
 _REPLACED = "summarized by summarize: among the oldest {} messages replaced by one summary while {} > budget {}"
 _INSERTED = "inserted by summarize: simulated extractive summary of {} messages, at most {} tokens"
 _LINE_CHARS = 160
+_SNAPSHOT = 512  # tool tallies kept every this many summarised messages
 
 
 @register(
@@ -148,6 +151,9 @@ class _SummaryBuilder:
         self.framing = self._message_tokens("")
         self.tools: Counter[str] = Counter()
         self.tallied = 0
+        #: ``(tallied, tools)`` every ``_SNAPSHOT`` positions: a smaller cut than one tallied
+        #: before (the next call's, in a replay) restarts from the nearest one, not from 0.
+        self.snapshots: list[tuple[int, Counter[str]]] = [(0, Counter())]
         self.lines: list[tuple[int, str]] = []  # (seq positions scanned when added, line)
         self.lines_upto = 0  # seq positions scanned for lines
         self.lines_chars = 0
@@ -159,10 +165,17 @@ class _SummaryBuilder:
     def _extend(self, cut: int) -> None:
         view = self.w.view
         seq, call_ids, tool_names = self.seq, view.call_ids, view.tool_names
+        if cut < self.tallied:
+            at = bisect_right(self.snapshots, cut, key=lambda snap: snap[0]) - 1
+            self.tallied, tools = self.snapshots[at]
+            self.tools = Counter(tools)
+        tools = self.tools
         for k in range(self.tallied, cut):
             i = seq[k]
             if call_ids[i]:
-                self.tools.update(tool_names[i])
+                tools.update(tool_names[i])
+            if (k + 1) % _SNAPSHOT == 0 and k + 1 > self.snapshots[-1][0]:
+                self.snapshots.append((k + 1, Counter(tools)))
         self.tallied = max(self.tallied, cut)
         plain_user = view_cache(view).plain_user
         roles, flags, messages = view.roles, view.flags, view.messages
@@ -201,8 +214,8 @@ class _SummaryBuilder:
             ranked = sorted(self.tools.items(), key=lambda kv: (-kv[1], kv[0]))
             parts.append("Tools used: " + ", ".join(f"{name} x{n}" for name, n in ranked) + ".")
         parts.extend(line for upto, line in self.lines if upto <= cut)
-        text = fit("\n".join(parts), self.counter, self.cap)
-        result = (text, self._message_tokens(text))
+        text, tokens = fit_counted("\n".join(parts), self.counter, self.cap)
+        result = (text, self.framing + tokens)  # a one-text message: its framing plus the text
         self._memo[cut] = result
         return result
 
@@ -215,11 +228,25 @@ class _SummaryBuilder:
 
 def fit(text: str, counter, cap: int) -> str:
     """``text`` cut to at most ``cap`` tokens (re-checked: a cut can re-tokenize differently)."""
-    if counter.count(text) <= cap:
-        return text
+    return fit_counted(text, counter, cap)[0]
+
+
+def fit_counted(text: str, counter, cap: int) -> tuple[str, int]:
+    """``(fit(text), its tokens)``. With tiktoken, whose ``head`` keeps the whole text exactly
+    when its count is within ``cap``, a text over the cap is encoded once, not twice."""
+    if isinstance(counter, TiktokenCounter):
+        cut = counter.head(text, cap)
+        if cut == text:
+            return text, counter.count(text)
+    else:
+        tokens = counter.count(text)
+        if tokens <= cap:
+            return text, tokens
+        cut = counter.head(text, cap)
     limit = cap
     while True:
-        cut = counter.head(text, limit)
-        if counter.count(cut) <= cap or limit <= 0:
-            return cut
+        tokens = counter.count(cut)
+        if tokens <= cap or limit <= 0:
+            return cut, tokens
         limit -= 1
+        cut = counter.head(text, limit)
