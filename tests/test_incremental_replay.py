@@ -240,3 +240,29 @@ def test_the_guard_as_index_spans_is_protected_in_turn(session):
         spans = _guard_spans(f, c.message_index, c.turn)
         assert {i for lo, hi in spans for i in range(lo, hi)} == _guard(view, c.message_index, c.turn).members, c.number
         assert all(lo < hi for lo, hi in spans) and all(b < c for (_, b), (c, _) in zip(spans, spans[1:]))
+
+
+COMPACTING = [
+    {"budget": b, **keep} for b in (150, 600, 2000)
+    for keep in ({}, {"keep_tail_messages": 3}, {"keep_tail_tokens": 300, "tail_at_user": True}, {"keep_head_messages": 2},
+                 {"keep_user_tokens": 200}, {"keep_tail_share": 0.3, "summary_tokens": 20})
+] + [{"compact_messages": 6, "keep_tail_messages": 2}, {"compact_tokens": 500, "context_window": 2000}]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(sessions())
+def test_stateful_compaction_sized_in_one_pass_equals_its_step_by_step_simulation(session):
+    """replay_compacting sizes each call's history from its state in O(1) and builds it only where
+    the trigger fires: every call (and summary call) as when every history is built."""
+    from inspector.analysis import compaction
+
+    a = analyze(session, encoding="approx")
+    view, table = a.view, a.table
+    hidden = hidden_per_call(view, table)
+    for params in COMPACTING:
+        s = Settings(**params)
+        assert compaction._sizes(view, table, ("compact",)) is not None
+        fast = [compaction.replay_compacting(view, table, ("compact",), s, hidden, validate) for validate in (False, True)]
+        with mock.patch.object(compaction, "_sizes", lambda *args: None):
+            slow = [compaction.replay_compacting(view, table, ("compact",), s, hidden, validate) for validate in (False, True)]
+        assert fast == slow, params
