@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..strategies.base import Inserted, Reason, Status, Working
 from ..strategies.compact import NAME as COMPACT, compact_now, fires
@@ -134,6 +135,23 @@ def _sizes(view: SessionView, table: TokenTable, names: tuple[str, ...]):
     return sizes
 
 
+class _Request(NamedTuple):
+    """What :func:`~inspector.providers.validate.validate_plan` reads of a plan."""
+
+    view: SessionView
+    table: TokenTable
+    sequence: list
+    edits: dict
+
+
+def _request(view: SessionView, table: TokenTable, state: _State | None, call) -> _Request:
+    """The request of ``call`` under ``compact`` alone, where :func:`_sizes` applies: the state's
+    slots (in order, all live) then every message since its boundary, nothing edited."""
+    if state is None:
+        return _Request(view, table, list(range(call.message_index)), {})
+    return _Request(view, table, [*state.slots, *range(state.boundary, call.message_index)], {})
+
+
 def replay_compacting(
     view: SessionView, table: TokenTable, names: tuple[str, ...], settings, not_in_file: Sequence[int], validate: bool = False
 ) -> list[CompactingCall]:
@@ -154,7 +172,7 @@ def replay_compacting(
             state = None  # the file records a compaction since ours: follow what was really sent
         if sizes is not None:  # the history's size without building it (built to validate it)
             total, non_system = sizes(call, state, not_in_file[n - 1])
-            w = _working(view, table, settings, n, state, not_in_file[n - 1]) if validate else None
+            w = None
         else:
             w = _working(view, table, settings, n, state, not_in_file[n - 1])
             for name in names:
@@ -184,7 +202,7 @@ def replay_compacting(
         recorded = usage.context_tokens if usage is not None else None
         violations = ()
         if validate:
-            found = validate_plan(freeze(w, names, w.total(), []))
+            found = validate_plan(freeze(w, names, w.total(), []) if w is not None else _request(view, table, state, call))
             violations = tuple((provider, len(items)) for provider, items in found.items())
         tokens = w.total() if w is not None else total
         out.append(CompactingCall(n, call.message_index, call.turn, "call", baselines[n - 1], recorded, tokens, compacted_by, violations))
