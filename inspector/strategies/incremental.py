@@ -17,14 +17,22 @@ the history from message 0), and tool exchanges that are runs of consecutive mes
 turn (:attr:`~inspector.strategies.common.ViewCache.units_simple`), so a cut between units is a
 cut between index runs and no exchange crosses a turn.
 
+Inside the current turn, what :func:`~inspector.strategies.common.protected_in_turn` keeps is
+two index runs per call (:func:`_guard_spans`: the turn's opening and its latest exchange), so
+the candidates fifo, summarize and clear_tool_uses work on are runs of non-system positions
+(:class:`_Candidates`) and their decisions there are bisections too: fifo, summarize,
+clear_tool_uses and ``clear_tool_uses,fifo`` never hand a call to the strategy's own code.
+summarize replays its rounds on prefix sums; its summary (whose size depends on the text of what
+it replaces) is built once per replaced prefix, with the tool tally carried from call to call.
+
 Per-message transforms are derived, not re-implemented: their per-message effect is read off
 one run of the strategy's own code over the whole session (:func:`_transform_savings`).
 
-Not incremental (planned call by call): ``summarize`` (its rounds and extractive summary depend
-on the whole history's size at each call), ``compact`` (stateful: :mod:`inspector.analysis.compaction`),
-other pipelines (``clear_tool_uses,fifo`` among the ones ``compare`` shows), ``fifo`` with
-``pair_safe=False``, ``trim_messages`` with ``end_on``, ``clear_tool_uses`` with
-``clear_tool_inputs``, ``tool_pruning,sliding_window`` in messages mode, and plugin strategies.
+Stateful ``compact`` is sized in O(1) per call from its state in
+:mod:`inspector.analysis.compaction`. Not incremental (planned call by call): other pipelines,
+``fifo`` with ``pair_safe=False``, ``trim_messages`` with ``end_on``, ``clear_tool_uses`` with
+``clear_tool_inputs``, ``tool_pruning,sliding_window`` in messages mode, and plugin strategies;
+mask_tool_outputs hands a call whose masking reaches the current turn to its own code.
 """
 
 from __future__ import annotations
@@ -547,7 +555,16 @@ class _Shape:
 
 def _guard_spans(f: Facts, stop: int, turn: int) -> list[tuple[int, int]]:
     """``protected_in_turn``'s members for the history ``messages[:stop]`` with current turn
-    ``turn``, as sorted disjoint index runs (tool exchanges are runs: units_simple)."""
+    ``turn``, as sorted disjoint index runs (tool exchanges are runs: units_simple); computed
+    once per call (several fast paths of a compare ask)."""
+    memo = _derived(f, "guard_spans", lambda f: {})
+    spans = memo.get((stop, turn))
+    if spans is None:
+        spans = memo[(stop, turn)] = _spans(f, stop, turn)
+    return spans
+
+
+def _spans(f: Facts, stop: int, turn: int) -> list[tuple[int, int]]:
     sh = _derived(f, "shape", _Shape)
     start = min(f.turn_start.get(turn, 0), stop)
     first_reply = min(sh.next_assistant[start], stop)
