@@ -158,6 +158,7 @@ class _SummaryBuilder:
         self.lines_upto = 0  # seq positions scanned for lines
         self.lines_chars = 0
         self._memo: dict[int, tuple[str, int]] = {}
+        self._counted: dict[str, int] = {}  # a part's tokens (with its newline), for _fit_lines
 
     def _message_tokens(self, text: str) -> int:
         return count_message(Message(index=-1, role=self.role, content=[TextBlock(text=text)]), self.counter, self.profile).total
@@ -214,16 +215,63 @@ class _SummaryBuilder:
             ranked = sorted(self.tools.items(), key=lambda kv: (-kv[1], kv[0]))
             parts.append("Tools used: " + ", ".join(f"{name} x{n}" for name, n in ranked) + ".")
         parts.extend(line for upto, line in self.lines if upto <= cut)
-        text, tokens = fit_counted("\n".join(parts), self.counter, self.cap)
+        if _line_additive(self.counter, parts):
+            text, tokens = self._fit_lines(parts)
+        else:
+            text, tokens = fit_counted("\n".join(parts), self.counter, self.cap)
         result = (text, self.framing + tokens)  # a one-text message: its framing plus the text
         self._memo[cut] = result
         return result
+
+    def _fit_lines(self, parts: list[str]) -> tuple[str, int]:
+        """:func:`fit_counted` of ``"\\n".join(parts)`` from each part's own count (the lines'
+        counted once per builder): where the text encodes as the concatenation of its parts'
+        encodings (:func:`_line_additive`), its first ``limit`` tokens are whole parts and the
+        head of one part, and so is their count."""
+        counter, cap, counted = self.counter, self.cap, self._counted
+        last = len(parts) - 1
+        pieces = [p if k == last else p + "\n" for k, p in enumerate(parts)]
+        sizes = []
+        for piece in pieces:
+            size = counted.get(piece)
+            if size is None:
+                size = counted[piece] = counter.count(piece)
+            sizes.append(size)
+        if sum(sizes) <= cap:
+            return "\n".join(parts), sum(sizes)
+        limit = cap
+        while True:
+            whole, k = 0, 0
+            while whole + sizes[k] <= limit:  # the parts wholly within the first limit tokens
+                whole += sizes[k]
+                k += 1
+            partial = counter.head(pieces[k], limit - whole)
+            tokens = whole + counter.count(partial)
+            if tokens <= cap or limit <= 0:
+                return "".join(pieces[:k]) + partial, tokens
+            limit -= 1
 
     def text(self, cut: int) -> str:
         return self._build(cut)[0]
 
     def tokens(self, cut: int) -> int:
         return self._build(cut)[1]
+
+
+#: Encodings whose pre-tokenizer ends a piece at a newline that follows a non-space character and
+#: comes before ``-`` or a letter (their patterns: a newline is matched on its own or after
+#: punctuation, never with what follows it, and no rule looks back), so a text joined from such
+#: lines by newlines encodes as the concatenation of each line's encoding (with its newline).
+_LINE_ADDITIVE = frozenset({"cl100k_base", "o200k_base"})
+
+
+def _line_additive(counter, parts: list[str]) -> bool:
+    """Whether ``"\\n".join(parts)`` encodes as its parts do, each with its newline: a tiktoken
+    encoding of :data:`_LINE_ADDITIVE`, every part ending in a non-space character and every
+    part after the first starting with ``-`` or ``T`` (the summary's lines and tool tally)."""
+    if not (isinstance(counter, TiktokenCounter) and counter.name in _LINE_ADDITIVE):
+        return False
+    return all(p and not p[-1].isspace() for p in parts) and all(p[0] in "-T" for p in parts[1:])
 
 
 def fit(text: str, counter, cap: int) -> str:
