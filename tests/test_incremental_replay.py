@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from inspector import analyze
 from inspector.strategies.first_stage import first_stage
 from inspector.strategies.common import _guard
-from inspector.strategies.incremental import INCREMENTAL, PIPELINES, _guard_spans, facts, replay_tokens
+from inspector.strategies.incremental import INCREMENTAL, PIPELINES, _guard_spans, facts, replay_tokens, replays_incrementally
 from inspector.analysis.predict import hidden_per_call
 from inspector.analysis.replay import replay
 from inspector.model import Message, Session, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock, Usage
@@ -197,6 +197,7 @@ def test_a_recorded_compaction_falls_back(name):
     a = b.analyze()
     assert not facts(a.view, a.table).eligible
     assert replay_tokens(a.view, a.table, (name,), Settings(budget=10), [0, 0], [1, 2]) is None
+    assert not replays_incrementally(a.view, a.table, ("compact",), Settings(budget=10))
 
 
 PLANNED_FIRST = [(names[0], params) for names, params in VARIANTS if names in (("fifo",), ("trim_messages",))] + [
@@ -261,7 +262,7 @@ def test_stateful_compaction_sized_in_one_pass_equals_its_step_by_step_simulatio
     hidden = hidden_per_call(view, table)
     for params in COMPACTING:
         s = Settings(**params)
-        assert compaction._sizes(view, table, ("compact",)) is not None
+        assert compaction._sizes(view, table, ("compact",)) is not None and replays_incrementally(view, table, ("compact",), s)
         fast = [compaction.replay_compacting(view, table, ("compact",), s, hidden, validate) for validate in (False, True)]
         with mock.patch.object(compaction, "_sizes", lambda *args: None):
             slow = [compaction.replay_compacting(view, table, ("compact",), s, hidden, validate) for validate in (False, True)]

@@ -28,6 +28,7 @@ from typing import NamedTuple
 
 from ..strategies.base import Inserted, Reason, Status, Working
 from ..strategies.compact import NAME as COMPACT, compact_now, fires
+from ..strategies.incremental import compacts_in_one_pass
 from ..providers.validate import validate_plan
 from ..strategies.pipeline import STRATEGIES, freeze, start
 from ..tokens import TokenTable
@@ -116,7 +117,7 @@ def _sizes(view: SessionView, table: TokenTable, names: tuple[str, ...]):
     """``sizes(call, state, not_in_file) -> (tokens, non-system messages)`` of a call's history
     in O(1), where that is the whole story: ``compact`` alone, no compaction recorded in the
     file (every call's history starts at message 0). None elsewhere (build each history)."""
-    if names != (COMPACT,) or any(c.context_start for c in view.calls):
+    if not compacts_in_one_pass(view, names):
         return None
     prefix, overhead = table.prefix, table.overhead
     roles = view.roles

@@ -868,7 +868,14 @@ def _prepared(view: SessionView, table: TokenTable, names: tuple[str, ...], sett
 
 def replays_incrementally(view: SessionView, table: TokenTable, names: tuple[str, ...], settings: Settings) -> bool:
     """Whether a replay of ``names`` on this session costs about one pass (no strategy: always)."""
-    return not names or _prepared(view, table, names, settings) is not None
+    return not names or compacts_in_one_pass(view, names) or _prepared(view, table, names, settings) is not None
+
+
+def compacts_in_one_pass(view: SessionView, names: tuple[str, ...]) -> bool:
+    """Whether the stateful replay of ``names`` sizes every call from its state
+    (:mod:`inspector.analysis.compaction`): ``compact`` alone, and no compaction recorded in the
+    file (every call's history starts at message 0)."""
+    return names == ("compact",) and all(c.context_start == 0 for c in view.calls)
 
 
 def replay_tokens(
@@ -913,4 +920,4 @@ PIPELINES = (
     *(("truncate_results", name) for name in _AFTER_TRUNCATION),
 )
 
-__all__ = ["INCREMENTAL", "PIPELINES", "Facts", "facts", "replay_tokens", "replays_incrementally"]
+__all__ = ["INCREMENTAL", "PIPELINES", "Facts", "compacts_in_one_pass", "facts", "replay_tokens", "replays_incrementally"]
