@@ -171,7 +171,7 @@ def replay_compacting(
         n = call.number
         if state is not None and call.context_start > state.after:
             state = None  # the file records a compaction since ours: follow what was really sent
-        if sizes is not None:  # the history's size without building it (built to validate it)
+        if sizes is not None:  # the history's size without building it (validated from _request)
             total, non_system = sizes(call, state, not_in_file[n - 1])
             w = None
         else:
