@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import time
 from collections import OrderedDict
+from bisect import bisect_left
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -118,13 +119,35 @@ class ViewInfo:
         self._hidden: dict[int | None, int] = {}
         self._hidden_table: TokenTable | None = None
         self._results: OrderedDict[tuple, PlanResult] = OrderedDict()
+        self._of_kind: list[list[int]] | None = None
+        self._sent_by_kind: dict[int, list[int]] = {}  # stop -> tokens per kind before any plan
+
+    def of_kind(self, stop: int) -> list[list[int]]:
+        """Per unit-kind code, the indices of that kind's messages before ``stop``."""
+        if self._of_kind is None:
+            lists: list[list[int]] = [[] for _ in _KIND_CODE]
+            for i, code in enumerate(self.category):
+                lists[code].append(i)
+            self._of_kind = lists
+        return [idx if not idx or idx[-1] < stop else idx[: bisect_left(idx, stop)] for idx in self._of_kind]
+
+    def sent_by_kind(self, table: TokenTable, stop: int) -> list[int]:
+        """Tokens per unit kind of the messages before ``stop`` (in ``table``'s counts), once per
+        table and stop."""
+        if table is not self._hidden_table:
+            self.hidden_at(table, None)  # resets what was kept for the previous table
+        sums = self._sent_by_kind.get(stop)
+        if sums is None:
+            get = table.totals.__getitem__
+            sums = self._sent_by_kind[stop] = [sum(map(get, idx)) for idx in self.of_kind(stop)]
+        return sums
 
     def hidden_at(self, table: TokenTable, at_call: int | None) -> int:
         """What a plan at ``at_call`` adds to its overhead (not in file + re-sent reasoning), as
         :func:`inspector.plan` computes it, once per table (at 50,000 messages it walks every
         call: ~0.1 s, which every key would otherwise pay)."""
         if table is not self._hidden_table:
-            self._hidden, self._hidden_table = {}, table
+            self._hidden, self._hidden_table, self._sent_by_kind = {}, table, {}
         hidden = self._hidden.get(at_call)
         if hidden is None:
             view = self.view
@@ -216,7 +239,10 @@ def build_rows(plan: CheckedPlan) -> tuple[list[Row], list[int]]:
     messages where they are sent (the same order as :meth:`Plan.decisions`, without formatting
     any reason)."""
     n = len(plan.view)
-    rows: list[Row] = []
+    if not plan.inserted:  # every message before the stop, in order
+        rows: list[Row] = list(range(plan.stop))
+        return rows, list(range(plan.stop)) + [-1] * (n - plan.stop)
+    rows = []
     row_of = [-1] * n
     next_source = 0
     append = rows.append
@@ -264,23 +290,8 @@ def _compute_plan(snap: Snapshot, info: ViewInfo) -> PlanResult:
         return PlanResult(snap, None, [], [-1] * len(snap.view), [0] * len(CATEGORIES), [0] * len(CATEGORIES), 0,
                           error=f"{type(exc).__name__}: {exc}")
     rows, row_of = build_rows(plan)
-    after = [0] * len(CATEGORIES)
-    before = [0] * len(CATEGORIES)
-    category = info.category
-    totals = snap.table.totals
-    tokens_after = plan.tokens_after_of
-    status = plan.status
-    by = plan.by
-    sent_before = 0
-    for r in rows:
-        if type(r) is int:
-            c = category[r]
-            after[c] += tokens_after[r]
-            if not (status[r] is Status.DROPPED and by[r] == "source"):
-                before[c] += totals[r]
-                sent_before += totals[r]
-        else:
-            after[_CATEGORY_INDEX["summary"] if r.kind == "summary" else _CATEGORY_INDEX["tool_exchange"]] += r.tokens
+    after, before = _by_category(plan, info)
+    sent_before = sum(before)
     overhead = snap.table.overhead
     after[_CATEGORY_INDEX["overhead"]] = overhead
     before[_CATEGORY_INDEX["overhead"]] = overhead
@@ -292,7 +303,6 @@ def _compute_plan(snap: Snapshot, info: ViewInfo) -> PlanResult:
         violations = {}
         result.error = f"validation unavailable: {type(exc).__name__}: {exc}"
     result.violations = violations
-    inserted_rows = [k for k, r in enumerate(rows) if type(r) is not int]
     for provider, items in violations.items():
         for v in items:
             source, text = v.source, v.message
@@ -301,9 +311,35 @@ def _compute_plan(snap: Snapshot, info: ViewInfo) -> PlanResult:
             else:
                 pos = v.index
                 row = _row_of_position(plan, rows, pos) if pos is not None else None
-                if row is not None and row in inserted_rows:
+                if row is not None:  # an inserted message's row
                     result.inserted_breaks.setdefault(row, []).append(RuleBreak(provider, text))
     return result
+
+
+def _by_category(plan: CheckedPlan, info: ViewInfo) -> tuple[list[int], list[int]]:
+    """Tokens per gauge category of the messages the call saw (before ``plan.stop``): after the
+    plan (inserted messages counted as summaries or tool exchanges) and before it (a message the
+    agent itself compacted away, dropped "by source", was not sent before either)."""
+    stop = plan.stop
+    totals = plan.table.totals
+    get_after = plan.tokens_after_of.__getitem__
+    after = [0] * len(CATEGORIES)
+    before = [0] * len(CATEGORIES)
+    for code, idx in enumerate(info.of_kind(stop)):  # one pass over the messages, at C speed
+        after[code] = sum(map(get_after, idx))
+    before[: len(_KIND_CODE)] = info.sent_by_kind(plan.table, stop)
+    by, status, category = plan.by, plan.status, info.category
+    i = -1
+    while True:  # list.index finds the few messages dropped by source at C speed
+        try:
+            i = by.index("source", i + 1, stop)
+        except ValueError:
+            break
+        if status[i] is Status.DROPPED:
+            before[category[i]] -= totals[i]
+    for item in plan.inserted:
+        after[_CATEGORY_INDEX["summary"] if item.kind == "summary" else _CATEGORY_INDEX["tool_exchange"]] += item.tokens
+    return after, before
 
 
 def _row_of_position(plan: CheckedPlan, rows: list[Row], position: int) -> int | None:

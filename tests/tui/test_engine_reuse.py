@@ -65,3 +65,41 @@ def test_only_the_last_few_results_are_kept() -> None:
     newest = compute_plan(Snapshot(100, view, table, base.set("budget", budgets[-1]), None), info)
     assert oldest.plan is not firsts[0].plan
     assert newest.plan is firsts[-1].plan
+
+
+def _gauge_by_rows(result):
+    """The gauge's sums row by row, as the engine summed them before it grouped by kind."""
+    from inspector.strategies import Status
+
+    plan, info = result.plan, ViewInfo(result.snapshot.view)
+    after, before = [0] * len(engine.CATEGORIES), [0] * len(engine.CATEGORIES)
+    totals = result.snapshot.table.totals
+    for r in result.rows:
+        if type(r) is int:
+            after[info.category[r]] += plan.tokens_after_of[r]
+            if not (plan.status[r] is Status.DROPPED and plan.by[r] == "source"):
+                before[info.category[r]] += totals[r]
+        else:
+            after[4 if r.kind == "summary" else 3] += r.tokens
+    return after[:5], before[:5]
+
+
+def test_the_gauge_sums_every_row_by_kind() -> None:
+    from pathlib import Path
+
+    compacted = Path(__file__).resolve().parents[1] / "fixtures" / "real" / "money" / "agentcmd_full-session-four.jsonl"
+    sessions = [sample("coding_agent.jsonl"), sample("three_questions.json"), inspector.load(compacted)]
+    seen_source_drop = seen_inserted = False
+    for session in sessions:
+        view = build_view(session)
+        table = count_session(session.messages, session.tools, encoding="cl100k_base", profile="openai")
+        info = ViewInfo(view)
+        for pipeline in ((), ("fifo",), ("summarize",), ("tool_pruning", "fifo"), ("clear_tool_uses",)):
+            state = PipelineState.initial(encoding="cl100k_base", enabled=pipeline).set("budget", 2500)
+            for at_call in (None, 2, -3):
+                result = compute_plan(Snapshot(1, view, table, state, at_call), info)
+                assert (result.by_category[:5], result.before_by_category[:5]) == _gauge_by_rows(result)
+                assert result.sent_messages_before == sum(result.before_by_category[:5])
+                seen_inserted |= bool(result.plan.inserted)
+                seen_source_drop |= "source" in result.plan.by[: result.plan.stop]
+    assert seen_inserted and seen_source_drop  # both corrections were exercised
