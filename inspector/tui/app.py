@@ -273,6 +273,7 @@ class InspectorApp(ViewActions, App[int]):
         self._update_status()
         if self.deferred:
             self.list.show_draft(Draft(self.session.messages, self.state.profile))
+            self.chart.preparing = True
             self.call_after_refresh(self._prepare_worker, self.session, self.state.encoding, self.state.profile)
         else:
             self._first_count()

@@ -419,7 +419,7 @@ class MessageList(LineList):
             segs.append((set_cell_size(draft.tool(i), c.tool) + " ", self.style("msglist--unit-tool-exchange"), False))
         segs.extend(self._preview_segments(draft.preview(i), c.preview, None))
         segs.append((" " + f"{draft.estimate(i):,}".rjust(c.tokens)[-c.tokens:] + " ", None, False))
-        segs.append(("planning…".ljust(c.status)[: c.status], muted, False))
+        segs.append(("…".ljust(c.status), muted, False))  # the status comes with the plan
         segs.append((" " + "".ljust(c.rules), None, False))
         return segs, False, False
 

@@ -65,6 +65,7 @@ class ReplayChart(Widget):
         self.cursor: int | None = None
         self.pending = 0  # calls not computed yet
         self.note = ""
+        self.preparing = False  # the app is still finding the session's model calls
         self._columns: list[tuple[int, int]] | None = None  # per column: (first call, last call)
         #: Per column the maxima the bars show (:meth:`_values`), kept between paints: a plan
         #: that only moves the cursor repaints without visiting every call (22,016 at 50,000
@@ -80,6 +81,7 @@ class ReplayChart(Widget):
     # --- data -------------------------------------------------------------------------------
     def reset_points(self, n_calls: int) -> None:
         self.n_calls = n_calls
+        self.preparing = False
         self.points = {}
         self._sums = None
         self.set_money(None)
@@ -376,7 +378,7 @@ class ReplayChart(Widget):
             else:
                 segs.append(Segment(text, title))
         else:
-            text = f"1 … {self.n_calls}" if self.n_calls else "no model calls"
+            text = f"1 … {self.n_calls}" if self.n_calls else "finding model calls…" if self.preparing else "no model calls"
             if compacted:
                 text = "".join(cells).rstrip() + "  " + text
             segs.append(Segment(text, label))
