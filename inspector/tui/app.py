@@ -447,6 +447,7 @@ class InspectorApp(ViewActions, App[int]):
         self._gen += 1
         snap = Snapshot(self._gen, self.view, self.table, self.state, self.replay.at_call)
         self._requested_at = time.perf_counter()
+        self.replay.hold()  # until this plan is painted (on_plan_ready)
         self._plan_worker(snap, self.info)
 
     @work(thread=True, exclusive=True, group="plan", exit_on_error=False, description="plan")
@@ -486,6 +487,7 @@ class InspectorApp(ViewActions, App[int]):
         self.plan_timings.append(time.perf_counter() - self._requested_at)
         if result.error and result.plan is None:
             self.notify(result.error, severity="error", timeout=8)
+        self.call_after_refresh(self.replay.release)
         self.replay.restart_if_changed()
 
     def _show_detail(self) -> None:
