@@ -31,6 +31,8 @@ REPLAY_YIELD = 0.0005
 REPLAY_FAST_CHUNK = 1000
 #: Longest the replay waits, per step, while a plan the user asked for is computed and painted.
 REPLAY_HOLD_MAX = 2.0
+#: How often a replay that waits for the previous one to end looks again (seconds).
+REPLAY_RETRY = 0.2
 
 
 @dataclass(frozen=True)
@@ -81,6 +83,12 @@ class Replay:
         #: Set while a plan the user is waiting for is computed and painted: the replay (pure
         #: Python, in another thread) waits between steps instead of sharing the GIL with it.
         self._plan_pending = threading.Event()
+        #: Replays whose thread has not returned. A superseded one stops at its next step, but
+        #: not inside the session's pricing (analysis.money, seconds to minutes at 50,000
+        #: messages): a new replay waits for it, so stale ones never pile up in Textual's worker
+        #: thread pool (six threads on 2 cores), where they kept a key's plan queued for 30 s.
+        self._in_flight = 0
+        self._in_flight_lock = threading.Lock()
 
     def hold(self) -> None:
         """A plan is being computed for the screen: the replay pauses at its next step."""
@@ -159,7 +167,22 @@ class Replay:
         self._timer = self.services.set_timer(delay, lambda: self._start(key, inputs, calls))
 
     def _start(self, key: Any, inputs: Inputs, calls: list[int] | None) -> None:
-        self.services.run_thread(lambda cancelled: self.run(key, inputs, calls, cancelled), group="replay")
+        if key != self.key:
+            return  # superseded while it waited
+        if self._in_flight:
+            self._timer = self.services.set_timer(REPLAY_RETRY, lambda: self._start(key, inputs, calls))
+            return
+        with self._in_flight_lock:
+            self._in_flight += 1
+
+        def job(cancelled: Callable[[], bool]) -> None:
+            try:
+                self.run(key, inputs, calls, cancelled)
+            finally:
+                with self._in_flight_lock:
+                    self._in_flight -= 1
+
+        self.services.run_thread(job, group="replay")
 
     def run(self, key: Any, inputs: Inputs, calls: list[int] | None = None,
             cancelled: Callable[[], bool] = lambda: False) -> None:
