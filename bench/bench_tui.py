@@ -250,6 +250,9 @@ async def in_process(path: Path, repeat: int) -> None:
             row(label, floor, med(samples))
         # This runs in a process of its own (main): end it here, without waiting for the replay's
         # pricing thread, which at 50,000 messages can outlast the measurement by minutes.
+        from inspector.tokens.pool import shutdown
+
+        shutdown()  # the counting processes, which os._exit would leave behind
         sys.stdout.flush()
         os._exit(0)
 
