@@ -1,42 +1,29 @@
 #!/usr/bin/env python3
-"""TUI latency on large sessions: mount, key press to repaint, and scrolling.
+"""TUI latency on large sessions, each figure beside its floor measured in the same run.
 
-Generates a deterministic session in memory (bench/gen_session.py, seed 1234), opens the app
-headless (``App.run_test``, 160x48) and measures, for each size:
+Writes, to a temp directory, a generated OpenAI-format session (bench/gen_session.py, seed 1234,
+the inspector's JSONL) of each ``--sizes`` messages, and a Claude Code and a Codex transcript
+of ``--agent-turns`` turns (bench/bench_agent_formats.py's writers), then for each file:
 
-- **mount**: from constructing the app (view built, counter loaded) to the first paint of the
-  first plan (chars/4 estimates), and to the paint with exact cl100k counts from the background
-  worker;
-- **toggle -> repaint**: a strategy key (1, 4, 5, 2) pressed, planned in the worker, the list,
-  totals, gauge and panel updated, and the screen painted; median of ``--repeat`` rounds of the
-  four keys (each key pressed twice: on, off), with the replay worker restarting in the
-  background each time, as it does for a user;
-- **budget step** (``+`` with fifo on) and **replay cursor** (``[``);
-- **scroll**: ``pagedown`` (one screen) and ``down`` (one row) per key, ``end`` to the last row;
-- **paint only**: rendering every visible row of the list from an empty strip cache.
+- **first paint, parse included**: a fresh process loads the file and opens the app headless
+  (``App.run_test``, 160x48) until the first screen refresh that shows the message list; the
+  floor is a fresh process that loads the same file and paints a bare Line-API list of the same
+  rows (position, role, text). Then, in the same processes: the first plan on screen
+  (estimates) and, in process, the exact counts on screen. Every process gets an empty token
+  count cache (a cold start, not a lookup).
+- **key -> repaint**: a strategy key (1, 4, 5, 2, each pressed twice: on, off) planned in the
+  worker and painted, median and worst of ``--repeat`` rounds; a budget step (``+``, fifo on);
+  the replay cursor (``[``) while the replay runs; cursor ``down``/``pagedown`` on the list. The
+  floor is a Line-API restyle: every widget of the screen repainted, the list's line cache
+  emptied, with no plan (what any key that changes the styles costs at least).
 
-Keys are sent with ``App.simulate_key`` (not ``Pilot.press``, whose wait-for-idle adds ~80 ms per
-key and waits up to seconds while the replay worker keeps posting chart updates). A case ends at
-the first screen refresh (``Screen._compositor_refresh``) after the app applied the change, so
-"wall" is key to pixels; "CPU" is ``time.process_time`` over the same span, all threads
-(it includes the replay and counting workers running in the background). Usage:
-``python bench/bench_tui.py [--sizes 10000 50000] [--repeat 3]``
+Keys are sent with ``App.simulate_key`` (``Pilot.press`` waits for idle, ~80 ms a key). A case
+ends at the first screen refresh (``Screen._compositor_refresh``) after the app applied the
+change: key to pixels (a change not on screen after 30 s counts as 30 s). CPU is
+``time.process_time`` over the same span, all threads.
+Usage: ``python bench/bench_tui.py [--sizes 50000] [--agent-turns 1250] [--repeat 3]``
 
-Measured on the 2-vCPU development VM (Textual 8.2.8, Python 3.11.7), median wall ms:
-
-=====================================  ======  ======
-case                                    10,010  50,009
-=====================================  ======  ======
-mount to first plan painted (est.)         425   1,252
-mount to exact counts painted            3,493  13,449
-toggle key -> repaint                       50      86
-toggle key -> repaint, worst of 24          67     144
-  plan + rows + validation in worker        11      51
-replay cursor ``[`` (replay running)        51     125
-budget +1k (fifo + tool_pruning)            51      77
-scroll: pagedown / down per key          17/17   24/20
-paint all visible rows, empty cache          2       2
-=====================================  ======  ======
+The README (Speed and memory) quotes the last run's figures and the machine they came from.
 """
 
 from __future__ import annotations
@@ -45,23 +32,20 @@ import argparse
 import asyncio
 import os
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
 os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
-
-from gen_session import generate  # noqa: E402
 
 from textual.screen import Screen  # noqa: E402
 
-from inspector.tui.app import InspectorApp  # noqa: E402
-from inspector.tui.widgets.linelist import LineList  # noqa: E402
-
 PAINTS: list[float] = []
-MOVES: list[float] = []
 _refresh = Screen._compositor_refresh
-_move = LineList.move_cursor
 
 
 def _timed_refresh(self) -> None:
@@ -69,15 +53,91 @@ def _timed_refresh(self) -> None:
     PAINTS.append(time.perf_counter())
 
 
-def _timed_move(self, *args, **kw) -> None:
-    _move(self, *args, **kw)
-    MOVES.append(time.perf_counter())
-
-
 Screen._compositor_refresh = _timed_refresh
-LineList.move_cursor = _timed_move
 
 SIZE = (160, 48)
+
+# A fresh process: parse, open the app, print seconds to the first paint of the list, then to
+# the first plan on screen.
+OURS = r"""
+import asyncio, os, sys, time
+sys.path.insert(0, sys.argv[2])
+import bench_tui
+from bench_tui import PAINTS
+from inspector import load
+from inspector.tui.app import InspectorApp
+
+async def main():
+    t0 = time.perf_counter()
+    session = load(sys.argv[1])
+    loaded = time.perf_counter()
+    app = InspectorApp(session, path=sys.argv[1], follow=False, theme="inspector-dark")
+    async with app.run_test(size=bench_tui.SIZE):
+        while not (PAINTS and app.list.row_count()):
+            await asyncio.sleep(0.001)
+        first = PAINTS[-1]
+        while app.result is None:
+            await asyncio.sleep(0.001)
+        shown = time.perf_counter()
+        while not PAINTS[-1] > shown:
+            await asyncio.sleep(0.001)
+        print(loaded - t0, first - t0, PAINTS[-1] - t0)
+        app.exit()
+
+asyncio.run(main())
+"""
+
+# The floor: parse the same file, paint a bare Line-API list of the same rows.
+FLOOR = r"""
+import asyncio, sys, time
+sys.path.insert(0, sys.argv[2])
+import bench_tui
+from bench_tui import PAINTS
+from rich.segment import Segment
+from textual.app import App
+from textual.geometry import Size
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+from inspector import load
+
+class Rows(ScrollView):
+    def __init__(self, messages):
+        super().__init__()
+        self.messages = messages
+
+    def on_mount(self):
+        self.virtual_size = Size(self.size.width, len(self.messages))
+
+    def render_line(self, y):
+        i = self.scroll_offset.y + y
+        if i >= len(self.messages):
+            return Strip.blank(self.size.width)
+        m = self.messages[i]
+        text = next((getattr(b, "text", "") for b in m.content), "")
+        line = f"{i:>6} {m.role:<9} {text}".replace("\n", " ")[: self.size.width]
+        return Strip([Segment(line.ljust(self.size.width))])
+
+class Floor(App):
+    def __init__(self, messages):
+        super().__init__()
+        self.messages = messages
+
+    def compose(self):
+        yield Rows(self.messages)
+
+async def main():
+    t0 = time.perf_counter()
+    session = load(sys.argv[1])
+    loaded = time.perf_counter()
+    app = Floor(session.messages)
+    async with app.run_test(size=bench_tui.SIZE):
+        while not PAINTS:
+            await asyncio.sleep(0.001)
+        print(loaded - t0, PAINTS[-1] - t0, PAINTS[-1] - t0)
+        app.exit()
+
+asyncio.run(main())
+"""
 
 
 class Clock:
@@ -89,121 +149,163 @@ class Clock:
         return (time.perf_counter() - self.wall) * 1000, (time.process_time() - self.cpu) * 1000
 
 
-async def shown(pilot, app: InspectorApp, timeout: float = 60.0) -> None:
-    """Wait until the plan of the last change is on screen, then one more paint."""
-    end = time.perf_counter() + timeout
-    while time.perf_counter() < end:
-        if app.result is not None and app.result.generation == app._gen:
-            break
-        await asyncio.sleep(0.001)
-    await pilot.pause()
+def row(label: str, floor: float | None, ours: float, note: str = "") -> None:
+    ratio = f"{ours / floor:6.2f}x" if floor else "       "
+    floor_text = f"{floor:9.1f}" if floor is not None else " " * 9
+    print(f"{label:<46} {floor_text} {ours:9.1f} {ratio} {note}")
 
 
-async def key_to_paint(app: InspectorApp, key: str, kind: str = "plan", timeout: float = 30.0) -> tuple[float, float]:
-    """Send ``key``; (wall ms, CPU ms) until the first paint after the app applied it."""
-    gen = app._gen
-    moves = len(MOVES)
+def fresh(script: str, path: Path, env: dict[str, str], repeat: int) -> list[float]:
+    """Median (load, first paint, first plan) seconds of ``script`` over ``repeat`` processes."""
+    runs = []
+    for _ in range(repeat):
+        out = subprocess.run([sys.executable, "-c", script, str(path), HERE], capture_output=True, text=True,
+                             env={**env, "CONTEXT_INSPECTOR_CACHE_DIR": tempfile.mkdtemp(prefix="bench-tui-cache-")},
+                             timeout=900)
+        if out.returncode:
+            raise SystemExit(out.stderr)
+        runs.append([float(x) for x in out.stdout.split()])
+    return [statistics.median(r[k] for r in runs) for k in range(3)]
+
+
+async def paint_after(change, done, timeout: float = 30.0) -> tuple[float, float]:
+    """Call ``change()``; (wall ms, CPU ms) until the first paint after ``done()`` holds."""
     c = Clock()
-    app.simulate_key(key)
+    change()
     end = time.perf_counter() + timeout
     applied = None
     while time.perf_counter() < end:
-        if applied is None:
-            if kind == "plan" and app._gen > gen and app.result.generation == app._gen:
-                applied = time.perf_counter()
-            elif kind == "move" and len(MOVES) > moves:
-                applied = MOVES[-1]
+        if applied is None and done():
+            applied = time.perf_counter()
         if applied is not None and PAINTS and PAINTS[-1] > applied:
             break
         await asyncio.sleep(0.0005)
     return c.since()
 
 
-def med(samples: list[tuple[float, float]]) -> str:
-    w = statistics.median(s[0] for s in samples)
-    c = statistics.median(s[1] for s in samples)
-    return f"{w:8.1f} {c:8.1f}"
+async def key(app, name: str, kind: str = "plan") -> tuple[float, float]:
+    gen, cursor = app._gen, app.list.cursor
+    if kind == "plan":
+        return await paint_after(lambda: app.simulate_key(name),
+                                 lambda: app._gen > gen and app.result.generation == app._gen)
+    return await paint_after(lambda: app.simulate_key(name), lambda: app.list.cursor != cursor)
 
 
-async def bench(n: int, repeat: int) -> None:
-    t = Clock()
-    session = generate(n)
-    gen_ms = t.since()[0]
-    print(f"\n## {len(session.messages):,} messages (generated in {gen_ms / 1000:.1f} s)")
-    print(f"{'case':<44} {'wall ms':>8} {'CPU ms':>8}")
-    t = Clock()
-    app = InspectorApp(session, path=None, follow=False, theme="inspector-dark", sync_count=False)
+def restyle(app) -> None:
+    """The floor of a key: every widget repainted, the list's lines rendered again, no plan."""
+    app.list._strips.clear()
+    for widget in app.screen.query("*"):
+        widget.refresh()
+
+
+def med(samples: list[tuple[float, float]], k: int = 0) -> float:
+    return statistics.median(s[k] for s in samples)
+
+
+async def in_process(path: Path, repeat: int) -> None:
+    from inspector import load
+    from inspector.tui.app import InspectorApp
+
+    session = load(path)
+    c = Clock()
+    app = InspectorApp(session, path=str(path), follow=False, theme="inspector-dark")
     async with app.run_test(size=SIZE) as pilot:
-        while app.result is None:
+        while app.result is None or app.exact_pending:
             await asyncio.sleep(0.001)
-        shown_at = time.perf_counter()
-        while not (PAINTS and PAINTS[-1] > shown_at):
+        done = time.perf_counter()
+        while not (app.result.generation == app._gen and PAINTS and PAINTS[-1] > done):
             await asyncio.sleep(0.001)
-        mount = t.since()
-        print(f"{'mount: start to first plan on screen (est.)':<44} {mount[0]:8.1f} {mount[1]:8.1f}")
-        while app.exact_pending:
-            await asyncio.sleep(0.001)
-        done_at = time.perf_counter()
-        while not (app.result.generation == app._gen and PAINTS and PAINTS[-1] > done_at):
-            await asyncio.sleep(0.001)
-        exact = t.since()
-        print(f"{'mount: start to exact counts on screen':<44} {exact[0]:8.1f} {exact[1]:8.1f}")
+        row("exact counts on screen (s, from the app's start)", None, c.since()[0] / 1000)
+        await asyncio.sleep(0.5)
 
-        toggles = []
-        plan_ms = []
+        floors, toggles, cpu = [], [], []
         for _ in range(repeat):
-            for key in ("1", "4", "5", "2"):
+            for name in ("1", "4", "5", "2"):
                 for _ in range(2):
-                    toggles.append(await key_to_paint(app, key))
-                    plan_ms.append(app.result.seconds * 1000)
+                    floors.append(await paint_after(lambda: restyle(app), lambda: True))
                     await asyncio.sleep(0.05)
-        print(f"{'toggle key -> repaint (median)':<44} {med(toggles)}")
-        print(f"{'   worst of ' + str(len(toggles)):<44} {max(s[0] for s in toggles):8.1f} {max(s[1] for s in toggles):8.1f}")
-        print(f"{'   of which plan + rows in the worker':<44} {statistics.median(plan_ms):8.1f}")
+                    toggles.append(await key(app, name))
+                    await asyncio.sleep(0.05)
+        floor = med(floors)
+        row(f"toggle key -> repaint, median of {len(toggles)}", floor, med(toggles))
+        row("   worst", max(s[0] for s in floors), max(s[0] for s in toggles))
+        row("   CPU ms, median (all threads)", med(floors, 1), med(toggles, 1))
 
-        await key_to_paint(app, "5")  # tool_pruning on: its replay runs behind the next keys
+        await key(app, "5")  # tool_pruning on: its replay runs behind the next keys
         await asyncio.sleep(1.0)
-        busy = [await key_to_paint(app, "left_square_bracket") for _ in range(repeat * 3)]
-        print(f"{'replay cursor [ while the replay runs':<44} {med(busy)}")
-        await key_to_paint(app, "1")
+        busy = [await key(app, "left_square_bracket") for _ in range(repeat * 3)]
+        row("replay cursor [ while the replay runs", floor, med(busy))
+        await key(app, "1")
         steps = []
         for _ in range(repeat * 3):
-            steps.append(await key_to_paint(app, "plus"))
+            steps.append(await key(app, "plus"))
             await asyncio.sleep(0.05)
-        print(f"{'budget +1k (fifo + tool_pruning) -> repaint':<44} {med(steps)}")
+        row("budget +1k (fifo + tool_pruning) -> repaint", floor, med(steps))
         app.replay.go_to(None)
-        await shown(pilot, app)
-
-        lst = app.list
-        lst.focus()
+        await asyncio.sleep(0.5)
+        app.list.focus()
         await pilot.pause()
-        for key, label, count in (("pagedown", "scroll: pagedown, per key", 20), ("down", "scroll: down, per key", 40)):
-            samples = [await key_to_paint(app, key, "move") for _ in range(count)]
-            print(f"{label:<44} {med(samples)}")
-        end = await key_to_paint(app, "end", "move")
-        print(f"{'scroll: end (to row ' + format(lst.row_count(), ',') + ')':<44} {end[0]:8.1f} {end[1]:8.1f}")
+        for name, label, count in (("pagedown", "list: pagedown -> repaint", 20), ("down", "list: down -> repaint", 40)):
+            samples = [await key(app, name, "move") for _ in range(count)]
+            row(label, floor, med(samples))
+        # This runs in a process of its own (main): end it here, without waiting for the replay's
+        # pricing thread, which at 50,000 messages can outlast the measurement by minutes.
+        from inspector.tokens.pool import shutdown
 
-        paints = []
-        for _ in range(20):
-            lst._strips.clear()
-            c = Clock()
-            for y in range(lst.size.height):
-                lst.render_line(y)
-            paints.append(c.since())
-        print(f"{'paint only: all visible rows, cache empty':<44} {med(paints)}")
-        await pilot.press("q")
+        shutdown()  # the counting processes, which os._exit would leave behind
+        sys.stdout.flush()
+        os._exit(0)
+
+
+def write_files(tmp: Path, sizes: list[int], agent_turns: int) -> list[tuple[str, Path]]:
+    from bench_agent_formats import claude_lines, codex_lines
+    from gen_session import generate, write_jsonl
+
+    files = []
+    for n in sizes:
+        path = tmp / f"openai-{n}.jsonl"
+        write_jsonl(generate(n), path)
+        files.append((f"OpenAI (inspector JSONL), {n:,} generated", path))
+    if agent_turns:
+        for name, lines in (("claude_code", claude_lines(agent_turns)), ("codex", codex_lines(agent_turns))):
+            path = tmp / f"{name}.jsonl"
+            path.write_text("\n".join(lines) + "\n")
+            files.append((f"{name}, {agent_turns:,} turns", path))
+    return files
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--sizes", type=int, nargs="+", default=[10000, 50000])
+    ap.add_argument("--sizes", type=int, nargs="*", default=[50000])
+    ap.add_argument("--agent-turns", type=int, default=1250, help="turns of the Claude Code and Codex files (0: none)")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--in-process", default=None, help=argparse.SUPPRESS)  # one file's keys, in this process
     args = ap.parse_args()
+    if args.in_process:
+        asyncio.run(in_process(Path(args.in_process), args.repeat))
+        return
     import textual
 
-    print(f"textual {textual.__version__}, python {sys.version.split()[0]}, terminal {SIZE[0]}x{SIZE[1]} (headless)")
-    for n in args.sizes:
-        asyncio.run(bench(n, args.repeat))
+    from inspector import load
+
+    print(f"textual {textual.__version__}, python {sys.version.split()[0]}, {os.cpu_count()} CPUs, "
+          f"load average {os.getloadavg()[0]:.1f}, terminal {SIZE[0]}x{SIZE[1]} (headless)")
+    env = dict(os.environ)
+    with tempfile.TemporaryDirectory() as d:
+        for label, path in write_files(Path(d), args.sizes, args.agent_turns):
+            n = len(load(path).messages)
+            print(f"\n## {label}: {n:,} messages, {path.stat().st_size / 1e6:.0f} MB")
+            print(f"{'case':<46} {'floor':>9} {'ours':>9} {'ratio':>7}")
+            floor = fresh(FLOOR, path, env, args.repeat)
+            ours = fresh(OURS, path, env, args.repeat)
+            row("load (s, median of fresh processes)", floor[0], ours[0])
+            row("first paint, parse included (s)", floor[1], ours[1])
+            row("   of which after the parse (ms)", 1000 * (floor[1] - floor[0]), 1000 * (ours[1] - ours[0]))
+            row("first plan on screen, estimates (s)", floor[1], ours[2])
+            sys.stdout.flush()
+            subprocess.run([sys.executable, __file__, "--in-process", str(path), "--repeat", str(args.repeat)],
+                           env={**env, "CONTEXT_INSPECTOR_CACHE_DIR": tempfile.mkdtemp(prefix="bench-tui-cache-")},
+                           timeout=1800, check=True)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,9 @@
 """The Textual app: the session as the model sees it, and the pipeline tuned live.
 
 State lives here and only here: the session (view, token table), the :class:`PipelineState`,
-the replay cursor. Every change bumps a generation number and asks a thread worker
+the replay cursor. A big session is painted first as the file parsed it (one row per message,
+with estimates: :mod:`.draft`); its structure, counts and first plan are built by a worker
+after that paint, and the keys that need them wait. Every change bumps a generation number and asks a thread worker
 (``group="plan"``, exclusive) for a new plan of a frozen :class:`~inspector.tui.engine.Snapshot`;
 the result comes back as a message and is dropped if a newer change has happened since. Exact
 token counts replace the fast estimate from a second worker.
@@ -46,15 +48,18 @@ from ..tokens import (
     get_counter,
     get_counter_or_fallback,
 )
-from ..tokens import resolve as resolve_tokenizer
+from ..tokens import tokenizer_for
 from ..units import SessionView, build_view
 from . import engine
 from .commands import Command, InspectorCommands, palette_commands
 from .dialogs import Export, detail_screen, rules_screen
 from .engine import PlanResult, Snapshot, ViewInfo
 from .keymap import binding_rows, keymap_path, load_keymap
+from .draft import Draft
 from .live import Follow, Loaded, replay_from
-from .messages import CountDone, CountProgress, FollowPolled, PlanReady, ReplayPoints, SearchDone
+from .messages import (
+    CounterChecked, CountDone, CountProgress, FollowPolled, PlanReady, Prepared, ReplayPoints, SearchDone,
+)
 from .parts import Services, async_job_runner, thread_job_runner
 from .replay import Inputs, Replay
 from .screens.help import HelpScreen
@@ -76,6 +81,14 @@ from .widgets.totals import TotalsBar
 #: before the first paint; bigger ones show chars/4 estimates until the exact count arrives.
 SYNC_COUNT_BYTES = 2_000_000
 SYNC_COUNT_MESSAGES = 600
+#: Sessions of at least this many messages (and not counted before the first paint) are painted
+#: as parsed first; their structure, estimates and plan follow from a worker (at 50,000
+#: messages building them takes seconds).
+DEFER_MESSAGES = 5_000
+#: What may run while a big session is being prepared: pipeline, settings and screen keys (they
+#: only change the state the first plan will use), never one that reads the plan or the turns.
+_WHILE_PREPARING = frozenset({"quit", "help", "toggle", "budget", "edit_param", "preset", "save_preset",
+                              "next_theme", "toggle_pane", "close_inputs", "lesson"})
 
 
 class InspectorApp(ViewActions, App[int]):
@@ -131,6 +144,8 @@ class InspectorApp(ViewActions, App[int]):
         lesson, the window view...): a key there must not change the pipeline unseen."""
         if len(self.screen_stack) > 1 and action in _MAIN_VIEW_ACTIONS:
             return False
+        if self.table is None and action in _MAIN_VIEW_ACTIONS and action not in _WHILE_PREPARING:
+            return None  # shown disabled until the big session is prepared (on_prepared)
         return True
 
     def notify(self, message: str, *, title: str = "", severity="information", timeout=None, markup: bool = True) -> None:
@@ -156,23 +171,30 @@ class InspectorApp(ViewActions, App[int]):
         sync_count: bool | None = None,
         keymap: Path | None = None,
         lesson: bool = False,
+        lesson_step: int = 0,
     ) -> None:
         """``keymap``: the keymap file (default: keymap.toml in the user's config directory);
-        ``lesson``: open on the lesson screen."""
+        ``lesson``: open on the lesson screen, at step ``lesson_step`` (0-based)."""
         super().__init__()
         self.open_lesson = lesson
+        self._lesson_start = lesson_step
         self.session = session
         self.session_path = path or session.path
         self.format_name = format or session.format
         self.theme_file = resolve(theme) if not isinstance(theme, ThemeFile) else theme
-        self.view: SessionView = build_view(session)
-        self.info = ViewInfo(self.view)
+        self.sync_count = sync_count
+        #: A big session: view, counts and the counter's data are loaded after the first paint.
+        self.deferred = len(session.messages) >= DEFER_MESSAGES and not self._sync_count_ok()
+        self.view: SessionView | None = None if self.deferred else build_view(session)
+        self.info: ViewInfo | None = None if self.deferred else ViewInfo(self.view)
         if profile is None:  # frame the messages the way the session's own provider does
             profile = session_profile(session) if self.format_name == session.format else profile_of(self.format_name)
         if encoding is None:  # the tokenizer of the model the file records
-            encoding = resolve_tokenizer(session.model, None, profile).counter
-        counter, warning = get_counter_or_fallback(encoding) if encoding != "approx" else (None, None)
+            encoding = tokenizer_for(session.model, profile)  # its name: loading it waits (below)
+        # a big session checks its counter in the preparing worker (loading one takes ~0.3 s)
+        counter, warning = get_counter_or_fallback(encoding) if encoding != "approx" and not self.deferred else (None, None)
         self.encoding_warning = warning
+        self._counter_checked = not self.deferred
         encoding = counter.name if counter is not None else encoding
         self.state = PipelineState.initial(encoding=encoding, profile=profile, enabled=pipeline)
         self.explicit_budget = budget
@@ -184,7 +206,6 @@ class InspectorApp(ViewActions, App[int]):
         self.editing_param: str | None = None
         #: First message a followed session changed while the exact count was running.
         self._count_dirty = 0
-        self.sync_count = sync_count
         self.plan_timings: list[float] = []
         self.keymap_file = keymap_path() if keymap is None else keymap
         self.remapped: dict[str, str] = {}
@@ -252,12 +273,18 @@ class InspectorApp(ViewActions, App[int]):
             self.theme = self.theme_file or DEFAULT_THEME
         self.list.focus()
         self._update_status()
-        self._first_count()
+        if self.deferred:
+            self.list.show_draft(Draft(self.session.messages, self.state.profile))
+            self.chart.preparing = True
+            self.call_after_refresh(self._prepare_worker, self.session, self.state.encoding, self.state.profile)
+        else:
+            self._first_count()
         if self.encoding_warning:
             self.notify(self.encoding_warning, severity="warning", timeout=8)
         for problem in self._keymap_problems:
             self.notify(problem, title="keymap", severity="warning", timeout=10)
-        self.follow.start()
+        if not self.deferred:
+            self.follow.start()
         self._update_hint()
         if self.open_lesson:
             self.action_lesson()
@@ -295,9 +322,46 @@ class InspectorApp(ViewActions, App[int]):
                 pass
         return len(self.session.messages) <= SYNC_COUNT_MESSAGES
 
-    def _first_count(self) -> None:
+    @work(thread=True, exclusive=True, group="prepare", exit_on_error=False, description="prepare")
+    def _prepare_worker(self, session: Session, encoding: str, profile: str) -> None:
+        """A big session's structure, estimates and default budget, then its counter's data."""
+        view = build_view(session)
+        table = count_session(session.messages, session.tools, encoding="approx", profile=profile)
+        self.post_message(Prepared(view, ViewInfo(view), table, default_budget(session)))
+        if encoding != "approx":
+            counter, warning = get_counter_or_fallback(encoding)
+            self.post_message(CounterChecked(encoding, counter.name, warning))
+
+    def on_prepared(self, message: Prepared) -> None:
+        self.view, self.info = message.view, message.info
+        self._first_count(message.table, message.budget)
+        self._update_status()
+        self.follow.start()
+        self.refresh_bindings()
+
+    def on_counter_checked(self, message: CounterChecked) -> None:
+        if message.warning:
+            self.encoding_warning = message.warning
+            self.notify(message.warning, severity="warning", timeout=8)
+            if self.state.encoding == message.requested:
+                self.state = replace(self.state, encoding=message.encoding)
+                self.panel.set_state(self.state)
+        self._counter_checked = True
+        if self.result is not None and self.exact_pending:
+            self._start_count()
+
+    def _first_count(self, estimate: TokenTable | None = None, budget: int | None = None) -> None:
+        """Count the session (or take the preparing worker's ``estimate``), seed the budget and
+        ask for the first plan."""
         s = self.session
-        if self.state.encoding == "approx" or self._sync_count_ok():
+        if estimate is not None and estimate.encoding == self.state.encoding:
+            self.table = estimate
+            self.exact_pending = False
+        elif estimate is not None:
+            self.table = estimate
+            self.exact_pending = True
+            self.count_status = "exact count 0%…"
+        elif self.state.encoding == "approx" or self._sync_count_ok():
             self.table = count_session(s.messages, s.tools, encoding=self.state.encoding, profile=self.state.profile)
             self.exact_pending = False
         else:
@@ -305,17 +369,17 @@ class InspectorApp(ViewActions, App[int]):
             self.exact_pending = True
             self.count_status = "exact count 0%…"
             # started once the first plan is on screen, so it does not slow the first paint
-        self._seed_budget()
+        self._seed_budget(budget)
         self.chart.reset_points(len(self.view.calls))
         # The session is millions of long-lived objects: keep the cyclic GC from walking them
         # on every collection (a full collection at 50,000 messages stalls a key for ~0.3 s).
         gc.freeze()
         self.request_plan()
 
-    def _seed_budget(self) -> None:
+    def _seed_budget(self, default: int | None = None) -> None:
         budget = self.explicit_budget
         if budget is None and self.state.settings.budget is None and self.table is not None:
-            budget = default_budget(self.view.session)
+            budget = default if default is not None else default_budget(self.view.session)
         if budget is not None:
             self.state = self.state.set("budget", budget)
             self.panel.reference_budget = budget
@@ -385,6 +449,7 @@ class InspectorApp(ViewActions, App[int]):
         self._gen += 1
         snap = Snapshot(self._gen, self.view, self.table, self.state, self.replay.at_call)
         self._requested_at = time.perf_counter()
+        self.replay.hold()  # until this plan is painted (on_plan_ready)
         self._plan_worker(snap, self.info)
 
     @work(thread=True, exclusive=True, group="plan", exit_on_error=False, description="plan")
@@ -409,7 +474,7 @@ class InspectorApp(ViewActions, App[int]):
                 lst.move_cursor(lst.row_count() - 1, scroll=False, announce=False)
             if first_result:  # the list's size is only known after the next layout
                 self.call_after_refresh(lst.scroll_end, animate=False)
-        if first_result and self.exact_pending:
+        if first_result and self.exact_pending and self._counter_checked:
             self._start_count()
         savings = {}
         if result.plan is not None:
@@ -424,6 +489,7 @@ class InspectorApp(ViewActions, App[int]):
         self.plan_timings.append(time.perf_counter() - self._requested_at)
         if result.error and result.plan is None:
             self.notify(result.error, severity="error", timeout=8)
+        self.call_after_refresh(self.replay.release)
         self.replay.restart_if_changed()
 
     def _show_detail(self) -> None:
@@ -534,7 +600,8 @@ class InspectorApp(ViewActions, App[int]):
         if sample is None:
             self.notify("The bundled samples are missing, so the lesson cannot open.", severity="warning")
             return
-        self.push_screen(LessonScreen(sample.parent))
+        start, self._lesson_start = self._lesson_start, 0  # `learn --step` applies to the first opening
+        self.push_screen(LessonScreen(sample.parent, start=start))
 
     def action_tools(self) -> None:
         from .screens.tools import open_tools
@@ -571,7 +638,7 @@ class InspectorApp(ViewActions, App[int]):
         recount = state.encoding != self.state.encoding or state.profile != self.state.profile
         self.state = state
         self.panel.set_state(state)
-        if recount:
+        if recount and self.table is not None:  # else the preparing worker's estimate is counted with it
             self._recount()
         self.request_plan()
 
@@ -665,11 +732,16 @@ class InspectorApp(ViewActions, App[int]):
     def _update_status(self, notice: str | None = None) -> None:
         view = self.view
         name = Path(self.session_path).name if self.session_path else "(in memory)"
-        turns = sum(1 for t in view.turns if t.number > 0)
         pipeline = f"pipeline: {' → '.join(self.state.pipeline) or 'none'}"
-        facts = (f"{self.format_name} · {len(view):,} messages · {turns} turns · {len(view.calls)} model calls"
-                 f" · {pipeline}")
-        short_facts = f"{pipeline} · {self.format_name} · {len(view):,} messages · {len(view.calls)} calls"
+        if view is None:  # a big session being prepared
+            messages = f"{len(self.session.messages):,} messages"
+            facts = f"{self.format_name} · {messages} · finding turns and model calls… · {pipeline}"
+            short_facts = f"{pipeline} · {self.format_name} · {messages} · preparing…"
+        else:
+            turns = sum(1 for t in view.turns if t.number > 0)
+            facts = (f"{self.format_name} · {len(view):,} messages · {turns} turns · {len(view.calls)} model calls"
+                     f" · {pipeline}")
+            short_facts = f"{pipeline} · {self.format_name} · {len(view):,} messages · {len(view.calls)} calls"
         if self.search.term:
             facts += f" · search: {self.search.term!r}"
             short_facts += f" · search: {self.search.term!r}"
@@ -714,10 +786,11 @@ def run(
     profile: str | None = None,
     sidechain: str | None = None,
     lesson: bool = False,
+    lesson_step: int = 0,
 ) -> int:
     """Open the TUI on ``path`` (a bundled sample when None), on its sidechain ``sidechain`` when
     given (not followed: the file grows with the main conversation), on the lesson screen with
-    ``lesson``. Returns the exit code: 0, or 2 when the session or the theme cannot be used (the
+    ``lesson`` (at step ``lesson_step``, 0-based). Returns the exit code: 0, or 2 when the session or the theme cannot be used (the
     reason is printed to stderr, no traceback)."""
     from .. import load
     from ..formats import SessionFormatError
@@ -761,7 +834,8 @@ def run(
             print(f"context-inspector: --sidechain: {exc}", file=sys.stderr)
             return 2
         app = InspectorApp(shown, path=str(path), theme=theme_file, follow=False if sidechain is not None else follow,
-                           format=format or session.format, encoding=encoding, profile=profile, lesson=lesson)
+                           format=format or session.format, encoding=encoding, profile=profile, lesson=lesson,
+                           lesson_step=lesson_step)
         lesson = False  # the lesson opens once, not again on a sidechain switch
         app.sidechain, app.sidechain_choices = sidechain, tuple(sidechain_ids(main))
         app.run()

@@ -3,27 +3,33 @@
 A :class:`Snapshot` is an immutable request (session view, token table, pipeline state, replay
 cursor, generation); :func:`compute_plan` turns it into a :class:`PlanResult` with the rows the
 message list shows, the gauge's tokens by kind and the provider violations by message. It runs
-in a worker thread and never touches a widget. Plans and replays go through the public API
-(``inspector.plan``, ``inspector.replay``: the view and table the app holds are passed as an
-Analysis, never counted again); this module only arranges their results for display. No
-Textual here.
+in a worker thread and never touches a widget. Replays go through the public API
+(``inspector.replay``: the view and table the app holds are passed as an Analysis, never counted
+again); plans take ``inspector.plan``'s two steps with the call's overhead remembered per view
+(:class:`ViewInfo`), and the last few results are kept, so a key that returns to an earlier
+pipeline costs no plan. This module only arranges results for display. No Textual here.
 """
 
 from __future__ import annotations
 
 import json
 import time
+from collections import OrderedDict
+from bisect import bisect_left
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import inspector
 
 from ..analysis.context import recorded_input
 from ..analysis.planning import CheckedPlan
+from ..analysis.predict import not_in_file_at
+from ..analysis.replay import call_facts
 from ..analysis.session import of as analysis_of
 from ..model import ImageBlock, Message, RawBlock, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock
 from ..providers import Violation, validity
 from ..strategies import Inserted, Status
+from ..strategies import plan as run_plan
 from ..tokens import TokenTable, count_session
 from ..analysis.breakdown import CATEGORY_LABELS
 from ..units import SUMMARY, TRUNCATED_IN_SOURCE, SessionView, UnitKind
@@ -93,8 +99,15 @@ class PlanResult:
         return validity(self.violations)
 
 
+#: Plan results kept per view (a strategy toggled off again, or a budget stepped back, is shown
+#: without planning again).
+KEPT_RESULTS = 8
+
+
 class ViewInfo:
-    """Per-message facts the list draws, computed lazily and kept for the view's lifetime."""
+    """Per-message facts the list draws, computed lazily and kept for the view's lifetime, and
+    what the planning worker can reuse between changes of the same view: the overhead a call
+    adds that no strategy can drop, and the last few plan results."""
 
     def __init__(self, view: SessionView) -> None:
         self.view = view
@@ -103,6 +116,61 @@ class ViewInfo:
         self.category = bytearray(_KIND_CODE[units[view.unit_of[i]].kind] for i in range(n))
         self._previews: dict[int, str] = {}
         self._tools: dict[int, str] = {}
+        self._hidden: dict[int | None, int] = {}
+        self._hidden_table: TokenTable | None = None
+        self._results: OrderedDict[tuple, PlanResult] = OrderedDict()
+        self._of_kind: list[list[int]] | None = None
+        self._sent_by_kind: dict[int, list[int]] = {}  # stop -> tokens per kind before any plan
+
+    def of_kind(self, stop: int) -> list[list[int]]:
+        """Per unit-kind code, the indices of that kind's messages before ``stop``."""
+        if self._of_kind is None:
+            lists: list[list[int]] = [[] for _ in _KIND_CODE]
+            for i, code in enumerate(self.category):
+                lists[code].append(i)
+            self._of_kind = lists
+        return [idx if not idx or idx[-1] < stop else idx[: bisect_left(idx, stop)] for idx in self._of_kind]
+
+    def sent_by_kind(self, table: TokenTable, stop: int) -> list[int]:
+        """Tokens per unit kind of the messages before ``stop`` (in ``table``'s counts), once per
+        table and stop."""
+        if table is not self._hidden_table:
+            self.hidden_at(table, None)  # resets what was kept for the previous table
+        sums = self._sent_by_kind.get(stop)
+        if sums is None:
+            get = table.totals.__getitem__
+            sums = self._sent_by_kind[stop] = [sum(map(get, idx)) for idx in self.of_kind(stop)]
+        return sums
+
+    def hidden_at(self, table: TokenTable, at_call: int | None) -> int:
+        """What a plan at ``at_call`` adds to its overhead (not in file + re-sent reasoning), as
+        :func:`inspector.plan` computes it, once per table (at 50,000 messages it walks every
+        call: ~0.1 s, which every key would otherwise pay)."""
+        if table is not self._hidden_table:
+            self._hidden, self._hidden_table, self._sent_by_kind = {}, table, {}
+        hidden = self._hidden.get(at_call)
+        if hidden is None:
+            view = self.view
+            call = view.call_for(at_call) if at_call is not None else None
+            hidden = call_facts(view, table).hidden[call.number - 1] if call is not None else not_in_file_at(view, table, at_call)
+            self._hidden[at_call] = hidden
+        return hidden
+
+    def kept_result(self, snap: Snapshot) -> PlanResult | None:
+        """A result planned earlier for the same table, pipeline, settings and call, re-stamped
+        with ``snap``'s generation."""
+        key = _result_key(snap)
+        kept = self._results.get(key)
+        if kept is None or kept.snapshot.table is not snap.table or kept.snapshot.view is not snap.view:
+            return None
+        self._results.move_to_end(key)
+        return replace(kept, snapshot=snap)
+
+    def keep_result(self, result: PlanResult) -> None:
+        self._results[_result_key(result.snapshot)] = result
+        self._results.move_to_end(_result_key(result.snapshot))
+        while len(self._results) > KEPT_RESULTS:
+            self._results.popitem(last=False)
 
     def keep_from(self, old: ViewInfo, upto: int) -> None:
         """Reuse ``old``'s previews and tool names of messages before ``upto`` (a followed
@@ -171,7 +239,10 @@ def build_rows(plan: CheckedPlan) -> tuple[list[Row], list[int]]:
     messages where they are sent (the same order as :meth:`Plan.decisions`, without formatting
     any reason)."""
     n = len(plan.view)
-    rows: list[Row] = []
+    if not plan.inserted:  # every message before the stop, in order
+        rows: list[Row] = list(range(plan.stop))
+        return rows, list(range(plan.stop)) + [-1] * (n - plan.stop)
+    rows = []
     row_of = [-1] * n
     next_source = 0
     append = rows.append
@@ -190,33 +261,37 @@ def build_rows(plan: CheckedPlan) -> tuple[list[Row], list[int]]:
     return rows, row_of
 
 
+def _result_key(snap: Snapshot) -> tuple:
+    return (id(snap.table), snap.state.pipeline, snap.state.settings, snap.at_call)
+
+
 def compute_plan(snap: Snapshot, info: ViewInfo) -> PlanResult:
-    """Plan the snapshot and arrange the result for display (runs in a worker thread)."""
+    """Plan the snapshot and arrange the result for display (runs in a worker thread); a
+    result planned before for the same inputs is reused (:meth:`ViewInfo.kept_result`)."""
     t0 = time.perf_counter()
+    kept = info.kept_result(snap)
+    if kept is not None:
+        kept.seconds = time.perf_counter() - t0
+        return kept
+    result = _compute_plan(snap, info)
+    result.seconds = time.perf_counter() - t0
+    if result.plan is not None and result.error is None:
+        info.keep_result(result)
+    return result
+
+
+def _compute_plan(snap: Snapshot, info: ViewInfo) -> PlanResult:
     state = snap.state
     try:
-        plan = inspector.plan(analysis_of(snap.view, snap.table), state.pipeline, settings=state.settings, at_call=snap.at_call)
+        # inspector.plan's own two steps, with the call's overhead computed once per table
+        hidden = info.hidden_at(snap.table, snap.at_call)
+        plan = CheckedPlan.of(run_plan(snap.view, snap.table, state.pipeline, state.settings, snap.at_call, hidden))
     except Exception as exc:  # a strategy bug must not take the UI down: show it
         return PlanResult(snap, None, [], [-1] * len(snap.view), [0] * len(CATEGORIES), [0] * len(CATEGORIES), 0,
                           error=f"{type(exc).__name__}: {exc}")
     rows, row_of = build_rows(plan)
-    after = [0] * len(CATEGORIES)
-    before = [0] * len(CATEGORIES)
-    category = info.category
-    totals = snap.table.totals
-    tokens_after = plan.tokens_after_of
-    status = plan.status
-    by = plan.by
-    sent_before = 0
-    for r in rows:
-        if type(r) is int:
-            c = category[r]
-            after[c] += tokens_after[r]
-            if not (status[r] is Status.DROPPED and by[r] == "source"):
-                before[c] += totals[r]
-                sent_before += totals[r]
-        else:
-            after[_CATEGORY_INDEX["summary"] if r.kind == "summary" else _CATEGORY_INDEX["tool_exchange"]] += r.tokens
+    after, before = _by_category(plan, info)
+    sent_before = sum(before)
     overhead = snap.table.overhead
     after[_CATEGORY_INDEX["overhead"]] = overhead
     before[_CATEGORY_INDEX["overhead"]] = overhead
@@ -228,7 +303,6 @@ def compute_plan(snap: Snapshot, info: ViewInfo) -> PlanResult:
         violations = {}
         result.error = f"validation unavailable: {type(exc).__name__}: {exc}"
     result.violations = violations
-    inserted_rows = [k for k, r in enumerate(rows) if type(r) is not int]
     for provider, items in violations.items():
         for v in items:
             source, text = v.source, v.message
@@ -237,10 +311,35 @@ def compute_plan(snap: Snapshot, info: ViewInfo) -> PlanResult:
             else:
                 pos = v.index
                 row = _row_of_position(plan, rows, pos) if pos is not None else None
-                if row is not None and row in inserted_rows:
+                if row is not None:  # an inserted message's row
                     result.inserted_breaks.setdefault(row, []).append(RuleBreak(provider, text))
-    result.seconds = time.perf_counter() - t0
     return result
+
+
+def _by_category(plan: CheckedPlan, info: ViewInfo) -> tuple[list[int], list[int]]:
+    """Tokens per gauge category of the messages the call saw (before ``plan.stop``): after the
+    plan (inserted messages counted as summaries or tool exchanges) and before it (a message the
+    agent itself compacted away, dropped "by source", was not sent before either)."""
+    stop = plan.stop
+    totals = plan.table.totals
+    get_after = plan.tokens_after_of.__getitem__
+    after = [0] * len(CATEGORIES)
+    before = [0] * len(CATEGORIES)
+    for code, idx in enumerate(info.of_kind(stop)):  # one pass over the messages, at C speed
+        after[code] = sum(map(get_after, idx))
+    before[: len(_KIND_CODE)] = info.sent_by_kind(plan.table, stop)
+    by, status, category = plan.by, plan.status, info.category
+    i = -1
+    while True:  # list.index finds the few messages dropped by source at C speed
+        try:
+            i = by.index("source", i + 1, stop)
+        except ValueError:
+            break
+        if status[i] is Status.DROPPED:
+            before[category[i]] -= totals[i]
+    for item in plan.inserted:
+        after[_CATEGORY_INDEX["summary"] if item.kind == "summary" else _CATEGORY_INDEX["tool_exchange"]] += item.tokens
+    return after, before
 
 
 def _row_of_position(plan: CheckedPlan, rows: list[Row], position: int) -> int | None:

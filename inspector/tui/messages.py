@@ -46,6 +46,29 @@ class CountDone(TMessage):
         self.messages = messages
 
 
+class Prepared(TMessage):
+    """A big session's structure and first (estimated) counts, built off the UI thread after
+    the first paint."""
+
+    def __init__(self, view: SessionView, info: ViewInfo, table: TokenTable, budget: int) -> None:
+        super().__init__()
+        self.view = view
+        self.info = info
+        self.table = table
+        self.budget = budget  # the default budget (inspector.analysis.window.default_budget)
+
+
+class CounterChecked(TMessage):
+    """The counter ``requested`` for a big session is loaded; ``warning``: it could not be, and
+    ``encoding`` is the fallback to count with instead."""
+
+    def __init__(self, requested: str, encoding: str, warning: str | None) -> None:
+        super().__init__()
+        self.requested = requested
+        self.encoding = encoding
+        self.warning = warning
+
+
 class FollowPolled(TMessage):
     """One poll of the follower, done. ``session`` is None when nothing changed; otherwise it is
     the app's new session (messages ``first:`` are new or changed), with its view, view info and

@@ -4,6 +4,7 @@ replayed under the pipeline, in a thread worker, a sample of calls first and the
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -28,6 +29,10 @@ REPLAY_POST_EVERY = 0.1  # seconds of replay work between chart updates
 REPLAY_YIELD = 0.0005
 #: Calls replayed per step when the pipeline replays incrementally (each costs microseconds).
 REPLAY_FAST_CHUNK = 1000
+#: Longest the replay waits, per step, while a plan the user asked for is computed and painted.
+REPLAY_HOLD_MAX = 2.0
+#: How often a replay that waits for the previous one to end looks again (seconds).
+REPLAY_RETRY = 0.2
 
 
 @dataclass(frozen=True)
@@ -75,6 +80,28 @@ class Replay:
         #: same for the replay now scheduled or running (None: nothing to redo).
         self._growth: int | None = None
         self._unfinished: int | None = None
+        #: Set while a plan the user is waiting for is computed and painted: the replay (pure
+        #: Python, in another thread) waits between steps instead of sharing the GIL with it.
+        self._plan_pending = threading.Event()
+        #: Replays whose thread has not returned. A superseded one stops at its next step, but
+        #: not inside the session's pricing (analysis.money, seconds to minutes at 50,000
+        #: messages): a new replay waits for it, so stale ones never pile up in Textual's worker
+        #: thread pool (six threads on 2 cores), where they kept a key's plan queued for 30 s.
+        self._in_flight = 0
+        self._in_flight_lock = threading.Lock()
+
+    def hold(self) -> None:
+        """A plan is being computed for the screen: the replay pauses at its next step."""
+        self._plan_pending.set()
+
+    def release(self) -> None:
+        """The plan is on screen: the replay goes on."""
+        self._plan_pending.clear()
+
+    def _wait_while_held(self, key: Any, cancelled: Callable[[], bool]) -> None:
+        end = time.perf_counter() + REPLAY_HOLD_MAX
+        while self._plan_pending.is_set() and key == self.key and not cancelled() and time.perf_counter() < end:
+            time.sleep(0.002)
 
     # --- the cursor -------------------------------------------------------------------------
     def step(self, delta: int) -> None:
@@ -140,7 +167,22 @@ class Replay:
         self._timer = self.services.set_timer(delay, lambda: self._start(key, inputs, calls))
 
     def _start(self, key: Any, inputs: Inputs, calls: list[int] | None) -> None:
-        self.services.run_thread(lambda cancelled: self.run(key, inputs, calls, cancelled), group="replay")
+        if key != self.key:
+            return  # superseded while it waited
+        if self._in_flight:
+            self._timer = self.services.set_timer(REPLAY_RETRY, lambda: self._start(key, inputs, calls))
+            return
+        with self._in_flight_lock:
+            self._in_flight += 1
+
+        def job(cancelled: Callable[[], bool]) -> None:
+            try:
+                self.run(key, inputs, calls, cancelled)
+            finally:
+                with self._in_flight_lock:
+                    self._in_flight -= 1
+
+        self.services.run_thread(job, group="replay")
 
     def run(self, key: Any, inputs: Inputs, calls: list[int] | None = None,
             cancelled: Callable[[], bool] = lambda: False) -> None:
@@ -166,6 +208,7 @@ class Replay:
         step = REPLAY_FAST_CHUNK if fast else 1
         for start in range(0, len(order), step):
             done = min(start + step, len(order))
+            self._wait_while_held(key, cancelled)
             if cancelled() or key != self.key:
                 return
             try:

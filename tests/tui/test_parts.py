@@ -323,3 +323,48 @@ def test_export_writes_the_plan_on_screen_and_never_the_session_file(tmp_path):
     assert fake.notices == [said] and fake.statuses == [said]
     done(None)  # cancelled: nothing is said
     assert fake.notices == [said]
+
+
+def test_the_replay_waits_while_a_plan_for_the_screen_is_computed():
+    """While the app holds it (a plan the user is waiting for), the replay posts nothing; once
+    released it goes on and fills the chart."""
+    import threading
+
+    session = tiny_session()
+    view = build_view(session)
+    table = count_session(session.messages, session.tools, encoding="approx", profile="openai")
+    state = PipelineState.initial(encoding="approx", enabled=("tool_pruning",))
+    fake, chart = Fake(), Chart()
+    replay = Replay(fake.services(), chart=lambda: chart, inputs=lambda: Inputs(view, table, state),
+                    cursor_moved=lambda: None)
+    replay.restart_if_changed()
+    key = replay.key
+    replay.hold()
+    worker = threading.Thread(target=replay.run, args=(key, Inputs(view, table, state)))
+    worker.start()
+    worker.join(0.3)
+    assert worker.is_alive() and fake.posted == []  # held: nothing replayed yet
+    replay.release()
+    worker.join(5)
+    assert not worker.is_alive() and [m.pending for m in fake.posted] == [0]
+    assert [p.call for p in fake.posted[0].points] == [1, 2, 3]
+
+
+def test_a_new_replay_waits_until_the_previous_one_has_returned():
+    """A superseded replay still pricing the session keeps its thread; the next replay starts
+    only once it returns (stale replays never pile up in the worker pool)."""
+    session = tiny_session()
+    view = build_view(session)
+    table = count_session(session.messages, session.tools, encoding="approx", profile="openai")
+    state = PipelineState.initial(encoding="approx", enabled=("tool_pruning",))
+    fake, chart = Fake(), Chart()
+    replay = Replay(fake.services(), chart=lambda: chart, inputs=lambda: Inputs(view, table, state),
+                    cursor_moved=lambda: None)
+    replay.restart_if_changed()
+    replay._in_flight = 1  # the previous replay's thread is still in the session's pricing
+    fake.timers[-1].callback()
+    assert fake.groups == [] and len(fake.timers) == 2  # not started: it looks again later
+    replay._in_flight = 0
+    fake.timers[-1].callback()
+    assert fake.groups == ["replay"] and replay._in_flight == 0
+    assert [m.pending for m in fake.posted] == [0]  # the whole replay, posted once

@@ -20,6 +20,7 @@ from textual.strip import Strip
 
 from ...strategies import Inserted, Status
 from ...units import UnitKind
+from ..draft import Draft
 from ..engine import PlanResult, ViewInfo
 from ..text import one_line
 from .linelist import LineList
@@ -64,7 +65,8 @@ class Columns:
 
 
 class MessageList(LineList):
-    """Rows of a :class:`~inspector.tui.engine.PlanResult`."""
+    """Rows of a :class:`~inspector.tui.engine.PlanResult`; before the first one of a big
+    session, the parsed messages (:class:`~inspector.tui.draft.Draft`), one row each."""
 
     HEADER_LINES = 1
     BINDINGS = [
@@ -124,6 +126,7 @@ class MessageList(LineList):
         super().__init__(id=id)
         self.result: PlanResult | None = None
         self.info: ViewInfo | None = None
+        self.draft: Draft | None = None
         self.search: str = ""
         self._columns: tuple[int, Columns] | None = None
         #: Which rows are shown (FILTERS), and whether the largest come first.
@@ -134,12 +137,26 @@ class MessageList(LineList):
         self._shown_at: dict[int, int] | None = None
 
     # --- data -------------------------------------------------------------------------------
+    def show_draft(self, draft: Draft) -> None:
+        """Show the parsed messages until the first plan arrives (:meth:`set_result`)."""
+        self.draft = draft
+        self._columns = None
+        self.reset()
+
     def set_result(self, result: PlanResult, info: ViewInfo, select_message: int | None = None) -> tuple[bool, bool]:
         """Show ``result``; keep the selection on message ``select_message`` when it is there.
         Returns whether the list was scrolled to the bottom and the cursor on the last row
         before the change (the app keeps a followed list anchored there)."""
         at_bottom = self.row_count() == 0 or round(self.scroll_y) >= self.max_scroll_y
         follow_cursor = self.row_count() > 0 and self.cursor >= self.row_count() - 1
+        if self.result is None and self.draft is not None and (self.cursor or round(self.scroll_y)):
+            # the user moved in the draft (one row per message): keep that message selected
+            at_bottom, follow_cursor = False, False
+            if select_message is None:
+                select_message = self.cursor
+        elif self.result is None:
+            at_bottom, follow_cursor = True, False  # as if the list had been empty
+        self.draft = None
         self.result = result
         self.info = info
         self._columns = None
@@ -223,7 +240,7 @@ class MessageList(LineList):
 
     def row_count(self) -> int:
         if self.result is None:
-            return 0
+            return len(self.draft) if self.draft is not None else 0
         return len(self.order) if self.order is not None else len(self.result.rows)
 
     def message_at(self, row: int) -> int | Inserted | None:
@@ -247,11 +264,11 @@ class MessageList(LineList):
         if self._columns is not None and self._columns[0] == width:
             return self._columns[1]
         result = self.result
-        n = len(result.snapshot.view) if result is not None else 0
+        n = len(result.snapshot.view) if result is not None else len(self.draft) if self.draft is not None else 0
         pos = max(3, len(f"{max(n - 1, 0)}"))
         turns = result.snapshot.view.turns[-1].number if result is not None and result.snapshot.view.turns else 0
         turn = max(4, len(str(turns)) + 1)
-        biggest = max(result.snapshot.table.totals, default=0) if result is not None else 0
+        biggest = max(result.snapshot.table.totals, default=0) if result is not None else 99_999
         tokens = max(9, 2 * len(f"{biggest:,}") + 1)
         status, rules, unit = 10, 3, 7
         role = 4 if width >= 90 else 0
@@ -271,7 +288,7 @@ class MessageList(LineList):
     def render_header(self, y: int, width: int) -> Strip:
         c = self.columns(width)
         est = ""
-        if self.result is not None and not self.result.snapshot.table.exact:
+        if (self.result is not None and not self.result.snapshot.table.exact) or self.draft is not None:
             est = "≈"
         parts = [
             " ", "#".rjust(c.pos), " ", "turn".ljust(c.turn), " ", "unit".ljust(c.unit), " ",
@@ -290,11 +307,12 @@ class MessageList(LineList):
     def render_row(self, row: int, width: int, selected: bool) -> Strip:
         result = self.result
         info = self.info
-        assert result is not None and info is not None
-        item = result.rows[self.result_row(row)]
         c = self.columns(width)
         base = self.rich_style
-        if type(item) is int:
+        if result is None:
+            assert self.draft is not None
+            segs, gone, band = self._draft_segments(row, c, self.draft)
+        elif type(item := result.rows[self.result_row(row)]) is int:
             segs, gone, band = self._message_segments(item, c, result, info)
         else:
             segs, gone, band = self._inserted_segments(self.result_row(row), item, c, result)
@@ -383,6 +401,27 @@ class MessageList(LineList):
             marks = "!" + "".join(sorted({PROVIDER_MARK.get(b.provider, b.provider[:1].upper()) for b in breaks}))
         segs.append((" " + marks.ljust(c.rules)[: c.rules], self.style("msglist--status-violation"), False))
         return segs, gone, band
+
+    def _draft_segments(self, i: int, c: Columns, draft: Draft):
+        """A parsed message before the plan: its position, role, tools, preview and estimate;
+        turn, unit and status come with the plan."""
+        muted = self.style("msglist--muted")
+        role = draft.role(i)
+        segs = [
+            (" ", None, False),
+            (f"{i}".rjust(c.pos) + " ", muted, False),
+            ("".ljust(c.turn) + " ", None, False),
+            ("…".ljust(c.unit) + " ", muted, False),
+        ]
+        if c.role:
+            segs.append((ROLE_LABEL.get(role, role).ljust(c.role)[: c.role] + " ", muted, False))
+        if c.tool:
+            segs.append((set_cell_size(draft.tool(i), c.tool) + " ", self.style("msglist--unit-tool-exchange"), False))
+        segs.extend(self._preview_segments(draft.preview(i), c.preview, None))
+        segs.append((" " + f"{draft.estimate(i):,}".rjust(c.tokens)[-c.tokens:] + " ", None, False))
+        segs.append(("…".ljust(c.status), muted, False))  # the status comes with the plan
+        segs.append((" " + "".ljust(c.rules), None, False))
+        return segs, False, False
 
     def _inserted_segments(self, row: int, item: Inserted, c: Columns, result: PlanResult):
         style = self.style("msglist--status-inserted")

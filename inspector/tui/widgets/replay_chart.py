@@ -24,6 +24,7 @@ from textual.widget import Widget
 from ...analysis.money import CallDollars, Money, call_dollars
 from ..engine import CallPoint
 from .totals import short
+from ...numbers import usd, usd_short
 
 EIGHTHS = " ▁▂▃▄▅▆▇█"
 AXIS = 8  # width of the y-axis labels
@@ -65,7 +66,15 @@ class ReplayChart(Widget):
         self.cursor: int | None = None
         self.pending = 0  # calls not computed yet
         self.note = ""
+        self.preparing = False  # the app is still finding the session's model calls
         self._columns: list[tuple[int, int]] | None = None  # per column: (first call, last call)
+        #: Per column the maxima the bars show (:meth:`_values`), kept between paints: a plan
+        #: that only moves the cursor repaints without visiting every call (22,016 at 50,000
+        #: messages), and new points update only their own columns.
+        self._kept: tuple[list[float | None], list[float | None], float, list[float | None]] | None = None
+        self._column_of: dict[int, list[int]] | None = None  # call -> its columns
+        self._column_of_key: tuple[int, ...] | None = None  # the columns it was built for
+        self._sums: tuple[int, int, bool, frozenset[int]] | None = None  # of the points: see _point_sums
         self.unit = "tokens"  # or "dollars"
         self.money: Money | None = None
         self.dollars: dict[int, CallDollars] = {}
@@ -73,10 +82,13 @@ class ReplayChart(Widget):
     # --- data -------------------------------------------------------------------------------
     def reset_points(self, n_calls: int) -> None:
         self.n_calls = n_calls
+        self.preparing = False
         self.points = {}
+        self._sums = None
         self.set_money(None)
         self.pending = n_calls
         self._columns = None
+        self._kept = None
         self.refresh()
 
     def set_call_count(self, n_calls: int) -> None:
@@ -84,14 +96,40 @@ class ReplayChart(Widget):
         self.n_calls = n_calls
         if any(c > n_calls for c in self.points):
             self.points = {c: p for c, p in self.points.items() if c <= n_calls}
+            self._sums = None
         self._columns = None
+        self._kept = None
         self.refresh()
 
     def add_points(self, points: list[CallPoint], pending: int) -> None:
+        kept = self._kept
+        if kept is not None and (self.unit != "tokens" or any(p.call in self.points for p in points)):
+            kept = self._kept = None  # a figure may go down: every column again, at the next paint
         for p in points:
             self.points[p.call] = p
+        self._sums = None
+        if kept is not None:
+            self._kept = self._raise_columns(kept, points)
         self.pending = pending
         self.refresh()
+
+    def _raise_columns(self, kept, points: list[CallPoint]):
+        """``kept`` with the columns of ``points`` (new calls, figures in tokens) raised to them."""
+        base, pipe, top, rec = kept
+        return base, pipe, self._raise(base, pipe, rec, top, ((p.call, (p.baseline, p.tokens, p.recorded)) for p in points)), rec
+
+    def _raise(self, base, pipe, rec, top, figures) -> float:
+        """Raise each column to the ``(call, (no strategy, pipeline, recorded))`` figures of its
+        calls; returns the top of the scale."""
+        column_of = self._calls_to_columns()
+        for call, values in figures:
+            for k in column_of.get(call, ()):
+                for column, v in zip((base, pipe, rec), values):
+                    if v is not None and (column[k] is None or v > column[k]):
+                        column[k] = v
+                        if v > top:
+                            top = v
+        return top
 
     def set_cursor(self, call: int | None) -> None:
         self.cursor = call
@@ -103,6 +141,7 @@ class ReplayChart(Widget):
         self.dollars = call_dollars(money) if money is not None else {}
         if money is None and self.unit == "dollars":
             self.unit = "tokens"
+        self._kept = None
         self.refresh()
 
     def toggle_unit(self) -> bool:
@@ -110,6 +149,7 @@ class ReplayChart(Widget):
         if self.unit == "tokens" and self.money is None:
             return False
         self.unit = "dollars" if self.unit == "tokens" else "tokens"
+        self._kept = None
         self.refresh()
         return True
 
@@ -125,10 +165,11 @@ class ReplayChart(Widget):
         """A figure in the chart's unit, short."""
         if self.unit == "tokens":
             return short(int(value))
-        return f"${value:.2f}" if value >= 1 else f"${value:.3f}" if value >= 0.001 else f"${value:.4f}" if value else "$0"
+        return usd_short(value)
 
     def on_resize(self) -> None:
         self._columns = None
+        self._kept = None
 
     # --- geometry ---------------------------------------------------------------------------
     def columns(self) -> list[tuple[int, int]]:
@@ -152,6 +193,17 @@ class ReplayChart(Widget):
         self._columns = cols
         return cols
 
+    def _calls_to_columns(self) -> dict[int, list[int]]:
+        cols = self.columns()
+        key = (len(cols), self.n_calls, cols[-1][0] if cols else 0)
+        if self._column_of is None or self._column_of_key != key:
+            column_of: dict[int, list[int]] = {}
+            for k, (first, last) in enumerate(cols):
+                for call in range(first, last + 1):
+                    column_of.setdefault(call, []).append(k)
+            self._column_of, self._column_of_key = column_of, key
+        return self._column_of
+
     def call_at(self, x: int) -> int | None:
         cols = self.columns()
         k = x - AXIS
@@ -164,30 +216,30 @@ class ReplayChart(Widget):
     # --- rendering --------------------------------------------------------------------------
     def _values(self) -> tuple[list[float | None], list[float | None], float, list[float | None]]:
         """Per column the maximum of its calls' no-strategy, pipeline and recorded figures, and
-        the top of the scale."""
-        base: list[float | None] = []
-        pipe: list[float | None] = []
-        rec: list[float | None] = []
+        the top of the scale (visiting the calls that have figures, not every call)."""
+        n = len(self.columns())
+        base: list[float | None] = [None] * n
+        pipe: list[float | None] = [None] * n
+        rec: list[float | None] = [None] * n
         top: float = 1 if self.unit == "tokens" else 0.0
-        cache: dict[tuple[int, int], tuple[float | None, float | None, float | None]] = {}
-        for first, last in self.columns():
-            key = (first, last)
-            if key not in cache:
-                found: list[float | None] = [None, None, None]
-                for call in range(first, last + 1):
-                    for k, v in enumerate(self._figures(call)):
-                        if v is not None:
-                            found[k] = v if found[k] is None else max(found[k], v)  # type: ignore[type-var]
-                cache[key] = (found[0], found[1], found[2])
-            b, p, r = cache[key]
-            base.append(b)
-            pipe.append(p)
-            rec.append(r)
-            top = max([top, *(v for v in (b, p, r) if v is not None)])
+        calls = self.dollars if self.unit == "dollars" else self.points
+        top = self._raise(base, pipe, rec, top, ((call, self._figures(call)) for call in calls))
         return base, pipe, top or 1.0, rec
 
-    def render_lines(self, crop):  # compute the column values once per paint, not per line
-        self._paint = self._values()
+    def _point_sums(self) -> tuple[int, int, bool, frozenset[int]]:
+        """(no-strategy total, pipeline total, any call recorded, the calls a compaction precedes)
+        of the points so far, kept until points change."""
+        if self._sums is None:
+            known = self.points.values()
+            self._sums = (sum(p.baseline for p in known), sum(p.tokens for p in known),
+                          any(p.recorded is not None for p in known),
+                          frozenset(c for c, p in self.points.items() if p.compacted_by))
+        return self._sums
+
+    def render_lines(self, crop):  # compute the column values once, not per line or per paint
+        if self._kept is None:
+            self._kept = self._values()
+        self._paint = self._kept
         return super().render_lines(crop)
 
     def render_line(self, y: int) -> Strip:
@@ -259,30 +311,29 @@ class ReplayChart(Widget):
         s_pipe = self.get_component_rich_style("chart--pipeline")
         s_rec = self.get_component_rich_style("chart--recorded")
         compact = width < COMPACT_BELOW
-        known = list(self.points.values())
+        base_sum, pipe_sum, any_recorded, compacted = self._point_sums()
         if self.unit == "dollars" and self.money is not None:
             money = self.money
             head = " $ per call  " if compact else " Replay: cost per model call (USD, cache-aware)  "
             base_total = float(money.total("baseline_cost", False) or 0)
             pipe_total = float(money.total("cost", False) or 0)
             recorded = money.total("recorded_cost", False)
-            base_text, pipe_text = f"${base_total:,.4f}", f"${pipe_total:,.4f}"
-            rec_text = None if recorded is None else f"${float(recorded):,.4f}"
+            base_text, pipe_text = usd(base_total), usd(pipe_total)
+            rec_text = None if recorded is None else usd(float(recorded))
         else:
             head = " tokens per call  " if compact else " Replay: input tokens per model call  "
             # the whole input each call had with no strategy (replay's predicted_tokens), not the CLI's baseline column
-            base_total = sum(p.baseline for p in known)
-            pipe_total = sum(p.tokens for p in known)
+            base_total, pipe_total = base_sum, pipe_sum
             fmt = short if compact else (lambda n: f"{n:,}")
             base_text, pipe_text = fmt(base_total), fmt(pipe_total)
-            rec_text = "" if any(p.recorded is not None for p in known) else None
+            rec_text = "" if any_recorded else None
         saving = 100.0 * (base_total - pipe_total) / base_total if base_total else 0.0
         segs = [Segment(head, title)]
         segs += [Segment("░ none " if compact else "░ no strategy ", s_base), Segment(f"{base_text}  ", label)]
         segs += [Segment("█ pipeline ", s_pipe), Segment(f"{pipe_text} ({-saving or 0.0:+.1f}%)  ", label)]
         if rec_text is not None:
             segs += [Segment("• recorded", s_rec), Segment(f" {rec_text}  " if rec_text else "  ", label)]
-        if any(p.compacted_by for p in known):
+        if compacted:
             segs.append(Segment("c compaction  ", label))
         if self.unit == "dollars" and self.money is not None:
             segs.append(Segment(("" if compact else f"prices {self.money.prices_as_of.split(' ')[0]}  ") + "$ tokens ", label))
@@ -299,7 +350,7 @@ class ReplayChart(Widget):
         label = self.get_component_rich_style("chart--label")
         title = self.get_component_rich_style("chart--title")
         cols = self.columns()
-        compacted = {c for c, p in self.points.items() if p.compacted_by}
+        compacted = self._point_sums()[3]
         cells = ["c" if any(first <= c <= last for c in compacted) else " " for first, last in cols] if compacted else [" "] * len(cols)
         cursor_x = None
         for k, (first, last) in enumerate(cols):
@@ -328,7 +379,7 @@ class ReplayChart(Widget):
             else:
                 segs.append(Segment(text, title))
         else:
-            text = f"1 … {self.n_calls}" if self.n_calls else "no model calls"
+            text = f"1 … {self.n_calls}" if self.n_calls else "finding model calls…" if self.preparing else "no model calls"
             if compacted:
                 text = "".join(cells).rstrip() + "  " + text
             segs.append(Segment(text, label))
