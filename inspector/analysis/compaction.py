@@ -162,7 +162,7 @@ def replay_compacting(
     overhead (:func:`.predict.hidden_per_call`: the part the file does not show and the re-sent
     reasoning), in every total like the tool definitions. ``validate``: fill each call's
     ``violations``. ``on_request(call, working)``: each call's request as sent (replay keeps
-    what the prompt cache needs of it)."""
+    what the prompt cache needs of it); asking for it builds every call's history."""
     baselines = baseline_tokens(view, table)
     messages = view.messages
     sizes = _sizes(view, table, names)
@@ -173,7 +173,7 @@ def replay_compacting(
         n = call.number
         if state is not None and call.context_start > state.after:
             state = None  # the file records a compaction since ours: follow what was really sent
-        if sizes is not None:  # the history's size without building it (validated from _request)
+        if sizes is not None and on_request is None:  # the history's size without building it (validated from _request)
             total, non_system = sizes(call, state, not_in_file[n - 1])
             w = None
         else:

@@ -126,7 +126,7 @@ def replay(
     facts = call_facts(view, table)
     baselines, predicted, hidden = facts.baselines, facts.predicted, facts.hidden
     if compacting(names):  # the history after a compaction is a state: replay call by call
-        return _replay_compacting(view, table, names, settings, numbers, progress, predicted, hidden)
+        return _replay_compacting(view, table, names, settings, numbers, progress, predicted, hidden, shared)
     fast = replay_tokens(view, table, names, settings, hidden, numbers) if names and not shared else None
     shares: list[int | None] = [None] * len(numbers)
     if not names or fast is not None:
@@ -182,13 +182,15 @@ def call_facts(view: SessionView, table: TokenTable) -> CallFacts:
     return kept
 
 
-def _replay_compacting(view, table, names, settings, numbers, progress, predicted, hidden) -> Replay:
+def _replay_compacting(view, table, names, settings, numbers, progress, predicted, hidden, shared=False) -> Replay:
+    """The stateful replay; ``shared``: build every call's request (no sizing from the state
+    alone) so each call gets its ``shared_tokens``."""
     wanted = set(numbers)
     out = Replay(names, settings, session_calls=len(view.calls))
     chain = RequestChain(view, table)
     shares: dict[int, int | None] = {}
-    for c in replay_compacting(view, table, names, settings, hidden,
-                               on_request=lambda n, w: shares.__setitem__(n, chain.feed(n, w))):
+    keep = (lambda n, w: shares.__setitem__(n, chain.feed(n, w))) if shared else None
+    for c in replay_compacting(view, table, names, settings, hidden, on_request=keep):
         if c.call in wanted:
             # a summary call the compaction adds has no counterpart without the pipeline
             p = predicted[c.call - 1]
