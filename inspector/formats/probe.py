@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from ..safeio import read_text, read_text_head
+from ..safeio import read_text_head
+from .jsonstream import load_json
 
 if TYPE_CHECKING:  # pragma: no cover
     from .base import Format
@@ -77,7 +78,7 @@ class Probe:
         if not stripped[:1] in (b"{", b"["):
             return None
         try:
-            return orjson.loads(read_text(self.path))
+            return load_json(self.path)
         except orjson.JSONDecodeError:
             return None
 
