@@ -14,6 +14,7 @@ checking the types itself: no per-message validation.
 from __future__ import annotations
 
 from pathlib import Path
+from sys import intern
 from typing import Any
 
 import orjson
@@ -71,16 +72,22 @@ _TOP_HANDLED = frozenset({"messages", "tools", "functions"})
 
 
 def read(path: Path) -> Session:
-    return read_document(path, session_from_document, NAME)
+    return read_document(path, lambda doc, name: session_from_document(doc, name, consume=True), NAME)
 
 
-def session_from_document(doc: Any, path: str | None = None) -> Session:
-    """A Session from a parsed Chat Completions document; ShapeError on a structural problem."""
+def session_from_document(doc: Any, path: str | None = None, *, consume: bool = False) -> Session:
+    """A Session from a parsed Chat Completions document; ShapeError on a structural problem.
+    ``consume``: the document is the caller's to give up; each message's dict is dropped from it
+    once read, so the parsed values and the model are not all alive together."""
     items, prefix, extra = message_items(doc, _TOP_HANDLED, 'a list of chat messages or an object with "messages"')
     tools = _read_tools(doc, extra) if isinstance(doc, dict) else []
     reader = _MessageReader(prefix)
     with paused_gc():
-        messages = [reader.message(item, i) for i, item in enumerate(items)]
+        messages = []
+        for i, item in enumerate(items):
+            messages.append(reader.message(item, i))
+            if consume:
+                items[i] = None
     model = extra.get("model") if isinstance(extra.get("model"), str) else None  # the request's model
     return Session.model_construct(
         path=path, format=NAME, messages=messages, tools=tools, extra=extra, sidechains={}, skipped=[], model=model
@@ -277,10 +284,11 @@ def _tool_call(call: Any, path: PathParts) -> ToolCallBlock:
         found = describe(call_id) if "id" in call else "none"
         raise ShapeError(path + ("id",), f"expected the call id as a string, found {found}")
     args, extra = _arguments(fn, path + ("function",))
-    extra.update((k, v) for k, v in call.items() if k not in ("id", "function"))
+    # the strings every call repeats ("function", the tool's name) held once, not once per call
+    extra.update((k, intern(v) if type(v) is str and len(v) < 64 else v) for k, v in call.items() if k not in ("id", "function"))
     if "type" not in call:
         extra[H.OMIT] = ["type"]
-    return ToolCallBlock(id=call_id, name=fn["name"], arguments=args, extra=extra)
+    return ToolCallBlock(id=call_id, name=intern(fn["name"]), arguments=args, extra=extra)
 
 
 #: Usage written with Anthropic's cache fields next to OpenAI's names: the input excludes them.
