@@ -212,12 +212,21 @@ class ModelTally:
     def __init__(self, session: Session) -> None:
         self.session = session
         self.counts: Counter[str] = Counter()
+        self.order: dict[str, int] = {}  # first seen
+        self.best: str | None = None
 
     def add(self, model: str | None) -> None:
         if not model:
             return
-        self.counts[model] += 1
-        self.session.model = self.counts.most_common(1)[0][0]
+        counts = self.counts
+        counts[model] += 1
+        order = self.order.setdefault(model, len(self.order))
+        best = self.best
+        # only this model's count moved: it is the new leader, or the leader stays (once per call,
+        # not a scan of every model seen)
+        if best is None or counts[model] > counts[best] or (counts[model] == counts[best] and order < self.order[best]):
+            self.best = best = model
+        self.session.model = best
 
     def fallback(self, model: str | None) -> None:
         if model and not self.counts and self.session.model is None:
