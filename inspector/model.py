@@ -58,10 +58,16 @@ class Record:
             values.update(update)
         return type(self)(**values)
 
-    def model_dump(self, **_options: Any) -> dict[str, Any]:
-        """Plain dicts and lists all the way down, keys in pydantic's order."""
+    def model_dump(self, *, mode: str = "python", exclude: set[str] | None = None, exclude_none: bool = False) -> dict[str, Any]:
+        """Plain dicts and lists all the way down, keys in pydantic's order (the values are JSON's
+        own types, so ``mode`` changes nothing); ``exclude`` and ``exclude_none`` at the top."""
         cls = type(self)
-        return {name: _dump(cls.type if name == "type" else getattr(self, name)) for name in cls._dump_order}
+        out = {name: _dump(cls.type if name == "type" else getattr(self, name)) for name in cls._dump_order}
+        for name in exclude or ():
+            out.pop(name, None)
+        if exclude_none:
+            out = {k: v for k, v in out.items() if v is not None}
+        return out
 
     @classmethod
     def model_validate(cls, value: Any):

@@ -33,6 +33,10 @@ def test_records_keep_pydantic_s_api():
         "content_form": "string", "starts_context": False, "injected": None, "is_summary": None, "extra": {"ts": 1},
     }
     assert Message.model_validate(m.model_dump()) == m
+    assert Usage(input_tokens=5).model_dump(exclude_none=True) == {"input_tokens": 5}
+    assert list(m.model_dump(exclude={"content", "usage"}, mode="json"))[:3] == ["index", "role", "name"]
+    with pytest.raises(TypeError):
+        m.model_dump(by_alias=True)  # an option the records do not have fails, never silently ignored
     a, b = Message(index=0, role="user"), Message(index=1, role="user")
     assert a.content is not b.content and a.extra is not b.extra  # factories run per object
     assert hash(SourceRef(line=3)) == hash(SourceRef(line=3))  # frozen in pydantic: hashable
