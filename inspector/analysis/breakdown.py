@@ -5,6 +5,7 @@ The figures ``info`` reports (before any ``--calibrate`` scaling, which the view
 
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass
 
 from ..model import Session, ToolCallBlock, ToolResultBlock
@@ -31,17 +32,20 @@ def unit_kinds(view: SessionView, table: TokenTable) -> tuple[dict[str, int], di
     totals = table.totals
     tokens = {kind: 0 for kind in UNIT_KINDS}
     units = {kind: 0 for kind in UNIT_KINDS}
-    for unit in view.units:
-        kind = unit.kind.value
+    kinds = [unit.kind.value for unit in view.units]
+    per_unit = [0] * len(kinds)
+    for uid, count in zip(view.unit_of, totals):  # each message is in exactly one unit
+        per_unit[uid] += count
+    for kind, count in zip(kinds, per_unit):
         units[kind] += 1
-        tokens[kind] += sum(totals[i] for i in unit.indices)
+        tokens[kind] += count
     return tokens, units
 
 
 def largest_messages(table: TokenTable, n: int) -> list[int]:
     """Indices of the ``n`` largest messages, largest first (ties: earlier first)."""
     totals = table.totals
-    return sorted(range(len(totals)), key=lambda i: (-totals[i], i))[:n]
+    return heapq.nsmallest(n, range(len(totals)), key=lambda i: (-totals[i], i))
 
 
 @dataclass(slots=True)

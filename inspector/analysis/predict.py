@@ -35,6 +35,7 @@ from ..model import Session
 from ..tokens import TokenTable
 from ..units import SessionView
 from .baseline import baseline_tokens, next_resent_reasoning, resent_reasoning
+from .memo import kept, kept_list
 from .session_facts import agent_of, agent_version_of, call_model, session_model
 
 Basis = Literal["recorded", "before compaction", "typical", "none"]
@@ -217,27 +218,15 @@ def next_call(view: SessionView, table: TokenTable) -> CallPrediction:
 
 @dataclass
 class _Cache:
-    table: TokenTable
-    recorded: list[int | None]
-    messages: int
     calls: list[CallPrediction]
     fitter: _Fitter
     next: CallPrediction | None = None
 
 
-_CACHE_ATTR = "_predict_cache"
-
-
 def _cache(view: SessionView, table: TokenTable, baselines: list[int] | None) -> _Cache:
-    """The fitted calls of ``view`` under ``table``, kept on the view: valid while the table,
-    the messages and the usage they recorded are the same."""
-    recorded = recorded_tokens(view)
-    cache = getattr(view, _CACHE_ATTR, None)
-    if cache is None or cache.table is not table or cache.messages != len(view) or cache.recorded != recorded:
-        calls, fitter = _fit_calls(view, table, baselines, recorded)
-        cache = _Cache(table, recorded, len(view), calls, fitter)
-        setattr(view, _CACHE_ATTR, cache)
-    return cache
+    """The fitted calls of ``view`` under ``table``, kept on the view (:mod:`.memo`): valid
+    while the table, the messages and the usage they recorded are the same."""
+    return kept(view, table, "predictions", lambda: _Cache(*_fit_calls(view, table, baselines, recorded_tokens(view))))
 
 
 def _walk(view: SessionView, table: TokenTable, baselines: list[int] | None) -> tuple[list[CallPrediction], _Fitter]:
@@ -273,7 +262,8 @@ def _next_baseline(view: SessionView, table: TokenTable, context_start: int) -> 
 def hidden_per_call(view: SessionView, table: TokenTable) -> list[int]:
     """What every model call's plan adds to its request overhead, in call order: the *not in
     file* part plus the reasoning the call re-sends (neither is a message a strategy can drop)."""
-    return [c.not_in_file + r for c, r in zip(predictions(view, table), resent_reasoning(view, table))]
+    return kept_list(view, table, "hidden_per_call", lambda: [
+        c.not_in_file + r for c, r in zip(predictions(view, table), resent_reasoning(view, table))])
 
 
 __all__ = [
