@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from ..model import Message, ThinkingBlock
+from ..model import Message
 from ..tokens import MessageCount, TokenTable
 from ..units import SessionView
 from .context import visible_input
@@ -61,7 +61,7 @@ def call_reasoning(message: Message, count: MessageCount) -> int:
     usage = message.usage
     if usage is not None and usage.reasoning_tokens is not None:
         return usage.reasoning_tokens
-    if count.thinking == 0 and not any(isinstance(b, ThinkingBlock) for b in message.content):
+    if count.thinking == 0 and not any(b.type == "thinking" for b in message.content):
         return 0
     visible = count.total - count.framing
     hidden = usage.output_tokens - visible if usage is not None and usage.output_tokens is not None else 0

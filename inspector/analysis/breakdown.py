@@ -8,7 +8,7 @@ from __future__ import annotations
 import heapq
 from dataclasses import dataclass
 
-from ..model import Session, ToolCallBlock, ToolResultBlock
+from ..model import Session
 from ..tokens import TokenTable
 from ..units import FLAG_NAMES, SessionView, UnitKind
 
@@ -64,12 +64,13 @@ def tool_tokens(session: Session, table: TokenTable) -> dict[str, ToolTokens]:
     for i, message in enumerate(session.messages):
         counts = table.counts[i].blocks
         for k, block in enumerate(message.content):
-            if isinstance(block, ToolCallBlock):
+            kind = block.type  # the type tag: isinstance on a pydantic class costs ~1 us
+            if kind == "tool_call":
                 name_of_call[block.id] = block.name
                 row = tools.setdefault(block.name, ToolTokens())
                 row.calls += 1
                 row.call_tokens += counts[k]
-            elif isinstance(block, ToolResultBlock):
+            elif kind == "tool_result":
                 row = tools.setdefault(name_of_call.get(block.tool_call_id) or block.name or "?", ToolTokens())
                 row.results += 1
                 row.result_tokens += counts[k]
