@@ -166,6 +166,7 @@ class _Fitter:
         self.before: tuple[int, int, int] | None = None  # the first recorded call of the context before
         self.calls = 0
         self.typical = typical_for(agent_of(session), agent_version_of(session))
+        self._fit: Fit | None = None  # the fit until the next enter() or record(): shared, it is frozen
 
     def enter(self, context_start: int) -> None:
         if context_start != self.context_start:
@@ -173,8 +174,14 @@ class _Fitter:
             self.before = self.first or self.before
             self.latest = self.first = None
             self.calls = 0
+            self._fit = None
 
     def fit(self) -> Fit:
+        if self._fit is None:
+            self._fit = self._new_fit()
+        return self._fit
+
+    def _new_fit(self) -> Fit:
         if self.latest is not None:
             _, recorded, counted = self.latest
             return Fit(recorded - counted, 1.0, self.calls, "recorded", self.latest)
@@ -192,6 +199,7 @@ class _Fitter:
         if self.first is None:
             self.first = self.latest
         self.calls += 1
+        self._fit = None
 
 
 def predictions(view: SessionView, table: TokenTable, baselines: list[int] | None = None) -> list[CallPrediction]:
