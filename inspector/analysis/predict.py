@@ -205,7 +205,10 @@ class _Fitter:
 def predictions(view: SessionView, table: TokenTable, baselines: list[int] | None = None) -> list[CallPrediction]:
     """One :class:`CallPrediction` per model call, each fitted on earlier calls only. Computed
     once per view and table (every plan of the viewer asks for its call's part)."""
-    return _walk(view, table, baselines)[0]
+    cache = _cache(view, table, baselines)
+    if cache.calls is None:
+        cache.calls = _fit_calls(view, cache.baselines, cache.recorded)
+    return cache.calls
 
 
 def next_call(view: SessionView, table: TokenTable) -> CallPrediction:
@@ -219,33 +222,41 @@ def next_call(view: SessionView, table: TokenTable) -> CallPrediction:
         fitter.enter(start)
         baseline = _next_baseline(view, table, start)
         fit = fitter.fit()
-        model = next((c.model for c in reversed(cache.calls) if c.model), None)
-        cache.next = CallPrediction(len(view.calls) + 1, len(view), baseline, None, fit.predict(baseline), fit, model)
+        cache.next = CallPrediction(len(view.calls) + 1, len(view), baseline, None, fit.predict(baseline), fit,
+                                    _latest_model(view))
     return cache.next
 
 
 @dataclass
 class _Cache:
-    calls: list[CallPrediction]
+    """The fits of a view under a table: the fitter as the last call left it (all the next call
+    needs, found without a prediction per call) and, once asked for, every call's prediction."""
+
+    baselines: list[int]
+    recorded: list[int | None]
     fitter: _Fitter
+    calls: list[CallPrediction] | None = None
     next: CallPrediction | None = None
 
 
 def _cache(view: SessionView, table: TokenTable, baselines: list[int] | None) -> _Cache:
-    """The fitted calls of ``view`` under ``table``, kept on the view (:mod:`.memo`): valid
-    while the table, the messages and the usage they recorded are the same."""
-    return kept(view, table, "predictions", lambda: _Cache(*_fit_calls(view, table, baselines, recorded_tokens(view))))
+    """The :class:`_Cache` of ``view`` under ``table``, kept on the view (:mod:`.memo`)."""
+    return kept(view, table, "predictions", lambda: _walked(view, table, baselines))
 
 
-def _walk(view: SessionView, table: TokenTable, baselines: list[int] | None) -> tuple[list[CallPrediction], _Fitter]:
-    cache = _cache(view, table, baselines)
-    return cache.calls, cache.fitter
-
-
-def _fit_calls(
-    view: SessionView, table: TokenTable, baselines: list[int] | None, recorded: list[int | None]
-) -> tuple[list[CallPrediction], _Fitter]:
+def _walked(view: SessionView, table: TokenTable, baselines: list[int] | None) -> _Cache:
     baselines = baseline_tokens(view, table) if baselines is None else baselines
+    recorded = recorded_tokens(view)
+    fitter = _Fitter(view.session)
+    for call, baseline, counted in zip(view.calls, baselines, recorded):
+        if call.context_start != fitter.context_start:
+            fitter.enter(call.context_start)
+        if counted:
+            fitter.record(call.number, counted, baseline)
+    return _Cache(baselines, recorded, fitter)
+
+
+def _fit_calls(view: SessionView, baselines: list[int], recorded: list[int | None]) -> list[CallPrediction]:
     fitter = _Fitter(view.session)
     messages = view.messages
     model_of_session = session_model(view.session)
@@ -256,7 +267,18 @@ def _fit_calls(
         model = call_model(messages[call.message_index]) or model_of_session
         out.append(CallPrediction(call.number, call.message_index, baseline, recorded, fit.predict(baseline), fit, model))
         fitter.record(call.number, recorded, baseline)
-    return out, fitter
+    return out
+
+
+def _latest_model(view: SessionView) -> str | None:
+    """The model of the latest call, as its prediction names it (the file's, else the session's)."""
+    calls, messages = view.calls, view.messages
+    if not calls:
+        return None
+    session = session_model(view.session)
+    if session:
+        return call_model(messages[calls[-1].message_index]) or session
+    return next((model for c in reversed(calls) if (model := call_model(messages[c.message_index]))), None)
 
 
 def _next_baseline(view: SessionView, table: TokenTable, context_start: int) -> int:
