@@ -252,9 +252,17 @@ def cmd_info(args: argparse.Namespace) -> int:
     options = money_options(args)
     analysis = _load(args)
     report = info_report(analysis, largest=max(0, args.largest))
-    report["money"] = info_money(session_money(analysis.view, analysis.table, options=options))
+    # the tables show money only beside recorded usage: without any, pricing every call is wasted
+    report["money"] = info_money(session_money(analysis.view, analysis.table, options=options)) if (
+        args.json or _records_usage(analysis.session)) else None
     _show(args, report, "info")
     return 0
+
+
+def _records_usage(session) -> bool:
+    """Whether any message of the session or of its sidechains records usage."""
+    chains = [session.messages, *session.sidechains.values()]
+    return any(m.usage is not None for chain in chains for m in chain)
 
 
 def cmd_schema(args: argparse.Namespace) -> int:
