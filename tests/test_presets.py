@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from inspector.presets import PresetError, get_preset, load_presets, resolve, save_user_preset
@@ -106,8 +108,25 @@ def test_as_config_prints_the_agents_own_settings(capsys):
     )
     preset, _, s = resolve("langchain-trim-last", {"budget": 500})
     assert "max_tokens=500" in as_config(preset, s) and "end_on=('human', 'tool')" in as_config(preset, s)
-    code, _, err = run(capsys, "presets", "show", "mini-swe-agent", "--as-config")
-    assert code == 2 and "has no configuration of its own" in err
+    code, out, _ = run(capsys, "presets", "show", "mini-swe-agent", "--as-config")
+    assert code == 0 and out.startswith("# mini-swe-agent sends the whole linear history at every step: no setting")
+    code, _, err = run(capsys, "presets", "show", "cline", "--as-config")
+    assert code == 2 and "preset 'cline' (Cline) has no configuration of its own to print." in err
+
+
+def test_gemini_cli_as_config_carries_its_tool_output_masking_settings(capsys):
+    code, out, _ = run(capsys, "presets", "show", "gemini-cli", "--as-config", "--set", "mask_min_tokens=12000")
+    assert code == 0
+    comment, _, body = out.partition("\n")
+    assert comment.startswith("// ~/.gemini/settings.json")
+    assert json.loads(body) == {
+        "model": {"compressionThreshold": 0.5},
+        "experimental": {"toolOutputMasking": {
+            "enabled": True, "toolProtectionThreshold": 50000, "minPrunableTokensThreshold": 12000, "protectLatestTurn": True,
+        }},
+    }
+    code, out, _ = run(capsys, "presets", "show", "gemini-cli", "--as-config", "--set", "mask_protect_turns=0")
+    assert json.loads(out.partition("\n")[2])["experimental"]["toolOutputMasking"]["protectLatestTurn"] is False
 
 
 def test_user_presets_are_saved_and_loaded_from_the_config_dir(capsys, tmp_path):
