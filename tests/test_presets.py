@@ -70,6 +70,11 @@ def test_every_preset_plans_replays_and_exports(capsys, name, tmp_path):
     assert len(summaries) == sum(1 for c in replay["calls"] if c["compacted_by"])
     code, _, err = run(capsys, "export", SAMPLE, "--preset", name, "--to", "anthropic", "-o", tmp_path / "out.json")
     assert code == 0, err
+    compare = as_json(capsys, "compare", SAMPLE, "--preset", name)
+    assert [(r.get("preset"), r["pipeline"]) for r in compare["rows"]] == [(None, "none"), (name, ",".join(preset.pipeline) or "none")]
+    code, out, err = run(capsys, "compare", SAMPLE, "--preset", name)
+    assert code == 0, err
+    assert any(line.split()[:1] == [name] for line in out.splitlines())  # a row named by the preset
 
 
 def test_set_overrides_a_preset_parameter_and_bad_values_are_one_paragraph(capsys):
@@ -85,6 +90,15 @@ def test_set_overrides_a_preset_parameter_and_bad_values_are_one_paragraph(capsy
     assert code == 2 and "--set compact_share=lots: could not convert string to float: 'lots'." in err
     code, _, err = run(capsys, "plan", SAMPLE, "--preset", "codex", "--set", "no_such=1")
     assert code == 2 and "--set no_such=1: no parameter 'no_such'" in err
+
+
+def test_the_html_report_with_a_preset_compares_that_preset_by_name(capsys, tmp_path):
+    page = tmp_path / "page.html"
+    code, _, err = run(capsys, "report", SAMPLE, "--preset", "swe-agent", "--html", page)
+    assert code == 0, err
+    table = page.read_text(encoding="utf-8").split('<table id="compare-table">')[1].split("</table>")[0]
+    assert "<th>preset (pipeline)</th>" in table
+    assert [cell.split("<")[0] for cell in table.split('<tr class="compare-row"><td>')[1:]] == ["none", "swe-agent (last_n_observations)"]
 
 
 def test_compare_presets_runs_each_with_its_own_settings(capsys):

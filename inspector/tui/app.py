@@ -156,11 +156,13 @@ class InspectorApp(ViewActions, App[int]):
         sync_count: bool | None = None,
         keymap: Path | None = None,
         lesson: bool = False,
+        preset: str | None = None,
     ) -> None:
         """``keymap``: the keymap file (default: keymap.toml in the user's config directory);
-        ``lesson``: open on the lesson screen."""
+        ``lesson``: open on the lesson screen; ``preset``: open with that preset applied."""
         super().__init__()
         self.open_lesson = lesson
+        self.open_preset = preset
         self.session = session
         self.session_path = path or session.path
         self.format_name = format or session.format
@@ -253,6 +255,9 @@ class InspectorApp(ViewActions, App[int]):
         self.list.focus()
         self._update_status()
         self._first_count()
+        start = next((p for p in available_presets() if p.name == self.open_preset), None)
+        if start is not None:
+            self.apply_preset(start)
         if self.encoding_warning:
             self.notify(self.encoding_warning, severity="warning", timeout=8)
         for problem in self._keymap_problems:
@@ -714,10 +719,11 @@ def run(
     profile: str | None = None,
     sidechain: str | None = None,
     lesson: bool = False,
+    preset: str | None = None,
 ) -> int:
     """Open the TUI on ``path`` (a bundled sample when None), on its sidechain ``sidechain`` when
     given (not followed: the file grows with the main conversation), on the lesson screen with
-    ``lesson``. Returns the exit code: 0, or 2 when the session or the theme cannot be used (the
+    ``lesson``, with preset ``preset`` applied. Returns the exit code: 0, or 2 when the session or the theme cannot be used (the
     reason is printed to stderr, no traceback)."""
     from .. import load
     from ..formats import SessionFormatError
@@ -761,7 +767,8 @@ def run(
             print(f"context-inspector: --sidechain: {exc}", file=sys.stderr)
             return 2
         app = InspectorApp(shown, path=str(path), theme=theme_file, follow=False if sidechain is not None else follow,
-                           format=format or session.format, encoding=encoding, profile=profile, lesson=lesson)
+                           format=format or session.format, encoding=encoding, profile=profile, lesson=lesson,
+                           preset=preset)
         lesson = False  # the lesson opens once, not again on a sidechain switch
         app.sidechain, app.sidechain_choices = sidechain, tuple(sidechain_ids(main))
         app.run()
