@@ -36,7 +36,8 @@ def test_presets_json_lists_every_preset_with_its_source_params_and_pipeline(cap
         assert set(p) >= {"name", "agent", "version", "source", "params", "pipeline"}
         assert p["source"]["sure"] in ("source", "docs", "second-hand", "approximation") and p["source"]["where"]
     # 272,000 x 95 % reported, compacting at 9/10 of 272,000 = 244,800
-    assert by_name["codex"]["params"] == {"context_window": 258400, "compact_share": 0.9473684210526315, "keep_user_tokens": 20000, "summary_tokens": 2000}
+    assert by_name["codex"]["params"] == {
+        "context_window": 258400, "compact_share": 0.9473684210526315, "compact_count": "codex", "keep_user_tokens": 20000, "summary_tokens": 2000}
     assert by_name["swe-agent"]["pipeline"] == ["last_n_observations"]
     assert by_name["mini-swe-agent"]["pipeline"] == []
 
