@@ -94,7 +94,7 @@ def test_one_home_for_codex_limit_the_window_budget_is_the_presets_trigger():
     session = inspector.load(str(REAL / "entiregraph_codex0.136.0_auto-compact.jsonl"))
     window = session_window(session)
     assert (window.tokens, window.budget, window.reserved) == (258_400, 244_800, 13_600)
-    assert window.reserved_note == "Codex compacts at 244,800: 9/10 of its catalog window (258,400 / 0.95)"
+    assert window.reserved_note == "Codex compacts at 9/10 of 272,000"  # the catalog window
 
 
 @pytest.mark.parametrize(

@@ -6,8 +6,10 @@ openai/codex ``codex-rs/core/src/context_manager/history.rs`` ``get_total_token_
 - plus an estimate of the items recorded after the last model-generated item (tool outputs,
   user and developer messages): ``estimate_item_token_count``, the serialized item's bytes / 4
   rounded up (``approx_tokens_from_byte_count``);
-- plus, unless the server said it already counted them (``server_reasoning_included``, a
-  response header a rollout does not record; this assumes it did not), every reasoning item
+- plus, unless the server said it already counted them (``server_reasoning_included``, the
+  ``x-reasoning-included`` response header, which a rollout does not record; this assumes it
+  did not: without that part no single limit fits the public 0.145 rollout, where Codex
+  compacted after a count of 204,661 shown but not after 224,247), every reasoning item
   with ``encrypted_content`` before the last user-turn boundary (a user message that is not
   harness context, or a sub-agent's ``agent_message``): ``(len x 3/4 - 650) / 4`` tokens
   each (``estimate_reasoning_length``).

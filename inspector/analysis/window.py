@@ -70,7 +70,7 @@ def _reservation(agent: str | None, window: int) -> tuple[int, str]:
         return 33_000, "Claude Code compacts at window - 20,000 reserved output - 13,000 buffer"
     if agent == "codex":
         limit = codex_limit(window)
-        return window - limit, f"Codex compacts at {limit:,}: 9/10 of its catalog window ({window:,} / 0.95)"
+        return window - limit, f"Codex compacts at 9/10 of {round(limit / 0.9):,}"  # its catalog window
     return 0, ""
 
 

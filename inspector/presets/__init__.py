@@ -117,10 +117,10 @@ def load_presets() -> dict[str, Preset]:
 
 def builtin_preset(name: str) -> Preset:
     """The built-in preset ``name`` as shipped (a user file of that name does not replace it)."""
-    found = {p.name: p for p in _read(BUILTIN, "builtin")}
-    if name not in found:
+    tables = [t for t in tomllib.loads(read_settings_text(BUILTIN)).get("preset", ()) if t.get("name") == name]
+    if not tables:
         raise PresetError(f"no built-in preset {name!r}.")
-    return found[name]
+    return _from_table(tables[0], "builtin")
 
 
 def get_preset(name: str) -> Preset:
