@@ -100,6 +100,8 @@ def test_query_runs_user_sql_over_the_tables(capsys, tmp_path):
     assert report["rows"] == [list(r) for r in by_results[:2]] == [["edit_file", 10], ["read_file", 8]]
     code, out, err = run(capsys, "fleet", "query", "SELECT count(*) FROM calls", "--dataset", dataset)
     assert code == 0 and "35" in out
+    code, out, err = run(capsys, "fleet", "query", "--dataset", dataset, "SELECT count(*) FROM calls")
+    assert code == 0 and "35" in out, err  # options before the SQL work too
 
     code, out, err = run(capsys, "fleet", "query", "SELECT nope FROM sessions", "--dataset", dataset)
     assert code == 2

@@ -63,7 +63,11 @@ def test_every_preset_plans_replays_and_exports(capsys, name, tmp_path):
     assert [stage["strategy"] for stage in report["pipeline"]] == list(preset.pipeline)
     for stage in report["pipeline"]:
         for key, value in preset.params.items():
-            if key in stage["params"]:
+            if key == "context_window" and key in stage["params"]:
+                # the window of the model the file names (claude-sonnet-4-5 in the sample's header)
+                # replaces the preset's default unless --set gives one
+                assert stage["params"][key] == 200_000
+            elif key in stage["params"]:
                 assert stage["params"][key] == (list(value) if isinstance(value, tuple) else value)
     replay = as_json(capsys, "replay", SAMPLE, "--preset", name)
     assert sum(1 for c in replay["calls"] if c["kind"] == "call") == 35

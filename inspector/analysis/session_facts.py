@@ -56,10 +56,7 @@ def model_of(session: Session) -> str | None:
             model = call_model(message)
             if model:
                 return model
-    if session.model:
-        return session.model
-    model = session.extra.get("model")
-    return model if isinstance(model, str) and model else None
+    return session_model(session)
 
 
 __all__ = ["agent_of", "agent_version_of", "call_model", "model_of", "session_model"]

@@ -31,25 +31,35 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--theme", metavar="NAME", help="colour theme of the lesson screen")
 
 
-def lesson_report(step_key: str | None = None) -> dict[str, Any]:
-    """The steps' figures (``learn --json``)."""
-    from ..analysis.lesson import STEPS, step_figures, step_named
+def _step(key: str):
+    """The lesson step named ``key``; a usage error naming the steps otherwise."""
+    from ..analysis.lesson import step_named
     from .options import UsageError
-    from .samples import samples_dir
 
     try:
-        steps = [step_named(step_key)] if step_key else list(STEPS)
+        return step_named(key)
     except KeyError as exc:
         raise UsageError(str(exc.args[0])) from None
+
+
+def lesson_report(step_key: str | None = None) -> dict[str, Any]:
+    """The steps' figures (``learn --json``)."""
+    from ..analysis.lesson import STEPS, step_figures
+    from .samples import samples_dir
+
+    steps = [_step(step_key)] if step_key else list(STEPS)
     return {"steps": [step_figures(step, samples_dir()) for step in steps]}
 
 
 def cmd_learn(args: argparse.Namespace) -> int:
     if not (args.json or args.print_only) and sys.stdout.isatty() and sys.stdin.isatty():
+        from ..analysis.lesson import STEPS
         from ..tui.app import run
         from .samples import sample_path
 
-        return run(str(sample_path("measured_three_questions.json")), theme=args.theme, lesson=True)
+        start = STEPS.index(_step(args.step)) if args.step else 0
+        return run(str(sample_path("measured_three_questions.json")), theme=args.theme, lesson=True,
+                   lesson_step=start)
     report = lesson_report(args.step)
     if args.json:
         from .jsonout import print_report

@@ -521,7 +521,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         name = argv[0]
         parser = _sub_parsers()[name]
         prog = parser.prog
-        args = parser.parse_args(argv[1:])
+        # fleet's positionals may follow its options: `fleet query --dataset DIR "SQL"`.
+        parse = parser.parse_intermixed_args if name == "fleet" else parser.parse_args
+        args = parse(argv[1:])
         command = COMMANDS[name]
     else:
         parser = _tui_parser()

@@ -18,6 +18,7 @@ from rich.text import Text
 from ..textsafe import visible
 from .longtable import LONG, Column, print_long_table
 from .safeconsole import SafeConsole
+from ..numbers import usd
 
 SHORT_ROLES = {"system": "sys", "assistant": "asst"}
 
@@ -229,7 +230,7 @@ def USD(value: float | None, style: str = "") -> Text:
     """A cost in dollars; "—" where there is none (no usage, or a model the price data lacks)."""
     if value is None:
         return Text("—", style="dim")
-    return Text(f"${value:,.4f}" if abs(value) < 1 else f"${value:,.2f}", style=style)
+    return Text(usd(value, 4 if abs(value) < 1 else 2), style=style)
 
 
 def _usd_text(value: float | None) -> str:

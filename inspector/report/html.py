@@ -14,6 +14,7 @@ from typing import Any
 from ..textsafe import visible
 from .breakdown import Window, window_breakdown
 from .chart import replay_svg
+from ..numbers import usd
 
 STATUS_WORDS = ("kept", "dropped", "truncated", "summarized", "cleared", "inserted")
 
@@ -37,7 +38,7 @@ def pct(value: float | None) -> str | None:
 
 
 def dollars(value: float | None) -> str | None:
-    return None if value is None else f"${value:,.4f}"
+    return None if value is None else usd(value)
 
 
 def css(colours: dict[str, dict[str, str]]) -> str:

@@ -156,12 +156,15 @@ class InspectorApp(ViewActions, App[int]):
         sync_count: bool | None = None,
         keymap: Path | None = None,
         lesson: bool = False,
+        lesson_step: int = 0,
         preset: str | None = None,
     ) -> None:
         """``keymap``: the keymap file (default: keymap.toml in the user's config directory);
-        ``lesson``: open on the lesson screen; ``preset``: open with that preset applied."""
+        ``lesson``: open on the lesson screen, at step ``lesson_step`` (0-based); ``preset``: open
+        with that preset applied."""
         super().__init__()
         self.open_lesson = lesson
+        self._lesson_start = lesson_step
         self.open_preset = preset
         self.session = session
         self.session_path = path or session.path
@@ -539,7 +542,8 @@ class InspectorApp(ViewActions, App[int]):
         if sample is None:
             self.notify("The bundled samples are missing, so the lesson cannot open.", severity="warning")
             return
-        self.push_screen(LessonScreen(sample.parent))
+        start, self._lesson_start = self._lesson_start, 0  # `learn --step` applies to the first opening
+        self.push_screen(LessonScreen(sample.parent, start=start))
 
     def action_tools(self) -> None:
         from .screens.tools import open_tools
@@ -719,11 +723,12 @@ def run(
     profile: str | None = None,
     sidechain: str | None = None,
     lesson: bool = False,
+    lesson_step: int = 0,
     preset: str | None = None,
 ) -> int:
     """Open the TUI on ``path`` (a bundled sample when None), on its sidechain ``sidechain`` when
     given (not followed: the file grows with the main conversation), on the lesson screen with
-    ``lesson``, with preset ``preset`` applied. Returns the exit code: 0, or 2 when the session or the theme cannot be used (the
+    ``lesson`` (at step ``lesson_step``, 0-based), with preset ``preset`` applied. Returns the exit code: 0, or 2 when the session or the theme cannot be used (the
     reason is printed to stderr, no traceback)."""
     from .. import load
     from ..formats import SessionFormatError
@@ -768,7 +773,7 @@ def run(
             return 2
         app = InspectorApp(shown, path=str(path), theme=theme_file, follow=False if sidechain is not None else follow,
                            format=format or session.format, encoding=encoding, profile=profile, lesson=lesson,
-                           preset=preset)
+                           lesson_step=lesson_step, preset=preset)
         lesson = False  # the lesson opens once, not again on a sidechain switch
         app.sidechain, app.sidechain_choices = sidechain, tuple(sidechain_ids(main))
         app.run()

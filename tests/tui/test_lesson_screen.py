@@ -62,3 +62,18 @@ async def test_the_help_screen_opens_the_lesson():
         assert app.state.pipeline == ()
 
 
+
+
+async def test_learn_step_opens_the_lesson_at_that_step_once():
+    """`learn --step tool_pruning` on a terminal opens at step 6; `l` later starts at step 1."""
+    from inspector.analysis.lesson import STEPS, step_named
+
+    app = make_app(MEASURED_SAMPLE, lesson=True, lesson_step=STEPS.index(step_named("tool_pruning")))
+    async with app.run_test(size=(160, 48)) as pilot:
+        await pilot.pause()
+        assert "Lesson · step 6 of 6: Keep each earlier turn's question and answer" in app.screen.plain()
+        await pilot.press("escape")
+        await settle(pilot, app)
+        app.action_lesson()
+        await pilot.pause()
+        assert "Lesson · step 1 of 6" in app.screen.plain()

@@ -14,6 +14,7 @@ from textual.widgets import DataTable, Footer, Static
 
 from ...analysis.money import CallDollars, Money, call_dollars
 from ..engine import CallPoint
+from ...numbers import usd
 
 COLUMNS = ("call", "no strategy", "pipeline", "recorded", "cache read", "cache write",
            "$ no strategy", "$ pipeline", "$ recorded", "compacted by", "cache")
@@ -24,7 +25,7 @@ def _n(value: int | None) -> str:
 
 
 def _usd(value: float | None) -> str:
-    return "—" if value is None else f"${value:,.4f}"
+    return "—" if value is None else usd(value)
 
 
 def table_rows(points: dict[int, CallPoint], money: Money | None) -> list[tuple[str, ...]]:

@@ -24,6 +24,7 @@ from textual.widget import Widget
 from ...analysis.money import CallDollars, Money, call_dollars
 from ..engine import CallPoint
 from .totals import short
+from ...numbers import usd, usd_short
 
 EIGHTHS = " ▁▂▃▄▅▆▇█"
 AXIS = 8  # width of the y-axis labels
@@ -125,7 +126,7 @@ class ReplayChart(Widget):
         """A figure in the chart's unit, short."""
         if self.unit == "tokens":
             return short(int(value))
-        return f"${value:.2f}" if value >= 1 else f"${value:.3f}" if value >= 0.001 else f"${value:.4f}" if value else "$0"
+        return usd_short(value)
 
     def on_resize(self) -> None:
         self._columns = None
@@ -266,8 +267,8 @@ class ReplayChart(Widget):
             base_total = float(money.total("baseline_cost", False) or 0)
             pipe_total = float(money.total("cost", False) or 0)
             recorded = money.total("recorded_cost", False)
-            base_text, pipe_text = f"${base_total:,.4f}", f"${pipe_total:,.4f}"
-            rec_text = None if recorded is None else f"${float(recorded):,.4f}"
+            base_text, pipe_text = usd(base_total), usd(pipe_total)
+            rec_text = None if recorded is None else usd(float(recorded))
         else:
             head = " tokens per call  " if compact else " Replay: input tokens per model call  "
             # the whole input each call had with no strategy (replay's predicted_tokens), not the CLI's baseline column

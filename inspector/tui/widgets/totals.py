@@ -22,6 +22,7 @@ from textual.widget import Widget
 from ...analysis.money import Money
 from ...analysis.window import Window, session_window
 from ..engine import CATEGORIES, PlanResult
+from ...numbers import usd
 
 GAUGE_GLYPHS = ("█", "▓", "▒", "▚", "▞", "▫", "▪")
 FREE_GLYPH = "░"
@@ -278,12 +279,12 @@ class TotalsBar(Widget):
             unknown = ", ".join(money.unknown_models) or "the session's model"
             return [[("cost ", label), (f"not priced: the price data does not know {unknown}", self.s("totals--muted"))]]
         pct = 100.0 * float(base - cost) / float(base) if base else 0.0
-        line: list[Segment] = [[("session cost " if not compact else "cost ", label), (f"${float(base):,.4f}", num),
-                                (" → with pipeline " if not compact else " → ", label), (f"${float(cost):,.4f}", num)],
+        line: list[Segment] = [[("session cost " if not compact else "cost ", label), (usd(float(base)), num),
+                                (" → with pipeline " if not compact else " → ", label), (usd(float(cost)), num)],
                                [(f" ({pct:.1f}% saved)" if pct >= 0 else f" ({-pct:.1f}% more)",
                                  self.s("totals--saving") if pct >= 0 else self.s("totals--over"))]]
         if recorded is not None:
-            line.append([("  recorded usage " if not compact else "  recorded ", label), (f"${float(recorded):,.4f}", self.s("totals--recorded"))])
+            line.append([("  recorded usage " if not compact else "  recorded ", label), (usd(float(recorded)), self.s("totals--recorded"))])
         if not compact:
             line.append([("  cache-aware", label)])
         line.append([(f"  prices {money.prices_as_of.split(' ')[0]}", label)])
