@@ -9,8 +9,10 @@ temporary folder and prints, for each size:
 - ``replay`` of every call under each stateless strategy (:func:`inspector.replay` on the session
   ``info`` loaded) and its ratio ``(info + replay) / info``: what a replay command costs next to
   ``info`` when it has to load the same file (goal <= 1.5);
-- ``compare`` of the built-in strategies and pipelines (:func:`inspector.compare`, 10k only by
-  default): ``(info + compare) / info`` (goal <= 3);
+- ``replay`` of ``compact``, stateful (each call after a compaction sees summary + kept + new);
+- ``compare`` of every pipeline the CLI's ``compare`` shows by default (every strategy, compact
+  included, and ``COMPARE_PIPELINES``; :func:`inspector.compare`, 10k only by default):
+  ``(info + compare) / info`` (goal <= 3);
 - re-plan fifo with counts cached (the median of ``plan()`` at the next call) against the floor of
   a bisection over prefix sums plus a per-message status list (goal <= 1 ms);
 - the decision LangChain's ``trim_messages(strategy="last", include_system=True,
@@ -18,12 +20,12 @@ temporary folder and prints, for each size:
   (``plan()`` and the bare cut), when langchain-core is installed (goal >= 10x faster).
 
 The machine is shared and noisy: the ratios, not the absolute times, are what count. The CLI
-``replay`` and ``compare`` commands also price every call (:mod:`inspector.analysis.money`), which
-plans each call on its own; ``--cli`` times them too.
+``replay`` and ``compare`` commands also price every call (:mod:`inspector.analysis.money`);
+``--cli`` times them too (money included), so compare is reported with and without money.
 
 Times: wall for the replay, compare and info rows (seconds), CPU for the millisecond rows.
 
-Usage: python bench/bench_speed.py [--sizes 10000,50000] [--runs 21] [--encoding cl100k_base] [--cli]
+Usage: python bench/bench_speed.py [--sizes 10000,50000] [--runs 21] [--encoding cl100k_base] [--compare-max N] [--cli]
 """
 
 from __future__ import annotations
@@ -95,21 +97,24 @@ def bench_size(n: int, path: str, a: argparse.Namespace) -> None:
     for names in PIPELINES:
         t, r = wall(lambda: inspector.replay(analysis, names, settings=s))
         row(f"replay {','.join(names)}", f"{t:.3f} s", f"{t_info:.2f} s", (t_info + t) / t_info, "<= 1.5 (info + replay)")
-    for name in sorted(set(STRATEGIES) - set(INCREMENTAL)):
+    t, r = wall(lambda: inspector.replay(analysis, ("compact",), settings=s))
+    compactions = sum(1 for c in r.calls if c.kind == "summary")
+    row(f"replay compact, stateful ({compactions} compactions)", f"{t:.3f} s", f"{t_info:.2f} s", (t_info + t) / t_info,
+        "<= 1.5 (info + replay)")
+    for name in sorted(set(STRATEGIES) - set(INCREMENTAL) - {"compact"}):
         print(f"  replay {name}: planned call by call (no incremental path), not timed here")
     if n <= a.compare_max:
         from inspector.cli.main import COMPARE_PIPELINES
 
-        pipelines = [(name,) for name in STRATEGIES if name != "compact"]
+        pipelines = [(name,) for name in STRATEGIES]
         pipelines += [tuple(p.split(",")) for p in COMPARE_PIPELINES]
-        incremental = [p for p in pipelines if (len(p) == 1 and p[0] in INCREMENTAL) or p in PIPELINES]
-        t, _ = wall(lambda: inspector.compare(analysis, incremental, settings=s))
-        row(f"compare, {len(incremental)} incremental pipelines", f"{t:.2f} s", f"{t_info:.2f} s", (t_info + t) / t_info,
+        t, _ = wall(lambda: inspector.compare(analysis, pipelines, settings=s))
+        row(f"compare, all {len(pipelines)} (no money)", f"{t:.2f} s", f"{t_info:.2f} s", (t_info + t) / t_info,
             "<= 3 (info + compare)")
-        if a.full_compare:
-            t, _ = wall(lambda: inspector.compare(analysis, pipelines, settings=s))
-            row(f"compare, all {len(pipelines)} but compact", f"{t:.2f} s", f"{t_info:.2f} s", (t_info + t) / t_info,
-                "<= 3 (info + compare)")
+        if a.cli:
+            t, _ = wall(lambda: quiet_cli(["compare", path, *encoding, "--budget", str(BUDGET)]))
+            row(f"CLI compare, all {len(pipelines)} (load + money)", f"{t:.2f} s", f"{t_info:.2f} s", t / t_info,
+                "<= 3 (compare / info)")
     # re-plan fifo, counts cached, against prefix sums + bisect + a per-message status list
     prefix = table.prefix
     stop = len(view)
@@ -173,7 +178,6 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=21)
     ap.add_argument("--encoding", default="cl100k_base")
     ap.add_argument("--compare-max", type=int, default=10_000, help="time compare up to this size")
-    ap.add_argument("--full-compare", action="store_true", help="also compare with the per-call pipelines (slow)")
     ap.add_argument("--cli", action="store_true", help="also time the CLI replay command (it prices every call)")
     a = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:

@@ -12,6 +12,7 @@ checks the fast path was taken, so it cannot pass by falling back.
 from __future__ import annotations
 
 import itertools
+from unittest import mock
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -19,7 +20,8 @@ from hypothesis import strategies as st
 
 from inspector import analyze
 from inspector.strategies.first_stage import first_stage
-from inspector.strategies.incremental import INCREMENTAL, PIPELINES, facts, replay_tokens
+from inspector.strategies.common import _guard
+from inspector.strategies.incremental import INCREMENTAL, PIPELINES, _guard_spans, facts, replay_tokens, replays_incrementally
 from inspector.analysis.predict import hidden_per_call
 from inspector.analysis.replay import replay
 from inspector.model import Message, Session, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock, Usage
@@ -105,6 +107,7 @@ def _variants() -> list[tuple[str, dict]]:
             ("clear_tool_uses", {"trigger": t, "keep": k, "clear_at_least": a, "exclude_tools": ex})
             for t in (0, 800) for k in (0, 2) for a in (0, 300) for ex in ((), ("bash",))
         ),
+        *(("summarize", {**b, "summary_ratio": r, "summary_tokens": t}) for b in budgets for r in (0.3, 0.05, 1.0) for t in (1, 40, 300)),
         *(
             ("mask_tool_outputs", {
                 "mask_protect_tokens": p, "mask_min_tokens": mn, "mask_keep_results": kr, "mask_protect_turns": pt,
@@ -119,10 +122,18 @@ def _variants() -> list[tuple[str, dict]]:
 VARIANTS = [((name,), params) for name, params in _variants()] + [
     (("tool_pruning", "truncate_results"), {"max_result_tokens": m, "truncate_unit": u}) for m in (0, 20) for u in ("tokens", "chars")
 ] + [(("tool_pruning", "sliding_window"), {"window_turns": t}) for t in (0, 1, 2, 4)] + [
+    (("clear_tool_uses", "fifo"), {**b, "trigger": t, "keep": k, "clear_at_least": a, "exclude_tools": ex, "min_history_messages": mh})
+    for b in ({"budget": 0}, {"budget": 300}, {"budget": 1500}) for t in (0, 800) for k in (0, 2) for a in (0, 300)
+    for ex in ((), ("bash",)) for mh in (0, 2)
+] + [
     (("truncate_results", name), {**params, "max_result_tokens": m})
     for name, params in _variants() if name in ("fifo", "sliding_window", "strands_sliding_window", "tool_pruning", "trim_messages")
     for m in (20,)
 ]
+
+
+#: Fast paths that work inside the current turn too (around what protected_in_turn keeps).
+NEVER_PLANNED = {("fifo",), ("clear_tool_uses",), ("summarize",), ("clear_tool_uses", "fifo")}
 
 
 def test_every_fast_path_is_exercised():
@@ -149,6 +160,9 @@ def test_incremental_replay_equals_planning_each_call(session):
             assert first is not None and any(view.result_ids[:first])
             continue
         assert fast is not None, (names, params)
+        if names in NEVER_PLANNED:  # no call handed to the strategy's own code, in the current turn neither
+            with mock.patch("inspector.strategies.pipeline.run", side_effect=AssertionError(names)):
+                assert replay_tokens(view, table, names, s, hidden, numbers) == fast
         slow = [reference(view, table, names, s, n, hidden[n - 1]).total() for n in numbers]
         assert fast == slow, (names, params)
 
@@ -165,8 +179,8 @@ def test_replay_uses_the_fast_path_and_falls_back_where_it_has_none(monkeypatch)
     slow = replay(a.view, a.table, "fifo", s)
     assert [c.tokens for c in fast.calls] == [c.tokens for c in slow.calls]
     assert [c.tokens for c in fast.calls] == [82, 502, 1122, 1342, 1422, 1178, 1498, 1358, 978, 1378, 1498]
-    assert replay_tokens(a.view, a.table, ("summarize",), s, [0] * 11, [1]) is None
-    assert replay_tokens(a.view, a.table, ("clear_tool_uses", "fifo"), s, [0] * 11, [1]) is None
+    assert replay_tokens(a.view, a.table, ("compact",), s, [0] * 11, [1]) is None
+    assert replay_tokens(a.view, a.table, ("clear_tool_uses", "fifo"), s.model_copy(update={"pair_safe": False}), [0] * 11, [1]) is None
     assert replay_tokens(a.view, a.table, ("fifo",), s.model_copy(update={"pair_safe": False}), [0] * 11, [1]) is None
 
 
@@ -183,6 +197,7 @@ def test_a_recorded_compaction_falls_back(name):
     a = b.analyze()
     assert not facts(a.view, a.table).eligible
     assert replay_tokens(a.view, a.table, (name,), Settings(budget=10), [0, 0], [1, 2]) is None
+    assert not replays_incrementally(a.view, a.table, ("compact",), Settings(budget=10))
 
 
 PLANNED_FIRST = [(names[0], params) for names, params in VARIANTS if names in (("fifo",), ("trim_messages",))] + [
@@ -214,3 +229,41 @@ def test_a_plan_whose_first_stage_takes_its_fast_path_is_the_strategys_own(sessi
                 assert p.sequence == w.order and p.status == w.status and p.by == w.by, (names, params, n)
                 assert [p.reason(i) for i in range(p.stop)] == [str(r) if r is not None else "kept" for r in w.reasons]
                 assert p.tokens_after == w.total() and p.tokens_after_of == [t if x else 0 for t, x in zip(w.tokens, w.live)]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(sessions())
+def test_the_guard_as_index_spans_is_protected_in_turn(session):
+    a = analyze(session, encoding="approx")
+    view, table = a.view, a.table
+    f = facts(view, table)
+    for c in view.calls:
+        spans = _guard_spans(f, c.message_index, c.turn)
+        assert {i for lo, hi in spans for i in range(lo, hi)} == _guard(view, c.message_index, c.turn).members, c.number
+        assert all(lo < hi for lo, hi in spans) and all(b < c for (_, b), (c, _) in zip(spans, spans[1:]))
+
+
+COMPACTING = [
+    {"budget": b, **keep} for b in (150, 600, 2000)
+    for keep in ({}, {"keep_tail_messages": 3}, {"keep_tail_tokens": 300, "tail_at_user": True}, {"keep_head_messages": 2},
+                 {"keep_user_tokens": 200}, {"keep_tail_share": 0.3, "summary_tokens": 20})
+] + [{"compact_messages": 6, "keep_tail_messages": 2}, {"compact_tokens": 500, "context_window": 2000}]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(sessions())
+def test_stateful_compaction_sized_in_one_pass_equals_its_step_by_step_simulation(session):
+    """replay_compacting sizes each call's history from its state in O(1) and builds it only where
+    the trigger fires: every call (and summary call) as when every history is built."""
+    from inspector.analysis import compaction
+
+    a = analyze(session, encoding="approx")
+    view, table = a.view, a.table
+    hidden = hidden_per_call(view, table)
+    for params in COMPACTING:
+        s = Settings(**params)
+        assert compaction._sizes(view, table, ("compact",)) is not None and replays_incrementally(view, table, ("compact",), s)
+        fast = [compaction.replay_compacting(view, table, ("compact",), s, hidden, validate) for validate in (False, True)]
+        with mock.patch.object(compaction, "_sizes", lambda *args: None):
+            slow = [compaction.replay_compacting(view, table, ("compact",), s, hidden, validate) for validate in (False, True)]
+        assert fast == slow, params

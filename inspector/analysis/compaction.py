@@ -25,9 +25,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..strategies.base import Inserted, Reason, Status, Working
 from ..strategies.compact import NAME as COMPACT, compact_now, fires
+from ..strategies.incremental import compacts_in_one_pass
 from ..providers.validate import validate_plan
 from ..strategies.pipeline import STRATEGIES, freeze, start
 from ..tokens import TokenTable
@@ -52,6 +54,27 @@ class _State:
     boundary: int
     call: int  # the call it happened before
     after: int  # the message of the call before it (-1: none): a compaction recorded after it wins
+    #: The source messages before ``boundary`` it folded into the summary, as index runs.
+    folded: tuple[tuple[int, int], ...] = ()
+    #: Tokens and non-system messages of ``slots`` (source messages as counted, unedited).
+    kept_tokens: int = 0
+    kept_messages: int = 0
+
+
+def _state(view: SessionView, table: TokenTable, slots: list, boundary: int, call: int, after: int) -> _State:
+    kept = {s for s in slots if type(s) is int}
+    runs: list[tuple[int, int]] = []
+    a = None
+    for i in range(boundary + 1):
+        if i < boundary and i not in kept:
+            a = i if a is None else a
+        elif a is not None:
+            runs.append((a, i))
+            a = None
+    totals, roles = table.totals, view.roles
+    tokens = sum(totals[s] if type(s) is int else s.tokens for s in slots)
+    messages = sum(1 for s in slots if type(s) is not int or roles[s] != "system")
+    return _State(tuple(slots), boundary, call, after, tuple(runs), tokens, messages)
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,9 +98,13 @@ def _working(view: SessionView, table: TokenTable, settings, n: int, state: _Sta
     w = start(view, table, settings, n, not_in_file)
     if state is None:
         return w
-    kept = {s for s in state.slots if type(s) is int}
-    hidden = [i for i in range(min(state.boundary, w.stop)) if i not in kept and w.live[i]]
-    w.drop_many(hidden, COMPACT, Reason(_FOLDED, (state.call,)), Status.SUMMARIZED)
+    why = Reason(_FOLDED, (state.call,))
+    live = w.live
+    for a, b in state.folded:
+        b = min(b, w.stop)
+        if a < b:
+            every = live.find(0, a, b) < 0  # a run of live messages: dropped with slice writes
+            w.drop_many(range(a, b) if every else [i for i in range(a, b) if live[i]], COMPACT, why, Status.SUMMARIZED)
     position = 0
     for slot in state.slots:
         if type(slot) is int:
@@ -86,6 +113,46 @@ def _working(view: SessionView, table: TokenTable, settings, n: int, state: _Sta
             w.insert(position, slot)
             position += 1
     return w
+
+
+def _sizes(view: SessionView, table: TokenTable, names: tuple[str, ...]):
+    """``sizes(call, state, not_in_file) -> (tokens, non-system messages)`` of a call's history
+    in O(1), where that is the whole story: ``compact`` alone, no compaction recorded in the
+    file (every call's history starts at message 0). None elsewhere (build each history)."""
+    if not compacts_in_one_pass(view, names):
+        return None
+    prefix, overhead = table.prefix, table.overhead
+    roles = view.roles
+    ns_count = [0] * (len(view) + 1)
+    for i, role in enumerate(roles):
+        ns_count[i + 1] = ns_count[i] + (role != "system")
+
+    def sizes(call, state: _State | None, not_in_file: int) -> tuple[int, int]:
+        stop = call.message_index
+        if state is None:
+            return overhead + not_in_file + prefix[stop], ns_count[stop]
+        b = state.boundary
+        return (overhead + not_in_file + state.kept_tokens + prefix[stop] - prefix[b],
+                state.kept_messages + ns_count[stop] - ns_count[b])
+
+    return sizes
+
+
+class _Request(NamedTuple):
+    """What :func:`~inspector.providers.validate.validate_plan` reads of a plan."""
+
+    view: SessionView
+    table: TokenTable
+    sequence: list
+    edits: dict
+
+
+def _request(view: SessionView, table: TokenTable, state: _State | None, call) -> _Request:
+    """The request of ``call`` under ``compact`` alone, where :func:`_sizes` applies: the state's
+    slots (in order, all live) then every message since its boundary, nothing edited."""
+    if state is None:
+        return _Request(view, table, list(range(call.message_index)), {})
+    return _Request(view, table, [*state.slots, *range(state.boundary, call.message_index)], {})
 
 
 def replay_compacting(
@@ -98,6 +165,7 @@ def replay_compacting(
     ``violations``."""
     baselines = baseline_tokens(view, table)
     messages = view.messages
+    sizes = _sizes(view, table, names)
     out: list[CompactingCall] = []
     state: _State | None = None
     previous = None  # (call, its recorded input) of the previous call when it describes our history
@@ -105,19 +173,26 @@ def replay_compacting(
         n = call.number
         if state is not None and call.context_start > state.after:
             state = None  # the file records a compaction since ours: follow what was really sent
-        w = _working(view, table, settings, n, state, not_in_file[n - 1])
-        for name in names:
-            if name != COMPACT:
-                STRATEGIES[name].apply(w)
-        measured = w.total()
+        if sizes is not None:  # the history's size without building it (validated from _request)
+            total, non_system = sizes(call, state, not_in_file[n - 1])
+            w = None
+        else:
+            w = _working(view, table, settings, n, state, not_in_file[n - 1])
+            for name in names:
+                if name != COMPACT:
+                    STRATEGIES[name].apply(w)
+            total = w.total()
+            non_system = sum(1 for s in w.order if type(s) is not int or view.roles[s] != "system")
+        measured = total
         if state is None and previous is not None and previous[1] is not None:
             prev_call, prev_recorded = previous
             measured = prev_recorded + table.prefix[call.message_index] - table.prefix[prev_call.message_index]
             if settings.compact_count == "codex":
                 measured = codex_count(view, prev_call, call) or measured
-        non_system = sum(1 for s in w.order if type(s) is not int or view.roles[s] != "system")
         why = fires(settings, measured, non_system) if COMPACT in names else None
         compacted_by = None
+        if why is not None and w is None:
+            w = _working(view, table, settings, n, state, not_in_file[n - 1])
         if why is not None:
             before = w.total()
             compact_now(w, why)
@@ -126,15 +201,16 @@ def replay_compacting(
                 out.append(CompactingCall(n, call.message_index, call.turn, "summary", 0, None, before))
                 slots = [s for s in w.order if type(s) is int or s is summary or w.order.index(s) > w.order.index(summary)]
                 after = view.calls[n - 2].message_index if n > 1 else -1
-                state = _State(tuple(slots), call.message_index, n, after)
+                state = _state(view, table, slots, call.message_index, n, after)
                 compacted_by = COMPACT
         usage = messages[call.message_index].usage
         recorded = usage.context_tokens if usage is not None else None
         violations = ()
         if validate:
-            found = validate_plan(freeze(w, names, w.total(), []))
+            found = validate_plan(freeze(w, names, w.total(), []) if w is not None else _request(view, table, state, call))
             violations = tuple((provider, len(items)) for provider, items in found.items())
-        out.append(CompactingCall(n, call.message_index, call.turn, "call", baselines[n - 1], recorded, w.total(), compacted_by, violations))
+        tokens = w.total() if w is not None else total
+        out.append(CompactingCall(n, call.message_index, call.turn, "call", baselines[n - 1], recorded, tokens, compacted_by, violations))
         previous = (call, recorded) if state is None else None
     return out
 

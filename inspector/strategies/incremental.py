@@ -17,14 +17,22 @@ the history from message 0), and tool exchanges that are runs of consecutive mes
 turn (:attr:`~inspector.strategies.common.ViewCache.units_simple`), so a cut between units is a
 cut between index runs and no exchange crosses a turn.
 
+Inside the current turn, what :func:`~inspector.strategies.common.protected_in_turn` keeps is
+two index runs per call (:func:`_guard_spans`: the turn's opening and its latest exchange), so
+the candidates fifo, summarize and clear_tool_uses work on are runs of non-system positions
+(:class:`_Candidates`) and their decisions there are bisections too: fifo, summarize,
+clear_tool_uses and ``clear_tool_uses,fifo`` never hand a call to the strategy's own code.
+summarize replays its rounds on prefix sums; its summary (whose size depends on the text of what
+it replaces) is built once per replaced prefix, with the tool tally carried from call to call.
+
 Per-message transforms are derived, not re-implemented: their per-message effect is read off
 one run of the strategy's own code over the whole session (:func:`_transform_savings`).
 
-Not incremental (planned call by call): ``summarize`` (its rounds and extractive summary depend
-on the whole history's size at each call), ``compact`` (stateful: :mod:`inspector.analysis.compaction`),
-other pipelines (``clear_tool_uses,fifo`` among the ones ``compare`` shows), ``fifo`` with
-``pair_safe=False``, ``trim_messages`` with ``end_on``, ``clear_tool_uses`` with
-``clear_tool_inputs``, ``tool_pruning,sliding_window`` in messages mode, and plugin strategies.
+Stateful ``compact`` is sized in O(1) per call from its state in
+:mod:`inspector.analysis.compaction`. Not incremental (planned call by call): other pipelines,
+``fifo`` with ``pair_safe=False``, ``trim_messages`` with ``end_on``, ``clear_tool_uses`` with
+``clear_tool_inputs``, ``tool_pruning,sliding_window`` in messages mode, and plugin strategies;
+mask_tool_outputs hands a call whose masking reaches the current turn to its own code.
 """
 
 from __future__ import annotations
@@ -380,15 +388,10 @@ class _ToolUses:
 
 
 
-def _clear_tool_uses(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
-    if total <= s.trigger:
-        return 0
+def _clear_values(f: Facts, s: Settings) -> list[int]:
+    """Prefix sums, over tool uses, of what clearing each use's result frees."""
     uses = _derived(f, "tool_uses", _ToolUses)
-    eligible = uses.uses_before[stop] - s.keep
-    if eligible <= 0:
-        return 0
     placeholder = count_text(f.table.encoding, CLEARED)
-    key = f"clear:{','.join(sorted(s.exclude_tools))}"
 
     def make(f: Facts) -> list[int]:
         excluded = set(s.exclude_tools)
@@ -397,14 +400,75 @@ def _clear_tool_uses(f: Facts, s: Settings, stop: int, turn: int, total: int) ->
             for r, t, name in zip(uses.result, uses.tokens, uses.names)
         ])
 
-    # clearing that reaches the current turn (or the exchange that opens it) meets what
-    # protected_in_turn keeps: plan that call exactly
-    reach = max(uses.call_msg[eligible - 1], uses.result[eligible - 1])
-    if reach >= _turn_floor(f, stop, turn):
-        return None
-    # every use counted has its result before ``stop``: an exchange is a run of messages
-    freed = _derived(f, key, make)[eligible]
-    return freed if freed and freed >= s.clear_at_least else 0
+    return _derived(f, f"clear:{','.join(sorted(s.exclude_tools))}", make)
+
+
+def _clearing(f: Facts, s: Settings, stop: int, turn: int, total: int) -> tuple[int, int, list[tuple[int, int]]]:
+    """``(freed, eligible, spans)``: clear_tool_uses at this call clears the results of the uses
+    ``[0, eligible)`` but those in the message spans protected_in_turn keeps (``spans``),
+    freeing ``freed`` tokens; ``freed == 0``: it does nothing. Every use counted has its result
+    before ``stop`` (an exchange is a run of messages) and in its call's span."""
+    if total <= s.trigger:
+        return 0, 0, []
+    before = _derived(f, "tool_uses", _ToolUses).uses_before
+    eligible = before[stop] - s.keep
+    if eligible <= 0:
+        return 0, 0, []
+    values = _clear_values(f, s)
+    spans = _guard_spans(f, stop, turn)
+    freed = values[eligible] - sum(values[min(eligible, before[b])] - values[min(eligible, before[a])] for a, b in spans)
+    if not freed or freed < s.clear_at_least:
+        return 0, 0, []
+    return freed, eligible, spans
+
+
+def _clear_tool_uses(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
+    return _clearing(f, s, stop, turn, total)[0]
+
+
+class _ClearedCandidates:
+    """:class:`_Candidates` with the sizes fifo sees after clear_tool_uses cleared the results of
+    the uses ``[0, eligible)`` outside the protected message ``spans``."""
+
+    def __init__(self, f: Facts, s: Settings, seq: _Candidates, eligible: int, spans: list[tuple[int, int]]) -> None:
+        uses = _derived(f, "tool_uses", _ToolUses)
+        values = _clear_values(f, s)
+        self.seq, self.m, self.index = seq, seq.m, seq.index
+        # by result message: what clearing every use whose result lies before index x frees
+        self.by_message = _derived(f, f"clear-by-message:{','.join(sorted(s.exclude_tools))}", lambda f: _prefix(
+            _per_message(f.n, [(r, values[u + 1] - values[u]) for u, r in enumerate(uses.result) if r >= 0])))
+        # the uses before ``eligible`` have their results before the call message of use
+        # ``eligible``, but for that message's own uses (they share its exchange)
+        self.boundary = uses.call_msg[eligible] if eligible < len(uses.call_msg) else f.n
+        first = uses.uses_before[self.boundary]
+        self.partial = [(uses.result[u], values[u + 1] - values[u]) for u in range(first, eligible)]
+        before = uses.uses_before
+        self.protected = [(b, values[min(eligible, before[b])] - values[min(eligible, before[a])]) for a, b in spans]
+
+    def tokens(self, q: int) -> int:
+        """The tokens of ``seq[:q]`` after clearing."""
+        if q <= 0:
+            return 0
+        x = self.index(q - 1) + 1  # seq[:q] is every candidate before message x
+        freed = self.by_message[min(x, self.boundary)]
+        freed += sum(v for r, v in self.partial if 0 <= r < x)
+        freed -= sum(v for end, v in self.protected if end <= x)  # protected results are not cleared
+        return self.seq.tokens(q) - freed
+
+
+def _per_message(n: int, pairs: list[tuple[int, int]]) -> list[int]:
+    out = [0] * n
+    for i, v in pairs:
+        out[i] += v
+    return out
+
+
+def _clear_then_fifo(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
+    freed, eligible, protected = _clearing(f, s, stop, turn, total)
+    if not freed:
+        return _fifo_exact(f, s, stop, turn, total)
+    seq = _Candidates(f, stop, turn, _derived(f, "ns_tokens", _ns_tokens))
+    return freed + _fifo_in_turn(f, s, stop, turn, total - freed, _ClearedCandidates(f, s, seq, eligible, protected))
 
 
 class _ResultSlots:
@@ -461,6 +525,234 @@ def _mask_tool_outputs(f: Facts, s: Settings, stop: int, turn: int, total: int) 
     return freed if freed and freed >= s.mask_min_tokens else 0
 
 
+# --- what protected_in_turn keeps, as index spans, and the candidates around it ---------------
+
+
+class _Shape:
+    """Per-session arrays that place :func:`~inspector.strategies.common.protected_in_turn` in
+    O(1): the next assistant message at or after each index, the last one before it, and each
+    message's unit as an index run (a message with no unit is a run of its own)."""
+
+    def __init__(self, f: Facts) -> None:
+        view, n = f.view, f.n
+        roles = view.roles
+        self.next_assistant = f.next_where([r == "assistant" for r in roles])
+        before = [-1] * (n + 1)
+        last = -1
+        for j in range(n):
+            before[j] = last
+            if roles[j] == "assistant":
+                last = j
+        before[n] = last
+        self.last_assistant_before = before
+        ustart, uend = list(range(n)), list(range(1, n + 1))
+        for u in view.units:
+            a, b = u.indices[0], u.indices[-1] + 1
+            for i in u.indices:
+                ustart[i], uend[i] = a, b
+        self.ustart, self.uend = ustart, uend
+
+
+def _guard_spans(f: Facts, stop: int, turn: int) -> list[tuple[int, int]]:
+    """``protected_in_turn``'s members for the history ``messages[:stop]`` with current turn
+    ``turn``, as sorted disjoint index runs (tool exchanges are runs: units_simple); computed
+    once per call (several fast paths of a compare ask)."""
+    memo = _derived(f, "guard_spans", lambda f: {})
+    spans = memo.get((stop, turn))
+    if spans is None:
+        spans = memo[(stop, turn)] = _spans(f, stop, turn)
+    return spans
+
+
+def _spans(f: Facts, stop: int, turn: int) -> list[tuple[int, int]]:
+    sh = _derived(f, "shape", _Shape)
+    start = min(f.turn_start.get(turn, 0), stop)
+    first_reply = min(sh.next_assistant[start], stop)
+    tail = sh.last_assistant_before[stop]
+    if tail < first_reply:
+        tail = start
+    raw = [(start, first_reply), (tail, stop)]
+    opening = [i for i in view_cache(f.view).opening_unit_before.get(turn, ()) if i < stop]
+    if opening:
+        raw.append((min(opening), max(opening) + 1))
+    ustart, uend = sh.ustart, sh.uend
+    spans = sorted((min(ustart[a], a), min(max(uend[b - 1], b), stop)) for a, b in raw if a < b)
+    merged: list[tuple[int, int]] = []
+    for a, b in spans:
+        if merged and a <= merged[-1][1]:
+            if b > merged[-1][1]:
+                merged[-1] = (merged[-1][0], b)
+        else:
+            merged.append((a, b))
+    return merged
+
+
+class _Candidates:
+    """``candidates(w, in_turn=True)`` of an untouched history, as runs of non-system positions:
+    the non-system messages before ``stop`` outside what the turn protects. ``tokens`` is the
+    prefix sum (over non-system positions) of the sizes the strategy sees."""
+
+    __slots__ = ("f", "stop", "turn", "runs", "m", "ns_tokens")
+
+    def __init__(self, f: Facts, stop: int, turn: int, ns_tokens: list[int]) -> None:
+        self.stop, self.turn = stop, turn
+        count = f.ns_count
+        runs, a = [], 0
+        for lo, hi in _guard_spans(f, stop, turn):
+            if lo > a:
+                runs.append((count[a], count[lo]))
+            a = hi
+        if stop > a:
+            runs.append((count[a], count[stop]))
+        self.f, self.runs, self.ns_tokens = f, [(x, y) for x, y in runs if x < y], ns_tokens
+        self.m = sum(y - x for x, y in self.runs)
+
+    def index(self, p: int) -> int:
+        """The message index of ``seq[p]``."""
+        for x, y in self.runs:
+            if p < y - x:
+                return self.f.ns_index[x + p]
+            p -= y - x
+        raise IndexError(p)
+
+    __getitem__ = index
+
+    def __len__(self) -> int:
+        return self.m
+
+    def tokens(self, q: int) -> int:
+        """The tokens of ``seq[:q]``."""
+        t, out = self.ns_tokens, 0
+        for x, y in self.runs:
+            if q <= y - x:
+                return out + t[x + q] - t[x]
+            out += t[y] - t[x]
+            q -= y - x
+        return out
+
+    def key(self, q: int) -> tuple:
+        """What ``seq[:q]`` depends on: the runs it covers (the last one by its start)."""
+        out = []
+        for x, y in self.runs:
+            if q <= y - x:
+                out.append(x)
+                break
+            out.append((x, y))
+            q -= y - x
+        return tuple(out)
+
+
+def _ns_tokens(f: Facts) -> list[int]:
+    """Prefix sums of the non-system messages' tokens, by non-system position."""
+    totals = f.totals
+    return _prefix([totals[i] for i in f.ns_index[:-1]])
+
+
+def _same_unit(f: Facts, seq: _Candidates, p: int) -> bool:
+    unit_of = f.view.unit_of
+    return unit_of[seq.index(p)] == unit_of[seq.index(p - 1)]
+
+
+def _fifo_in_turn(f: Facts, s: Settings, stop: int, turn: int, total: int, seq: _Candidates) -> int:
+    """What :func:`.fifo._drop_units_fast` removes from the candidates ``seq`` (its sizes), the
+    current turn included."""
+    budget = s.budget
+    if budget is None or total <= budget:
+        return 0
+    m = seq.m
+    if not m:
+        return 0
+    need = total - budget
+    lo, hi = 1, m  # the first q >= 1 with tokens(seq[:q]) >= need, else m
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if seq.tokens(mid) >= need:
+            hi = mid
+        else:
+            lo = mid + 1
+    k = lo
+    while k < m and _same_unit(f, seq, k):
+        k += 1
+    limit = f.ns_count[stop] - s.min_history_messages
+    if k > limit:
+        k = max(limit, 0)
+        while 0 < k < m and _same_unit(f, seq, k):
+            k -= 1
+    return seq.tokens(k) if k > 0 else 0
+
+
+def _fifo_exact(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
+    """fifo (pair_safe) at any call, the current turn included."""
+    saved = _fifo(f, s, stop, turn, total)
+    if saved is not None:
+        return saved
+    return _fifo_in_turn(f, s, stop, turn, total, _Candidates(f, stop, turn, _derived(f, "ns_tokens", _ns_tokens)))
+
+
+def _summarize(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
+    """What :mod:`.summarize` saves (replaced tokens minus its summary's), its rounds replayed on
+    the candidates' prefix sums; each summary is built once per replaced prefix."""
+    budget = s.budget
+    if budget is None or total <= budget:
+        return 0
+    seq = _Candidates(f, stop, turn, _derived(f, "ns_tokens", _ns_tokens))
+    m = seq.m
+    if not m:
+        return 0
+    summaries = _derived(f, f"summaries:{s.summary_tokens}", lambda f: _Summaries(f, s.summary_tokens, "system"))
+    framing, ratio = summaries.framing, s.summary_ratio
+    estimate = framing + s.summary_tokens
+    history = f.ns_count[stop]
+    cut = 0
+    while cut < m:  # summarize's own rounds (safe cuts: between units)
+        remaining = history - cut + (1 if cut else 0)
+        n = max(1, int(remaining * ratio)) - (1 if cut else 0)
+        cut = min(m, cut + max(1, n))
+        while cut < m and _same_unit(f, seq, cut):
+            cut += 1
+        rest = total - seq.tokens(cut)
+        if rest + estimate <= budget:
+            break
+        if rest + framing <= budget and rest + summaries.tokens(seq, cut) <= budget:
+            break
+    return seq.tokens(cut) - summaries.tokens(seq, cut)
+
+
+class _Summaries:
+    """The summary tokens of each replaced prefix of candidates, one
+    :class:`~inspector.strategies.summarize._SummaryBuilder` per prefix shape (the runs it
+    covers), so successive calls extend the same tally instead of starting over."""
+
+    def __init__(self, f: Facts, cap: int, role: str) -> None:
+        from types import SimpleNamespace
+
+        from ..tokens import get_counter, get_profile
+        from .summarize import _SummaryBuilder
+
+        self.f, self.cap, self.role = f, cap, role
+        self.counter, self.profile = get_counter(f.table.encoding), get_profile(f.table.profile)
+        self.make = lambda seq: _SummaryBuilder(SimpleNamespace(view=f.view), seq, self.counter, self.profile, cap, role)
+        self.builders: dict[tuple, object] = {}
+        self.framing = self.make([]).framing
+
+    def tokens(self, seq: _Candidates, cut: int) -> int:
+        key = seq.key(cut)
+        builder = self.builders.get(key)
+        if builder is None:
+            builder = self.builders[key] = self.make(_open_prefix(self.f, key))
+        return builder.tokens(cut)
+
+
+def _open_prefix(f: Facts, key: tuple) -> _Candidates:
+    """The candidates of prefix shape ``key``, the last run open to the end of the session."""
+    seq = object.__new__(_Candidates)
+    last = len(f.ns_index) - 1
+    seq.f, seq.stop, seq.turn, seq.ns_tokens = f, None, None, None
+    seq.runs = [*key[:-1], (key[-1], last)]
+    seq.m = sum(y - x for x, y in seq.runs)
+    return seq
+
+
 def _turn_floor(f: Facts, stop: int, turn: int) -> int:
     """The first index protected_in_turn may protect in this call: the current turn's start, or
     the start of the exchange that opens it."""
@@ -481,11 +773,13 @@ def _derived(f: Facts, key: str, make: Callable[[Facts], object]):
 def _single(name: str, s: Settings) -> Saving | None:
     """The fast path of strategy ``name`` alone under ``s``, or None where it has none."""
     if name == "fifo":
-        return _fifo if s.pair_safe else None
+        return _fifo_exact if s.pair_safe else None
     if name == "trim_messages":
         return _trim_messages if s.trim_end_on == "none" else None
     if name == "clear_tool_uses":
         return None if s.clear_tool_inputs else _clear_tool_uses
+    if name == "summarize":
+        return _summarize
     return _FAST.get(name)
 
 
@@ -532,6 +826,8 @@ def _fast_path(names: tuple[str, ...], s: Settings) -> Saving | None:
     """The fast path of pipeline ``names`` under ``s``, or None where it has none."""
     if len(names) == 1:
         return _single(names[0], s)
+    if names == ("clear_tool_uses", "fifo"):
+        return _clear_then_fifo if s.pair_safe and not s.clear_tool_inputs else None
     if names == ("tool_pruning", "truncate_results"):
         return _pruned_then_truncated
     if names == ("tool_pruning", "sliding_window"):
@@ -572,7 +868,14 @@ def _prepared(view: SessionView, table: TokenTable, names: tuple[str, ...], sett
 
 def replays_incrementally(view: SessionView, table: TokenTable, names: tuple[str, ...], settings: Settings) -> bool:
     """Whether a replay of ``names`` on this session costs about one pass (no strategy: always)."""
-    return not names or _prepared(view, table, names, settings) is not None
+    return not names or compacts_in_one_pass(view, names) or _prepared(view, table, names, settings) is not None
+
+
+def compacts_in_one_pass(view: SessionView, names: tuple[str, ...]) -> bool:
+    """Whether the stateful replay of ``names`` sizes every call from its state
+    (:mod:`inspector.analysis.compaction`): ``compact`` alone, and no compaction recorded in the
+    file (every call's history starts at message 0)."""
+    return names == ("compact",) and all(c.context_start == 0 for c in view.calls)
 
 
 def replay_tokens(
@@ -608,12 +911,13 @@ _GUARDS: dict[str, Callable[[Facts, Settings], bool]] = {
 }
 
 #: The strategies that replay incrementally (under the settings :func:`_single` names).
-INCREMENTAL = ("fifo", "trim_messages", "clear_tool_uses", *_FAST)
+INCREMENTAL = ("fifo", "trim_messages", "clear_tool_uses", "summarize", *_FAST)
 #: The pipelines of more than one strategy that do.
 PIPELINES = (
+    ("clear_tool_uses", "fifo"),
     ("tool_pruning", "truncate_results"),
     ("tool_pruning", "sliding_window"),
     *(("truncate_results", name) for name in _AFTER_TRUNCATION),
 )
 
-__all__ = ["INCREMENTAL", "PIPELINES", "Facts", "facts", "replay_tokens", "replays_incrementally"]
+__all__ = ["INCREMENTAL", "PIPELINES", "Facts", "compacts_in_one_pass", "facts", "replay_tokens", "replays_incrementally"]

@@ -19,11 +19,13 @@ summary of about the same size. Its token count, not its wording, is what the pl
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import Counter
 from itertools import accumulate
 
 from ..model import Message, TextBlock
 from ..tokens import count_message, get_counter, get_profile
+from ..tokens.counters import TiktokenCounter
 from ..units import FINAL_ANSWER
 from .base import Inserted, Reason, Status, Working, reason
 from .common import candidates, non_system_count, view_cache
@@ -35,6 +37,7 @@ PREFIX = "[Earlier conversation summary]:"
 _REPLACED = "summarized by summarize: among the oldest {} messages replaced by one summary while {} > budget {}"
 _INSERTED = "inserted by summarize: simulated extractive summary of {} messages, at most {} tokens"
 _LINE_CHARS = 160
+_SNAPSHOT = 512  # tool tallies kept every this many summarised messages
 
 
 @register(
@@ -148,10 +151,14 @@ class _SummaryBuilder:
         self.framing = self._message_tokens("")
         self.tools: Counter[str] = Counter()
         self.tallied = 0
+        #: ``(tallied, tools)`` every ``_SNAPSHOT`` positions: a smaller cut than one tallied
+        #: before (the next call's, in a replay) restarts from the nearest one, not from 0.
+        self.snapshots: list[tuple[int, Counter[str]]] = [(0, Counter())]
         self.lines: list[tuple[int, str]] = []  # (seq positions scanned when added, line)
         self.lines_upto = 0  # seq positions scanned for lines
         self.lines_chars = 0
         self._memo: dict[int, tuple[str, int]] = {}
+        self._counted: dict[str, int] = {}  # a part's tokens (with its newline), for _fit_lines
 
     def _message_tokens(self, text: str) -> int:
         return count_message(Message(index=-1, role=self.role, content=[TextBlock(text=text)]), self.counter, self.profile).total
@@ -159,10 +166,17 @@ class _SummaryBuilder:
     def _extend(self, cut: int) -> None:
         view = self.w.view
         seq, call_ids, tool_names = self.seq, view.call_ids, view.tool_names
+        if cut < self.tallied:
+            at = bisect_right(self.snapshots, cut, key=lambda snap: snap[0]) - 1
+            self.tallied, tools = self.snapshots[at]
+            self.tools = Counter(tools)
+        tools = self.tools
         for k in range(self.tallied, cut):
             i = seq[k]
             if call_ids[i]:
-                self.tools.update(tool_names[i])
+                tools.update(tool_names[i])
+            if (k + 1) % _SNAPSHOT == 0 and k + 1 > self.snapshots[-1][0]:
+                self.snapshots.append((k + 1, Counter(tools)))
         self.tallied = max(self.tallied, cut)
         plain_user = view_cache(view).plain_user
         roles, flags, messages = view.roles, view.flags, view.messages
@@ -201,10 +215,41 @@ class _SummaryBuilder:
             ranked = sorted(self.tools.items(), key=lambda kv: (-kv[1], kv[0]))
             parts.append("Tools used: " + ", ".join(f"{name} x{n}" for name, n in ranked) + ".")
         parts.extend(line for upto, line in self.lines if upto <= cut)
-        text = fit("\n".join(parts), self.counter, self.cap)
-        result = (text, self._message_tokens(text))
+        if _line_additive(self.counter, parts):
+            text, tokens = self._fit_lines(parts)
+        else:
+            text, tokens = fit_counted("\n".join(parts), self.counter, self.cap)
+        result = (text, self.framing + tokens)  # a one-text message: its framing plus the text
         self._memo[cut] = result
         return result
+
+    def _fit_lines(self, parts: list[str]) -> tuple[str, int]:
+        """:func:`fit_counted` of ``"\\n".join(parts)`` from each part's own count (the lines'
+        counted once per builder): where the text encodes as the concatenation of its parts'
+        encodings (:func:`_line_additive`), its first ``limit`` tokens are whole parts and the
+        head of one part, and so is their count."""
+        counter, cap, counted = self.counter, self.cap, self._counted
+        last = len(parts) - 1
+        pieces = [p if k == last else p + "\n" for k, p in enumerate(parts)]
+        sizes = []
+        for piece in pieces:
+            size = counted.get(piece)
+            if size is None:
+                size = counted[piece] = counter.count(piece)
+            sizes.append(size)
+        if sum(sizes) <= cap:
+            return "\n".join(parts), sum(sizes)
+        limit = cap
+        while True:
+            whole, k = 0, 0
+            while whole + sizes[k] <= limit:  # the parts wholly within the first limit tokens
+                whole += sizes[k]
+                k += 1
+            partial = counter.head(pieces[k], limit - whole)
+            tokens = whole + counter.count(partial)
+            if tokens <= cap or limit <= 0:
+                return "".join(pieces[:k]) + partial, tokens
+            limit -= 1
 
     def text(self, cut: int) -> str:
         return self._build(cut)[0]
@@ -213,13 +258,43 @@ class _SummaryBuilder:
         return self._build(cut)[1]
 
 
+#: Encodings whose pre-tokenizer ends a piece at a newline that follows a non-space character and
+#: comes before ``-`` or a letter (their patterns: a newline is matched on its own or after
+#: punctuation, never with what follows it, and no rule looks back), so a text joined from such
+#: lines by newlines encodes as the concatenation of each line's encoding (with its newline).
+_LINE_ADDITIVE = frozenset({"cl100k_base", "o200k_base"})
+
+
+def _line_additive(counter, parts: list[str]) -> bool:
+    """Whether ``"\\n".join(parts)`` encodes as its parts do, each with its newline: a tiktoken
+    encoding of :data:`_LINE_ADDITIVE`, every part ending in a non-space character and every
+    part after the first starting with ``-`` or ``T`` (the summary's lines and tool tally)."""
+    if not (isinstance(counter, TiktokenCounter) and counter.name in _LINE_ADDITIVE):
+        return False
+    return all(p and not p[-1].isspace() for p in parts) and all(p[0] in "-T" for p in parts[1:])
+
+
 def fit(text: str, counter, cap: int) -> str:
     """``text`` cut to at most ``cap`` tokens (re-checked: a cut can re-tokenize differently)."""
-    if counter.count(text) <= cap:
-        return text
+    return fit_counted(text, counter, cap)[0]
+
+
+def fit_counted(text: str, counter, cap: int) -> tuple[str, int]:
+    """``(fit(text), its tokens)``. With tiktoken, whose ``head`` keeps the whole text exactly
+    when its count is within ``cap``, a text over the cap is encoded once, not twice."""
+    if isinstance(counter, TiktokenCounter):
+        cut = counter.head(text, cap)
+        if cut == text:
+            return text, counter.count(text)
+    else:
+        tokens = counter.count(text)
+        if tokens <= cap:
+            return text, tokens
+        cut = counter.head(text, cap)
     limit = cap
     while True:
-        cut = counter.head(text, limit)
-        if counter.count(cut) <= cap or limit <= 0:
-            return cut
+        tokens = counter.count(cut)
+        if tokens <= cap or limit <= 0:
+            return cut, tokens
         limit -= 1
+        cut = counter.head(text, limit)

@@ -1,0 +1,50 @@
+"""A summary's tokens counted from its parts (summarize._SummaryBuilder._fit_lines) equal fitting
+the joined text (summarize.fit_counted): the line additivity :func:`_line_additive` relies on
+holds for the encodings it names, whatever the lines hold."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from inspector.strategies.summarize import PREFIX, _line_additive, _SummaryBuilder, fit_counted
+from inspector.tokens import get_counter, get_profile
+
+ENCODINGS = ("cl100k_base", "o200k_base")
+
+#: A first line as the builder keeps it: stripped, one line, any characters (digits, marks,
+#: apostrophes, punctuation runs, emoji, other scripts, control characters).
+first_line = st.text(min_size=1, max_size=80).map(lambda t: t.splitlines()[0].strip() if t.splitlines() else "").filter(bool)
+tool = st.text(min_size=1, max_size=12).filter(lambda t: t.strip() == t and t)
+
+
+@st.composite
+def summary_parts(draw) -> list[str]:
+    parts = [f"{PREFIX} (simulated offline summary of {draw(st.integers(1, 99999))} earlier messages, turns 1-{draw(st.integers(1, 999))})"]
+    tools = draw(st.lists(tool, max_size=5))
+    if tools:
+        parts.append("Tools used: " + ", ".join(f"{name} x{draw(st.integers(1, 9999))}" for name in tools) + ".")
+    lines = draw(st.lists(first_line, max_size=25))
+    parts.extend(f"- {draw(st.sampled_from(('User', 'Assistant')))}: {line}" for line in lines)
+    return parts
+
+
+@pytest.mark.parametrize("encoding", ENCODINGS)
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(parts=summary_parts(), cap=st.sampled_from([1, 7, 40, 120, 300]))
+def test_a_summary_counted_by_its_lines_is_the_summary_fitted_whole(encoding, parts, cap):
+    counter = get_counter(encoding)
+    assert _line_additive(counter, parts)
+    builder = _SummaryBuilder(SimpleNamespace(view=None), [], counter, get_profile("openai"), cap)
+    assert builder._fit_lines(parts) == fit_counted("\n".join(parts), counter, cap)
+
+
+def test_only_the_named_encodings_and_line_shapes_are_counted_by_lines():
+    assert not _line_additive(get_counter("approx"), ["a", "- b"])
+    counter = get_counter("cl100k_base")
+    assert not _line_additive(counter, ["a ", "- b"])  # a part ending in a space
+    assert not _line_additive(counter, ["a", "b"])  # a part that starts neither a line nor the tally
+    assert _line_additive(counter, ["a", "Tools used: x x1.", "- User: hi"])
