@@ -121,8 +121,9 @@ def test_window_of_the_model_and_what_the_agent_reserves(four):
     assert (w.model, w.tokens, w.source, w.reserved, w.budget) == ("claude-sonnet-4-5-20250929", 200_000, "Claude Code's 200K default", 33_000, 167_000)
     assert default_budget(four.session) == 167_000
     assert window_for("gpt-4o").tokens == 128_000
-    codex = window_for("gpt-5-codex", "codex", recorded=272_000)
-    assert (codex.tokens, codex.source, codex.budget) == (272_000, "recorded in the file", 244_800)
+    # Codex records 95 % of its 272,000 catalog window and compacts at 9/10 of the catalog window
+    codex = window_for("gpt-5-codex", "codex", recorded=258_400)
+    assert (codex.tokens, codex.source, codex.budget) == (258_400, "recorded in the file", 244_800)
     none = window_for(None)
     assert (none.tokens, none.assumed, none.reserved) == (DEFAULT_WINDOW, True, 0)
     assert none.source == "assumed: the file names no model"
@@ -133,7 +134,7 @@ def test_window_of_the_model_and_what_the_agent_reserves(four):
 def test_codex_window_recorded_in_the_file_wins():
     rollout = next((Path(__file__).parent / "fixtures" / "real" / "codex").glob("rollout-*.jsonl"))
     w = session_window(inspector.load(rollout))
-    assert (w.model, w.tokens, w.source, w.reserved, w.budget) == ("gpt-5.1-codex", 258_400, "recorded in the file", 25_840, 232_560)
+    assert (w.model, w.tokens, w.source, w.reserved, w.budget) == ("gpt-5.1-codex", 258_400, "recorded in the file", 13_600, 244_800)
     # --model overrides the file's model, so the table's window applies
     assert session_window(inspector.load(rollout), "gpt-4o").tokens == 128_000
 
