@@ -5,44 +5,22 @@
 For each file: the calls a compaction recorded in the file comes just before, and the calls
 before which the stateful replay (inspector/analysis/compaction.py) fires the agent's preset
 (Claude Code files: claude-code and claude-code-32k-output; Codex: codex, at the limit its
-source gives, 90 % of the catalog window 272,000 = 244,800). For a Codex rollout it also prints,
-at each recorded compaction, the part of Codex's own count the file shows (the last call's
-total_tokens plus bytes/4 of the items after the last model item, as
-context_manager/history.rs get_total_token_usage) and how far that is below the limit: the rest
-is Codex's estimate of earlier encrypted reasoning items, which the public rollouts redact. The
-files are not part of the repository (see /work/extra_sessions/PROVENANCE.md).
+source gives, 90 % of the catalog window 272,000 = 244,800). For a Codex rollout it also prints, at each
+recorded compaction, Codex's own count as far as the file shows it
+(inspector/analysis/codex_count.py: the last call's total_tokens, the items after the last
+model item at 4 bytes a token, earlier encrypted reasoning where not redacted) and how far that
+is below the limit: the rest is Codex's estimate of the encrypted reasoning items the public
+rollouts redact. The files are not part of the repository (see
+/work/extra_sessions/PROVENANCE.md).
 """
 
 from __future__ import annotations
 
-import json
 import sys
 
 import inspector
 from inspector.presets import resolve
 from inspector.tokens import resolve_or_fallback
-
-_MODEL_ITEMS = {"reasoning", "function_call", "custom_tool_call", "local_shell_call", "web_search_call"}
-
-
-def codex_counts(path: str) -> list[tuple[int, int, int]]:
-    """(line of each ``compacted`` record, last total_tokens, bytes/4 of the items after the last
-    model-generated item) in a Codex rollout."""
-    out, total, after = [], 0, 0
-    with open(path, encoding="utf-8") as handle:
-        for n, line in enumerate(handle, 1):
-            record = json.loads(line)
-            payload = record.get("payload") or {}
-            kind = payload.get("type")
-            if record.get("type") == "compacted":
-                out.append((n, total, after // 4))
-            elif record.get("type") == "response_item":
-                model = kind in _MODEL_ITEMS or (kind == "message" and payload.get("role") == "assistant")
-                after = 0 if model else after + len(json.dumps(payload, separators=(",", ":")))
-            elif kind == "token_count" and payload.get("info"):
-                total = payload["info"]["last_token_usage"]["total_tokens"]
-    return out
-
 
 def main(paths: list[str]) -> None:
     for path in paths:
@@ -59,12 +37,15 @@ def main(paths: list[str]) -> None:
             fired = [c.call for c in inspector.replay(a, names, settings=settings).calls if c.compacted_by]
             print(f"{name_only}\t{name}\trecorded before calls {recorded}\tfired before {fired}\t({len(calls)} calls, {a.table.encoding})")
             if name == "codex":
+                from inspector.analysis.codex_count import codex_count
                 from inspector.strategies.compact import trigger_tokens
 
                 limit = trigger_tokens(settings)
-                for line, total, after in codex_counts(path):
-                    shown = total + after
-                    print(f"\t  compacted at line {line}: total_tokens {total:,} + items after {after:,} = {shown:,}; limit {limit:,}; unseen part >= {limit - shown:,}")
+                for r in recorded:
+                    shown = codex_count(a.view, calls[r - 2], calls[r - 1])
+                    before = codex_count(a.view, calls[r - 3], calls[r - 2])
+                    print(f"\t  compaction before call {r}: Codex's count as the file shows it {shown:,} (a call earlier {before:,}); "
+                          f"limit {limit:,}; unseen part >= {limit - shown:,}")
 
 
 if __name__ == "__main__":

@@ -11,16 +11,21 @@ Generates, deterministically (seed 1), into a temporary directory (or ``--dir``)
   20,000 tool messages (the shape that made ``plan`` quadratic in the validator: 93 s);
 - ``steps.jsonl``: one turn of 20,000 sequential call/result exchanges.
 
-Each command runs in its own process (``python -m inspector ...``, stdout to /dev/null); peak RSS
-is that child's ``ru_maxrss``. Prints one row per command: seconds, MB, and whether both targets
-hold. Usage: python bench/bench_hostile.py [--dir DIR] [--only NAME,...] [--scale 1.0]
+Each command runs in its own process (``python -m inspector ...``, stdout to /dev/null) with an
+empty token-count cache of its own (a first open: nothing counted by an earlier run); peak RSS is
+that child's ``ru_maxrss``. Every input goes through ``info``, ``plan``, ``replay`` and ``export``
+(the ``info`` and ``plan`` tables and ``--json``). Prints one row per command: seconds, MB, and
+whether both targets hold. Usage: python bench/bench_hostile.py [--dir DIR] [--only NAME,...] [--scale 1.0]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
+import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -101,14 +106,22 @@ FILES = {
     "steps.jsonl": gen_steps,
 }
 PLAN = ["--strategy", "tool_pruning,fifo", "--budget", "8000"]
-RUNS = [
-    ("info bigline", "bigline.jsonl", ["info"]),
-    ("info bigline (Claude Code)", "bigline_claude.jsonl", ["info"]),
-    ("info 600k lines", "many.jsonl", ["info"]),
-    ("plan 20k parallel calls --json", "parallel.jsonl", ["plan", *PLAN, "--json"]),
-    ("plan 20k parallel calls (table)", "parallel.jsonl", ["plan", *PLAN]),
-    ("plan 20k steps --json", "steps.jsonl", ["plan", *PLAN, "--json"]),
+INPUTS = [
+    ("bigline", "bigline.jsonl"),
+    ("bigline (Claude Code)", "bigline_claude.jsonl"),
+    ("600k lines", "many.jsonl"),
+    ("20k parallel calls", "parallel.jsonl"),
+    ("20k steps", "steps.jsonl"),
 ]
+COMMANDS = [
+    ("info", ["info"]),
+    ("info --json", ["info", "--json"]),
+    ("plan", ["plan", *PLAN]),
+    ("plan --json", ["plan", *PLAN, "--json"]),
+    ("replay", ["replay", *PLAN]),
+    ("export", ["export", *PLAN, "--to", "openai", "--allow-invalid", "-o", "{out}"]),
+]
+RUNS = [(f"{command} {label}", name, args) for label, name in INPUTS for command, args in COMMANDS]
 
 
 def main() -> None:
@@ -125,7 +138,8 @@ def main() -> None:
         path = directory / name
         if not path.exists():
             FILES[name](path, a.scale)
-    print(f"{'command':<34} {'seconds':>8} {'peak MB':>8}   target <= {TARGET_S:g} s and <= {TARGET_MB:g} MB")
+    width = max(len(r[0]) for r in runs) if runs else 10
+    print(f"{'command':<{width}} {'seconds':>8} {'peak MB':>8}   target <= {TARGET_S:g} s and <= {TARGET_MB:g} MB")
     # ru_maxrss of RUSAGE_CHILDREN is a running maximum: each run gets its own measuring process.
     for label, name, cmd in runs:
         probe = (
@@ -134,14 +148,25 @@ def main() -> None:
             "c=subprocess.run([sys.executable,'-m','inspector',*sys.argv[1:]],stdout=subprocess.DEVNULL,stderr=subprocess.DEVNULL).returncode;"
             "print(time.perf_counter()-s, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss/1024, c)"
         )
+        scratch = Path(tempfile.mkdtemp(prefix="bench-hostile-run-"))  # the run's cache and export
+        args = [str(scratch / "export.json") if c == "{out}" else c for c in cmd[1:]]
+        env = {**os.environ, "CONTEXT_INSPECTOR_CACHE_DIR": str(scratch / "cache")}
+        # its own process group: a run past the timeout is killed with the command it measures
+        proc = subprocess.Popen([sys.executable, "-c", probe, cmd[0], str(directory / name), *args],
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env,
+                                start_new_session=True)
         try:
-            out = subprocess.run([sys.executable, "-c", probe, cmd[0], str(directory / name), *cmd[1:]], capture_output=True, text=True, timeout=a.timeout).stdout
+            out, _ = proc.communicate(timeout=a.timeout)
             seconds, mb, code = out.split()
             seconds_f, mb_f = float(seconds), float(mb)
             ok = "ok" if seconds_f <= TARGET_S and mb_f <= TARGET_MB and code == "0" else f"MISSED (exit {code})" if code != "0" else "MISSED"
-            print(f"{label:<34} {seconds_f:>8.1f} {mb_f:>8.0f}   {ok}")
+            print(f"{label:<{width}} {seconds_f:>8.1f} {mb_f:>8.0f}   {ok}", flush=True)
         except subprocess.TimeoutExpired:
-            print(f"{label:<34} {'TIMEOUT':>8} {'-':>8}   MISSED (over {a.timeout:g} s)")
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            print(f"{label:<{width}} {'TIMEOUT':>8} {'-':>8}   MISSED (over {a.timeout:g} s)", flush=True)
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
     print(f"inputs in {directory}")
 
 

@@ -1,4 +1,4 @@
-"""The session model: pydantic types every reader produces and every later stage consumes.
+"""The session model: the types every reader produces and every later stage consumes.
 
 A :class:`Session` is an ordered list of :class:`Message` objects (system prompts included, as
 ``role="system"`` messages at the front), the tool definitions when the file has them, and where
@@ -6,96 +6,176 @@ it all came from. Each message keeps its content as typed blocks plus whatever t
 write it back out in the provider's own shape (``content_form`` and ``extra``), so a session can
 be round-tripped without loss.
 
+Messages, blocks, usage and source references are slotted records (:class:`Record`, compact
+and cheap to build: a session can hold hundreds of thousands); the session and its tool
+definitions are pydantic models.
+
 This module has no behaviour beyond small read-only conveniences: grouping into turns and units
 lives in :mod:`inspector.units`, counting in :mod:`inspector.tokens`.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Union
+import copy
+from dataclasses import dataclass, field, fields
+from typing import Any, ClassVar, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic_core import core_schema
 
 
-# -- cheap construction ---------------------------------------------------------------------------
-# Every reader builds one object per message and block (164k for a 50k-message session) with
-# ``model_construct``. pydantic's own walks every field's aliases and defaults in Python per call;
-# FastConstruct copies a per-class template of the defaults (in field order) and lays the given
-# values over it: the same ``__dict__`` pydantic would build (same key order), no validation,
-# about half the time. Unknown keys, aliases or a missing required field take pydantic's path.
-# ``model_fields_set`` is every field (one shared set per class instead of a set per object: 200+
-# bytes each); nothing in the inspector reads it.
-
-_object_setattr = object.__setattr__
-#: class -> (defaults template in field order, [(name, factory)], required names, all names)
-_TEMPLATES: dict[type, tuple[dict[str, Any], tuple[tuple[str, Any], ...], tuple[str, ...], set[str]]] = {}
-_MISSING = object()
+# -- a compact record -------------------------------------------------------------------------------
+# A session of 50k messages holds about 164k messages and blocks. As pydantic models each cost an
+# object plus a ``__dict__`` (a Message about 1.3 kB with its source and text block) and 2-8 us to
+# build; as slotted dataclasses they cost a fifth of the bytes and a plain ``__init__``. The
+# surface the rest of the inspector (and a plugin) uses is kept: keyword construction with
+# defaults, ``model_construct``, ``model_copy``, ``model_dump``, ``==``, and use as a field of a
+# pydantic model (``Session.messages``), validating from dicts as pydantic did. Construction does
+# not validate: readers check what they read, and pydantic validation at the edges (a Session
+# built from dicts) still builds the right types.
 
 
-def _template(cls: type[BaseModel]):
-    static: dict[str, Any] = {}
-    factories, required = [], []
-    for name, field in cls.__pydantic_fields__.items():
-        if field.alias not in (None, name) or field.validation_alias is not None:
-            return None
-        if field.default_factory is not None:
-            static[name] = _MISSING
-            factories.append((name, field.default_factory))
-        elif field.is_required():
-            static[name] = _MISSING
-            required.append(name)
-        else:
-            static[name] = field.default
-    entry = (static, tuple(factories), tuple(required), set(static))
-    _TEMPLATES[cls] = entry
-    return entry
+class Record:
+    """Base of the slotted session records: pydantic's model API on a dataclass."""
 
-
-class FastConstruct(BaseModel):
-    """A BaseModel whose ``model_construct`` takes the fast path described above."""
+    __slots__ = ()
+    #: The block's discriminator, a class constant (``model_dump`` writes it where pydantic did).
+    type: ClassVar[str | None] = None
+    _field_names: ClassVar[tuple[str, ...]] = ()
+    _dump_order: ClassVar[tuple[str, ...]] = ()
 
     @classmethod
     def model_construct(cls, _fields_set: set[str] | None = None, **values: Any):
-        entry = _TEMPLATES.get(cls) or _template(cls)
-        if entry is None or _fields_set is not None or cls.__pydantic_post_init__:
-            return super().model_construct(_fields_set, **values)
-        static, factories, required, names = entry
-        d = static.copy()
-        d.update(values)
-        if len(d) != len(static):
-            return super().model_construct(**values)
-        for name in required:
-            if name not in values:
-                return super().model_construct(**values)
-        for name, factory in factories:
-            if d[name] is _MISSING:
-                d[name] = factory()
-        m = cls.__new__(cls)
-        _object_setattr(m, "__dict__", d)
-        _object_setattr(m, "__pydantic_fields_set__", names)
-        _object_setattr(m, "__pydantic_extra__", None)
-        _object_setattr(m, "__pydantic_private__", None)
-        return m
+        """The record from field values, unchecked (pydantic's name for it)."""
+        return cls(**values)
+
+    def model_copy(self, *, update: dict[str, Any] | None = None, deep: bool = False):
+        """A copy with ``update`` laid over it; ``deep`` copies nested values too."""
+        values = {name: getattr(self, name) for name in self._field_names}
+        if deep:
+            values = copy.deepcopy(values)
+        if update:
+            values.update(update)
+        return type(self)(**values)
+
+    def model_dump(self, *, mode: str = "python", exclude: set[str] | None = None, exclude_none: bool = False) -> dict[str, Any]:
+        """Plain dicts and lists all the way down, keys in pydantic's order (the values are JSON's
+        own types, so ``mode`` changes nothing); ``exclude`` and ``exclude_none`` at the top."""
+        cls = type(self)
+        out = {name: _dump(cls.type if name == "type" else getattr(self, name)) for name in cls._dump_order}
+        for name in exclude or ():
+            out.pop(name, None)
+        if exclude_none:
+            out = {k: v for k, v in out.items() if v is not None}
+        return out
+
+    @classmethod
+    def model_validate(cls, value: Any):
+        return _validate(cls, value)
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, _source: Any, _handler: Any) -> core_schema.CoreSchema:
+        return core_schema.no_info_plain_validator_function(
+            lambda v: _validate(cls, v),
+            serialization=core_schema.plain_serializer_function_ser_schema(lambda v: v.model_dump()),
+        )
+
+
+def _dump(value: Any) -> Any:
+    if isinstance(value, Record):
+        return value.model_dump()
+    if isinstance(value, list):
+        return [_dump(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _dump(v) for k, v in value.items()}
+    return value
+
+
+def _record(cls=None, *, hashable: bool = False):
+    """``cls`` as a slotted keyword-only dataclass with :class:`Record`'s API."""
+
+    def wrap(c):
+        made = dataclass(slots=True, kw_only=True, eq=True, unsafe_hash=hashable)(c)
+        made._field_names = tuple(f.name for f in fields(made))
+        if made.type is not None:  # pydantic dumped the base's ``extra`` first, then ``type``
+            made._dump_order = made._field_names[:1] + ("type",) + made._field_names[1:]
+        else:
+            made._dump_order = made._field_names
+        return made
+
+    return wrap if cls is None else wrap(cls)
+
+
+# -- validation from plain values (pydantic at the edges) ----------------------------------------------
+
+
+class _Invalid(ValueError):
+    pass
+
+
+def _validate(cls: type, value: Any):
+    if isinstance(value, cls):
+        return value
+    if cls is Block or cls is ResultPart:
+        return _block(value, _RESULT_PARTS if cls is ResultPart else _BLOCKS)
+    if not isinstance(value, dict):
+        raise _Invalid(f"expected a {cls.__name__} or an object, found {type(value).__name__}")
+    if cls in _BLOCK_TYPES:
+        return _block(value, {cls.type: cls})
+    values = dict(value)
+    unknown = set(values) - set(cls._field_names)
+    if unknown:
+        raise _Invalid(f"{cls.__name__} has no field {sorted(unknown)[0]!r}")
+    for name, kind in _NESTED.get(cls, {}).items():
+        if values.get(name) is not None:
+            values[name] = _validate_nested(kind, values[name])
+    try:
+        return cls(**values)
+    except TypeError as exc:
+        raise _Invalid(str(exc)) from None
+
+
+def _block(value: Any, types: dict[str, type]):
+    if isinstance(value, tuple(types.values())):
+        return value
+    if not isinstance(value, dict) or value.get("type") not in types:
+        raise _Invalid(f"expected a block with type one of {sorted(types)}")
+    cls = types[value["type"]]
+    values = {k: v for k, v in value.items() if k != "type"}
+    if cls is ToolResultBlock and isinstance(values.get("content"), list):
+        values["content"] = [_block(p, _RESULT_PARTS) for p in values["content"]]
+    try:
+        return cls(**values)
+    except TypeError as exc:
+        raise _Invalid(str(exc)) from None
+
+
+def _validate_nested(kind: Any, value: Any) -> Any:
+    if kind == "blocks":
+        return [_block(b, _BLOCKS) for b in value]
+    return _validate(kind, value)
 
 
 Role = Literal["system", "user", "assistant", "tool"]
 
 
-class _Block(FastConstruct):
-    model_config = ConfigDict(extra="forbid")
+@_record
+class _Block(Record):
     #: Fields of the source block the model has no slot for (``cache_control``, ``citations``...).
-    extra: dict[str, Any] = Field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
 
 
+@_record
 class TextBlock(_Block):
-    type: Literal["text"] = "text"
+    type: ClassVar[str] = "text"
     text: str
 
 
+@_record
 class ImageBlock(_Block):
     """An image. ``data`` holds a URL or base64 payload as the file had it; it is never decoded."""
 
-    type: Literal["image"] = "image"
+    type: ClassVar[str] = "image"
     media_type: str | None = None
     source_kind: Literal["base64", "url", "file"] = "url"
     data: str = ""
@@ -104,30 +184,33 @@ class ImageBlock(_Block):
     height: int | None = None
 
 
+@_record
 class ThinkingBlock(_Block):
-    type: Literal["thinking"] = "thinking"
+    type: ClassVar[str] = "thinking"
     thinking: str = ""
     signature: str | None = None
     #: ``redacted_thinking``: ``thinking`` then holds the opaque ``data``.
     redacted: bool = False
 
 
+@_record
 class ToolCallBlock(_Block):
     """One tool call. ``arguments`` is the JSON text the model produced (as OpenAI sends it)."""
 
-    type: Literal["tool_call"] = "tool_call"
+    type: ClassVar[str] = "tool_call"
     id: str
     name: str
     arguments: str = "{}"
 
 
-ResultPart = Annotated[Union[TextBlock, ImageBlock], Field(discriminator="type")]
+ResultPart = Union[TextBlock, ImageBlock]
 
 
+@_record
 class ToolResultBlock(_Block):
     """A tool result. ``content`` is a string, or a list of parts when the file had a list."""
 
-    type: Literal["tool_result"] = "tool_result"
+    type: ClassVar[str] = "tool_result"
     tool_call_id: str
     content: str | list[ResultPart] = ""
     is_error: bool = False
@@ -141,25 +224,26 @@ class ToolResultBlock(_Block):
         return "\n".join(p.text for p in self.content if isinstance(p, TextBlock))
 
 
+@_record
 class RawBlock(_Block):
     """A provider block the model has no type for (``document``, ``server_tool_use``...), kept
     verbatim in ``raw`` for write-back. ``text`` is what is counted and shown for it."""
 
-    type: Literal["raw"] = "raw"
-    raw: dict[str, Any] = Field(default_factory=dict)
+    type: ClassVar[str] = "raw"
+    raw: dict[str, Any] = field(default_factory=dict)
     text: str = ""
 
 
-Block = Annotated[
-    Union[TextBlock, ImageBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock, RawBlock],
-    Field(discriminator="type"),
-]
+Block = Union[TextBlock, ImageBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock, RawBlock]
+_BLOCK_TYPES = (TextBlock, ImageBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock, RawBlock)
+_BLOCKS = {c.type: c for c in _BLOCK_TYPES}
+_RESULT_PARTS = {c.type: c for c in (TextBlock, ImageBlock)}
 
 
-class Usage(FastConstruct):
+@_record
+class Usage(Record):
     """Token usage the file recorded for the model call that produced a message."""
 
-    model_config = ConfigDict(extra="forbid")
     input_tokens: int | None = None
     output_tokens: int | None = None
     cache_read_input_tokens: int | None = None
@@ -185,10 +269,10 @@ class Usage(FastConstruct):
         )
 
 
-class SourceRef(FastConstruct):
+@_record(hashable=True)
+class SourceRef(Record):
     """Where a message came from: a 1-based line (JSONL) and/or a JSON path (``$.messages[3]``)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
     line: int | None = None
     json_path: str | None = None
     file: str | None = None
@@ -207,16 +291,16 @@ class SourceRef(FastConstruct):
 ContentForm = Literal["string", "parts", "null", "blocks"]
 
 
-class Message(FastConstruct):
+@_record
+class Message(Record):
     """One message as the model sees it, in provider-neutral form."""
 
-    model_config = ConfigDict(extra="forbid")
     index: int
     role: Role
-    content: list[Block] = Field(default_factory=list)
+    content: list[Block] = field(default_factory=list)
     name: str | None = None
     usage: Usage | None = None
-    source: SourceRef = Field(default_factory=SourceRef)
+    source: SourceRef = field(default_factory=SourceRef)
     #: How the file wrote ``content``: a plain string, a list of parts, null, or provider blocks.
     content_form: ContentForm = "string"
     #: This message is a compaction summary recorded in the file: the model calls after it see
@@ -233,7 +317,7 @@ class Message(FastConstruct):
     #: summary inside such a context (its ``compaction`` item), which does not start it.
     is_summary: bool | None = None
     #: Top-level fields of the source record the model has no slot for, kept for write-back.
-    extra: dict[str, Any] = Field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
 
     @property
     def text(self) -> str:
@@ -260,6 +344,11 @@ class Message(FastConstruct):
             else:
                 return False
         return has_result
+
+
+_NESTED: dict[type, dict[str, Any]] = {
+    Message: {"content": "blocks", "usage": Usage, "source": SourceRef},
+}
 
 
 class ToolDefinition(BaseModel):

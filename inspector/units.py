@@ -32,7 +32,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 
-from .model import Message, Session, TextBlock, ToolCallBlock, ToolResultBlock
+from .model import Message, Session, ToolCallBlock, ToolResultBlock
 
 
 class UnitKind(str, Enum):
@@ -263,7 +263,7 @@ def build_view(session: Session) -> SessionView:
     units_indices: list[list[int]] = []
     units_kind: list[UnitKind] = []
     units_turn: list[int] = []
-    units_tools: list[list[str]] = []
+    units_tools: dict[int, list[str]] = {}  # only the units that call or answer tools
     unit_of_call: dict[str, int] = {}  # id -> unit of the latest call with that id
     name_of_call: dict[str, str] = {}
     # Calls still waiting for a result, by id -> message index. Keyed on the latest call, so
@@ -275,7 +275,6 @@ def build_view(session: Session) -> SessionView:
         units_indices.append([i])
         units_kind.append(kind)
         units_turn.append(turn)
-        units_tools.append([])
         unit_of[i] = uid
         return uid
 
@@ -285,22 +284,24 @@ def build_view(session: Session) -> SessionView:
     for i, m in enumerate(messages):
         calls: list[ToolCallBlock] = []
         results: list[ToolResultBlock] = []
-        text_parts: list[str] = []
-        for b in m.content:
-            if isinstance(b, ToolCallBlock):
+        first_text: str | None = None
+        for b in m.content:  # by the blocks' type tag: isinstance on a pydantic class costs ~1 us
+            kind = b.type
+            if kind == "tool_call":
                 calls.append(b)
-            elif isinstance(b, ToolResultBlock):
+            elif kind == "tool_result":
                 results.append(b)
-            elif isinstance(b, TextBlock):
-                text_parts.append(b.text)
-        first_text = text_parts[0] if text_parts else ""
+            elif first_text is None and kind == "text":
+                first_text = b.text
+        if first_text is None:
+            first_text = ""
         summary = (m.starts_context if m.is_summary is None else m.is_summary) or (
             m.role in ("system", "user") and is_summary_text(first_text)
         )
 
         if injected[i] is not None:
             flags[i] |= INJECTED
-        elif m.role == "user" and not m.only_tool_results:
+        elif m.role == "user" and not (results and _only_tool_results(m)):
             turn += 1
             turn_starts.append(i)
         turn_of[i] = turn
@@ -310,7 +311,7 @@ def build_view(session: Session) -> SessionView:
             call_ids[i] = ids
             tool_names[i] = tuple(c.name for c in calls)
             uid = new_unit(UnitKind.TOOL_EXCHANGE, i, turn)
-            units_tools[uid].extend(tool_names[i])
+            units_tools[uid] = list(tool_names[i])
             for c in calls:
                 if c.id in unanswered:  # an earlier call with this id never got its result
                     flags[unanswered[c.id]] |= ORPHAN_CALL
@@ -326,7 +327,7 @@ def build_view(session: Session) -> SessionView:
                 flags[i] |= ORPHAN_RESULT
             if owner is None:
                 owner = new_unit(UnitKind.TOOL_EXCHANGE, i, turn)
-                units_tools[owner].extend(tool_names[i])
+                units_tools[owner] = list(tool_names[i])
             else:
                 units_indices[owner].append(i)
                 unit_of[i] = owner
@@ -349,8 +350,8 @@ def build_view(session: Session) -> SessionView:
         flags[i] |= ORPHAN_CALL
 
     units = [
-        Unit(uid, units_kind[uid], tuple(units_indices[uid]), units_turn[uid], tuple(dict.fromkeys(units_tools[uid])))
-        for uid in range(len(units_indices))
+        Unit(uid, kind, tuple(indices), unit_turn, tuple(dict.fromkeys(units_tools[uid])) if uid in units_tools else ())
+        for uid, (kind, indices, unit_turn) in enumerate(zip(units_kind, units_indices, units_turn))
     ]
 
     turns: list[Turn] = []
@@ -397,18 +398,30 @@ def build_view(session: Session) -> SessionView:
     )
 
 
+def _only_tool_results(message: Message) -> bool:
+    """``message.only_tool_results``, answered without a pass over the usual one-block message."""
+    content = message.content
+    if len(content) == 1:
+        return content[0].type == "tool_result"
+    return message.only_tool_results
+
+
+def _first_text(message: Message) -> str:
+    return next((b.text for b in message.content if b.type == "text"), "")
+
+
 def _injected(messages: list[Message]) -> list[str | None]:
     """What kind of harness message each user message is (None: a prompt, tool results only, or
     not a user message); see the module docstring for the rule."""
     out: list[str | None] = [None] * len(messages)
     users: list[int] = []  # user messages that are not only tool results
     for i, m in enumerate(messages):
-        if m.role != "user" or m.only_tool_results:
+        if m.role != "user" or _only_tool_results(m):
             continue
         users.append(i)
         kind = m.injected
         if kind is None:
-            text = next((b.text for b in m.content if isinstance(b, TextBlock)), "")
+            text = _first_text(m)
             if (m.starts_context if m.is_summary is None else m.is_summary) or is_summary_text(text):
                 kind = "summary"
             elif m.starts_context:  # a compaction's first retained message: replayed, not typed
@@ -416,7 +429,7 @@ def _injected(messages: list[Message]) -> list[str | None]:
             else:
                 kind = injected_kind(text)
                 if kind == "command_output" and users[-2:-1] == [i - 1] and out[i - 1] is None:
-                    previous = next((b.text for b in messages[i - 1].content if isinstance(b, TextBlock)), "")
+                    previous = _first_text(messages[i - 1])
                     if previous.lstrip().startswith(_COMMAND_PREFIXES):
                         out[i - 1] = "command"  # a local command (/clear, /compact): no prompt
         out[i] = kind

@@ -76,8 +76,8 @@ def fake_tui(monkeypatch):
     calls = []
     module = types.ModuleType("inspector.tui.app")
 
-    def run(path, *, theme, follow, format, encoding):
-        calls.append({"path": path, "theme": theme, "follow": follow, "format": format, "encoding": encoding})
+    def run(path, *, theme, follow, format, encoding, **given):  # given: sidechain, preset when set
+        calls.append({"path": path, "theme": theme, "follow": follow, "format": format, "encoding": encoding, **given})
         return 7
 
     module.run = run
@@ -100,6 +100,8 @@ def test_a_session_argument_opens_the_tui_with_its_options(fake_tui):
     assert fake_tui == [{"path": THREE, "theme": "light", "follow": False, "format": "openai", "encoding": "approx"}]
     main([str(SAMPLES / "coding_agent.jsonl"), "--follow"])
     assert fake_tui[-1]["follow"] is True
+    main([THREE, "--preset", "swe-agent"])
+    assert fake_tui[-1]["preset"] == "swe-agent"
 
 
 def test_a_file_named_like_a_subcommand_opens_with_a_path(fake_tui, tmp_path, monkeypatch):

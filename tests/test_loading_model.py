@@ -1,4 +1,4 @@
-"""Loading at parse speed: the cheap model_construct builds what pydantic's builds, the flags a
+"""Loading at parse speed: the compact records keep pydantic's API, the flags a
 view computes lazily are the flags computed at once, and loading leaves no GC work behind."""
 
 from __future__ import annotations
@@ -6,40 +6,60 @@ from __future__ import annotations
 import gc
 from pathlib import Path
 
-from pydantic import BaseModel
+import pytest
+from pydantic import ValidationError
 
 from inspector import load
-from inspector.model import Message, SourceRef, TextBlock, ToolResultBlock, Usage
+from inspector.model import Message, Session, SourceRef, TextBlock, ToolResultBlock, Usage
 from inspector.units import TRUNCATED_IN_SOURCE, build_view, has_truncation_marker
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_sessions"
 
 
-def _pydantic(cls, **values):
-    return BaseModel.model_construct.__func__(cls, **values)
-
-
-def test_model_construct_builds_what_pydantic_builds():
-    cases = [
-        (TextBlock, {"text": "hi"}),
-        (TextBlock, {"text": "hi", "extra": {"cache_control": {"type": "ephemeral"}}}),
-        (ToolResultBlock, {"tool_call_id": "c1", "content": "ok"}),
-        (SourceRef, {"line": 3}),
-        (Usage, {"input_tokens": 5, "model": "gpt-5"}),
-        (Message, {"index": 2, "role": "user", "content": [], "extra": {"ts": 1}}),
-    ]
-    for cls, values in cases:
-        ours, theirs = cls.model_construct(**values), _pydantic(cls, **values)
-        assert ours == theirs
-        assert list(ours.__dict__) == list(theirs.__dict__)  # same fields, same order
-        assert ours.model_dump() == theirs.model_dump()
-    a, b = Message.model_construct(index=0, role="user"), Message.model_construct(index=1, role="user")
+def test_records_keep_pydantic_s_api():
+    block = TextBlock.model_construct(text="hi", extra={"cache_control": {"type": "ephemeral"}})
+    assert block == TextBlock(text="hi", extra={"cache_control": {"type": "ephemeral"}})
+    # the dump pydantic made: the base's extra first, then the discriminator, then the fields
+    assert list(block.model_dump()) == ["extra", "type", "text"]
+    m = Message(index=2, role="user", content=[block], usage=Usage(input_tokens=5), extra={"ts": 1})
+    assert m.model_dump() == {
+        "index": 2, "role": "user",
+        "content": [{"extra": {"cache_control": {"type": "ephemeral"}}, "type": "text", "text": "hi"}],
+        "name": None,
+        "usage": {"input_tokens": 5, "output_tokens": None, "cache_read_input_tokens": None,
+                  "cache_creation_input_tokens": None, "model": None, "reasoning_tokens": None,
+                  "cache_creation_1h_input_tokens": None},
+        "source": {"line": None, "json_path": None, "file": None},
+        "content_form": "string", "starts_context": False, "injected": None, "is_summary": None, "extra": {"ts": 1},
+    }
+    assert Message.model_validate(m.model_dump()) == m
+    assert Usage(input_tokens=5).model_dump(exclude_none=True) == {"input_tokens": 5}
+    assert list(m.model_dump(exclude={"content", "usage"}, mode="json"))[:3] == ["index", "role", "name"]
+    with pytest.raises(TypeError):
+        m.model_dump(by_alias=True)  # an option the records do not have fails, never silently ignored
+    a, b = Message(index=0, role="user"), Message(index=1, role="user")
     assert a.content is not b.content and a.extra is not b.extra  # factories run per object
+    assert hash(SourceRef(line=3)) == hash(SourceRef(line=3))  # frozen in pydantic: hashable
 
 
-def test_model_construct_with_a_missing_required_field_or_an_unknown_key_is_pydantic_s():
-    assert TextBlock.model_construct().__dict__ == _pydantic(TextBlock).__dict__  # no "text", as pydantic leaves it
-    assert TextBlock.model_construct(text="x", bogus=1).__dict__ == {"type": "text", "text": "x", "extra": {}}
+def test_a_session_validates_its_messages_from_dicts_as_pydantic_did():
+    session = Session(format="openai", messages=[
+        {"index": 0, "role": "tool", "content": [{"type": "tool_result", "tool_call_id": "c1",
+                                                  "content": [{"type": "text", "text": "ok"}]}]},
+    ])
+    result = session.messages[0].content[0]
+    assert isinstance(result, ToolResultBlock) and isinstance(result.content[0], TextBlock)
+    assert result.text == "ok"
+    assert Session.model_validate(session.model_dump()) == session
+    with pytest.raises(ValidationError, match="no field 'bogus'"):
+        Session(format="openai", messages=[{"index": 0, "role": "user", "bogus": 1}])
+
+
+def test_a_record_has_no_room_for_unknown_fields():
+    with pytest.raises(TypeError):
+        TextBlock(text="x", bogus=1)
+    with pytest.raises(AttributeError):
+        TextBlock(text="x").bogus = 1  # slotted: no per-object dict
 
 
 def test_a_copy_of_a_constructed_message_is_independent():

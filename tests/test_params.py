@@ -26,7 +26,7 @@ def test_settings_has_every_declared_param_with_its_default():
         "observations_keep": 5, "polling": 1, "thinking_keep_turns": 1,
         "context_window": 200_000, "reserved_output": 0, "compact_margin": None, "compact_share": 0.0,
         "compact_tokens": None, "compact_messages": None, "keep_head_messages": 0, "keep_tail_messages": None,
-        "keep_tail_tokens": None, "keep_tail_share": 0.0, "tail_at_user": False, "keep_user_tokens": None,
+        "keep_tail_tokens": None, "keep_tail_share": 0.0, "tail_at_user": False, "keep_user_tokens": None, "compact_count": "input",
         "trim_strategy": "last", "trim_include_system": False, "trim_start_on": "none", "trim_end_on": "none",
         "allow_partial": False,
     }

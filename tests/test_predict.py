@@ -11,6 +11,7 @@ import inspector
 from inspector.analysis.predict import TYPICAL, next_call, not_in_file_at, predictions, typical_for
 from inspector.analysis.window import DEFAULT_WINDOW, default_budget, session_window, window_for
 from inspector.model import Usage
+from inspector.units import build_view
 
 from strategy_builders import SessionBuilder, text_of
 
@@ -46,7 +47,8 @@ def test_a_call_never_sees_its_own_usage(four):
     message = four.view.messages[four.view.calls[9].message_index]
     recorded, message.usage = message.usage, Usage(input_tokens=1)
     try:
-        after = [c.predicted_tokens for c in predictions(four.view, four.table)]
+        # a view is a snapshot (its per-call figures are kept): changed messages get a new view
+        after = [c.predicted_tokens for c in predictions(build_view(four.session), four.table)]
     finally:
         message.usage = recorded
     assert after[:10] == before[:10]  # calls 1-10 do not move
@@ -119,8 +121,9 @@ def test_window_of_the_model_and_what_the_agent_reserves(four):
     assert (w.model, w.tokens, w.source, w.reserved, w.budget) == ("claude-sonnet-4-5-20250929", 200_000, "Claude Code's 200K default", 33_000, 167_000)
     assert default_budget(four.session) == 167_000
     assert window_for("gpt-4o").tokens == 128_000
-    codex = window_for("gpt-5-codex", "codex", recorded=272_000)
-    assert (codex.tokens, codex.source, codex.budget) == (272_000, "recorded in the file", 244_800)
+    # Codex records 95 % of its 272,000 catalog window and compacts at 9/10 of the catalog window
+    codex = window_for("gpt-5-codex", "codex", recorded=258_400)
+    assert (codex.tokens, codex.source, codex.budget) == (258_400, "recorded in the file", 244_800)
     none = window_for(None)
     assert (none.tokens, none.assumed, none.reserved) == (DEFAULT_WINDOW, True, 0)
     assert none.source == "assumed: the file names no model"
@@ -131,7 +134,7 @@ def test_window_of_the_model_and_what_the_agent_reserves(four):
 def test_codex_window_recorded_in_the_file_wins():
     rollout = next((Path(__file__).parent / "fixtures" / "real" / "codex").glob("rollout-*.jsonl"))
     w = session_window(inspector.load(rollout))
-    assert (w.model, w.tokens, w.source, w.reserved, w.budget) == ("gpt-5.1-codex", 258_400, "recorded in the file", 25_840, 232_560)
+    assert (w.model, w.tokens, w.source, w.reserved, w.budget) == ("gpt-5.1-codex", 258_400, "recorded in the file", 13_600, 244_800)
     # --model overrides the file's model, so the table's window applies
     assert session_window(inspector.load(rollout), "gpt-4o").tokens == 128_000
 

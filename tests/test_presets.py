@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from inspector.presets import PresetError, get_preset, load_presets, resolve, save_user_preset
@@ -27,14 +29,15 @@ def own_config_dir(tmp_path, monkeypatch):
 
 def test_presets_json_lists_every_preset_with_its_source_params_and_pipeline(capsys):
     report = as_json(capsys, "presets")
-    assert report["schema_version"] == 1
-    by_name = {p["name"]: p for p in report["presets"]}
-    assert REQUIRED <= set(by_name)
-    for p in report["presets"]:
+    assert isinstance(report, list)  # a bare list, not a {schema_version, presets} report
+    by_name = {p["name"]: p for p in report}
+    assert REQUIRED <= set(by_name) and len(by_name) == len(report)
+    for p in report:
         assert set(p) >= {"name", "agent", "version", "source", "params", "pipeline"}
         assert p["source"]["sure"] in ("source", "docs", "second-hand", "approximation") and p["source"]["where"]
     # 272,000 x 95 % reported, compacting at 9/10 of 272,000 = 244,800
-    assert by_name["codex"]["params"] == {"context_window": 258400, "compact_share": 0.9473684210526315, "keep_user_tokens": 20000, "summary_tokens": 2000}
+    assert by_name["codex"]["params"] == {
+        "context_window": 258400, "compact_share": 0.9473684210526315, "compact_count": "codex", "keep_user_tokens": 20000, "summary_tokens": 2000}
     assert by_name["swe-agent"]["pipeline"] == ["last_n_observations"]
     assert by_name["mini-swe-agent"]["pipeline"] == []
 
@@ -72,6 +75,11 @@ def test_every_preset_plans_replays_and_exports(capsys, name, tmp_path):
     assert len(summaries) == sum(1 for c in replay["calls"] if c["compacted_by"])
     code, _, err = run(capsys, "export", SAMPLE, "--preset", name, "--to", "anthropic", "-o", tmp_path / "out.json")
     assert code == 0, err
+    compare = as_json(capsys, "compare", SAMPLE, "--preset", name)
+    assert [(r.get("preset"), r["pipeline"]) for r in compare["rows"]] == [(None, "none"), (name, ",".join(preset.pipeline) or "none")]
+    code, out, err = run(capsys, "compare", SAMPLE, "--preset", name)
+    assert code == 0, err
+    assert any(line.split()[:1] == [name] for line in out.splitlines())  # a row named by the preset
 
 
 def test_set_overrides_a_preset_parameter_and_bad_values_are_one_paragraph(capsys):
@@ -87,6 +95,15 @@ def test_set_overrides_a_preset_parameter_and_bad_values_are_one_paragraph(capsy
     assert code == 2 and "--set compact_share=lots: could not convert string to float: 'lots'." in err
     code, _, err = run(capsys, "plan", SAMPLE, "--preset", "codex", "--set", "no_such=1")
     assert code == 2 and "--set no_such=1: no parameter 'no_such'" in err
+
+
+def test_the_html_report_with_a_preset_compares_that_preset_by_name(capsys, tmp_path):
+    page = tmp_path / "page.html"
+    code, _, err = run(capsys, "report", SAMPLE, "--preset", "swe-agent", "--html", page)
+    assert code == 0, err
+    table = page.read_text(encoding="utf-8").split('<table id="compare-table">')[1].split("</table>")[0]
+    assert "<th>preset (pipeline)</th>" in table
+    assert [cell.split("<")[0] for cell in table.split('<tr class="compare-row"><td>')[1:]] == ["none", "swe-agent (last_n_observations)"]
 
 
 def test_compare_presets_runs_each_with_its_own_settings(capsys):
@@ -110,8 +127,25 @@ def test_as_config_prints_the_agents_own_settings(capsys):
     )
     preset, _, s = resolve("langchain-trim-last", {"budget": 500})
     assert "max_tokens=500" in as_config(preset, s) and "end_on=('human', 'tool')" in as_config(preset, s)
-    code, _, err = run(capsys, "presets", "show", "mini-swe-agent", "--as-config")
-    assert code == 2 and "has no configuration of its own" in err
+    code, out, _ = run(capsys, "presets", "show", "mini-swe-agent", "--as-config")
+    assert code == 0 and out.startswith("# mini-swe-agent sends the whole linear history at every step: no setting")
+    code, _, err = run(capsys, "presets", "show", "cline", "--as-config")
+    assert code == 2 and "preset 'cline' (Cline) has no configuration of its own to print." in err
+
+
+def test_gemini_cli_as_config_carries_its_tool_output_masking_settings(capsys):
+    code, out, _ = run(capsys, "presets", "show", "gemini-cli", "--as-config", "--set", "mask_min_tokens=12000")
+    assert code == 0
+    comment, _, body = out.partition("\n")
+    assert comment.startswith("// ~/.gemini/settings.json")
+    assert json.loads(body) == {
+        "model": {"compressionThreshold": 0.5},
+        "experimental": {"toolOutputMasking": {
+            "enabled": True, "toolProtectionThreshold": 50000, "minPrunableTokensThreshold": 12000, "protectLatestTurn": True,
+        }},
+    }
+    code, out, _ = run(capsys, "presets", "show", "gemini-cli", "--as-config", "--set", "mask_protect_turns=0")
+    assert json.loads(out.partition("\n")[2])["experimental"]["toolOutputMasking"]["protectLatestTurn"] is False
 
 
 def test_user_presets_are_saved_and_loaded_from_the_config_dir(capsys, tmp_path):

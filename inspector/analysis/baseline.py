@@ -14,11 +14,13 @@ does not show at all (the agent's own system prompt and tool definitions) is not
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
-from ..model import Message, ThinkingBlock
+from ..model import Message
 from ..tokens import MessageCount, TokenTable
 from ..units import SessionView
 from .context import visible_input
+from .memo import kept, kept_list
 
 #: Models whose earlier turns' reasoning stays in the input (the tool loop's reasoning is not
 #: dropped at the next user message). Measured, not fitted: on the Codex 0.144.3 (gpt-5.6-terra)
@@ -36,6 +38,7 @@ REASONING_KEPT_ACROSS_TURNS = ("gpt-5.6",)
 _CLAUDE_VERSION = re.compile(r"(?<![0-9])([0-9]{1,2})(?![0-9])")
 
 
+@lru_cache(maxsize=256)
 def _keeps_reasoning(model: str | None) -> bool:
     name = (model or "").lower().rsplit("/", 1)[-1]
     if name.startswith(REASONING_KEPT_ACROSS_TURNS):
@@ -58,7 +61,7 @@ def call_reasoning(message: Message, count: MessageCount) -> int:
     usage = message.usage
     if usage is not None and usage.reasoning_tokens is not None:
         return usage.reasoning_tokens
-    if count.thinking == 0 and not any(isinstance(b, ThinkingBlock) for b in message.content):
+    if count.thinking == 0 and not any(b.type == "thinking" for b in message.content):
         return 0
     visible = count.total - count.framing
     hidden = usage.output_tokens - visible if usage is not None and usage.output_tokens is not None else 0
@@ -75,9 +78,22 @@ def resent_reasoning(view: SessionView, table: TokenTable) -> list[int]:
 
     A call's own reasoning is :func:`call_reasoning`.
     """
+    return list(_resent(view, table))
+
+
+def _resent(view: SessionView, table: TokenTable) -> list[int]:
+    return kept(view, table, "resent_reasoning", lambda: _resent_reasoning(view, table))
+
+
+def _produced(view: SessionView, table: TokenTable) -> list[int]:
+    return kept(view, table, "produced_reasoning", lambda: _produced_reasoning(view, table))
+
+
+def _resent_reasoning(view: SessionView, table: TokenTable) -> list[int]:
     out: list[int] = []
     running = 0
-    for produced, reset in zip(produced_reasoning(view, table), reasoning_resets(view)):
+    resets = kept(view, None, "reasoning_resets", lambda: _reasoning_resets(view))
+    for produced, reset in zip(_produced(view, table), resets):
         if reset:
             running = 0
         out.append(running)
@@ -87,6 +103,10 @@ def resent_reasoning(view: SessionView, table: TokenTable) -> list[int]:
 
 def produced_reasoning(view: SessionView, table: TokenTable) -> list[int]:
     """Per call: the reasoning tokens it produced (:func:`call_reasoning`)."""
+    return list(_produced(view, table))
+
+
+def _produced_reasoning(view: SessionView, table: TokenTable) -> list[int]:
     messages, counts = view.messages, table.counts
     return [call_reasoning(messages[c.message_index], counts[c.message_index]) for c in view.calls]
 
@@ -94,6 +114,10 @@ def produced_reasoning(view: SessionView, table: TokenTable) -> list[int]:
 def reasoning_resets(view: SessionView) -> list[bool]:
     """Per call: whether the reasoning re-sent to it starts again from 0 (a compaction, or a new
     turn of a model that drops earlier turns' reasoning)."""
+    return kept_list(view, None, "reasoning_resets", lambda: _reasoning_resets(view))
+
+
+def _reasoning_resets(view: SessionView) -> list[bool]:
     messages = view.messages
     out: list[bool] = []
     turn, start, model = None, None, None
@@ -123,12 +147,13 @@ def next_resent_reasoning(view: SessionView, table: TokenTable, context_start: i
             break
     if next_turn != last.turn and not _keeps_reasoning(model):
         return 0
-    return resent_reasoning(view, table)[-1] + produced_reasoning(view, table)[-1]
+    return _resent(view, table)[-1] + _produced(view, table)[-1]
 
 
 def baseline_tokens(view: SessionView, table: TokenTable) -> list[int]:
     """The input tokens of every model call without pruning, in call order."""
-    return [v + r for v, r in zip(visible_input(view, table), resent_reasoning(view, table))]
+    return kept_list(view, table, "baseline_tokens", lambda: [
+        v + r for v, r in zip(visible_input(view, table), _resent(view, table))])
 
 
 __all__ = ["REASONING_KEPT_ACROSS_TURNS", "baseline_tokens", "call_reasoning", "next_resent_reasoning",

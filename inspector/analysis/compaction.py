@@ -8,7 +8,8 @@ messages added since, until it compacts again. :func:`replay_compacting` keeps t
   itself would measure: the input the file recorded for the previous call plus our count of
   the messages added since (the previous call's reply and the tool results), as Claude Code
   does; our own count of the history where nothing was recorded or after a simulated
-  compaction (the recorded figures then describe another history).
+  compaction (the recorded figures then describe another history). With
+  ``compact_count="codex"`` the figure is Codex's own (:func:`.codex_count.codex_count`).
 - When it fires, the summarisation is a model call of its own (``kind="summary"``, its input
   is the history being summarised), and the call after it is marked ``compacted_by="compact"``.
 - The pipeline's other strategies (masking, clearing...) are applied to the compacted history
@@ -34,6 +35,7 @@ from ..strategies.pipeline import STRATEGIES, freeze, start
 from ..tokens import TokenTable
 from ..units import SessionView
 from .baseline import baseline_tokens
+from .codex_count import codex_count
 
 _FOLDED = "summarized by compact: folded into the summary of the compaction before call {}"
 
@@ -187,6 +189,8 @@ def replay_compacting(
         if state is None and previous is not None and previous[1] is not None:
             prev_call, prev_recorded = previous
             measured = prev_recorded + table.prefix[call.message_index] - table.prefix[prev_call.message_index]
+            if settings.compact_count == "codex":
+                measured = codex_count(view, prev_call, call) or measured
         why = fires(settings, measured, non_system) if COMPACT in names else None
         compacted_by = None
         if why is not None and w is None:

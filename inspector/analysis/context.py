@@ -13,10 +13,19 @@ from dataclasses import dataclass
 
 from ..tokens import TokenTable
 from ..units import SessionView
+from .memo import kept, kept_list
 
 
 def system_prefix(view: SessionView, table: TokenTable) -> list[int]:
     """``out[i]``: tokens of the system messages among ``messages[:i]``."""
+    return list(_kept_system_prefix(view, table))
+
+
+def _kept_system_prefix(view: SessionView, table: TokenTable) -> list[int]:
+    return kept(view, table, "system_prefix", lambda: _system_prefix(view, table))
+
+
+def _system_prefix(view: SessionView, table: TokenTable) -> list[int]:
     out = [0] * (len(view) + 1)
     running = 0
     for i, (role, tokens) in enumerate(zip(view.roles, table.totals)):
@@ -29,7 +38,11 @@ def system_prefix(view: SessionView, table: TokenTable) -> list[int]:
 def visible_input(view: SessionView, table: TokenTable) -> list[int]:
     """Per model call: the messages the file shows it was sent plus the request overhead, in
     call order (the baseline without re-sent reasoning: :func:`.baseline.baseline_tokens`)."""
-    prefix, system = table.prefix, system_prefix(view, table)
+    return kept_list(view, table, "visible_input", lambda: _visible_input(view, table))
+
+
+def _visible_input(view: SessionView, table: TokenTable) -> list[int]:
+    prefix, system = table.prefix, _kept_system_prefix(view, table)
     out = []
     for call in view.calls:
         stop, start = call.message_index, min(call.context_start, call.message_index)
@@ -50,7 +63,7 @@ def next_call(view: SessionView, table: TokenTable) -> NextCall:
     """The input of the next model call: everything, unless the file records a compaction."""
     starts = [i for i, m in enumerate(view.messages) if m.starts_context]
     start = starts[-1] if starts else 0
-    tokens = system_prefix(view, table)[start] + table.range_total(start, len(view)) + table.overhead
+    tokens = _kept_system_prefix(view, table)[start] + table.range_total(start, len(view)) + table.overhead
     return NextCall(tokens, start if starts else None)
 
 

@@ -233,6 +233,9 @@ def usage_report(analysis: Analysis) -> dict[str, Any] | None:
     ``ratio`` is recorded / estimate (the inspector's count of what the file shows), per call and
     over all of them; ``predicted`` is the call's whole input fitted on earlier calls only."""
     view = analysis.view
+    messages = view.messages
+    if all(messages[call.message_index].usage is None for call in view.calls):
+        return None
     predicted = predictions(view, analysis.table)
     rows = []
     for row in call_usage(view, analysis.table):

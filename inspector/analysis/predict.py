@@ -35,6 +35,7 @@ from ..model import Session
 from ..tokens import TokenTable
 from ..units import SessionView
 from .baseline import baseline_tokens, next_resent_reasoning, resent_reasoning
+from .memo import kept, kept_list
 from .session_facts import agent_of, agent_version_of, call_model, session_model
 
 Basis = Literal["recorded", "before compaction", "typical", "none"]
@@ -165,6 +166,7 @@ class _Fitter:
         self.before: tuple[int, int, int] | None = None  # the first recorded call of the context before
         self.calls = 0
         self.typical = typical_for(agent_of(session), agent_version_of(session))
+        self._fit: Fit | None = None  # the fit until the next enter() or record(): shared, it is frozen
 
     def enter(self, context_start: int) -> None:
         if context_start != self.context_start:
@@ -172,8 +174,14 @@ class _Fitter:
             self.before = self.first or self.before
             self.latest = self.first = None
             self.calls = 0
+            self._fit = None
 
     def fit(self) -> Fit:
+        if self._fit is None:
+            self._fit = self._new_fit()
+        return self._fit
+
+    def _new_fit(self) -> Fit:
         if self.latest is not None:
             _, recorded, counted = self.latest
             return Fit(recorded - counted, 1.0, self.calls, "recorded", self.latest)
@@ -191,12 +199,16 @@ class _Fitter:
         if self.first is None:
             self.first = self.latest
         self.calls += 1
+        self._fit = None
 
 
 def predictions(view: SessionView, table: TokenTable, baselines: list[int] | None = None) -> list[CallPrediction]:
     """One :class:`CallPrediction` per model call, each fitted on earlier calls only. Computed
     once per view and table (every plan of the viewer asks for its call's part)."""
-    return _walk(view, table, baselines)[0]
+    cache = _cache(view, table, baselines)
+    if cache.calls is None:
+        cache.calls = _fit_calls(view, cache.baselines, cache.recorded)
+    return cache.calls
 
 
 def next_call(view: SessionView, table: TokenTable) -> CallPrediction:
@@ -210,45 +222,41 @@ def next_call(view: SessionView, table: TokenTable) -> CallPrediction:
         fitter.enter(start)
         baseline = _next_baseline(view, table, start)
         fit = fitter.fit()
-        model = next((c.model for c in reversed(cache.calls) if c.model), None)
-        cache.next = CallPrediction(len(view.calls) + 1, len(view), baseline, None, fit.predict(baseline), fit, model)
+        cache.next = CallPrediction(len(view.calls) + 1, len(view), baseline, None, fit.predict(baseline), fit,
+                                    _latest_model(view))
     return cache.next
 
 
 @dataclass
 class _Cache:
-    table: TokenTable
+    """The fits of a view under a table: the fitter as the last call left it (all the next call
+    needs, found without a prediction per call) and, once asked for, every call's prediction."""
+
+    baselines: list[int]
     recorded: list[int | None]
-    messages: int
-    calls: list[CallPrediction]
     fitter: _Fitter
+    calls: list[CallPrediction] | None = None
     next: CallPrediction | None = None
 
 
-_CACHE_ATTR = "_predict_cache"
-
-
 def _cache(view: SessionView, table: TokenTable, baselines: list[int] | None) -> _Cache:
-    """The fitted calls of ``view`` under ``table``, kept on the view: valid while the table,
-    the messages and the usage they recorded are the same."""
-    recorded = recorded_tokens(view)
-    cache = getattr(view, _CACHE_ATTR, None)
-    if cache is None or cache.table is not table or cache.messages != len(view) or cache.recorded != recorded:
-        calls, fitter = _fit_calls(view, table, baselines, recorded)
-        cache = _Cache(table, recorded, len(view), calls, fitter)
-        setattr(view, _CACHE_ATTR, cache)
-    return cache
+    """The :class:`_Cache` of ``view`` under ``table``, kept on the view (:mod:`.memo`)."""
+    return kept(view, table, "predictions", lambda: _walked(view, table, baselines))
 
 
-def _walk(view: SessionView, table: TokenTable, baselines: list[int] | None) -> tuple[list[CallPrediction], _Fitter]:
-    cache = _cache(view, table, baselines)
-    return cache.calls, cache.fitter
-
-
-def _fit_calls(
-    view: SessionView, table: TokenTable, baselines: list[int] | None, recorded: list[int | None]
-) -> tuple[list[CallPrediction], _Fitter]:
+def _walked(view: SessionView, table: TokenTable, baselines: list[int] | None) -> _Cache:
     baselines = baseline_tokens(view, table) if baselines is None else baselines
+    recorded = recorded_tokens(view)
+    fitter = _Fitter(view.session)
+    for call, baseline, counted in zip(view.calls, baselines, recorded):
+        if call.context_start != fitter.context_start:
+            fitter.enter(call.context_start)
+        if counted:
+            fitter.record(call.number, counted, baseline)
+    return _Cache(baselines, recorded, fitter)
+
+
+def _fit_calls(view: SessionView, baselines: list[int], recorded: list[int | None]) -> list[CallPrediction]:
     fitter = _Fitter(view.session)
     messages = view.messages
     model_of_session = session_model(view.session)
@@ -259,7 +267,18 @@ def _fit_calls(
         model = call_model(messages[call.message_index]) or model_of_session
         out.append(CallPrediction(call.number, call.message_index, baseline, recorded, fit.predict(baseline), fit, model))
         fitter.record(call.number, recorded, baseline)
-    return out, fitter
+    return out
+
+
+def _latest_model(view: SessionView) -> str | None:
+    """The model of the latest call, as its prediction names it (the file's, else the session's)."""
+    calls, messages = view.calls, view.messages
+    if not calls:
+        return None
+    session = session_model(view.session)
+    if session:
+        return call_model(messages[calls[-1].message_index]) or session
+    return next((model for c in reversed(calls) if (model := call_model(messages[c.message_index]))), None)
 
 
 def _next_baseline(view: SessionView, table: TokenTable, context_start: int) -> int:
@@ -273,7 +292,8 @@ def _next_baseline(view: SessionView, table: TokenTable, context_start: int) -> 
 def hidden_per_call(view: SessionView, table: TokenTable) -> list[int]:
     """What every model call's plan adds to its request overhead, in call order: the *not in
     file* part plus the reasoning the call re-sends (neither is a message a strategy can drop)."""
-    return [c.not_in_file + r for c, r in zip(predictions(view, table), resent_reasoning(view, table))]
+    return kept_list(view, table, "hidden_per_call", lambda: [
+        c.not_in_file + r for c, r in zip(predictions(view, table), resent_reasoning(view, table))])
 
 
 __all__ = [

@@ -8,7 +8,9 @@ reservation comes from its known compaction rule (reference: presets.md):
 
 - Claude Code compacts at window - 20,000 reserved for output - 13,000 buffer
   (claude-code issue #12004: the decompiled ``13000``; output reservation up to 20k);
-- Codex compacts at 9/10 of the window (``auto_compact_token_limit`` in codex-rs).
+- Codex compacts at 9/10 of its catalog window (``auto_compact_token_limit`` in codex-rs), which is
+  the window its rollouts record divided by 0.95: the trigger of the ``codex`` preset, the one
+  home of that figure (244,800 of a recorded 258,400).
 
 The default budget is what the agent can use before it compacts (the window when the agent is
 unknown). Pure functions; the genai-prices table is loaded on first use.
@@ -67,8 +69,21 @@ def _reservation(agent: str | None, window: int) -> tuple[int, str]:
     if agent == "claude_code":
         return 33_000, "Claude Code compacts at window - 20,000 reserved output - 13,000 buffer"
     if agent == "codex":
-        return window - window * 9 // 10, "Codex compacts at 9/10 of the window"
+        limit = codex_limit(window)
+        return window - limit, f"Codex compacts at 9/10 of {round(limit / 0.9):,}"  # its catalog window
     return 0, ""
+
+
+@lru_cache(maxsize=64)
+def codex_limit(window: int) -> int:
+    """Codex's auto-compaction limit for the window its rollout records: the ``codex`` preset's
+    trigger at that window (builtin.toml holds the rule and its codex-rs sources)."""
+    from ..presets import builtin_preset, settings_for
+    from ..strategies.compact import trigger_tokens
+
+    limit = trigger_tokens(settings_for(builtin_preset("codex"), {"context_window": window}))
+    assert limit is not None  # the codex preset sets compact_share
+    return limit
 
 
 #: Claude Code runs Claude models with a 200,000-token window unless the user picks a 1M variant,
@@ -128,5 +143,5 @@ def with_session_window(settings, session: Session, explicit: set[str], model: s
     return settings.model_copy(update={"context_window": window.tokens})
 
 
-__all__ = ["DEFAULT_WINDOW", "Window", "default_budget", "recorded_window", "session_window", "window_for",
+__all__ = ["DEFAULT_WINDOW", "Window", "codex_limit", "default_budget", "recorded_window", "session_window", "window_for",
            "with_session_window"]

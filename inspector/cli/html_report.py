@@ -42,8 +42,8 @@ def page_data(args: argparse.Namespace, plan_step: Callable, replay_data: Callab
     from .report import info_report, message_preview, plan_report
 
     analysis, _pipeline, plan = plan_step(args)
-    compare_args = copy.copy(args)
-    compare_args.strategy, compare_args.preset = "", None
+    compare_args = copy.copy(args)  # with --preset: no strategy against that preset; else every strategy
+    compare_args.strategy = ""
     messages = analysis.session.messages
     return analysis, {
         "info": info_report(analysis),

@@ -1,6 +1,6 @@
 """``context-inspector``: open the TUI on a session, or run one of the subcommands.
 
-    context-inspector [SESSION] [--theme NAME] [--follow/--no-follow] [--format NAME] [--encoding NAME]
+    context-inspector [SESSION] [--theme NAME] [--follow/--no-follow] [--format NAME] [--encoding NAME] [--preset NAME]
     context-inspector info SESSION [--json]
     context-inspector schema
     context-inspector plan SESSION --strategy tool_pruning,sliding_window --budget 8000 [--at CALL] [--json]
@@ -111,6 +111,7 @@ def _tui_parser() -> Parser:
     p.add_argument("--format", metavar="NAME", help="force a format instead of detecting it")
     p.add_argument("--encoding", choices=ENCODINGS, help=ENCODING_HELP)
     p.add_argument("--model", metavar="NAME", help=MODEL_HELP)
+    p.add_argument("--preset", metavar="NAME", help="open with an agent's preset applied (see 'context-inspector presets')")
     add_sidechain_option(p)
     add_no_cache_option(p)
     p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
@@ -252,9 +253,17 @@ def cmd_info(args: argparse.Namespace) -> int:
     options = money_options(args)
     analysis = _load(args)
     report = info_report(analysis, largest=max(0, args.largest))
-    report["money"] = info_money(session_money(analysis.view, analysis.table, options=options))
+    # the tables show money only beside recorded usage: without any, pricing every call is wasted
+    report["money"] = info_money(session_money(analysis.view, analysis.table, options=options)) if (
+        args.json or _records_usage(analysis.session)) else None
     _show(args, report, "info")
     return 0
+
+
+def _records_usage(session) -> bool:
+    """Whether any message of the session or of its sidechains records usage."""
+    chains = [session.messages, *session.sidechains.values()]
+    return any(m.usage is not None for chain in chains for m in chain)
 
 
 def cmd_schema(args: argparse.Namespace) -> int:
@@ -440,11 +449,20 @@ def cmd_tui(args: argparse.Namespace) -> int:
     from ..formats import builtin  # noqa: F401  (registers the built-in readers)
 
     formats.get_format(args.format) if args.format else formats.detect(path)
+    if args.preset:
+        from ..presets import PresetError, get_preset
+
+        try:
+            get_preset(args.preset)
+        except PresetError as exc:
+            raise UsageError(str(exc)) from None
     from ..tui.app import run
 
     # Without --encoding the viewer counts with the tokenizer of --model, else of the model the file records.
     encoding = args.encoding or (tokenizer_for(args.model) if args.model else None)
     side = {"sidechain": args.sidechain} if args.sidechain is not None else {}
+    if args.preset:
+        side["preset"] = args.preset
     return run(path, theme=args.theme, follow=args.follow, format=args.format, encoding=encoding, **side)
 
 

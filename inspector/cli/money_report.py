@@ -89,8 +89,8 @@ def cache_aware_rows(
                 continue
             variant = settings.model_copy(update={param: off})
             money = session_money(view, table, row.pipeline, variant, options)
-            out.append({"pipeline": row.name, "setting": f"{param}={off}", "instead_of": f"{param}={value}",
-                        **compare_money(baseline, money)})
+            out.append({**({"preset": row.preset} if row.preset else {}), "pipeline": row.name, "setting": f"{param}={off}",
+                        "instead_of": f"{param}={value}", **compare_money(baseline, money)})
     return out
 
 

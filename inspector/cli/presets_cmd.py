@@ -1,7 +1,7 @@
 """``context-inspector presets``: list the presets, or show one (``--as-config``: as the agent's
 own configuration).
 
-    context-inspector presets [--json]
+    context-inspector presets [--json]      (--json: a JSON list, one object per preset)
     context-inspector presets show NAME [--set PARAM=VALUE ...] [--as-config] [--json]
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .jsonout import print_report
+from .jsonout import print_json, print_report
 from .options import UsageError
 
 SUMMARY = "the presets: what Claude Code, Codex, Gemini CLI, LangChain... do to their context"
@@ -39,8 +39,8 @@ def run(args: argparse.Namespace) -> int:
         if args.action == "list":
             if args.name:
                 raise UsageError(f"presets list takes no NAME (did you mean 'presets show {args.name}'?).")
-            if args.json:
-                print_report({"presets": [p.report() for p in presets.values()]})
+            if args.json:  # a bare list (issue 15's contract), like `schema`: no schema_version
+                print_json([p.report() for p in presets.values()])
             else:
                 _render_list(presets.values())
             return 0

@@ -294,22 +294,32 @@ def render_replay_money(report: dict[str, Any], out: Console, limit: int = 60) -
     ))
 
 
+def _row_label(row: dict[str, Any]) -> str:
+    """A compare row's name: the preset with its pipeline (``codex (compact)``), else the pipeline."""
+    return f"{row['preset']} ({row['pipeline']})" if row.get("preset") else row["pipeline"]
+
+
+def _label_header(rows: list[dict[str, Any]]) -> str:
+    return "preset (pipeline)" if any(r.get("preset") for r in rows) else "pipeline"
+
+
 def render_compare_money(report: dict[str, Any], out: Console) -> None:
     """Each pipeline's saving in tokens and in dollars, side by side."""
     rows = [r for r in report["rows"] if "cost_total" in r]
     if not rows:
         return
     table = Table(title=Text("Tokens saved vs dollars saved", style="bold"), box=box.SIMPLE_HEAD, title_justify="left")
-    table.add_column(T("pipeline"))
+    table.add_column(T(_label_header(rows)))
     table.add_column(T("input billed"), justify="right")
     table.add_column(T("tokens saved"), justify="right")
     table.add_column(T("cost"), justify="right")
     table.add_column(T("dollars saved"), justify="right")
     table.add_column(T("cache breaks"), justify="right")
     table.add_column(T("cache writes"), justify="right")
-    for r in rows + [{**v, "pipeline": f"{v['pipeline']} ({v['setting']})"} for v in report.get("cache_aware", [])]:
+    for r in rows + list(report.get("cache_aware", [])):
         smaller = r["dollars_saved_pct"] is not None and r["tokens_saved_pct"] is not None and r["dollars_saved_pct"] < r["tokens_saved_pct"] - 0.05
-        table.add_row(T(r["pipeline"]), N(r["input_tokens_billed"]), T(_share(r["tokens_saved_pct"])), USD(r["cost_total"]),
+        label = _row_label(r) + (f" ({r['setting']})" if "setting" in r else "")
+        table.add_row(T(label), N(r["input_tokens_billed"]), T(_share(r["tokens_saved_pct"])), USD(r["cost_total"]),
                       T(f"{_usd_text(r['dollars_saved'])} ({_share(r['dollars_saved_pct'])})" if r["dollars_saved"] is not None else "—",
                         "yellow" if smaller else ""),
                       N(r["cache_breaks"]), N(r["cache_write_tokens"]))
@@ -525,15 +535,14 @@ def render_compare(report: dict[str, Any], out: Console) -> None:
     out.print(_counting_line(report))
     at = report["at_call"]
     table = Table(box=box.SIMPLE_HEAD)
-    table.add_column(T("pipeline"))
+    table.add_column(T(_label_header(report["rows"])))
     table.add_column(T(f"tokens at call {at}" if at else "tokens"), justify="right")
     table.add_column(T("replay total"), justify="right")
     table.add_column(T("saving"), justify="right")
     table.add_column(T("OpenAI"))
     table.add_column(T("Anthropic"))
     for row in report["rows"]:
-        label = f"{row['preset']} ({row['pipeline']})" if row.get("preset") else row["pipeline"]
-        cells = [T(label), N(row["tokens_last_call"]), N(row["replay_total"]), T(f"{row['saving_pct']:.1f}%")]
+        cells = [T(_row_label(row)), N(row["tokens_last_call"]), N(row["replay_total"]), T(f"{row['saving_pct']:.1f}%")]
         every = row.get("validity_scope") == "every call"
         for provider in ("openai", "anthropic"):
             n = row["violations"].get(provider, 0)

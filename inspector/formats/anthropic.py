@@ -86,7 +86,7 @@ def _system(system: Any) -> Message | None:
     if system is None:
         return None
     if isinstance(system, str):
-        blocks: list[Any] = [TextBlock.model_construct(text=system, extra={})]
+        blocks: list[Any] = [TextBlock(text=system, extra={})]
         form = "string"
     elif isinstance(system, list):
         blocks = []
@@ -97,13 +97,13 @@ def _system(system: Any) -> Message | None:
         form = "blocks"
     else:
         raise ShapeError(path, f"expected a string or a list of text blocks, found {describe(system)}")
-    return Message.model_construct(
+    return Message(
         index=0,
         role="system",
         content=blocks,
         name=None,
         usage=None,
-        source=SourceRef.model_construct(line=None, json_path="$.system", file=None),
+        source=SourceRef(line=None, json_path="$.system", file=None),
         content_form=form,
         starts_context=False,
         extra={},
@@ -127,7 +127,7 @@ def _message(d: Any, index: int, path: PathParts) -> Message:
         if "content" not in d:
             extra[H.OMIT] = ["content"]
     elif isinstance(content, str):
-        blocks, form = [TextBlock.model_construct(text=content, extra={})], "string"
+        blocks, form = [TextBlock(text=content, extra={})], "string"
     elif isinstance(content, list):
         blocks, form = [], "blocks"
         for k, b in enumerate(content):
@@ -137,13 +137,13 @@ def _message(d: Any, index: int, path: PathParts) -> Message:
             blocks.append(block)
     else:
         raise ShapeError(path + ("content",), f"expected a string or a list of content blocks, found {describe(content)}")
-    return Message.model_construct(
+    return Message(
         index=index,
         role=role,
         content=blocks,
         name=None,
         usage=usage_from(d.get("usage"), ANTHROPIC),
-        source=SourceRef.model_construct(line=None, json_path=json_path(path), file=None),
+        source=SourceRef(line=None, json_path=json_path(path), file=None),
         content_form=form,
         starts_context=starts_context,
         extra=extra,
@@ -155,7 +155,7 @@ def _rest(b: dict, *handled: str) -> dict[str, Any]:
 
 
 def _text(b: dict) -> TextBlock:
-    return TextBlock.model_construct(text=b["text"], extra=_rest(b, "text"))
+    return TextBlock(text=b["text"], extra=_rest(b, "text"))
 
 
 def _block(b: Any, path: PathParts) -> Any:
@@ -175,14 +175,14 @@ def _block(b: Any, path: PathParts) -> Any:
         extra = _rest(b, "thinking", "signature")
         if signature is not None and not isinstance(signature, str):
             extra["signature"], signature = signature, None
-        return ThinkingBlock.model_construct(thinking=b["thinking"], signature=signature, redacted=False, extra=extra)
+        return ThinkingBlock(thinking=b["thinking"], signature=signature, redacted=False, extra=extra)
     if kind == "redacted_thinking" and isinstance(b.get("data"), str):
-        return ThinkingBlock.model_construct(thinking=b["data"], signature=None, redacted=True, extra=_rest(b, "data"))
+        return ThinkingBlock(thinking=b["data"], signature=None, redacted=True, extra=_rest(b, "data"))
     if kind == "image":
         image = _image(b)
         if image is not None:
             return image
-    return RawBlock.model_construct(raw=b, text=raw_text(b), extra={})
+    return RawBlock(raw=b, text=raw_text(b), extra={})
 
 
 def _tool_use(b: dict, path: PathParts) -> ToolCallBlock:
@@ -196,7 +196,7 @@ def _tool_use(b: dict, path: PathParts) -> ToolCallBlock:
     else:
         arguments = "{}"
         extra[H.OMIT] = ["input"]
-    return ToolCallBlock.model_construct(id=call_id, name=name, arguments=arguments, extra=extra)
+    return ToolCallBlock(id=call_id, name=name, arguments=arguments, extra=extra)
 
 
 def _tool_result(b: dict, path: PathParts) -> ToolResultBlock:
@@ -224,7 +224,7 @@ def _tool_result(b: dict, path: PathParts) -> ToolResultBlock:
         raise ShapeError(path + ("is_error",), f"expected true or false, found {describe(is_error)}")
     if "is_error" in b and not is_error:
         extra["is_error"] = False  # written back as it was
-    return ToolResultBlock.model_construct(tool_call_id=call_id, content=result, is_error=is_error, name=None, extra=extra)
+    return ToolResultBlock(tool_call_id=call_id, content=result, is_error=is_error, name=None, extra=extra)
 
 
 def _result_part(p: Any, path: PathParts) -> TextBlock | ImageBlock:
@@ -236,7 +236,7 @@ def _result_part(p: Any, path: PathParts) -> TextBlock | ImageBlock:
         image = _image(p)
         if image is not None:
             return image
-    return TextBlock.model_construct(text=raw_text(p), extra={H.RAW: p})
+    return TextBlock(text=raw_text(p), extra={H.RAW: p})
 
 
 def _image(b: dict) -> ImageBlock | None:

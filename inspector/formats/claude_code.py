@@ -163,7 +163,7 @@ def _merge_usage(old: Usage | None, new: Usage | None) -> Usage | None:
                  "cache_creation_1h_input_tokens"):
         a, b = getattr(old, name), getattr(new, name)
         fields[name] = b if a is None else a if b is None else max(a, b)
-    return Usage.model_construct(**fields)
+    return Usage(**fields)
 
 
 # --- one conversation (the main chain or one sidechain) ----------------------------------------
@@ -194,7 +194,7 @@ class _Conversation:
     def add(self, entry: dict[str, Any], rtype: str, line_no: int) -> None:
         msg = entry["message"]
         blocks, form = convert_blocks(msg.get("content"))
-        source = SourceRef.model_construct(line=line_no, file=self.file)
+        source = SourceRef(line=line_no, file=self.file)
         extra: dict[str, Any] = {}
         for key in ("uuid", "timestamp"):
             if key in entry:
@@ -256,7 +256,7 @@ class _Conversation:
             return
         extra: dict[str, Any] = {key: entry[key] for key in ("uuid", "timestamp") if key in entry}
         extra.update(isMeta=True, record=f"attachment/{kind}")
-        source = SourceRef.model_construct(line=line_no, file=self.file)
+        source = SourceRef(line=line_no, file=self.file)
         self._append(Message(index=0, role="user", content=[block], source=source, content_form="blocks", extra=extra, injected="attachment"))
 
     def _append(self, message: Message, starts: bool = False) -> None:
@@ -359,11 +359,11 @@ class ClaudeCodeStream:
         try:
             self._add(entry, line_no, file, side_key)
         except FIELD_ERRORS as exc:
-            where = SourceRef.model_construct(line=line_no, file=file)
+            where = SourceRef(line=line_no, file=file)
             self.session.skipped.append(malformed(where, f"{entry.get('type')} record", exc))
 
     def _add(self, entry: dict[str, Any], line_no: int, file: str | None, side_key: str | None) -> None:
-        where = SourceRef.model_construct(line=line_no, file=file)
+        where = SourceRef(line=line_no, file=file)
         rtype = entry.get("type")
         if not isinstance(rtype, str):
             self.session.skipped.append(ignored(where, "record without a type"))

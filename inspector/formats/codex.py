@@ -100,7 +100,7 @@ class CodexStream:
         return self._items.take()
 
     def add(self, record: dict[str, Any], line_no: int) -> None:
-        source = SourceRef.model_construct(line=line_no)
+        source = SourceRef(line=line_no)
         rtype, payload = record.get("type"), record.get("payload")
         if not isinstance(rtype, str) or not isinstance(payload, dict):
             self.session.skipped.append(ignored(source, "record without a type and payload"))

@@ -24,6 +24,7 @@ from ..model import Session
 from ..safeio import read_text
 from . import hints as H
 from .base import Probe, SessionFormatError, loading_heap
+from .jsonstream import STREAM_FROM_BYTES, load_json
 
 PathParts = tuple[str | int, ...]
 
@@ -98,6 +99,11 @@ def parse_file(path: Path) -> tuple[bytes | None, Any]:
                 return cached[2], cached[3]
         except OSError:
             pass
+    if os.stat(path).st_size >= STREAM_FROM_BYTES:
+        try:
+            return None, load_json(path)  # a large array, a block at a time (the bytes not kept)
+        except orjson.JSONDecodeError:
+            pass  # the whole-file parse below reports it
     raw = read_text(path)
     if not raw.strip():
         raise SessionFormatError(path, "line 1", "the file is empty.", "a JSON or JSONL agent session")

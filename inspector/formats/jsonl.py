@@ -165,13 +165,13 @@ def parse_message(d: Any, index: int, line_no: int | None = None) -> Message:
             extra["usage"] = d["usage"]
     if omit:
         extra[H.OMIT] = omit
-    return Message.model_construct(
+    return Message(
         index=index,
         role=role,
         content=blocks,
         name=name,
         usage=usage,
-        source=SourceRef.model_construct(line=line_no, json_path=None, file=None),
+        source=SourceRef(line=line_no, json_path=None, file=None),
         content_form=form,
         starts_context=starts_context,
         extra=extra,
@@ -194,7 +194,7 @@ def _top_result(d: dict, content: Any, name: str | None, extra: dict) -> ToolRes
         raise ShapeError(("is_error",), f"expected true or false, found {describe(is_error)}")
     if "is_error" in d and not is_error:
         extra["is_error"] = False
-    return ToolResultBlock.model_construct(tool_call_id=call_id, content=result, is_error=is_error, name=name, extra={})
+    return ToolResultBlock(tool_call_id=call_id, content=result, is_error=is_error, name=name, extra={})
 
 
 def _result_content(content: Any, path: PathParts) -> str | list[Any]:
@@ -209,7 +209,7 @@ def _result_content(content: Any, path: PathParts) -> str | list[Any]:
             if isinstance(block, (TextBlock, ImageBlock)):
                 parts.append(block)
             else:  # a block a result cannot hold: its text, kept raw for write-back
-                parts.append(TextBlock.model_construct(text=raw_text(p), extra={H.RAW: p}))
+                parts.append(TextBlock(text=raw_text(p), extra={H.RAW: p}))
         return parts
     raise ShapeError(path, f"expected a string, a list of blocks or null, found {describe(content)}")
 
@@ -237,7 +237,7 @@ def _block(b: Any, path: PathParts) -> Any:
         raise ShapeError(path, f'expected a block object with "type", found {describe(b)}')
     kind = b.get("type")
     if kind == "text":
-        return TextBlock.model_construct(text=_str_field(b, "text", path, "the text"), extra=_rest(b, "text"))
+        return TextBlock(text=_str_field(b, "text", path, "the text"), extra=_rest(b, "text"))
     if kind == "tool_call":
         return _tool_call(b, path, inline=True)
     if kind == "tool_result":
@@ -256,7 +256,7 @@ def _block(b: Any, path: PathParts) -> Any:
             extra["content"] = None
         if name is not None and not isinstance(name, str):
             extra["name"], name = name, None
-        return ToolResultBlock.model_construct(
+        return ToolResultBlock(
             tool_call_id=call_id, content=_result_content(b.get("content"), path + ("content",)),
             is_error=is_error, name=name, extra=extra,
         )
@@ -267,12 +267,12 @@ def _block(b: Any, path: PathParts) -> Any:
         extra = _rest(b, "thinking", "signature", "redacted")
         if "redacted" in b and redacted is not True:
             extra["redacted"], redacted = b["redacted"], False
-        return ThinkingBlock.model_construct(
+        return ThinkingBlock(
             thinking=_str_field(b, "thinking", path, "the thinking text"), signature=signature, redacted=redacted, extra=extra
         )
     if kind == "image":
         return _image(b, path)
-    return RawBlock.model_construct(raw=b, text=raw_text(b), extra={})
+    return RawBlock(raw=b, text=raw_text(b), extra={})
 
 
 def _image(b: dict, path: PathParts) -> ImageBlock:
@@ -304,7 +304,7 @@ def _image(b: dict, path: PathParts) -> ImageBlock:
             extra[H.OMIT] = [k for k in ("width", "height") if k not in b]
     if kind == "base64" and data.startswith("data:") and key == "data":
         extra[H.NESTED] = {"key": "data"}
-    return ImageBlock.model_construct(source_kind=kind, data=data, extra=extra, **values)
+    return ImageBlock(source_kind=kind, data=data, extra=extra, **values)
 
 
 def _tool_call(c: Any, path: PathParts, inline: bool) -> ToolCallBlock:
@@ -318,7 +318,7 @@ def _tool_call(c: Any, path: PathParts, inline: bool) -> ToolCallBlock:
     if inline:
         extra[H.INLINE] = True
     text = _arguments(c, path, extra, extra)
-    return ToolCallBlock.model_construct(id=call_id, name=name, arguments=text, extra=extra)
+    return ToolCallBlock(id=call_id, name=name, arguments=text, extra=extra)
 
 
 def _nested_tool_call(c: dict, call_id: str, path: PathParts) -> ToolCallBlock:
@@ -330,7 +330,7 @@ def _nested_tool_call(c: dict, call_id: str, path: PathParts) -> ToolCallBlock:
     extra = {k: v for k, v in c.items() if k not in ("id", "function")}
     extra[H.FUNCTION] = nested
     text = _arguments(fn, fpath, extra, nested)
-    return ToolCallBlock.model_construct(id=call_id, name=name, arguments=text, extra=extra)
+    return ToolCallBlock(id=call_id, name=name, arguments=text, extra=extra)
 
 
 def _arguments(c: dict, path: PathParts, extra: dict, container_extra: dict) -> str:
@@ -361,7 +361,7 @@ def _usage(u: Any) -> tuple[Usage | None, bool]:
         values[key] = value
     if any(k not in _USAGE_KEYS for k in u) or any(k in u and u[k] is None for k in _USAGE_KEYS):
         keep_raw = True
-    return Usage.model_construct(**values), keep_raw
+    return Usage(**values), keep_raw
 
 
 def stream(path: Path) -> JsonlStream:

@@ -7,13 +7,14 @@ synthetic id ``legacy_fc_<message index>`` which the next ``function`` message a
 writer (:mod:`inspector.providers.openai`, the provider's wire rules) restores every form the
 reader accepted (see :mod:`inspector.formats.hints`).
 
-The hot path walks plain dicts from orjson and builds models with ``model_construct`` after
-checking the types itself: no per-message pydantic validation.
+The hot path walks plain dicts from orjson and builds the model's records directly after
+checking the types itself: no per-message validation.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from sys import intern
 from typing import Any
 
 import orjson
@@ -71,16 +72,22 @@ _TOP_HANDLED = frozenset({"messages", "tools", "functions"})
 
 
 def read(path: Path) -> Session:
-    return read_document(path, session_from_document, NAME)
+    return read_document(path, lambda doc, name: session_from_document(doc, name, consume=True), NAME)
 
 
-def session_from_document(doc: Any, path: str | None = None) -> Session:
-    """A Session from a parsed Chat Completions document; ShapeError on a structural problem."""
+def session_from_document(doc: Any, path: str | None = None, *, consume: bool = False) -> Session:
+    """A Session from a parsed Chat Completions document; ShapeError on a structural problem.
+    ``consume``: the document is the caller's to give up; each message's dict is dropped from it
+    once read, so the parsed values and the model are not all alive together."""
     items, prefix, extra = message_items(doc, _TOP_HANDLED, 'a list of chat messages or an object with "messages"')
     tools = _read_tools(doc, extra) if isinstance(doc, dict) else []
     reader = _MessageReader(prefix)
     with paused_gc():
-        messages = [reader.message(item, i) for i, item in enumerate(items)]
+        messages = []
+        for i, item in enumerate(items):
+            messages.append(reader.message(item, i))
+            if consume:
+                items[i] = None
     model = extra.get("model") if isinstance(extra.get("model"), str) else None  # the request's model
     return Session.model_construct(
         path=path, format=NAME, messages=messages, tools=tools, extra=extra, sidechains={}, skipped=[], model=model
@@ -105,7 +112,7 @@ class _MessageReader:
             else:
                 found = f'"{source_role}"' if isinstance(source_role, str) else describe(source_role)
             raise ShapeError(path + ("role",), f"expected one of {_ROLE_LIST}, found {found}")
-        extra = {k: v for k, v in d.items() if k not in _HANDLED}
+        extra = {} if d.keys() <= _HANDLED else {k: v for k, v in d.items() if k not in _HANDLED}
         for key in _KEPT_FOR_ROLE[role]:
             if key in d:
                 extra[key] = d[key]
@@ -125,18 +132,23 @@ class _MessageReader:
         if role == "tool":
             blocks, form = self._tool_result(d, i, path, content, name, extra)
         else:
-            blocks, form = _content_blocks(content, path + ("content",))
+            if type(content) is str:  # the common case, without the general helper's calls
+                blocks, form = [TextBlock(text=content, extra={})], "string"
+            else:
+                blocks, form = _content_blocks(content, path + ("content",))
             if role == "assistant":
                 self._tool_calls(d, i, path, blocks, extra)
 
-        usage = _usage(d.get("usage"))
-        return Message.model_construct(
+        usage = d.get("usage")
+        if usage is not None:
+            usage = _usage(usage)
+        return Message(
             index=i,
             role=role,
             content=blocks,
             name=name,
             usage=usage,
-            source=SourceRef.model_construct(line=None, json_path=f"{self.prefix_path}[{i}]", file=None),
+            source=SourceRef(line=None, json_path=f"{self.prefix_path}[{i}]", file=None),
             content_form=form,
             starts_context=False,
             extra=extra,
@@ -163,7 +175,7 @@ class _MessageReader:
             call_id = f"legacy_fc_{i}"
             args, block_extra = _arguments(fc, fpath)
             block_extra[H.LEGACY] = True
-            blocks.append(ToolCallBlock.model_construct(id=call_id, name=fc["name"], arguments=args, extra=block_extra))
+            blocks.append(ToolCallBlock(id=call_id, name=fc["name"], arguments=args, extra=block_extra))
             self.pending_legacy = call_id
 
     def _tool_result(
@@ -189,7 +201,7 @@ class _MessageReader:
             form = "parts"
         else:
             raise ShapeError(path + ("content",), f"expected a string, a list of parts or null, found {describe(content)}")
-        block = ToolResultBlock.model_construct(
+        block = ToolResultBlock(
             tool_call_id=call_id, content=result, is_error=False, name=name, extra=block_extra
         )
         return [block], form
@@ -207,19 +219,19 @@ def _part(p: Any, path: PathParts) -> Any:
         raise ShapeError(path, f'expected a content part object with "type", found {describe(p)}')
     kind = p.get("type")
     if kind == "text" and isinstance(p.get("text"), str):
-        return TextBlock.model_construct(text=p["text"], extra={k: v for k, v in p.items() if k not in ("type", "text")})
+        return TextBlock(text=p["text"], extra={k: v for k, v in p.items() if k not in ("type", "text")})
     if kind == "image_url":
         image = _image(p)
         if image is not None:
             return image
-    return RawBlock.model_construct(raw=p, text=raw_text(p), extra={})
+    return RawBlock(raw=p, text=raw_text(p), extra={})
 
 
 def _result_part(p: Any, path: PathParts) -> TextBlock | ImageBlock:
     """A part of a tool message's content; types a result cannot hold become text, kept raw."""
     block = _part(p, path)
     if isinstance(block, RawBlock):
-        return TextBlock.model_construct(text=block.text, extra={H.RAW: p})
+        return TextBlock(text=block.text, extra={H.RAW: p})
     return block
 
 
@@ -272,10 +284,11 @@ def _tool_call(call: Any, path: PathParts) -> ToolCallBlock:
         found = describe(call_id) if "id" in call else "none"
         raise ShapeError(path + ("id",), f"expected the call id as a string, found {found}")
     args, extra = _arguments(fn, path + ("function",))
-    extra.update((k, v) for k, v in call.items() if k not in ("id", "function"))
+    # the strings every call repeats ("function", the tool's name) held once, not once per call
+    extra.update((k, intern(v) if type(v) is str and len(v) < 64 else v) for k, v in call.items() if k not in ("id", "function"))
     if "type" not in call:
         extra[H.OMIT] = ["type"]
-    return ToolCallBlock.model_construct(id=call_id, name=fn["name"], arguments=args, extra=extra)
+    return ToolCallBlock(id=call_id, name=intern(fn["name"]), arguments=args, extra=extra)
 
 
 #: Usage written with Anthropic's cache fields next to OpenAI's names: the input excludes them.

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from ..safeio import read_text, read_text_head
+from ..safeio import read_text_head
+from .jsonstream import load_json
 
 if TYPE_CHECKING:  # pragma: no cover
     from .base import Format
@@ -68,6 +69,14 @@ class Probe:
                     return None
         return None
 
+    def _first_line_then_more(self) -> bool:
+        """The first non-blank line is a JSON value of its own and more text follows it."""
+        lines = self.head.split(b"\n")
+        for k, raw in enumerate(lines):
+            if raw.strip():
+                return self.first_line is not None and any(rest.strip() for rest in lines[k + 1 :])
+        return False
+
     @cached_property
     def document(self) -> Any:
         """The whole file parsed as one JSON value, or None if it is not one."""
@@ -76,8 +85,10 @@ class Probe:
         stripped = self.head.lstrip()
         if not stripped[:1] in (b"{", b"["):
             return None
+        if self._first_line_then_more():
+            return None  # JSONL: one value, then more text, is not one JSON value (no need to read it all)
         try:
-            return orjson.loads(read_text(self.path))
+            return load_json(self.path)
         except orjson.JSONDecodeError:
             return None
 

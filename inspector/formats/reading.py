@@ -42,7 +42,7 @@ def content_blocks(
     if content is None:
         return [], "null"
     if isinstance(content, str):
-        return ([TextBlock.model_construct(text=content, extra={})] if content or keep_empty else []), "string"
+        return ([TextBlock(text=content, extra={})] if content or keep_empty else []), "string"
     if not isinstance(content, list):
         if other is not None:
             return other(content), list_form
@@ -80,7 +80,7 @@ def image_block(
     elif source_kind not in ("url", "file"):
         source_kind = "url"
     size = image_size(payload) if payload else None
-    return ImageBlock.model_construct(
+    return ImageBlock(
         media_type=media_type if isinstance(media_type, str) else None,
         source_kind=source_kind,
         data=data,
@@ -191,7 +191,7 @@ def usage_from(raw: Any, keys: UsageKeys, model: str | None = None) -> Usage | N
     write_1h = _first(raw, keys.cache_write_1h)
     if write_1h is not None and write_1h > (write or 0):
         write_1h = None  # a part larger than its whole
-    return Usage.model_construct(
+    return Usage(
         input_tokens=total_in,
         output_tokens=_first(raw, keys.output),
         cache_read_input_tokens=read,
@@ -212,12 +212,21 @@ class ModelTally:
     def __init__(self, session: Session) -> None:
         self.session = session
         self.counts: Counter[str] = Counter()
+        self.order: dict[str, int] = {}  # first seen
+        self.best: str | None = None
 
     def add(self, model: str | None) -> None:
         if not model:
             return
-        self.counts[model] += 1
-        self.session.model = self.counts.most_common(1)[0][0]
+        counts = self.counts
+        counts[model] += 1
+        order = self.order.setdefault(model, len(self.order))
+        best = self.best
+        # only this model's count moved: it is the new leader, or the leader stays (once per call,
+        # not a scan of every model seen)
+        if best is None or counts[model] > counts[best] or (counts[model] == counts[best] and order < self.order[best]):
+            self.best = best = model
+        self.session.model = best
 
     def fallback(self, model: str | None) -> None:
         if model and not self.counts and self.session.model is None:

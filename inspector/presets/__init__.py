@@ -115,6 +115,14 @@ def load_presets() -> dict[str, Preset]:
     return out
 
 
+def builtin_preset(name: str) -> Preset:
+    """The built-in preset ``name`` as shipped (a user file of that name does not replace it)."""
+    tables = [t for t in tomllib.loads(read_settings_text(BUILTIN)).get("preset", ()) if t.get("name") == name]
+    if not tables:
+        raise PresetError(f"no built-in preset {name!r}.")
+    return _from_table(tables[0], "builtin")
+
+
 def get_preset(name: str) -> Preset:
     presets = load_presets()
     if name not in presets:
@@ -253,6 +261,6 @@ def save_user_preset(
 
 
 __all__ = [
-    "NAME_PATTERN", "Preset", "PresetError", "check_name", "get_preset", "load_presets", "parse_sets", "parse_value", "preset_toml", "resolve",
+    "NAME_PATTERN", "Preset", "PresetError", "builtin_preset", "check_name", "get_preset", "load_presets", "parse_sets", "parse_value", "preset_toml", "resolve",
     "save_user_preset", "settings_for",
 ]

@@ -154,11 +154,12 @@ def replay_section(replay: dict[str, Any], colours: dict[str, dict[str, str]]) -
 
 
 def compare_section(compare: dict[str, Any]) -> str:
-    out = ['<section id="compare"><h2>Strategies and presets side by side</h2><table id="compare-table"><tr><th>pipeline</th>'
+    header = "preset (pipeline)" if any(row.get("preset") for row in compare["rows"]) else "pipeline"
+    out = ['<section id="compare"><h2>Strategies and presets side by side</h2><table id="compare-table"><tr>', f'<th>{header}</th>'
            '<th class="num">tokens at last call</th><th class="num">replay total</th><th class="num">saving</th>'
            '<th class="num">cost</th><th class="num">dollars saved</th><th>valid</th></tr>']
     for k, row in enumerate(compare["rows"]):
-        name = row.get("preset") or row["pipeline"]
+        name = f'{row["preset"]} ({row["pipeline"]})' if row.get("preset") else row["pipeline"]
         valid = all(row["valid"].values()) if isinstance(row["valid"], dict) else bool(row["valid"])
         cost = row.get("cost_total")
         saved = row.get("dollars_saved")

@@ -17,6 +17,10 @@ strategy with its three parts as parameters:
   ``tail_at_user``. ``keep_user_tokens`` instead keeps only the most recent plain user
   messages, newest first, while they fit that many tokens, and summarises everything else
   (Codex: 20,000).
+- **Count** (the stateful replay, :mod:`inspector.analysis.compaction`): the trigger is asked
+  with the input the agent measures. ``compact_count="input"``: the previous call's recorded
+  input plus our count of what was added since (Claude Code's preTokens); ``"codex"``: Codex's
+  own count (:mod:`inspector.analysis.codex_count`).
 - **Summary**: one user message of at most ``summary_tokens`` tokens (offline: the same
   extractive stand-in as ``summarize``), before the tail, or after the kept user messages.
 
@@ -26,6 +30,7 @@ System messages are always kept; a tool call is never separated from its results
 from __future__ import annotations
 
 import math
+from typing import Literal
 
 from .base import Inserted, Reason, Status, Working, reason
 from .common import view_cache
@@ -55,6 +60,8 @@ _INSERTED = "inserted by compact: simulated summary of {} messages, at most {} t
         Param("keep_tail_share", float, 0.0, "newest share of the history's tokens kept verbatim", ge=0, le=1, step=0.05),
         Param("tail_at_user", bool, False, "start the kept tail only at a plain user message"),
         Param("keep_user_tokens", int | None, None, "keep only recent user messages within this many tokens", unit="tokens", ge=0, step=1000),
+        Param("compact_count", Literal["input", "codex"], "input",
+              "what the replay's trigger counts: the recorded input plus what was added since, or Codex's own count"),
         "summary_tokens",
     ),
     "When the trigger fires (tokens, share of the window, or message count), replaces the history "

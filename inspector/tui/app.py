@@ -172,12 +172,15 @@ class InspectorApp(ViewActions, App[int]):
         keymap: Path | None = None,
         lesson: bool = False,
         lesson_step: int = 0,
+        preset: str | None = None,
     ) -> None:
         """``keymap``: the keymap file (default: keymap.toml in the user's config directory);
-        ``lesson``: open on the lesson screen, at step ``lesson_step`` (0-based)."""
+        ``lesson``: open on the lesson screen, at step ``lesson_step`` (0-based); ``preset``: open
+        with that preset applied."""
         super().__init__()
         self.open_lesson = lesson
         self._lesson_start = lesson_step
+        self.open_preset = preset
         self.session = session
         self.session_path = path or session.path
         self.format_name = format or session.format
@@ -279,6 +282,9 @@ class InspectorApp(ViewActions, App[int]):
             self.call_after_refresh(self._prepare_worker, self.session, self.state.encoding, self.state.profile)
         else:
             self._first_count()
+        start = next((p for p in available_presets() if p.name == self.open_preset), None)
+        if start is not None:  # set_state shapes the first plan of a session still being prepared too
+            self.apply_preset(start)
         if self.encoding_warning:
             self.notify(self.encoding_warning, severity="warning", timeout=8)
         for problem in self._keymap_problems:
@@ -787,10 +793,11 @@ def run(
     sidechain: str | None = None,
     lesson: bool = False,
     lesson_step: int = 0,
+    preset: str | None = None,
 ) -> int:
     """Open the TUI on ``path`` (a bundled sample when None), on its sidechain ``sidechain`` when
     given (not followed: the file grows with the main conversation), on the lesson screen with
-    ``lesson`` (at step ``lesson_step``, 0-based). Returns the exit code: 0, or 2 when the session or the theme cannot be used (the
+    ``lesson`` (at step ``lesson_step``, 0-based), with preset ``preset`` applied. Returns the exit code: 0, or 2 when the session or the theme cannot be used (the
     reason is printed to stderr, no traceback)."""
     from .. import load
     from ..formats import SessionFormatError
@@ -835,7 +842,7 @@ def run(
             return 2
         app = InspectorApp(shown, path=str(path), theme=theme_file, follow=False if sidechain is not None else follow,
                            format=format or session.format, encoding=encoding, profile=profile, lesson=lesson,
-                           lesson_step=lesson_step)
+                           lesson_step=lesson_step, preset=preset)
         lesson = False  # the lesson opens once, not again on a sidechain switch
         app.sidechain, app.sidechain_choices = sidechain, tuple(sidechain_ids(main))
         app.run()

@@ -64,7 +64,7 @@ async def test_P_saves_the_pipeline_and_settings_as_a_user_preset_listed_everywh
     assert "my-swe" in [p.name for p in available_presets()]  # the picker (p and the palette)
     assert "my-swe" in load_presets()
     assert main(["presets", "--json"]) == 0
-    assert "my-swe" in [p["name"] for p in json.loads(capsys.readouterr().out)["presets"]]
+    assert "my-swe" in [p["name"] for p in json.loads(capsys.readouterr().out)]
 
 
 async def test_cycling_presets_tells_the_agent_version_what_it_does_and_the_source():
