@@ -201,6 +201,7 @@ class InspectorApp(ViewActions, App[int]):
         encoding = counter.name if counter is not None else encoding
         self.state = PipelineState.initial(encoding=encoding, profile=profile, enabled=pipeline)
         self.explicit_budget = budget
+        self._budget_steps: list[tuple[int, bool]] = []
         self.table: TokenTable | None = None
         self.exact_pending = False
         self.count_status = ""
@@ -389,6 +390,9 @@ class InspectorApp(ViewActions, App[int]):
         if budget is not None:
             self.state = self.state.set("budget", budget)
             self.panel.reference_budget = budget
+        for direction, big in self._budget_steps:  # +/- pressed while the session was prepared
+            self.state = self.state.step("budget", direction, big)
+        self._budget_steps.clear()
 
     def _start_count(self, previous: TokenTable | None = None, keep: int | None = None) -> None:
         """Count the session exactly in the background (reusing ``previous[:keep]``)."""
@@ -665,6 +669,11 @@ class InspectorApp(ViewActions, App[int]):
             self.set_state(self.state.toggle_at(position))
 
     def action_budget(self, direction: int, big: bool = False) -> None:
+        if self.table is None and self.state.settings.budget is None:
+            # a big session being prepared: step from its default budget once that is known,
+            # not from 0 (which would also keep the default from ever being seeded)
+            self._budget_steps.append((direction, big))
+            return
         ref = self.result.tokens_before if self.result else 0
         try:
             self.set_state(self.state.step("budget", direction, big, reference=ref))

@@ -80,3 +80,19 @@ async def test_pipeline_keys_during_preparation_shape_the_first_plan(monkeypatch
 async def test_a_small_session_is_planned_before_its_first_paint_as_before(monkeypatch):
     app = make_app("coding_agent.jsonl")
     assert not app.deferred and app.view is not None
+
+
+async def test_budget_keys_during_preparation_step_from_the_default_budget(monkeypatch):
+    """+ pressed while a big session is prepared once stepped an unset budget from 0 (to 0,
+    then 1,000), and the default budget was then never seeded."""
+    release = _held_back(monkeypatch)
+    app = make_app("coding_agent.jsonl", sync_count=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause(0.1)
+        assert app.state.settings.budget is None
+        await pilot.press("+", "+", "-")
+        release.set()
+        await settle(pilot, app)
+        default = inspector.default_budget(app.session)
+        assert app.state.settings.budget == default + 1000
+        assert app.result.snapshot.state.settings.budget == default + 1000

@@ -4,6 +4,7 @@ and a megabyte message that must preview and open without freezing."""
 from __future__ import annotations
 
 import json
+import threading
 import time
 
 from inspector import load
@@ -11,7 +12,7 @@ from inspector.model import Session, ToolCallBlock, ToolResultBlock
 from inspector.tui.screens.detail import TextScreen
 from inspector.tui.widgets.detail import DetailPane, TextView
 from inspector.tui.widgets.status import StatusLine
-from tui_helpers import make_app, msg, row_of, settle, totals_text, wait_for
+from tui_helpers import make_app, msg, row_of, row_text, settle, totals_text, wait_for
 
 SIZE = (160, 48)
 
@@ -196,3 +197,32 @@ async def test_palette_help_shows_bracketed_text_literally():
         provider = InspectorCommands(app.screen)
         hits = [hit async for hit in provider.discover()]
         assert escape(helps[0]) in [hit.help for hit in hits]
+
+
+async def test_a_tool_name_with_escape_codes_shows_literally(monkeypatch):
+    """The tool column printed a call's tool name raw: an ESC in it reached the terminal (the
+    row's cells were then miscounted and the settings panel beside it drawn shifted)."""
+    import inspector.tui.app as app_module
+
+    session = Session(format="openai", messages=[
+        msg(0, "user", "go"),
+        msg(1, "assistant", ToolCallBlock(id="c1", name="to\x1b[42mol\x07", arguments="{}")),
+        msg(2, "tool", ToolResultBlock(tool_call_id="c1", content="ok", name="re\x1b]0;x\x07s")),
+        msg(3, "assistant", "ok"),
+    ])
+    release = threading.Event()
+    real = app_module.build_view
+    monkeypatch.setattr(app_module, "build_view", lambda s: release.wait(10) and real(s))
+    for deferred in (False, True):  # the plan's rows, then a big session's draft rows
+        monkeypatch.setattr(app_module, "DEFER_MESSAGES", 1 if deferred else 10**9)
+        release.clear() if deferred else release.set()
+        app = make_app(session, sync_count=not deferred)
+        async with app.run_test(size=SIZE) as pilot:
+            await (pilot.pause(0.1) if deferred else settle(pilot, app))
+            assert (app.list.draft is not None) == deferred
+            assert "to\\x1b[42mol\\x07" in (row_text(app, 1) if deferred else row_of(app, 1))
+            for strip_row in range(app.list.row_count()):
+                for seg in app.list.render_row(strip_row, 160, False):
+                    assert not any(ord(c) < 32 or 0x7F <= ord(c) < 0xA0 for c in seg.text), repr(seg.text)
+            release.set()
+            await settle(pilot, app)

@@ -19,6 +19,7 @@ from textual.message import Message as TMessage
 from textual.strip import Strip
 
 from ...strategies import Inserted, Status
+from ...textsafe import visible_line
 from ...units import UnitKind
 from ..draft import Draft
 from ..engine import PlanResult, ViewInfo
@@ -379,7 +380,7 @@ class MessageList(LineList):
         if c.role:
             segs.append((ROLE_LABEL.get(view.roles[i], view.roles[i]).ljust(c.role)[: c.role] + " ", unit_style, True))
         if c.tool:
-            segs.append((set_cell_size(info.tool(i), c.tool) + " ", self.style("msglist--unit-tool-exchange"), True))
+            segs.append((set_cell_size(visible_line(info.tool(i)), c.tool) + " ", self.style("msglist--unit-tool-exchange"), True))
         preview_style = self.style("msglist--unit-summary") if kind is UnitKind.SUMMARY else None
         segs.extend(self._preview_segments(info.preview(i), c.preview, preview_style))
         compacted = status is Status.DROPPED and plan.by[i] == "source"
@@ -416,7 +417,7 @@ class MessageList(LineList):
         if c.role:
             segs.append((ROLE_LABEL.get(role, role).ljust(c.role)[: c.role] + " ", muted, False))
         if c.tool:
-            segs.append((set_cell_size(draft.tool(i), c.tool) + " ", self.style("msglist--unit-tool-exchange"), False))
+            segs.append((set_cell_size(visible_line(draft.tool(i)), c.tool) + " ", self.style("msglist--unit-tool-exchange"), False))
         segs.extend(self._preview_segments(draft.preview(i), c.preview, None))
         segs.append((" " + f"{draft.estimate(i):,}".rjust(c.tokens)[-c.tokens:] + " ", None, False))
         segs.append(("…".ljust(c.status), muted, False))  # the status comes with the plan
