@@ -13,8 +13,9 @@ import pytest
 
 import inspector
 from inspector.analysis.codex_count import codex_count, reasoning_blob_tokens
-from inspector.analysis.window import codex_limit, session_window, with_session_window
-from inspector.presets import resolve
+from inspector.analysis.window import codex_limit, codex_reported_window, session_window, with_session_window
+from inspector.presets import builtin_preset, resolve, settings_for
+from inspector.strategies.compact import trigger_tokens
 
 REAL = Path(__file__).parent / "fixtures" / "real" / "compactions"
 
@@ -95,6 +96,17 @@ def test_one_home_for_codex_limit_the_window_budget_is_the_presets_trigger():
     window = session_window(session)
     assert (window.tokens, window.budget, window.reserved) == (258_400, 244_800, 13_600)
     assert window.reserved_note == "Codex compacts at 9/10 of 272,000"  # the catalog window
+
+
+def test_a_rollout_that_records_the_catalog_window_compacts_at_nine_tenths_of_it():
+    """Codex 0.40 records the catalog window itself (272,000), later versions 95 % of it
+    (258,400): both compact at 244,800, in the viewer's budget and in the codex preset."""
+    assert codex_reported_window(272_000) == 258_400 and codex_reported_window(258_400) == 258_400
+    old = Path(__file__).parent / "fixtures" / "real" / "codex" / "agentcmd_rollout-2025-09-25T15-12-14-019982b8-3422-79e0-8b3b-05abaf4f3c3e.jsonl"
+    window = session_window(inspector.load(str(old)))
+    assert (window.tokens, window.budget, window.reserved_note) == (272_000, 244_800, "Codex compacts at 9/10 of 272,000")
+    settings = with_session_window(settings_for(builtin_preset("codex"), {}), inspector.load(str(old)), set())
+    assert settings.context_window == 258_400 and trigger_tokens(settings) == 244_800
 
 
 @pytest.mark.parametrize(

@@ -69,9 +69,18 @@ def _reservation(agent: str | None, window: int) -> tuple[int, str]:
     if agent == "claude_code":
         return 33_000, "Claude Code compacts at window - 20,000 reserved output - 13,000 buffer"
     if agent == "codex":
-        limit = codex_limit(window)
+        limit = codex_limit(codex_reported_window(window))
         return window - limit, f"Codex compacts at 9/10 of {round(limit / 0.9):,}"  # its catalog window
     return 0, ""
+
+
+def codex_reported_window(window: int) -> int:
+    """The window as Codex reports it, from the window a rollout records. Rollouts of 0.58 and later
+    record 95 % of the catalog window (``effective_context_window_percent``: 272,000 -> 258,400);
+    0.40 records the catalog window itself (272,000). 95 % of a catalog window that is a multiple of
+    20 is a multiple of 19, and no catalog window is one, so a recorded window that is not a
+    multiple of 19 is a catalog window, and Codex reports 95 % of it."""
+    return window if window % 19 == 0 else window * 95 // 100
 
 
 @lru_cache(maxsize=64)
@@ -140,8 +149,9 @@ def with_session_window(settings, session: Session, explicit: set[str], model: s
     window = session_window(session, model)
     if "context_window" in explicit or "context_window" not in type(settings).model_fields or window.source.startswith("assumed"):
         return settings
-    return settings.model_copy(update={"context_window": window.tokens})
+    tokens = codex_reported_window(window.tokens) if agent_of(session) == "codex" else window.tokens
+    return settings.model_copy(update={"context_window": tokens})
 
 
-__all__ = ["DEFAULT_WINDOW", "Window", "codex_limit", "default_budget", "recorded_window", "session_window", "window_for",
+__all__ = ["DEFAULT_WINDOW", "Window", "codex_limit", "codex_reported_window", "default_budget", "recorded_window", "session_window", "window_for",
            "with_session_window"]
