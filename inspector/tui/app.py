@@ -201,7 +201,6 @@ class InspectorApp(ViewActions, App[int]):
         encoding = counter.name if counter is not None else encoding
         self.state = PipelineState.initial(encoding=encoding, profile=profile, enabled=pipeline)
         self.explicit_budget = budget
-        self._budget_steps: list[tuple[int, bool]] = []
         self.table: TokenTable | None = None
         self.exact_pending = False
         self.count_status = ""
@@ -278,6 +277,10 @@ class InspectorApp(ViewActions, App[int]):
         self.list.focus()
         self._update_status()
         if self.deferred:
+            # the default budget needs only the session's model and window, not its counts: set it
+            # now, so +/- and the settings panel step from it while the session is prepared
+            self._seed_budget()
+            self.panel.set_state(self.state)
             self.list.show_draft(Draft(self.session.messages, self.state.profile))
             self.chart.preparing = True
             self.call_after_refresh(self._prepare_worker, self.session, self.state.encoding, self.state.profile)
@@ -384,15 +387,13 @@ class InspectorApp(ViewActions, App[int]):
         self.request_plan()
 
     def _seed_budget(self, default: int | None = None) -> None:
+        if self.state.settings.budget is not None:  # seeded already, perhaps stepped since
+            return
         budget = self.explicit_budget
-        if budget is None and self.state.settings.budget is None and self.table is not None:
-            budget = default if default is not None else default_budget(self.view.session)
-        if budget is not None:
-            self.state = self.state.set("budget", budget)
-            self.panel.reference_budget = budget
-        for direction, big in self._budget_steps:  # +/- pressed while the session was prepared
-            self.state = self.state.step("budget", direction, big)
-        self._budget_steps.clear()
+        if budget is None:
+            budget = default if default is not None else default_budget(self.session)
+        self.state = self.state.set("budget", budget)
+        self.panel.reference_budget = budget
 
     def _start_count(self, previous: TokenTable | None = None, keep: int | None = None) -> None:
         """Count the session exactly in the background (reusing ``previous[:keep]``)."""
@@ -669,11 +670,6 @@ class InspectorApp(ViewActions, App[int]):
             self.set_state(self.state.toggle_at(position))
 
     def action_budget(self, direction: int, big: bool = False) -> None:
-        if self.table is None and self.state.settings.budget is None:
-            # a big session being prepared: step from its default budget once that is known,
-            # not from 0 (which would also keep the default from ever being seeded)
-            self._budget_steps.append((direction, big))
-            return
         ref = self.result.tokens_before if self.result else 0
         try:
             self.set_state(self.state.step("budget", direction, big, reference=ref))

@@ -89,10 +89,30 @@ async def test_budget_keys_during_preparation_step_from_the_default_budget(monke
     app = make_app("coding_agent.jsonl", sync_count=False)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause(0.1)
-        assert app.state.settings.budget is None
+        default = inspector.default_budget(app.session)
+        assert app.table is None and app.state.settings.budget == default  # seeded at once
         await pilot.press("+", "+", "-")
         release.set()
         await settle(pilot, app)
-        default = inspector.default_budget(app.session)
         assert app.state.settings.budget == default + 1000
         assert app.result.snapshot.state.settings.budget == default + 1000
+
+
+async def test_the_settings_panel_steps_the_budget_from_the_default_during_preparation(monkeypatch):
+    """→ on the panel's budget row while a big session is prepared stepped an unset budget to 0."""
+    release = _held_back(monkeypatch)
+    app = make_app("coding_agent.jsonl", sync_count=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause(0.1)
+        default = inspector.default_budget(app.session)
+        app.panel.focus()
+        for _ in range(40):
+            row = app.panel.current
+            if row.kind == "param" and row.name == "budget":
+                break
+            await pilot.press("down")
+        assert app.panel.current.name == "budget"
+        await pilot.press("right")
+        release.set()
+        await settle(pilot, app)
+        assert app.table is not None and app.state.settings.budget == default + 1000
