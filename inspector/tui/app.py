@@ -334,17 +334,17 @@ class InspectorApp(ViewActions, App[int]):
 
     @work(thread=True, exclusive=True, group="prepare", exit_on_error=False, description="prepare")
     def _prepare_worker(self, session: Session, encoding: str, profile: str) -> None:
-        """A big session's structure, estimates and default budget, then its counter's data."""
+        """A big session's structure and estimates, then its counter's data."""
         view = build_view(session)
         table = count_session(session.messages, session.tools, encoding="approx", profile=profile)
-        self.post_message(Prepared(view, ViewInfo(view), table, default_budget(session)))
+        self.post_message(Prepared(view, ViewInfo(view), table))
         if encoding != "approx":
             counter, warning = get_counter_or_fallback(encoding)
             self.post_message(CounterChecked(encoding, counter.name, warning))
 
     def on_prepared(self, message: Prepared) -> None:
         self.view, self.info = message.view, message.info
-        self._first_count(message.table, message.budget)
+        self._first_count(message.table)
         self._update_status()
         self.follow.start()
         self.refresh_bindings()
@@ -360,7 +360,7 @@ class InspectorApp(ViewActions, App[int]):
         if self.result is not None and self.exact_pending:
             self._start_count()
 
-    def _first_count(self, estimate: TokenTable | None = None, budget: int | None = None) -> None:
+    def _first_count(self, estimate: TokenTable | None = None) -> None:
         """Count the session (or take the preparing worker's ``estimate``), seed the budget and
         ask for the first plan."""
         s = self.session
@@ -379,19 +379,18 @@ class InspectorApp(ViewActions, App[int]):
             self.exact_pending = True
             self.count_status = "exact count 0%…"
             # started once the first plan is on screen, so it does not slow the first paint
-        self._seed_budget(budget)
+        self._seed_budget()
         self.chart.reset_points(len(self.view.calls))
         # The session is millions of long-lived objects: keep the cyclic GC from walking them
         # on every collection (a full collection at 50,000 messages stalls a key for ~0.3 s).
         gc.freeze()
         self.request_plan()
 
-    def _seed_budget(self, default: int | None = None) -> None:
+    def _seed_budget(self) -> None:
+        """The starting budget: ``--budget``, else what the agent fills before it compacts."""
         if self.state.settings.budget is not None:  # seeded already, perhaps stepped since
             return
-        budget = self.explicit_budget
-        if budget is None:
-            budget = default if default is not None else default_budget(self.session)
+        budget = self.explicit_budget if self.explicit_budget is not None else default_budget(self.session)
         self.state = self.state.set("budget", budget)
         self.panel.reference_budget = budget
 

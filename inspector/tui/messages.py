@@ -50,12 +50,11 @@ class Prepared(TMessage):
     """A big session's structure and first (estimated) counts, built off the UI thread after
     the first paint."""
 
-    def __init__(self, view: SessionView, info: ViewInfo, table: TokenTable, budget: int) -> None:
+    def __init__(self, view: SessionView, info: ViewInfo, table: TokenTable) -> None:
         super().__init__()
         self.view = view
         self.info = info
         self.table = table
-        self.budget = budget  # the default budget (inspector.analysis.window.default_budget)
 
 
 class CounterChecked(TMessage):

@@ -10,7 +10,7 @@ import threading
 import inspector
 import inspector.tui.app as app_module
 from inspector.tokens import count_message, count_session, get_counter, get_profile
-from tui_helpers import make_app, row_text, settle, status_text, totals_text, wait_for
+from tui_helpers import make_app, panel_to_param, row_text, settle, status_text, totals_text, wait_for
 
 SIZE = (160, 48)
 
@@ -106,12 +106,7 @@ async def test_the_settings_panel_steps_the_budget_from_the_default_during_prepa
         await pilot.pause(0.1)
         default = inspector.default_budget(app.session)
         app.panel.focus()
-        for _ in range(40):
-            row = app.panel.current
-            if row.kind == "param" and row.name == "budget":
-                break
-            await pilot.press("down")
-        assert app.panel.current.name == "budget"
+        await panel_to_param(pilot, app, "budget")
         await pilot.press("right")
         release.set()
         await settle(pilot, app)

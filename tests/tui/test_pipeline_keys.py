@@ -8,7 +8,7 @@ import inspector
 from inspector.analysis.predict import not_in_file_at
 from inspector.strategies import STRATEGIES, Settings
 
-from tui_helpers import make_app, panel_text, row_of, rows_text, settle, totals_text
+from tui_helpers import make_app, panel_text, panel_to_param, row_of, rows_text, settle, totals_text
 
 SIZE = (160, 48)
 
@@ -134,13 +134,7 @@ async def test_panel_steps_parameters_and_reorders_strategies():
         await settle(pilot, app)
         await pilot.press("tab")
         assert app.focused is app.panel
-        # walk down to "window (turns)" under sliding_window
-        for _ in range(30):
-            row = app.panel.current
-            if row.kind == "param" and row.name == "window_turns":
-                break
-            await pilot.press("down")
-        assert app.panel.current.name == "window_turns"
+        await panel_to_param(pilot, app, "window_turns")  # "window (turns)" under sliding_window
         await pilot.press("left", "left")
         await settle(pilot, app)
         assert app.state.settings.window_turns == 8

@@ -64,6 +64,16 @@ def panel_text(app: InspectorApp) -> str:
     return "\n".join(panel.render_row(k, panel.size.width, False).text for k in range(panel.row_count()))
 
 
+async def panel_to_param(pilot, app: InspectorApp, name: str) -> None:
+    """Move the settings panel's cursor down to the row of parameter ``name``."""
+    for _ in range(60):
+        row = app.panel.current
+        if row.kind == "param" and row.name == name:
+            return
+        await pilot.press("down")
+    raise AssertionError(f"no {name!r} row in the settings panel")
+
+
 def msg(index: int, role: str, *blocks, **kw) -> Message:
     content = [TextBlock(text=b) if isinstance(b, str) else b for b in blocks]
     return Message(index=index, role=role, content=content, **kw)
