@@ -245,14 +245,14 @@ def test_info_claude_code_not_in_file_window_and_next_call(capsys):
     assert (d["model"], d["tokenizer"]) == ("claude-opus-4-6", "cl100k_base (estimate for claude-opus-4-6)")
     # genai-prices lists 1,000,000 for claude-opus-4-6; Claude Code runs it with 200,000 unless a 1M variant is chosen
     assert d["window"] == {"tokens": 200_000, "source": "Claude Code's 200K default", "reserved": 33_000,
-                           "reserved_note": "Claude Code compacts at window - 20,000 reserved output - 13,000 buffer",
+                           "reserved_note": "Claude Code 2.1.39 compacts at window - 20,000 reserved output - 13,000 buffer",
                            "budget": 167_000}
     code, out, _ = run(capsys, "info", CLAUDE, *CL100K)
     text = words(out)
     assert "not in file 6,487 89.2%" in text
     assert "not in file: 6,487 (inferred: recorded 6,702 at call 7 minus 215 counted)" in text
     assert ("Model claude-opus-4-6; counted with cl100k_base (estimate for claude-opus-4-6). Window 200,000 (Claude Code's 200K default); "
-            "Claude Code compacts at window - 20,000 reserved output - 13,000 buffer: budget 167,000. Next call, whole "
+            "Claude Code 2.1.39 compacts at window - 20,000 reserved output - 13,000 buffer: budget 167,000. Next call, whole "
             "context: 6,715 tokens (3.4% of the window).") in text
 
 

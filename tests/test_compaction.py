@@ -193,3 +193,32 @@ def test_compare_checks_every_request_of_a_compacting_replay_not_only_the_last_c
     assert code == 0
     assert "2 violations in 2 calls" in out
     assert "a compacting pipeline is checked at every call of its stateful replay" in " ".join(out.split())
+
+
+@pytest.mark.parametrize(
+    ("name", "fired", "reserved_output"),
+    [
+        ("entire_cc2.1.7_two-auto-compacts.jsonl", [51, 128], 32_000),
+        ("entire_cc2.1.19_auto-then-manual-compact.jsonl", [97], 32_000),
+        ("spotter_cc2.1.39_4d5611e5.jsonl", [62], 20_000),
+        ("entire_cc2.1.42_auto-compact.jsonl", [69], 20_000),
+    ],
+)
+def test_the_claude_code_preset_takes_the_reservation_of_the_version_the_transcript_records(capsys, name, fired, reserved_output):
+    # 2.1.20 and earlier compacted at 155,000 of 200,000 (32,000 reserved for the output), 2.1.25
+    # and later at 167,000 (20,000): the one preset fires where each version fired (+-1)
+    report = as_json(capsys, "replay", REAL / name, "--preset", "claude-code")
+    assert [c["call"] for c in report["calls"] if c["compacted_by"]] == fired
+    assert report["pipeline"][0]["params"]["reserved_output"] == reserved_output
+    # a value the user sets wins over the version's
+    forced = as_json(capsys, "replay", REAL / name, "--preset", "claude-code", "--set", "reserved_output=44000")
+    assert forced["pipeline"][0]["params"]["reserved_output"] == 44_000
+
+
+def test_the_default_budget_of_a_claude_code_session_follows_its_version(capsys):
+    old = as_json(capsys, "info", REAL / "entire_cc2.1.7_two-auto-compacts.jsonl")["window"]
+    assert (old["reserved"], old["budget"]) == (45_000, 155_000)
+    assert old["reserved_note"] == "Claude Code 2.1.7 compacts at window - 32,000 reserved output - 13,000 buffer"
+    new = as_json(capsys, "info", REAL / "entire_cc2.1.42_auto-compact.jsonl")["window"]
+    assert (new["reserved"], new["budget"]) == (33_000, 167_000)
+    assert new["reserved_note"] == "Claude Code 2.1.42 compacts at window - 20,000 reserved output - 13,000 buffer"

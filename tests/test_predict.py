@@ -118,8 +118,9 @@ def test_typical_sizes_by_agent_and_version():
 
 def test_window_of_the_model_and_what_the_agent_reserves(four):
     w = session_window(four.session)
-    assert (w.model, w.tokens, w.source, w.reserved, w.budget) == ("claude-sonnet-4-5-20250929", 200_000, "Claude Code's 200K default", 33_000, 167_000)
-    assert default_budget(four.session) == 167_000
+    # Claude Code 2.0.27: 32,000 reserved for the output, as through 2.1.20 (the claude-code preset)
+    assert (w.model, w.tokens, w.source, w.reserved, w.budget) == ("claude-sonnet-4-5-20250929", 200_000, "Claude Code's 200K default", 45_000, 155_000)
+    assert default_budget(four.session) == 155_000
     assert window_for("gpt-4o").tokens == 128_000
     # Codex records 95 % of its 272,000 catalog window and compacts at 9/10 of the catalog window
     codex = window_for("gpt-5-codex", "codex", recorded=258_400)

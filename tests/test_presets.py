@@ -204,3 +204,21 @@ def test_saving_a_user_preset_checks_its_name_and_never_replaces_a_builtin(tmp_p
     save_user_preset("mine", ("fifo",), Settings(budget=1), overwrite=True)
     assert get_preset("mine").params == {"budget": 1}
     assert sorted(p.name for p in (tmp_path / "config" / "presets").iterdir()) == ["mine.toml"] and path.name == "mine.toml"
+
+
+def test_a_preset_gives_older_agent_versions_their_own_parameters(tmp_path, monkeypatch):
+    claude = get_preset("claude-code")
+    assert [claude.for_agent("claude_code", v)["reserved_output"] for v in ("2.0.76", "2.1.20", "2.1.20-beta", "2.1.25", "10.0")] == [
+        32_000, 32_000, 32_000, 20_000, 20_000]
+    # another agent, or no recorded version: the preset's own figures
+    assert claude.for_agent("codex", "2.1.7")["reserved_output"] == 20_000
+    assert claude.for_agent("claude_code", None)["reserved_output"] == 20_000
+    assert claude.report()["by_version"] == [{"agent": "claude_code", "through": "2.1.20", "params": {"reserved_output": 32_000}}]
+    # a broken rule in a user preset is one paragraph naming the preset
+    folder = tmp_path / "config" / "presets"
+    folder.mkdir(parents=True)
+    (folder / "mine.toml").write_text(
+        '[[preset]]\nname = "mine"\nagent = "x"\nversion = "1"\nsource = "me"\nsure = "approximation"\ndoes = "d"\n'
+        'pipeline = ["compact"]\n[[preset.by_version]]\nagent = "claude_code"\nthrough = "soon"\nparams = {}\n', encoding="utf-8")
+    with pytest.raises(PresetError, match=r"preset 'mine': each by_version needs agent, through \(a version such as 2.1.20\) and params\."):
+        load_presets()

@@ -6,8 +6,9 @@ snapshot; nothing is downloaded; Claude Code sessions are capped at its default 
 stated default labelled "assumed". The agent's own
 reservation comes from its known compaction rule (reference: presets.md):
 
-- Claude Code compacts at window - 20,000 reserved for output - 13,000 buffer
-  (claude-code issue #12004: the decompiled ``13000``; output reservation up to 20k);
+- Claude Code compacts at window - reserved output - 13,000 buffer (claude-code issue #12004: the
+  decompiled ``13000``): 20,000 reserved from 2.1.25 on, 32,000 in 2.1.20 and earlier, as the
+  ``claude-code`` preset holds it for the version the transcript records;
 - Codex compacts at 9/10 of its catalog window (``auto_compact_token_limit`` in codex-rs), which is
   the window its rollouts record divided by 0.95: the trigger of the ``codex`` preset, the one
   home of that figure (244,800 of a recorded 258,400).
@@ -22,7 +23,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ..model import Session
-from .session_facts import agent_of, model_of
+from .session_facts import agent_of, agent_version_of, model_of
 
 #: The window assumed when the file names no model (or a model no table knows).
 DEFAULT_WINDOW = 200_000
@@ -65,9 +66,10 @@ def _table_window(model: str) -> int | None:
     return info.context_window
 
 
-def _reservation(agent: str | None, window: int) -> tuple[int, str]:
+def _reservation(agent: str | None, window: int, version: str | None = None) -> tuple[int, str]:
     if agent == "claude_code":
-        return 33_000, "Claude Code compacts at window - 20,000 reserved output - 13,000 buffer"
+        output, margin = claude_code_reservation(version)
+        return output + margin, f"Claude Code{' ' + version if version else ''} compacts at window - {output:,} reserved output - {margin:,} buffer"
     if agent == "codex":
         limit = codex_limit(codex_reported_window(window))
         return window - limit, f"Codex compacts at 9/10 of {round(limit / 0.9):,}"  # its catalog window
@@ -81,6 +83,16 @@ def codex_reported_window(window: int) -> int:
     20 is a multiple of 19, and no catalog window is one, so a recorded window that is not a
     multiple of 19 is a catalog window, and Codex reports 95 % of it."""
     return window if window % 19 == 0 else window * 95 // 100
+
+
+@lru_cache(maxsize=64)
+def claude_code_reservation(version: str | None) -> tuple[int, int]:
+    """``(reserved output, buffer)`` of the Claude Code ``version`` (None: the newest known): the
+    ``claude-code`` preset's parameters for that version (builtin.toml holds them and their sources)."""
+    from ..presets import builtin_preset
+
+    params = builtin_preset("claude-code").for_agent("claude_code", version)
+    return int(params["reserved_output"]), int(params["compact_margin"])
 
 
 @lru_cache(maxsize=64)
@@ -102,9 +114,9 @@ def codex_limit(window: int) -> int:
 CLAUDE_CODE_WINDOW = 200_000
 
 
-def window_for(model: str | None, agent: str | None = None, recorded: int | None = None) -> Window:
+def window_for(model: str | None, agent: str | None = None, recorded: int | None = None, version: str | None = None) -> Window:
     """The window of ``model`` (``recorded``: the window the file states, which wins), with
-    what ``agent`` reserves of it."""
+    what ``agent`` (at ``version``, where the file records it) reserves of it."""
     if recorded:
         tokens, source = recorded, "recorded in the file"
     elif agent == "claude_code" and model is not None and "claude" in model.lower():
@@ -119,7 +131,7 @@ def window_for(model: str | None, agent: str | None = None, recorded: int | None
             tokens, source = found, "genai-prices"
         else:
             tokens, source = DEFAULT_WINDOW, f"assumed: {model} is not in genai-prices' table"
-    reserved, note = _reservation(agent, tokens)
+    reserved, note = _reservation(agent, tokens, version)
     return Window(model, tokens, source, reserved, note)
 
 
@@ -134,7 +146,8 @@ def recorded_window(session: Session) -> int | None:
 
 def session_window(session: Session, model: str | None = None) -> Window:
     """The window of the session's model (``model`` overrides the one the file names)."""
-    return window_for(model or model_of(session), agent_of(session), None if model else recorded_window(session))
+    return window_for(model or model_of(session), agent_of(session), None if model else recorded_window(session),
+                      agent_version_of(session))
 
 
 def default_budget(session: Session) -> int:
@@ -142,10 +155,14 @@ def default_budget(session: Session) -> int:
     return session_window(session).budget
 
 
-def with_session_window(settings, session: Session, explicit: set[str], model: str | None = None):
+def with_session_window(settings, session: Session, explicit: set[str], model: str | None = None, preset: str | None = None):
     """``settings`` with ``context_window`` (the compacting strategies' window, whose shares are
     their triggers) set to the window of the session's model, unless the user set it
-    (``explicit``) or the file names no model whose window is known."""
+    (``explicit``) or the file names no model whose window is known; with ``preset`` (its name),
+    also the parameters the preset gives the agent version the session records
+    (:meth:`inspector.presets.Preset.for_agent`), where the user did not set them."""
+    if preset is not None:
+        settings = for_session_version(settings, session, explicit, preset)
     window = session_window(session, model)
     if "context_window" in explicit or "context_window" not in type(settings).model_fields or window.source.startswith("assumed"):
         return settings
@@ -153,5 +170,18 @@ def with_session_window(settings, session: Session, explicit: set[str], model: s
     return settings.model_copy(update={"context_window": tokens})
 
 
-__all__ = ["DEFAULT_WINDOW", "Window", "codex_limit", "codex_reported_window", "default_budget", "recorded_window", "session_window", "window_for",
+def for_session_version(settings, session: Session, explicit: set[str], preset: str):
+    """``settings`` of preset ``preset`` with the parameters it gives the agent version that
+    recorded ``session``, where they differ and the user did not set them."""
+    from ..presets import PresetError, get_preset
+
+    try:
+        fitted = get_preset(preset).for_agent(agent_of(session), agent_version_of(session))
+    except PresetError:
+        return settings
+    update = {k: v for k, v in fitted.items() if k not in explicit and k in type(settings).model_fields and getattr(settings, k) != v}
+    return settings.model_copy(update=update) if update else settings
+
+
+__all__ = ["DEFAULT_WINDOW", "claude_code_reservation", "for_session_version", "Window", "codex_limit", "codex_reported_window", "default_budget", "recorded_window", "session_window", "window_for",
            "with_session_window"]

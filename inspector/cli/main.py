@@ -221,12 +221,14 @@ def _show(args: argparse.Namespace, report: dict[str, Any], command: str) -> Non
     getattr(render, f"render_{command}")(report, render.console())
 
 
-def _windowed(settings, analysis, args: argparse.Namespace):
+def _windowed(settings, analysis, args: argparse.Namespace, preset: str | None = None):
     """``settings`` with the compacting strategies' window set to the session model's, unless the
-    command line sets it (presets' thresholds are shares of the real window)."""
+    command line sets it (presets' thresholds are shares of the real window), and a preset's
+    parameters for the agent version the session records (``preset``: default ``--preset``)."""
     from ..analysis.window import with_session_window
 
-    return with_session_window(settings, analysis.session, explicit_params(args), args.model)
+    preset = preset or getattr(args, "preset", None)
+    return with_session_window(settings, analysis.session, explicit_params(args), args.model, preset)
 
 
 def _plan(args: argparse.Namespace):
@@ -390,7 +392,7 @@ def compare_data(args: argparse.Namespace, analysis=None) -> dict[str, Any]:
     options = money_options(args)
     analysis = analysis or _load(args)
     settings = _windowed(settings, analysis, args)
-    presets = [(name, _windowed(s, analysis, args)) for name, s in presets]
+    presets = [(name, _windowed(s, analysis, args, name)) for name, s in presets]
     with _Progress(len(analysis.view.calls), len(pipelines)) as bar:
         rows = inspector.compare(analysis, pipelines, settings=settings, presets=presets, progress_for=bar.stage,
                                  workers=_workers())

@@ -7,6 +7,11 @@ are in ``builtin.toml`` beside this module; users add their own as TOML files in
 ``inspector.paths.config_dir()/presets/`` (same fields; :func:`save_user_preset` writes one).
 :func:`resolve` turns a preset plus ``--set PARAM=VALUE`` overrides into the pipeline and
 ``Settings`` every command already takes.
+
+Where an agent changed its figures between versions, a preset lists the parameters of its older
+versions (``[[preset.by_version]]``: ``agent``, the last version ``through`` which they held, and
+``params``); :meth:`Preset.for_agent` gives the parameters for the agent and version a session
+records, so ``claude-code`` on a Claude Code 2.1.7 transcript reserves what 2.1.7 reserved.
 """
 
 from __future__ import annotations
@@ -32,6 +37,26 @@ class PresetError(ValueError):
     """An unknown preset, a bad preset file, or a bad ``--set`` value (one paragraph)."""
 
 
+def version_key(version: str) -> tuple[int, ...] | None:
+    """``"2.1.20"`` -> ``(2, 1, 20)``: the leading dotted numbers of a version (a suffix such as
+    ``-beta`` is ignored); None when it starts with none."""
+    found = re.match(r"\d+(?:\.\d+)*", version.strip())
+    return tuple(int(part) for part in found.group().split(".")) if found else None
+
+
+@dataclass(frozen=True)
+class VersionRule:
+    """Parameters an agent's versions up to ``through`` (inclusive) used instead of the preset's."""
+
+    agent: str  # the reader's agent id (``Session.agent``): ``claude_code``, ``codex``...
+    through: tuple[int, ...]
+    params: Mapping[str, Any]
+
+    def applies(self, agent: str | None, version: str | None) -> bool:
+        key = version_key(version) if version else None
+        return agent == self.agent and key is not None and key <= self.through
+
+
 @dataclass(frozen=True)
 class Preset:
     name: str
@@ -50,6 +75,16 @@ class Preset:
     config: str = ""
     #: Where it was read from: ``builtin`` or the user's file.
     origin: str = "builtin"
+    #: Older versions' parameters, oldest cut-off first (see the module docstring).
+    by_version: tuple[VersionRule, ...] = ()
+
+    def for_agent(self, agent: str | None, version: str | None) -> dict[str, Any]:
+        """The parameters for a session ``agent`` ``version`` recorded: the first rule whose
+        cut-off the version is at or before, else the preset's own."""
+        for rule in sorted(self.by_version, key=lambda r: r.through):
+            if rule.applies(agent, version):
+                return {**self.params, **rule.params}
+        return dict(self.params)
 
     def report(self) -> dict[str, Any]:
         """The ``presets --json`` entry."""
@@ -62,6 +97,9 @@ class Preset:
             "params": {k: list(v) if isinstance(v, tuple) else v for k, v in self.params.items()},
             "pipeline": list(self.pipeline),
             "origin": self.origin,
+            "by_version": [
+                {"agent": r.agent, "through": ".".join(map(str, r.through)), "params": dict(r.params)} for r in self.by_version
+            ],
         }
 
 
@@ -78,6 +116,7 @@ def _from_table(table: Mapping[str, Any], origin: str) -> Preset:
             source=str(table["source"]), sure=sure, does=str(table["does"]).strip(), pipeline=pipeline,
             params={k: tuple(v) if isinstance(v, list) else v for k, v in params.items()},
             config=str(table.get("config", "")), origin=origin,
+            by_version=tuple(_version_rule(rule, where) for rule in table.get("by_version", ())),
         )
     except KeyError as exc:
         raise PresetError(f"{where}: missing field {exc.args[0]!r}.") from None
@@ -86,7 +125,17 @@ def _from_table(table: Mapping[str, Any], origin: str) -> Preset:
             raise
         raise PresetError(f"{where}: {exc}.") from None
     settings_for(preset, {})  # reject unknown or invalid parameters now
+    for rule in preset.by_version:
+        settings_for(preset, rule.params)
     return preset
+
+
+def _version_rule(table: Mapping[str, Any], where: str) -> VersionRule:
+    through = version_key(str(table.get("through", ""))) if isinstance(table, Mapping) else None
+    if through is None or not isinstance(table.get("params"), Mapping):
+        raise PresetError(f"{where}: each by_version needs agent, through (a version such as 2.1.20) and params.")
+    params = {k: tuple(v) if isinstance(v, list) else v for k, v in table["params"].items()}
+    return VersionRule(agent=str(table.get("agent", "")), through=through, params=params)
 
 
 def _read(path: Path, origin: str) -> list[Preset]:
@@ -261,6 +310,6 @@ def save_user_preset(
 
 
 __all__ = [
-    "NAME_PATTERN", "Preset", "PresetError", "builtin_preset", "check_name", "get_preset", "load_presets", "parse_sets", "parse_value", "preset_toml", "resolve",
-    "save_user_preset", "settings_for",
+    "NAME_PATTERN", "Preset", "PresetError", "VersionRule", "builtin_preset", "check_name", "get_preset", "load_presets", "parse_sets", "parse_value", "preset_toml", "resolve",
+    "save_user_preset", "settings_for", "version_key",
 ]

@@ -28,7 +28,7 @@ async def test_whole_context_within_3_percent_of_the_last_recorded_call():
         assert "before ≈53,301" in text
         assert "not in file 32,013" in text
         assert ("window 200,000 (claude-sonnet-4-5-20250929, Claude Code's 200K default): used 53,301, free 146,699, of which the "
-                "agent reserves 33,000 (Claude Code compacts at window - 20,000 reserved output - 13,000 buffer)") in text
-        # the legend's "free" is what is left below the agent's compaction point: 146,699 - 33,000
-        assert "░ free 113,699" in text
-        assert app.state.settings.budget == 167_000  # window - what Claude Code reserves
+                "agent reserves 45,000 (Claude Code 2.0.27 compacts at window - 32,000 reserved output - 13,000 buffer)") in text
+        # the legend's "free" is what is left below the agent's compaction point: 146,699 - 45,000
+        assert "░ free 101,699" in text
+        assert app.state.settings.budget == 155_000  # window - what Claude Code 2.0.27 reserves

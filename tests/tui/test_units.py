@@ -157,7 +157,7 @@ def test_agent_presets_are_offered_with_their_source_and_settings():
     claude = presets["claude-code"]
     assert claude.pipeline == ("compact",)
     assert dict(claude.settings)["reserved_output"] == 20_000 and dict(claude.settings)["keep_tail_tokens"] is None
-    assert claude.note.startswith("Claude Code 2.1.39-2.1.42 (Opus 4.6, 200K window): Auto-compact:")
+    assert claude.note.startswith("Claude Code 2.1.25-2.1.42; 2.0-2.1.20 with 32,000 output reserved (200K window): Auto-compact:")
     assert "Source (second-hand): anthropics/claude-code #12004" in claude.note
     applied = PipelineState.initial().apply_preset(presets["opencode"])
     assert applied.pipeline == ("mask_tool_outputs", "compact") and applied.settings.mask_protected_tools == ("skill",)
