@@ -383,6 +383,38 @@ def test_export_refuses_an_invalid_plan_unless_allowed(capsys, tmp_path):
     assert code == 0 and out.is_file()
 
 
+def test_export_of_a_session_that_ends_mid_tool_call_names_the_pending_call_and_the_call_to_export(capsys, tmp_path):
+    # a live session while the agent runs a tool, or a file written mid-call: no strategy mends it
+    session = write_jsonl(tmp_path / "s.jsonl", [
+        {"role": "user", "content": "list the files"},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "ls", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": "a.py"},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "c2", "type": "function", "function": {"name": "cat", "arguments": "{}"}}]},
+    ])
+    out = tmp_path / "out.json"
+    for provider, name in (("openai", "OpenAI"), ("anthropic", "Anthropic")):
+        code, _, err = run(capsys, "export", session, "--to", provider, "-o", out)
+        assert code == 2 and not out.exists()
+        assert " ".join(err.split()) == (
+            f"context-inspector export: error: refusing to export {session}: it ends with a tool call the file has no "
+            f"result for yet (message #3: c2; the agent was running it when the file was written), and {name} rejects a "
+            "request that leaves a tool call unanswered. Export the request of the last recorded call instead (--at 2), "
+            "or pass --allow-invalid to write it anyway.")
+    code, _, _ = run(capsys, "export", session, "--to", "anthropic", "--at", "2", "-o", out)
+    assert code == 0 and len(json.loads(out.read_text())["messages"]) == 3
+    # a fault elsewhere as well: the plain list of rule breaks
+    broken = write_jsonl(tmp_path / "b.jsonl", [
+        {"role": "user", "content": "hi"},
+        {"role": "tool", "tool_call_id": "x", "content": "orphan"},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "c2", "type": "function", "function": {"name": "cat", "arguments": "{}"}}]},
+    ])
+    code, _, err = run(capsys, "export", broken, "--to", "openai", "-o", out)
+    assert code == 2 and "OpenAI would reject this request body (2 rule breaks:" in " ".join(err.split())
+
+
 def test_the_tui_export_refuses_an_invalid_plan(tmp_path):
     from types import SimpleNamespace
 

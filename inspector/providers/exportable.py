@@ -49,12 +49,38 @@ def check_exportable(plan: Plan, provider: str) -> None:
     lines = violation_lines(plan, provider)
     if not lines:
         return
+    pending = _pending_call(plan, provider)
+    if pending is not None:
+        raise ExportError(pending)
     shown = "; ".join(lines[:LISTED]) + (f"; and {len(lines) - LISTED} more" if len(lines) > LISTED else "")
     source = plan.view.session.path or "the session"
     raise ExportError(
         f"refusing to export {source}: {NAMES.get(provider, provider)} would reject this request body "
         f"({len(lines)} rule break{'s' if len(lines) != 1 else ''}: {shown}). Choose a strategy or settings "
         f"whose plan is valid for {NAMES.get(provider, provider)}, or pass --allow-invalid to write it anyway."
+    )
+
+
+def _pending_call(plan: Plan, provider: str) -> str | None:
+    """The refusal for a history whose only fault is its last message: a tool call the file has
+    no result for yet (a live session while the agent runs the tool, or a file cut mid-call). No
+    strategy can mend that; the request of the last recorded call can be exported. None otherwise."""
+    from .validate import validate_plan
+
+    checked = getattr(plan, "violations", None)
+    found = (checked if checked is not None else validate_plan(plan)).get(provider, ())
+    messages = plan.view.session.messages
+    last = len(messages) - 1
+    if not found or any(v.rule != "missing_result" or v.source != last for v in found) or not messages[last].tool_calls:
+        return None
+    ids = ", ".join(c.id for c in messages[last].tool_calls)
+    calls = len(plan.view.calls)
+    source = plan.view.session.path or "the session"
+    return (
+        f"refusing to export {source}: it ends with a tool call the file has no result for yet (message #{last}: {ids}; "
+        f"the agent was running it when the file was written), and {NAMES.get(provider, provider)} rejects a request "
+        f"that leaves a tool call unanswered. Export the request of the last recorded call instead (--at {calls}), "
+        "or pass --allow-invalid to write it anyway."
     )
 
 
