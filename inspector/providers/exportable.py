@@ -49,9 +49,9 @@ def check_exportable(plan: Plan, provider: str) -> None:
     lines = violation_lines(plan, provider)
     if not lines:
         return
-    pending = _pending_call(plan, provider)
-    if pending is not None:
-        raise ExportError(pending)
+    refusal = _pending_refusal(plan, provider)
+    if refusal is not None:
+        raise ExportError(refusal)
     shown = "; ".join(lines[:LISTED]) + (f"; and {len(lines) - LISTED} more" if len(lines) > LISTED else "")
     source = plan.view.session.path or "the session"
     raise ExportError(
@@ -61,10 +61,11 @@ def check_exportable(plan: Plan, provider: str) -> None:
     )
 
 
-def _pending_call(plan: Plan, provider: str) -> str | None:
-    """The refusal for a history whose only fault is its last message: a tool call the file has
-    no result for yet (a live session while the agent runs the tool, or a file cut mid-call). No
-    strategy can mend that; the request of the last recorded call can be exported. None otherwise."""
+def pending_tool_call(plan: Plan, provider: str) -> tuple[int, tuple[str, ...]] | None:
+    """``(message index, call ids)`` when the only rule the plan's history breaks for ``provider``
+    is its last message: a tool call the file has no result for yet (a live session while the
+    agent runs the tool, or a file cut mid-call). No strategy can mend that; the request of the
+    last recorded call can be exported. None otherwise."""
     from .validate import validate_plan
 
     checked = getattr(plan, "violations", None)
@@ -73,15 +74,21 @@ def _pending_call(plan: Plan, provider: str) -> str | None:
     last = len(messages) - 1
     if not found or any(v.rule != "missing_result" or v.source != last for v in found) or not messages[last].tool_calls:
         return None
-    ids = ", ".join(c.id for c in messages[last].tool_calls)
-    calls = len(plan.view.calls)
+    return last, tuple(c.id for c in messages[last].tool_calls)
+
+
+def _pending_refusal(plan: Plan, provider: str) -> str | None:
+    pending = pending_tool_call(plan, provider)
+    if pending is None:
+        return None
+    index, ids = pending
     source = plan.view.session.path or "the session"
     return (
-        f"refusing to export {source}: it ends with a tool call the file has no result for yet (message #{last}: {ids}; "
-        f"the agent was running it when the file was written), and {NAMES.get(provider, provider)} rejects a request "
-        f"that leaves a tool call unanswered. Export the request of the last recorded call instead (--at {calls}), "
-        "or pass --allow-invalid to write it anyway."
+        f"refusing to export {source}: it ends with a tool call the file has no result for yet (message #{index}: "
+        f"{', '.join(ids)}; the agent was running it when the file was written), and {NAMES.get(provider, provider)} "
+        f"rejects a request that leaves a tool call unanswered. Export the request of the last recorded call instead "
+        f"(--at {len(plan.view.calls)}), or pass --allow-invalid to write it anyway."
     )
 
 
-__all__ = ["check_exportable", "session_files", "violation_lines"]
+__all__ = ["check_exportable", "pending_tool_call", "session_files", "violation_lines"]
