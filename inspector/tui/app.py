@@ -65,7 +65,7 @@ from .replay import Inputs, Replay
 from .screens.help import HelpScreen
 from .view_actions import VIEW_BINDINGS, ViewActions
 from .search import Search
-from .state import ParamError, PipelineState, Preset, available_presets, spec_for
+from .state import ParamError, PipelineState, Preset, available_presets, fit_to_session, spec_for
 from .themes import DEFAULT_THEME, ThemeError, ThemeFile, builtin_themes, default_variables, resolve
 from .widgets.detail import DetailPane
 from .widgets.message_list import MessageList
@@ -684,6 +684,7 @@ class InspectorApp(ViewActions, App[int]):
         self.apply_preset(presets[k])
 
     def apply_preset(self, preset: Preset) -> None:
+        preset = fit_to_session(preset, self.session)
         self.set_state(self.state.apply_preset(preset))
         # an agent preset's note says its version, what it does and where that comes from
         self.notify(f"preset: {preset.name}" + (f" · {preset.note}" if preset.note else ""), timeout=8 if preset.note else 2)

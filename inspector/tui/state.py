@@ -89,6 +89,28 @@ def agent_presets() -> list[Preset]:
     return out
 
 
+def fit_to_session(preset: Preset, session) -> Preset:
+    """The agent preset ``preset`` with the parameters it gives the agent version ``session``
+    records (:meth:`inspector.presets.Preset.for_agent`, as the commands' ``--preset`` applies
+    them); the note says which. Any other preset as it is."""
+    from ..analysis.session_facts import agent_of, agent_version_of
+    from ..presets import PresetError, get_preset, settings_for
+
+    try:
+        source = get_preset(preset.name)
+    except PresetError:
+        return preset
+    agent, version = agent_of(session), agent_version_of(session)
+    fitted = source.for_agent(agent, version)
+    changed = {k: v for k, v in fitted.items() if source.params.get(k) != v}
+    if not changed:
+        return preset
+    settings = settings_for(source, fitted)
+    values = tuple((k, getattr(settings, k)) for k, _ in preset.settings)
+    said = ", ".join(f"{k}={v:,}" if isinstance(v, int) else f"{k}={v}" for k, v in changed.items())
+    return replace(preset, settings=values, note=f"{preset.note} For this {source.agent} {version} session: {said}.".strip())
+
+
 class ParamError(ValueError):
     """A typed or stepped value the parameter does not accept; the message says why."""
 

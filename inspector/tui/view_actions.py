@@ -28,7 +28,7 @@ from ..analysis.compare_choices import Choice
 from ..analysis.session import of as analysis_of
 from .screens.compare import CompareScreen
 from .screens.window import WindowScreen
-from .state import Preset, available_presets
+from .state import Preset, available_presets, fit_to_session
 from .widgets.message_list import FILTERS, ROW_FILTERS, UNIT_LABEL, changed_by_pipeline
 
 VIEW_BINDINGS = [
@@ -105,7 +105,8 @@ class ViewActions:
             return
         state = self.state
         choices = [Choice(name, (name,), state.settings) for name in state.order]
-        choices += [Choice(p.name, p.pipeline, state.apply_preset(p).settings, preset=True) for p in available_presets()]
+        choices += [Choice(p.name, p.pipeline, state.apply_preset(fit_to_session(p, self.session)).settings, preset=True)
+                    for p in available_presets()]
         screen = CompareScreen(analysis_of(self.view, self.table), choices, Choice("none", (), state.settings),
                                self.replay.at_call, self.call_label())
         self.push_screen(screen, self._apply_choice)
