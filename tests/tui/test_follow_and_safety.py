@@ -226,3 +226,25 @@ async def test_a_tool_name_with_escape_codes_shows_literally(monkeypatch):
                     assert not any(ord(c) < 32 or 0x7F <= ord(c) < 0xA0 for c in seg.text), repr(seg.text)
             release.set()
             await settle(pilot, app)
+
+
+async def test_a_live_session_running_a_tool_awaits_its_result_rather_than_being_invalid(tmp_path):
+    path = tmp_path / "live.jsonl"
+    start_file(path, 2)
+    with path.open("a") as fh:
+        fh.write(jsonl_line({"role": "user", "content": "list the files"}))
+        fh.write(jsonl_line({"role": "assistant", "content": None, "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "ls", "arguments": "{}"}}]}))
+    app = make_app(load(path), path=str(path), follow=None)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        text = " ".join(totals_text(app).split())
+        assert "OpenAI … awaiting the last tool call's result Anthropic … awaiting the last tool call's result" in text
+        assert "INVALID" not in text
+        n = app.list.row_count()
+        with path.open("a") as fh:
+            fh.write(jsonl_line({"role": "tool", "tool_call_id": "c1", "content": "a.py"}))
+        app.follow.poll()
+        assert await wait_for(pilot, lambda: app.list.row_count() == n + 1)
+        await settle(pilot, app)
+        assert "OpenAI ✓ valid Anthropic ✓ valid" in " ".join(totals_text(app).split())

@@ -21,6 +21,7 @@ from textual.widget import Widget
 
 from ...analysis.money import Money
 from ...analysis.window import Window, session_window
+from ...providers.exportable import pending_tool_call
 from ..engine import CATEGORIES, PlanResult
 from ...numbers import usd
 
@@ -227,6 +228,9 @@ class TotalsBar(Widget):
         for provider, name in (("openai", "OpenAI"), ("anthropic", "Anthropic")):
             if provider not in r.violations:
                 verdict = ("? not checked  ", self.s("totals--muted"))
+            elif r.violations[provider] and r.plan is not None and pending_tool_call(r.plan, provider) is not None:
+                # a live session while the agent runs a tool: the next request waits for its result
+                verdict = ("… awaiting the last tool call's result  ", self.s("totals--muted"))
             elif r.violations[provider]:
                 n = len(r.violations[provider])
                 verdict = (f"✗ INVALID: {n} rule break{'s' if n != 1 else ''} (v)  ", self.s("totals--invalid"))
