@@ -104,7 +104,7 @@ class _MessageReader:
         self.pending_legacy: str | None = None  # the last function_call not yet answered
 
     def message(self, d: Any, i: int) -> Message:
-        path = self.prefix + (i,)
+        path = self.prefix + (i,)  # for errors and the general forms; the common ones need none
         if not isinstance(d, dict):
             raise ShapeError(path, f'expected a message object with "role", found {describe(d)}')
         source_role = d.get("role")
@@ -157,7 +157,7 @@ class _MessageReader:
                 raise ShapeError(path + ("tool_calls",), f"expected a list of tool calls, found {describe(calls)}")
             else:
                 for k, call in enumerate(calls):
-                    blocks.append(_tool_call(call, path + ("tool_calls", k)))
+                    blocks.append(_common_tool_call(call) or _tool_call(call, path + ("tool_calls", k)))
         if "function_call" in d:
             fc = d["function_call"]
             fpath = path + ("function_call",)
@@ -260,6 +260,23 @@ def _arguments(obj: dict, path: PathParts) -> tuple[str, dict[str, Any]]:
     if nested:
         extra[H.NESTED] = nested
     return text, extra
+
+
+_CALL_KEYS = frozenset({"id", "type", "function"})
+_FUNCTION_KEYS = frozenset({"name", "arguments"})
+
+
+def _common_tool_call(call: Any) -> ToolCallBlock | None:
+    """A tool call in the form nearly every file writes (``id``, ``type: function``, ``function``
+    with string ``name`` and ``arguments``, nothing else) as :func:`_tool_call` builds it, checked
+    in a few comparisons; None for any other form."""
+    if type(call) is dict and call.keys() == _CALL_KEYS and call["type"] == "function":
+        fn = call["function"]
+        if type(fn) is dict and fn.keys() == _FUNCTION_KEYS:
+            call_id, name, args = call["id"], fn["name"], fn["arguments"]
+            if type(call_id) is str and type(name) is str and type(args) is str:
+                return new_tool_call(call_id, intern(name), args, {"type": "function"})
+    return None
 
 
 def _tool_call(call: Any, path: PathParts) -> ToolCallBlock:
