@@ -393,6 +393,12 @@ new_tool_call = _maker(ToolCallBlock, "id", "name", "arguments", "extra")
 new_tool_result = _maker(ToolResultBlock, "tool_call_id", "content", "extra")
 #: ``new_source(line, json_path, file)``
 new_source = _maker(SourceRef, "line", "json_path", "file")
+#: ``new_usage(input_tokens, output_tokens, cache_read_input_tokens, cache_creation_input_tokens,
+#: cache_creation_1h_input_tokens, reasoning_tokens, model)``
+new_usage = _maker(
+    Usage, "input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens",
+    "cache_creation_1h_input_tokens", "reasoning_tokens", "model",
+)
 
 
 _NESTED: dict[type, dict[str, Any]] = {

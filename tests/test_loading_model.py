@@ -23,6 +23,7 @@ from inspector.model import (
     new_text,
     new_tool_call,
     new_tool_result,
+    new_usage,
 )
 from inspector.units import TRUNCATED_IN_SOURCE, build_view, has_truncation_marker
 
@@ -88,6 +89,9 @@ def test_the_positional_makers_build_the_records_init_builds():
     assert m.model_dump() == Message.model_validate(m.model_dump()).model_dump()  # every slot was set
     a, b = new_text("a", {}), new_message(0, "user", [], source, "null", {})
     assert (b.name, b.starts_context, b.injected, b.is_summary) == (None, False, None, None)
+    assert new_usage(5, 7, 100, 20, 10, 3, "m") == Usage(
+        input_tokens=5, output_tokens=7, cache_read_input_tokens=100, cache_creation_input_tokens=20,
+        cache_creation_1h_input_tokens=10, reasoning_tokens=3, model="m")
     with pytest.raises(TypeError):
         new_text("a", {}, bogus=1)
 
