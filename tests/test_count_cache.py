@@ -99,6 +99,22 @@ def test_the_pool_counts_what_one_process_counts(cache_dir, monkeypatch):
     assert seen[-1] == (sum(map(len, texts)),) * 2
 
 
+def test_a_process_whose_texts_the_pool_or_the_cache_counts_never_loads_the_tokenizer(cache_dir, monkeypatch):
+    from inspector.tokens.counters import TiktokenCounter, _cl100k_encoding
+
+    monkeypatch.setattr(batch, "PARALLEL_MIN_CHARS", 0)
+    texts = [f"{k} {LONG}" for k in range(40)]
+    fresh = TiktokenCounter("cl100k_base", _cl100k_encoding)  # the workers count with their own
+    try:
+        assert batch.count_texts(fresh, texts) == [get_counter("cl100k_base").count(t) for t in texts]
+    finally:
+        pool_mod.shutdown()
+    assert fresh._loaded is None
+    assert batch.count_texts(fresh, texts, parallel=False) == batch.count_texts(fresh, texts)  # from the cache
+    assert fresh._loaded is None
+    assert fresh.count("hello world") == 2 and fresh._loaded is not None  # loaded on first use
+
+
 def test_count_session_is_the_same_with_and_without_the_cache(cache_dir, monkeypatch):
     messages = [
         Message(index=0, role="user", content=[TextBlock(text=LONG)]),
