@@ -140,3 +140,22 @@ def test_a_pool_that_cannot_start_counts_in_place(cache_dir, monkeypatch):
     monkeypatch.setattr(batch, "PARALLEL_MIN_CHARS", 0)
     assert batch.count_texts("cl100k_base", [LONG, f"x {LONG}"]) == [401, 402]
     assert pool_mod.shared_pool() is None  # and it is not tried again
+
+
+def test_the_workers_are_forked_before_a_large_session_is_read(tmp_path, monkeypatch):
+    import multiprocessing
+
+    session = tmp_path / "s.jsonl"
+    session.write_bytes(b"{}\n" * 100)
+    pool_mod.shutdown()
+    monkeypatch.setattr(pool_mod, "EARLY_START_BYTES", 301)
+    before = len(multiprocessing.active_children())
+    try:
+        pool_mod.start_early(session)  # 300 bytes: counted in place, no workers
+        assert len(multiprocessing.active_children()) == before
+        monkeypatch.setattr(pool_mod, "EARLY_START_BYTES", 300)
+        pool_mod.start_early(session)
+        assert len(multiprocessing.active_children()) == before + pool_mod.workers()
+        pool_mod.start_early(tmp_path / "missing.jsonl")  # reading it will name the problem
+    finally:
+        pool_mod.shutdown()
