@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +73,24 @@ def _cuts(first: bytes) -> re.Pattern[bytes]:
     return re.compile(_CUT.pattern + _WS_RUN + re.escape(key.group(1)))
 
 
+_LEADING_WS = re.compile(_WS_RUN)
+#: How far back from a block's end :func:`_last_first` looks at a time.
+_WINDOW = 64 * 1024
+
+
+def _last_first(cuts: re.Pattern[bytes], buf: bytearray, lo: int) -> Iterator[re.Match[bytes]]:
+    """The cuts in ``buf[lo:]``, the last first, found a window at a time from the end (a block
+    holds thousands; the run is usually cut at the last). A cut longer than :data:`_OVERLAP`
+    (that much whitespace) that straddles two windows is not offered: one cut fewer to try."""
+    hi = len(buf)
+    seen = hi
+    while hi > lo:
+        at = max(lo, hi - _WINDOW)
+        found = [m for m in cuts.finditer(buf, at, min(len(buf), hi + _OVERLAP)) if m.start() < seen]
+        yield from reversed(found)
+        seen, hi = at, at
+
+
 def _array_elements(path: Path) -> list[Any]:
     loads, decode_error = orjson.loads, orjson.JSONDecodeError
     out: list[Any] = []
@@ -79,11 +98,10 @@ def _array_elements(path: Path) -> list[Any]:
         buf = bytearray(fh.read(BLOCK_BYTES))
         if sniff_encoding(bytes(buf[:4])) != ("utf-8", 0) or b"\r" in buf:
             raise _NotStreamable  # a BOM, UTF-16/32 or CR line ends: read_text's rewriting applies
-        start = len(buf) - len(buf.lstrip(_WS))
+        start = _LEADING_WS.match(buf).end()
         if buf[start : start + 1] != b"[":
             raise _NotStreamable
-        start += 1
-        start += len(buf) - start - len(buf[start:].lstrip(_WS))
+        start = _LEADING_WS.match(buf, start + 1).end()
         if buf[start : start + 1] != b"{":
             raise _NotStreamable  # an empty array, or one of something other than objects
         cuts = _cuts(bytes(buf[start : start + 1024]))
@@ -91,8 +109,9 @@ def _array_elements(path: Path) -> list[Any]:
         # (``[``, ``,`` or whitespace) becomes ``[``, the one after the cut's ``}`` becomes ``]``.
         failed, searched = 0, start
         while True:
-            found = list(cuts.finditer(buf, searched))
-            for cut in reversed(found):
+            last_tried = -1
+            for cut in _last_first(cuts, buf, searched):
+                last_tried = max(last_tried, cut.start())
                 end = cut.start() + 1
                 kept = buf[end]
                 buf[start - 1], buf[end] = 0x5B, 0x5D
@@ -108,8 +127,8 @@ def _array_elements(path: Path) -> list[Any]:
                 start = cut.start(1)
                 failed = 0
                 break
-            if found:  # every cut after the one taken was tried
-                searched = max(found[-1].start() + 1, start)
+            if last_tried >= 0:  # every cut after the one taken was tried
+                searched = max(last_tried + 1, start)
             more = fh.read(BLOCK_BYTES)
             if not more:
                 break
