@@ -109,10 +109,16 @@ def test_a_process_whose_texts_the_pool_or_the_cache_counts_never_loads_the_toke
         assert batch.count_texts(fresh, texts) == [get_counter("cl100k_base").count(t) for t in texts]
     finally:
         pool_mod.shutdown()
-    assert fresh._loaded is None
+    assert not fresh.loaded
     assert batch.count_texts(fresh, texts, parallel=False) == batch.count_texts(fresh, texts)  # from the cache
-    assert fresh._loaded is None
-    assert fresh.count("hello world") == 2 and fresh._loaded is not None  # loaded on first use
+    assert not fresh.loaded
+    monkeypatch.setattr(batch, "PARALLEL_MIN_CHARS", 1 << 30)
+    pool_mod.shared_pool()
+    try:  # a few short texts go to workers already running, not to a tokenizer loaded here
+        assert batch.count_texts(fresh, ["hello world", "a"]) == [2, 1] and not fresh.loaded
+    finally:
+        pool_mod.shutdown()
+    assert batch.count_texts(fresh, ["hello world"]) == [2] and fresh.loaded  # no pool: loaded here
 
 
 def test_count_session_is_the_same_with_and_without_the_cache(cache_dir, monkeypatch):

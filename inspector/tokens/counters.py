@@ -88,6 +88,11 @@ class TiktokenCounter:
         self._loaded: Any = None
 
     @property
+    def loaded(self) -> bool:
+        """Whether this process holds the encoding yet."""
+        return self._loaded is not None
+
+    @property
     def _enc(self) -> Any:
         enc = self._loaded
         if enc is None:

@@ -71,6 +71,11 @@ def shared_pool() -> ProcessPoolExecutor | None:
         return _pool
 
 
+def pool_running() -> bool:
+    """Whether this process's pool has been made (and not shut down)."""
+    return _pool is not None
+
+
 #: A session file at least this large is counted on the pool (its texts pass
 #: :data:`~inspector.tokens.batch.PARALLEL_MIN_CHARS`), so :func:`start_early` forks the workers.
 EARLY_START_BYTES = 8 << 20
@@ -99,4 +104,4 @@ def shutdown() -> None:
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-__all__ = ["may_pool", "shared_pool", "shutdown", "start_early", "workers"]
+__all__ = ["may_pool", "pool_running", "shared_pool", "shutdown", "start_early", "workers"]
