@@ -29,7 +29,7 @@ import errno
 import os
 import stat
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
@@ -186,8 +186,10 @@ def sniff_encoding(data: bytes) -> tuple[str, int]:
 
 
 def _utf8_error(path: str | Path, data: bytes, start: int) -> InputError:
-    line = data.count(b"\n", 0, start) + 1
-    bad = data[start : start + 1]
+    return _utf8_error_at(path, data.count(b"\n", 0, start) + 1, start, data[start : start + 1])
+
+
+def _utf8_error_at(path: str | Path, line: int, start: int, bad: bytes) -> InputError:
     hint = ""
     if bad and 0xA0 <= bad[0] <= 0xFF:
         ch = bad.decode("latin-1")
@@ -235,6 +237,81 @@ def text_bytes(path: str | Path, data: bytes, *, partial: bool = False) -> bytes
 def read_text(path: str | Path, cap: int | None = None) -> bytes:
     """The whole file as UTF-8 bytes with LF line ends (see :func:`text_bytes`)."""
     return text_bytes(path, read_bytes(path, cap))
+
+
+#: How much :func:`iter_text_lines` reads at a time.
+LINE_BLOCK_BYTES = 4 << 20
+
+
+def iter_text_lines(path: str | Path) -> Iterator[bytes]:
+    """Every line of the file as :func:`read_text` would give it (split at ``\\n``, the newline
+    left out; no piece after a final newline), read a block at a time: never the whole file and
+    its lines in memory together. Plain UTF-8 with a newline in its first block is validated as
+    it is read (InputError names the line and byte offset, as :func:`read_text`'s); any other
+    file (a BOM, UTF-16/32, CR-only line ends, one long line) is read whole by :func:`read_text`."""
+    with open_input(path) as fh:
+        if os.fstat(fh.fileno()).st_size > MAX_INPUT_BYTES:
+            raise _too_large(path, MAX_INPUT_BYTES)
+        block = fh.read(LINE_BLOCK_BYTES)
+        whole = sniff_encoding(block[:4]) != ("utf-8", 0) or b"\n" not in block
+        if whole:
+            block = b""  # read_text's rewriting may apply: the whole-file way, below
+        read, pending, pending_at, line_no = len(block), b"", 0, 0  # pending: a line cut by a block's end
+        while block:
+            start, end = 0, block.find(b"\n")
+            if pending:
+                if end < 0:
+                    pending += block
+                else:
+                    line = pending + block[:end]
+                    _check_line(path, line, pending_at, line_no + 1)
+                    line_no += 1
+                    yield line
+                    start = end + 1
+            last = block.rfind(b"\n") + 1  # the end of the block's complete lines
+            if start < last:
+                _check_lines(path, block, start, last, read - len(block), line_no + 1)
+                find = block.find
+                while start < last:
+                    end = find(b"\n", start)
+                    line_no += 1
+                    yield block[start:end]
+                    start = end + 1
+            if end >= 0 or not pending:
+                pending, pending_at = block[start:], read - len(block) + start
+            block = fh.read(LINE_BLOCK_BYTES)
+            read += len(block)
+            if read > MAX_INPUT_BYTES:
+                raise _too_large(path, MAX_INPUT_BYTES)
+        if pending:
+            _check_line(path, pending, pending_at, line_no + 1)
+            yield pending
+    if whole:
+        data = read_text(path)
+        find, start, size = data.find, 0, len(data)
+        while start < size:
+            end = find(b"\n", start)
+            if end < 0:
+                end = size
+            yield data[start:end]
+            start = end + 1
+
+
+def _check_lines(path: str | Path, block: bytes, start: int, end: int, offset: int, line: int) -> None:
+    """InputError unless ``block[start:end]`` (whole lines, the first numbered ``line``, at file
+    offset ``offset`` + ``start``) is UTF-8."""
+    if block.isascii():
+        return
+    try:
+        with memoryview(block) as view:
+            str(view[start:end], "utf-8")
+    except UnicodeDecodeError as exc:
+        at = start + exc.start
+        raise _utf8_error_at(path, line + block.count(b"\n", start, at), offset + at, block[at : at + 1]) from None
+
+
+def _check_line(path: str | Path, line: bytes, offset: int, line_no: int) -> None:
+    _check_lines(path, line, 0, len(line), offset, line_no)
 
 
 def read_text_head(path: str | Path, size: int) -> bytes:
@@ -357,6 +434,7 @@ __all__ = [
     "read_head",
     "read_line",
     "read_text",
+    "iter_text_lines",
     "read_text_head",
     "sniff_encoding",
     "text_bytes",

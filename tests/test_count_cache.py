@@ -99,6 +99,28 @@ def test_the_pool_counts_what_one_process_counts(cache_dir, monkeypatch):
     assert seen[-1] == (sum(map(len, texts)),) * 2
 
 
+def test_a_process_whose_texts_the_pool_or_the_cache_counts_never_loads_the_tokenizer(cache_dir, monkeypatch):
+    from inspector.tokens.counters import TiktokenCounter, _cl100k_encoding
+
+    monkeypatch.setattr(batch, "PARALLEL_MIN_CHARS", 0)
+    texts = [f"{k} {LONG}" for k in range(40)]
+    fresh = TiktokenCounter("cl100k_base", _cl100k_encoding)  # the workers count with their own
+    try:
+        assert batch.count_texts(fresh, texts) == [get_counter("cl100k_base").count(t) for t in texts]
+    finally:
+        pool_mod.shutdown()
+    assert not fresh.loaded
+    assert batch.count_texts(fresh, texts, parallel=False) == batch.count_texts(fresh, texts)  # from the cache
+    assert not fresh.loaded
+    monkeypatch.setattr(batch, "PARALLEL_MIN_CHARS", 1 << 30)
+    pool_mod.shared_pool()
+    try:  # a few short texts go to workers already running, not to a tokenizer loaded here
+        assert batch.count_texts(fresh, ["hello world", "a"]) == [2, 1] and not fresh.loaded
+    finally:
+        pool_mod.shutdown()
+    assert batch.count_texts(fresh, ["hello world"]) == [2] and fresh.loaded  # no pool: loaded here
+
+
 def test_count_session_is_the_same_with_and_without_the_cache(cache_dir, monkeypatch):
     messages = [
         Message(index=0, role="user", content=[TextBlock(text=LONG)]),
@@ -124,3 +146,22 @@ def test_a_pool_that_cannot_start_counts_in_place(cache_dir, monkeypatch):
     monkeypatch.setattr(batch, "PARALLEL_MIN_CHARS", 0)
     assert batch.count_texts("cl100k_base", [LONG, f"x {LONG}"]) == [401, 402]
     assert pool_mod.shared_pool() is None  # and it is not tried again
+
+
+def test_the_workers_are_forked_before_a_large_session_is_read(tmp_path, monkeypatch):
+    import multiprocessing
+
+    session = tmp_path / "s.jsonl"
+    session.write_bytes(b"{}\n" * 100)
+    pool_mod.shutdown()
+    monkeypatch.setattr(pool_mod, "EARLY_START_BYTES", 301)
+    before = len(multiprocessing.active_children())
+    try:
+        pool_mod.start_early(session)  # 300 bytes: counted in place, no workers
+        assert len(multiprocessing.active_children()) == before
+        monkeypatch.setattr(pool_mod, "EARLY_START_BYTES", 300)
+        pool_mod.start_early(session)
+        assert len(multiprocessing.active_children()) == before + pool_mod.workers()
+        pool_mod.start_early(tmp_path / "missing.jsonl")  # reading it will name the problem
+    finally:
+        pool_mod.shutdown()

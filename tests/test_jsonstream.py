@@ -31,11 +31,44 @@ TRICKY = [
 ]
 
 
+@pytest.mark.parametrize("block", [7, 64, 1 << 20])
 @pytest.mark.parametrize("indent", [None, 2])
-def test_the_streamed_value_is_orjson_s(tmp_path, indent):
+def test_the_streamed_value_is_orjson_s(tmp_path, monkeypatch, indent, block):
+    monkeypatch.setattr(jsonstream, "BLOCK_BYTES", block)
     path = tmp_path / "s.json"
-    path.write_text(json.dumps(TRICKY, indent=indent, ensure_ascii=False) + "\n", encoding="utf-8")
-    assert _array_elements(path) == orjson.loads(path.read_bytes()) == TRICKY
+    path.write_text(json.dumps(TRICKY * 40, indent=indent, ensure_ascii=False) + "\n", encoding="utf-8")
+    assert _array_elements(path) == orjson.loads(path.read_bytes()) == TRICKY * 40
+
+
+class _CountingOrjson:
+    """orjson with its calls and failed parses counted."""
+
+    JSONDecodeError = orjson.JSONDecodeError
+
+    def __init__(self) -> None:
+        self.calls = self.failed = 0
+
+    def loads(self, data):
+        self.calls += 1
+        try:
+            return orjson.loads(data)
+        except orjson.JSONDecodeError:
+            self.failed += 1
+            raise
+
+
+@pytest.mark.parametrize("indent", [None, 2])
+def test_a_block_s_run_of_messages_is_one_parse_cut_before_a_message(tmp_path, monkeypatch, indent):
+    # the nested tool-call and part lists have cuts too, but none before an object whose first
+    # key is "role": every run parses at its first try
+    monkeypatch.setattr(jsonstream, "BLOCK_BYTES", 4096)
+    counting = _CountingOrjson()
+    monkeypatch.setattr(jsonstream, "orjson", counting)
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(TRICKY * 200, indent=indent), encoding="utf-8")
+    blocks = -(-path.stat().st_size // 4096)
+    assert _array_elements(path) == TRICKY * 200
+    assert counting.failed == 0 and counting.calls <= blocks + 1  # the last run at the end
 
 
 @pytest.mark.parametrize("text", [
@@ -53,9 +86,12 @@ def test_other_documents_take_the_whole_file_way(tmp_path, text):
     assert load_json(path) == json.loads(text.removeprefix("\ufeff"))
 
 
-def test_an_element_with_many_nested_objects_is_parsed_whole(tmp_path, monkeypatch):
+@pytest.mark.parametrize("block", [7, 64])
+def test_an_element_with_many_nested_objects_is_parsed_whole(tmp_path, monkeypatch, block):
+    # nested objects that start like the elements: each cut between them is a failed parse
     monkeypatch.setattr(jsonstream, "MAX_FAILED_CUTS", 3)
-    doc = [{"parts": [{"k": i} for i in range(5)]}, {"a": 1}]
+    monkeypatch.setattr(jsonstream, "BLOCK_BYTES", block)
+    doc = [{"k": [{"k": i} for i in range(40)]}, {"k": 1}]
     path = tmp_path / "s.json"
     path.write_bytes(orjson.dumps(doc))
     with pytest.raises(_NotStreamable):

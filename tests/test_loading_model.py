@@ -10,7 +10,21 @@ import pytest
 from pydantic import ValidationError
 
 from inspector import load
-from inspector.model import Message, Session, SourceRef, TextBlock, ToolResultBlock, Usage
+from inspector.model import (
+    Message,
+    Session,
+    SourceRef,
+    TextBlock,
+    ToolCallBlock,
+    ToolResultBlock,
+    Usage,
+    new_message,
+    new_source,
+    new_text,
+    new_tool_call,
+    new_tool_result,
+    new_usage,
+)
 from inspector.units import TRUNCATED_IN_SOURCE, build_view, has_truncation_marker
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_sessions"
@@ -60,6 +74,26 @@ def test_a_record_has_no_room_for_unknown_fields():
         TextBlock(text="x", bogus=1)
     with pytest.raises(AttributeError):
         TextBlock(text="x").bogus = 1  # slotted: no per-object dict
+
+
+def test_the_positional_makers_build_the_records_init_builds():
+    source = new_source(4, "$[3]", "f.json")
+    assert source == SourceRef(line=4, json_path="$[3]", file="f.json") and hash(source) == hash(SourceRef(line=4, json_path="$[3]", file="f.json"))
+    call = new_tool_call("c1", "grep", '{"q": 1}', {"k": 1})
+    assert call == ToolCallBlock(id="c1", name="grep", arguments='{"q": 1}', extra={"k": 1})
+    result = new_tool_result("c1", "found", {}, name="grep")
+    assert result == ToolResultBlock(tool_call_id="c1", content="found", name="grep") and result.is_error is False
+    m = new_message(3, "assistant", [new_text("hi", {}), call], source, "string", {"ts": 1}, usage=Usage(input_tokens=5))
+    assert m == Message(index=3, role="assistant", content=[TextBlock(text="hi"), call], usage=Usage(input_tokens=5),
+                        source=source, extra={"ts": 1})
+    assert m.model_dump() == Message.model_validate(m.model_dump()).model_dump()  # every slot was set
+    a, b = new_text("a", {}), new_message(0, "user", [], source, "null", {})
+    assert (b.name, b.starts_context, b.injected, b.is_summary) == (None, False, None, None)
+    assert new_usage(5, 7, 100, 20, 10, 3, "m") == Usage(
+        input_tokens=5, output_tokens=7, cache_read_input_tokens=100, cache_creation_input_tokens=20,
+        cache_creation_1h_input_tokens=10, reasoning_tokens=3, model="m")
+    with pytest.raises(TypeError):
+        new_text("a", {}, bogus=1)
 
 
 def test_a_copy_of_a_constructed_message_is_independent():

@@ -189,8 +189,10 @@ def _load(args: argparse.Namespace):
     import inspector
 
     from ..tokens import resolve_or_fallback
+    from ..tokens.pool import start_early
     from .report import default_profile
 
+    start_early(args.session)  # counting workers forked while this process is small
     session = chosen_sidechain(inspector.load(args.session, args.format), getattr(args, "sidechain", None))
     profile = getattr(args, "profile", None) or default_profile(session)
     model = args.model or session.model

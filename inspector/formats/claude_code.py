@@ -67,6 +67,11 @@ from ..model import (
     ToolCallBlock,
     ToolResultBlock,
     Usage,
+    new_message,
+    new_source,
+    new_text,
+    new_tool_call,
+    new_tool_result,
 )
 from ..safeio import read_line
 from .base import Format, Probe, register
@@ -135,12 +140,13 @@ def _block(b: Any, k: int) -> Block:
         return TextBlock(text=str(b))
     t = b.get("type")
     if t == "text":
-        rest = {key: v for key, v in b.items() if key not in ("type", "text")}
-        return TextBlock(text=str(b.get("text", "")), extra=rest)
+        text = b.get("text", "")
+        rest = {} if len(b) == 2 and "text" in b else {key: v for key, v in b.items() if key not in ("type", "text")}
+        return new_text(text if type(text) is str else str(text), rest)
     if t == "tool_use":
-        return ToolCallBlock(id=str(b.get("id", "")), name=str(b.get("name", "")), arguments=json_text(b.get("input", {})))
+        return new_tool_call(str(b.get("id", "")), str(b.get("name", "")), json_text(b.get("input", {})), {})
     if t == "tool_result":
-        return ToolResultBlock(tool_call_id=str(b.get("tool_use_id", "")), content=_result_content(b.get("content")), is_error=bool(b.get("is_error")))
+        return new_tool_result(str(b.get("tool_use_id", "")), _result_content(b.get("content")), {}, is_error=bool(b.get("is_error")))
     if t == "thinking":
         return ThinkingBlock(thinking=str(b.get("thinking", "")), signature=b.get("signature"))
     if t == "redacted_thinking":
@@ -150,9 +156,13 @@ def _block(b: Any, k: int) -> Block:
     return RawBlock(raw=b, text=raw_text(b))  # document, server_tool_use, web_search_tool_result, compaction...
 
 
+def _other_content(content: Any) -> list[Block]:
+    return [RawBlock(raw={"content": content}, text=json_text(content))]
+
+
 def convert_blocks(content: Any) -> tuple[list[Block], str]:
     """Anthropic message ``content`` (string or blocks) -> model blocks and the content form."""
-    return content_blocks(content, _block, "blocks", other=lambda c: [RawBlock(raw={"content": c}, text=json_text(c))])
+    return content_blocks(content, _block, "blocks", other=_other_content)
 
 
 def _merge_usage(old: Usage | None, new: Usage | None) -> Usage | None:
@@ -194,7 +204,7 @@ class _Conversation:
     def add(self, entry: dict[str, Any], rtype: str, line_no: int) -> None:
         msg = entry["message"]
         blocks, form = convert_blocks(msg.get("content"))
-        source = SourceRef(line=line_no, file=self.file)
+        source = new_source(line_no, None, self.file)
         extra: dict[str, Any] = {}
         for key in ("uuid", "timestamp"):
             if key in entry:
@@ -207,7 +217,8 @@ class _Conversation:
             self._add_user(entry, blocks, form, source, extra)
 
     def _add_assistant(self, entry, msg, blocks, form, source, extra) -> None:
-        model = msg.get("model") if isinstance(msg.get("model"), str) else None
+        recorded_model = msg.get("model")
+        model = recorded_model if isinstance(recorded_model, str) else None
         usage = usage_from(msg.get("usage"), ANTHROPIC, model)
         mid, rid = msg.get("id"), entry.get("requestId")
         if self.last_assistant is not None and mid:
@@ -219,13 +230,13 @@ class _Conversation:
                 prev.extra.setdefault("lines", [prev.source.line]).append(source.line)
                 self._touch(self.last_assistant)
                 return
-        for key, value in (("message_id", mid), ("request_id", rid), ("model", msg.get("model")), ("stop_reason", msg.get("stop_reason"))):
+        for key, value in (("message_id", mid), ("request_id", rid), ("model", recorded_model), ("stop_reason", msg.get("stop_reason"))):
             if value is not None:
                 extra[key] = value
         self.last_assistant = len(self.messages)
         if self.models is not None:
             self.models.add(model)
-        self._append(Message(index=0, role="assistant", content=blocks, usage=usage, source=source, content_form=form, extra=extra))
+        self._append(new_message(0, "assistant", blocks, source, form, extra, usage=usage))
 
     def _add_user(self, entry, blocks, form, source, extra) -> None:
         has_results = any(isinstance(b, ToolResultBlock) for b in blocks)
@@ -241,7 +252,7 @@ class _Conversation:
         if summary:
             extra["isCompactSummary"] = True
         injected = "meta" if extra.get("isMeta") else None  # written by Claude Code, not typed
-        self._append(Message(index=0, role="user", content=blocks, source=source, content_form=form, extra=extra, injected=injected), starts=summary)
+        self._append(new_message(0, "user", blocks, source, form, extra, injected=injected), starts=summary)
 
     def add_attachment(self, entry: dict[str, Any], text: str, line_no: int) -> None:
         """Attachment text the model is sent: part of the prompt just before it, else a message."""
@@ -363,14 +374,15 @@ class ClaudeCodeStream:
             self.session.skipped.append(malformed(where, f"{entry.get('type')} record", exc))
 
     def _add(self, entry: dict[str, Any], line_no: int, file: str | None, side_key: str | None) -> None:
-        where = SourceRef(line=line_no, file=file)
         rtype = entry.get("type")
         if not isinstance(rtype, str):
-            self.session.skipped.append(ignored(where, "record without a type"))
+            self.session.skipped.append(ignored(new_source(line_no, None, file), "record without a type"))
             return
-        uuid = entry.get("uuid") if isinstance(entry.get("uuid"), str) else None
-        if uuid is not None and uuid in self._parent:
-            self.session.skipped.append(ignored(where, f"{rtype} (duplicate uuid, replayed entry)"))
+        uuid = entry.get("uuid")
+        if not isinstance(uuid, str):
+            uuid = None
+        elif uuid in self._parent:
+            self.session.skipped.append(ignored(new_source(line_no, None, file), f"{rtype} (duplicate uuid, replayed entry)"))
             return
         self.recognised += 1
         self._note_session_fields(entry)
@@ -392,7 +404,7 @@ class ClaudeCodeStream:
         if is_message and rtype == "assistant" and (
             entry.get("isApiErrorMessage") or entry["message"].get("model") == "<synthetic>"
         ):
-            self.session.skipped.append(ignored(where, "assistant/<synthetic> (API error reply)"))
+            self.session.skipped.append(ignored(new_source(line_no, None, file), "assistant/<synthetic> (API error reply)"))
             is_message = False
         elif is_message:
             if conv is self._main and parent is not None and parent != self._leaf and _is_human_prompt(entry):
@@ -408,7 +420,7 @@ class ClaudeCodeStream:
                 **({"compact_metadata": entry["compact_metadata"]} if "compact_metadata" in entry else {}),
             }
         else:
-            self._skip_bookkeeping(entry, rtype, where)
+            self._skip_bookkeeping(entry, rtype, new_source(line_no, None, file))
 
         if conv is self._main and uuid is not None:
             self._main_pos[uuid] = len(self._main_nodes)
@@ -443,11 +455,13 @@ class ClaudeCodeStream:
             sid = entry.get("sessionId") or entry.get("session_id")
             if isinstance(sid, str):
                 extra["session_id"] = sid
-        for key, name in (("cwd", "cwd"), ("version", "version"), ("gitBranch", "git_branch")):
-            if name not in extra and isinstance(entry.get(key), str):
-                extra[name] = entry[key]
-        if isinstance(entry.get("version"), str):  # the latest: a resumed session may run a newer CLI
-            self.session.agent_version = entry["version"]
+        if "git_branch" not in extra or "cwd" not in extra or "version" not in extra:
+            for key, name in (("cwd", "cwd"), ("version", "version"), ("gitBranch", "git_branch")):
+                if name not in extra and isinstance(entry.get(key), str):
+                    extra[name] = entry[key]
+        version = entry.get("version")
+        if isinstance(version, str):  # the latest: a resumed session may run a newer CLI
+            self.session.agent_version = version
 
     def _side(self, entry, uuid, parent, file, side_key) -> _Conversation:
         key = side_key or entry.get("agentId") or entry.get("parent_tool_use_id")

@@ -56,7 +56,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..model import Block, Message, RawBlock, Session, SourceRef, TextBlock, Usage
+from ..model import Block, Message, RawBlock, Session, SourceRef, TextBlock, Usage, new_source
 from .base import Format, Probe, SessionFormatError, register
 from .discovery import Discovery, SessionDetails, count_needles, first_records
 from .openai_responses import ItemReader
@@ -100,13 +100,14 @@ class CodexStream:
         return self._items.take()
 
     def add(self, record: dict[str, Any], line_no: int) -> None:
-        source = SourceRef(line=line_no)
+        source = new_source(line_no, None, None)
         rtype, payload = record.get("type"), record.get("payload")
         if not isinstance(rtype, str) or not isinstance(payload, dict):
             self.session.skipped.append(ignored(source, "record without a type and payload"))
             return
         self.recognised += 1
-        self._timestamp = record["timestamp"] if isinstance(record.get("timestamp"), str) else None
+        timestamp = record.get("timestamp")
+        self._timestamp = timestamp if isinstance(timestamp, str) else None
         try:
             self._dispatch(rtype, payload, source)
         except FIELD_ERRORS as exc:

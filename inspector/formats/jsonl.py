@@ -31,6 +31,11 @@ from ..model import (
     ToolDefinition,
     ToolResultBlock,
     Usage,
+    new_message,
+    new_source,
+    new_text,
+    new_tool_call,
+    new_tool_result,
 )
 from ..safeio import read_line
 from . import hints as H
@@ -67,7 +72,7 @@ class JsonlStream:
         self.parsed = 0
 
     def feed(self, line: bytes, line_no: int) -> None:
-        if not line.strip():
+        if not line or line.isspace():
             return
         self.lines += 1
         try:
@@ -124,7 +129,7 @@ def parse_message(d: Any, index: int, line_no: int | None = None) -> Message:
             raise ShapeError((), 'expected a message with "role", or a {"type": "session"} header')
         found = f'"{role}"' if isinstance(role, str) else describe(role)
         raise ShapeError(("role",), f'expected "system", "user", "assistant" or "tool", found {found}')
-    extra = {k: v for k, v in d.items() if k not in _HANDLED}
+    extra = {} if d.keys() <= _HANDLED else {k: v for k, v in d.items() if k not in _HANDLED}
     omit: list[str] = []
     content = d.get("content")
     if "content" not in d:
@@ -165,17 +170,8 @@ def parse_message(d: Any, index: int, line_no: int | None = None) -> Message:
             extra["usage"] = d["usage"]
     if omit:
         extra[H.OMIT] = omit
-    return Message(
-        index=index,
-        role=role,
-        content=blocks,
-        name=name,
-        usage=usage,
-        source=SourceRef(line=line_no, json_path=None, file=None),
-        content_form=form,
-        starts_context=starts_context,
-        extra=extra,
-    )
+    source = new_source(line_no, None, None)
+    return new_message(index, role, blocks, source, form, extra, name=name, usage=usage, starts_context=starts_context)
 
 
 def _form(content: Any) -> str:
@@ -194,7 +190,7 @@ def _top_result(d: dict, content: Any, name: str | None, extra: dict) -> ToolRes
         raise ShapeError(("is_error",), f"expected true or false, found {describe(is_error)}")
     if "is_error" in d and not is_error:
         extra["is_error"] = False
-    return ToolResultBlock(tool_call_id=call_id, content=result, is_error=is_error, name=name, extra={})
+    return new_tool_result(call_id, result, {}, is_error=is_error, name=name)
 
 
 def _result_content(content: Any, path: PathParts) -> str | list[Any]:
@@ -215,6 +211,9 @@ def _result_content(content: Any, path: PathParts) -> str | list[Any]:
 
 
 def _blocks(content: Any, path: PathParts) -> tuple[list[Any], str]:
+    if type(content) is str:  # the common case, without the general helper's calls
+        return [new_text(content, {})], "string"
+
     def other(value: Any) -> list[Any]:
         raise ShapeError(path, f"expected a string, a list of blocks or null, found {describe(value)}")
 
@@ -237,7 +236,7 @@ def _block(b: Any, path: PathParts) -> Any:
         raise ShapeError(path, f'expected a block object with "type", found {describe(b)}')
     kind = b.get("type")
     if kind == "text":
-        return TextBlock(text=_str_field(b, "text", path, "the text"), extra=_rest(b, "text"))
+        return new_text(_str_field(b, "text", path, "the text"), _rest(b, "text"))
     if kind == "tool_call":
         return _tool_call(b, path, inline=True)
     if kind == "tool_result":
@@ -318,7 +317,7 @@ def _tool_call(c: Any, path: PathParts, inline: bool) -> ToolCallBlock:
     if inline:
         extra[H.INLINE] = True
     text = _arguments(c, path, extra, extra)
-    return ToolCallBlock(id=call_id, name=name, arguments=text, extra=extra)
+    return new_tool_call(call_id, name, text, extra)
 
 
 def _nested_tool_call(c: dict, call_id: str, path: PathParts) -> ToolCallBlock:

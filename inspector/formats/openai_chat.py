@@ -24,12 +24,15 @@ from ..model import (
     Message,
     RawBlock,
     Session,
-    SourceRef,
     TextBlock,
     ToolCallBlock,
     ToolDefinition,
-    ToolResultBlock,
     Usage,
+    new_message,
+    new_source,
+    new_text,
+    new_tool_call,
+    new_tool_result,
 )
 from . import hints as H
 from .base import Format, Probe, register
@@ -101,7 +104,7 @@ class _MessageReader:
         self.pending_legacy: str | None = None  # the last function_call not yet answered
 
     def message(self, d: Any, i: int) -> Message:
-        path = self.prefix + (i,)
+        path = self.prefix + (i,)  # for errors and the general forms; the common ones need none
         if not isinstance(d, dict):
             raise ShapeError(path, f'expected a message object with "role", found {describe(d)}')
         source_role = d.get("role")
@@ -133,7 +136,7 @@ class _MessageReader:
             blocks, form = self._tool_result(d, i, path, content, name, extra)
         else:
             if type(content) is str:  # the common case, without the general helper's calls
-                blocks, form = [TextBlock(text=content, extra={})], "string"
+                blocks, form = [new_text(content, {})], "string"
             else:
                 blocks, form = _content_blocks(content, path + ("content",))
             if role == "assistant":
@@ -142,17 +145,8 @@ class _MessageReader:
         usage = d.get("usage")
         if usage is not None:
             usage = _usage(usage)
-        return Message(
-            index=i,
-            role=role,
-            content=blocks,
-            name=name,
-            usage=usage,
-            source=SourceRef(line=None, json_path=f"{self.prefix_path}[{i}]", file=None),
-            content_form=form,
-            starts_context=False,
-            extra=extra,
-        )
+        source = new_source(None, f"{self.prefix_path}[{i}]", None)
+        return new_message(i, role, blocks, source, form, extra, name=name, usage=usage)
 
     def _tool_calls(self, d: dict, i: int, path: PathParts, blocks: list[Any], extra: dict) -> None:
         if "tool_calls" in d:
@@ -163,7 +157,7 @@ class _MessageReader:
                 raise ShapeError(path + ("tool_calls",), f"expected a list of tool calls, found {describe(calls)}")
             else:
                 for k, call in enumerate(calls):
-                    blocks.append(_tool_call(call, path + ("tool_calls", k)))
+                    blocks.append(_common_tool_call(call) or _tool_call(call, path + ("tool_calls", k)))
         if "function_call" in d:
             fc = d["function_call"]
             fpath = path + ("function_call",)
@@ -201,10 +195,7 @@ class _MessageReader:
             form = "parts"
         else:
             raise ShapeError(path + ("content",), f"expected a string, a list of parts or null, found {describe(content)}")
-        block = ToolResultBlock(
-            tool_call_id=call_id, content=result, is_error=False, name=name, extra=block_extra
-        )
-        return [block], form
+        return [new_tool_result(call_id, result, block_extra, name=name)], form
 
 
 def _content_blocks(content: Any, path: PathParts) -> tuple[list[Any], str]:
@@ -271,6 +262,23 @@ def _arguments(obj: dict, path: PathParts) -> tuple[str, dict[str, Any]]:
     return text, extra
 
 
+_CALL_KEYS = frozenset({"id", "type", "function"})
+_FUNCTION_KEYS = frozenset({"name", "arguments"})
+
+
+def _common_tool_call(call: Any) -> ToolCallBlock | None:
+    """A tool call in the form nearly every file writes (``id``, ``type: function``, ``function``
+    with string ``name`` and ``arguments``, nothing else) as :func:`_tool_call` builds it, checked
+    in a few comparisons; None for any other form."""
+    if type(call) is dict and call.keys() == _CALL_KEYS and call["type"] == "function":
+        fn = call["function"]
+        if type(fn) is dict and fn.keys() == _FUNCTION_KEYS:
+            call_id, name, args = call["id"], fn["name"], fn["arguments"]
+            if type(call_id) is str and type(name) is str and type(args) is str:
+                return new_tool_call(call_id, intern(name), args, {"type": "function"})
+    return None
+
+
 def _tool_call(call: Any, path: PathParts) -> ToolCallBlock:
     if not isinstance(call, dict) or not isinstance(call.get("function"), dict):
         found = describe(call) if not isinstance(call, dict) else 'an object without "function"'
@@ -288,7 +296,7 @@ def _tool_call(call: Any, path: PathParts) -> ToolCallBlock:
     extra.update((k, intern(v) if type(v) is str and len(v) < 64 else v) for k, v in call.items() if k not in ("id", "function"))
     if "type" not in call:
         extra[H.OMIT] = ["type"]
-    return ToolCallBlock(id=call_id, name=intern(fn["name"]), arguments=args, extra=extra)
+    return new_tool_call(call_id, intern(fn["name"]), args, extra)
 
 
 #: Usage written with Anthropic's cache fields next to OpenAI's names: the input excludes them.

@@ -51,6 +51,10 @@ from ..model import (
     ToolCallBlock,
     ToolDefinition,
     ToolResultBlock,
+    new_message,
+    new_text,
+    new_tool_call,
+    new_tool_result,
 )
 from .base import Format, Probe, SessionFormatError, register
 from .rawtext import fields_text
@@ -85,11 +89,12 @@ def _part(part: Any, k: int) -> Block:
     if not isinstance(part, dict):
         return TextBlock(text=str(part))
     t = part.get("type")
-    if t in TEXT_PARTS and isinstance(part.get("text"), str):
-        rest = {key: v for key, v in part.items() if key not in ("type", "text")}
+    text = part.get("text")
+    if t in TEXT_PARTS and type(text) is str:
+        rest = {} if len(part) == 2 else {key: v for key, v in part.items() if key not in ("type", "text")}
         if t != "input_text" and t != "output_text":
             rest["part_type"] = t
-        return TextBlock(text=part["text"], extra=rest)
+        return new_text(text, rest)
     if t == "input_image":
         return _image(part)
     if t == "refusal":
@@ -166,7 +171,7 @@ class ItemReader:
     def _assistant(self, source: SourceRef) -> Message:
         if self.open is None:
             self.release()
-            self.append(Message(index=0, role="assistant", source=source, content_form="parts"))
+            self.append(new_message(0, "assistant", [], source, "parts", {}))
             self.open = len(self.messages) - 1
         else:
             self.dirty = min(self.dirty, self.open)
@@ -209,14 +214,10 @@ class ItemReader:
             call_id, recorded = str(item["call_id"]), {}
             if not item["call_id"] and self.empty_ids:  # answers the oldest unanswered call without an id
                 call_id, recorded = self.empty_ids.pop(0), {"recorded_id": item["call_id"]}
-            block = ToolResultBlock(
-                tool_call_id=call_id,
-                extra=recorded,
-                content=_result_content(item.get("output")),
-                is_error=status in ("failed", "incomplete") or item.get("success") is False,
-            )
+            is_error = status in ("failed", "incomplete") or item.get("success") is False
+            block = new_tool_result(call_id, _result_content(item.get("output")), recorded, is_error=is_error)
             extra = {"item_type": t} if t != "function_call_output" else {}
-            msg = self.append(Message(index=0, role="tool", content=[block], source=source, extra=extra))
+            msg = self.append(new_message(0, "tool", [block], source, "string", extra))
             self.unanswered.discard(block.tool_call_id)
             if not self.unanswered:
                 self.release()
@@ -237,7 +238,7 @@ class ItemReader:
                 self.empty_count += 1
                 call_id, extra["recorded_id"] = f"unrecorded_{self.empty_count}", item["call_id"]
                 self.empty_ids.append(call_id)
-            msg = self._extend(ToolCallBlock(id=call_id, name=str(name), arguments=args, extra=extra), source)
+            msg = self._extend(new_tool_call(call_id, str(name), args, extra), source)
             self.unanswered.add(call_id)
             return msg
         if t in OUTPUT_CALLS_WITHOUT_OUTPUT:
@@ -265,7 +266,7 @@ class ItemReader:
         if role not in ("user", "system"):
             extra["original_role"] = role
             role = "system" if role == "developer" else "user"
-        msg = Message(index=0, role=role, content=blocks, source=source, content_form=form, starts_context=starts_context, extra=extra)
+        msg = new_message(0, role, blocks, source, form, extra, starts_context=starts_context)
         if role == "system" and self.unanswered and self.hold_system:
             self.held.append(msg)  # sent between a call and its output (the Responses API takes that)
             return msg

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ..model import Block, ImageBlock, Session, TextBlock, Usage
+from ..model import Block, ImageBlock, Session, TextBlock, Usage, new_usage
 from .imagesize import image_size, split_data_url
 
 ContentForm = str  # "string", "parts", "blocks" or "null" (see Message.content_form)
@@ -108,11 +108,14 @@ MAX_RECORDED_COUNT = 10**10
 
 
 def _at(raw: dict[str, Any], path: str) -> int | None:
-    value: Any = raw
-    for key in path.split("."):
-        if not isinstance(value, dict):
-            return None
-        value = value.get(key)
+    if "." in path:
+        value: Any = raw
+        for key in path.split("."):
+            if not isinstance(value, dict):
+                return None
+            value = value.get(key)
+    else:  # most keys are top-level: no split
+        value = raw.get(path)
     if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_RECORDED_COUNT:
         return value
     return None
@@ -188,18 +191,12 @@ def usage_from(raw: Any, keys: UsageKeys, model: str | None = None) -> Usage | N
         total_in -= (read or 0) + (write or 0)
         if total_in < 0:  # more cached than the whole input: the record contradicts itself
             total_in = None
-    write_1h = _first(raw, keys.cache_write_1h)
+    write_1h = _first(raw, keys.cache_write_1h) if keys.cache_write_1h else None
     if write_1h is not None and write_1h > (write or 0):
         write_1h = None  # a part larger than its whole
-    return Usage(
-        input_tokens=total_in,
-        output_tokens=_first(raw, keys.output),
-        cache_read_input_tokens=read,
-        cache_creation_input_tokens=write,
-        cache_creation_1h_input_tokens=write_1h,
-        model=model,
-        reasoning_tokens=_first(raw, keys.reasoning),
-    )
+    output = _first(raw, keys.output)
+    reasoning = _first(raw, keys.reasoning) if keys.reasoning else None
+    return new_usage(total_in, output, read, write, write_1h, reasoning, model)
 
 
 # --- the model a session used ---------------------------------------------------------------------

@@ -18,7 +18,7 @@ from typing import Any, Protocol, TypeVar
 import orjson
 
 from ..model import Skipped, SourceRef
-from ..safeio import read_line, read_text
+from ..safeio import iter_text_lines, read_line, read_text
 from .probe import Probe, SessionFormatError
 
 #: First lines can be long (a Claude Code file read, a Codex instructions block); when the probe's
@@ -59,18 +59,10 @@ def head_records(probe: Probe, limit: int = 25) -> list[dict[str, Any]]:
 
 
 def iter_lines(path: Path) -> Iterator[tuple[int, bytes]]:
-    """``(line_no, line)`` for every line of ``path`` (1-based, newline stripped, blank kept)."""
-    data = read_text(path)
-    # One line at a time (not ``data.split``): never a second copy of the whole file in memory.
-    find, start, n, size = data.find, 0, 0, len(data)
-    while start < size:  # no piece after the final newline
-        end = find(b"\n", start)
-        if end < 0:
-            end = size
-        raw = data[start:end]
-        n += 1
+    """``(line_no, line)`` for every line of ``path`` (1-based, newline stripped, blank kept),
+    read a block at a time (:func:`~inspector.safeio.iter_text_lines`)."""
+    for n, raw in enumerate(iter_text_lines(path), 1):
         yield n, raw[:-1] if raw.endswith(b"\r") else raw
-        start = end + 1
 
 
 class _CountingStream(Protocol):
@@ -95,7 +87,7 @@ def read_stream(stream: _Stream, path: Path, problem: str, expected: str) -> _St
 
 def parse_line(line: bytes, line_no: int, skipped: list[Skipped], file: str | None = None) -> dict[str, Any] | None:
     """One JSONL line as an object, or None (blank lines silently; bad ones into ``skipped``)."""
-    if not line.strip():
+    if not line or line.isspace():  # (not ``strip``: a copy of every line)
         return None
     try:
         value = orjson.loads(line)

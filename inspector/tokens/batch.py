@@ -15,7 +15,7 @@ from concurrent.futures.process import BrokenProcessPool
 
 from . import cache
 from .counters import Counter, ScaledCounter, TiktokenCounter, get_counter
-from .pool import shared_pool, workers
+from .pool import pool_running, shared_pool, workers
 
 #: Below this many characters of uncounted text the pool is not worth its start-up and transfer.
 PARALLEL_MIN_CHARS = 2_000_000
@@ -104,7 +104,10 @@ def _count(
     parallel: bool,
 ) -> list[int]:
     total = sum(map(len, texts))
-    pool = shared_pool() if parallel and total >= PARALLEL_MIN_CHARS else None
+    # workers already running (started early for a large session) count even a few texts when
+    # this process would otherwise load the tokenizer for them (23-48 MB, more while it builds)
+    on_pool = total >= PARALLEL_MIN_CHARS or (bool(texts) and pool_running() and not counter.loaded)
+    pool = shared_pool() if parallel and on_pool else None
     if pool is None:
         return _count_here(counter, texts, total, progress, cancelled)
     try:

@@ -78,7 +78,7 @@ def count_session(
     total = len(messages)
     first = len(counts)
     if total - first > 1 and tiktoken_base(counter) is not None:
-        counter = _prefetched(messages[first:], counter, prof, first, total, progress, cancelled)
+        counter = _prefetched(messages[first:], tools, counter, prof, first, total, progress, cancelled)
     for i in range(first, total):
         counts.append(count_message(messages[i], counter, prof))
     if progress is not None:
@@ -119,12 +119,13 @@ class _Recorder:
         return text
 
 
-def _prefetched(messages, counter, prof, first, total, progress, cancelled):
-    """``counter`` with every text of ``messages`` counted in bulk (cache, every core); progress
-    is reported in messages, in proportion to the characters counted."""
+def _prefetched(messages, tools, counter, prof, first, total, progress, cancelled):
+    """``counter`` with every text of ``messages`` and ``tools`` counted in bulk (cache, every
+    core); progress is reported in messages, in proportion to the characters counted."""
     recorder = _Recorder()
     for m in messages:
         count_message(m, recorder, prof)
+    count_tool_definitions(tools, recorder, prof)
     todo = total - first
 
     def chars_progress(done: int, of: int) -> None:
