@@ -56,6 +56,7 @@ from .dialogs import Export, detail_screen, rules_screen
 from .engine import PlanResult, Snapshot, ViewInfo
 from .keymap import binding_rows, keymap_path, load_keymap
 from .draft import Draft
+from .gchold import GcHold
 from .live import Follow, Loaded, replay_from
 from .messages import (
     CounterChecked, CountDone, CountProgress, FollowPolled, PlanReady, Prepared, ReplayPoints, SearchDone,
@@ -210,6 +211,7 @@ class InspectorApp(ViewActions, App[int]):
         #: First message a followed session changed while the exact count was running.
         self._count_dirty = 0
         self.plan_timings: list[float] = []
+        self._gc_hold = GcHold(self.set_timer)
         self.keymap_file = keymap_path() if keymap is None else keymap
         self.remapped: dict[str, str] = {}
         self._keymap_problems = self._load_keymap(self.keymap_file)
@@ -435,6 +437,7 @@ class InspectorApp(ViewActions, App[int]):
         self.exact_pending = False
         self.count_status = ""
         self.replay.redo_all()  # every call's baseline changed
+        gc.freeze()  # the exact counts are long-lived too (see _first_count)
         self.request_plan()
 
     def _recount(self) -> None:
@@ -460,6 +463,7 @@ class InspectorApp(ViewActions, App[int]):
         snap = Snapshot(self._gen, self.view, self.table, self.state, self.replay.at_call)
         self._requested_at = time.perf_counter()
         self.replay.hold()  # until this plan is painted (on_plan_ready)
+        self._gc_hold.pause()
         self._plan_worker(snap, self.info)
 
     @work(thread=True, exclusive=True, group="plan", exit_on_error=False, description="plan")
@@ -499,8 +503,13 @@ class InspectorApp(ViewActions, App[int]):
         self.plan_timings.append(time.perf_counter() - self._requested_at)
         if result.error and result.plan is None:
             self.notify(result.error, severity="error", timeout=8)
-        self.call_after_refresh(self.replay.release)
+        self.call_after_refresh(self._painted)
         self.replay.restart_if_changed()
+
+    def _painted(self) -> None:
+        """The plan the user asked for is on screen: the replay and the collector go on."""
+        self.replay.release()
+        self._gc_hold.resume()
 
     def _show_detail(self) -> None:
         lst = self.list
