@@ -86,6 +86,8 @@ SYNC_COUNT_MESSAGES = 600
 #: as parsed first; their structure, estimates and plan follow from a worker (at 50,000
 #: messages building them takes seconds).
 DEFER_MESSAGES = 5_000
+#: Messages whose flags the warming worker reads between two looks at the plan the user waits for.
+WARM_SLICE = 1_000
 #: What may run while a big session is being prepared: pipeline, settings and screen keys (they
 #: only change the state the first plan will use), never one that reads the plan or the turns.
 _WHILE_PREPARING = frozenset({"quit", "help", "toggle", "budget", "edit_param", "preset", "save_preset",
@@ -490,6 +492,8 @@ class InspectorApp(ViewActions, App[int]):
                 self.call_after_refresh(lst.scroll_end, animate=False)
         if first_result and self.exact_pending and self._counter_checked:
             self._start_count()
+        if first_result and self.deferred:
+            self._warm_worker(self.view)
         savings = {}
         if result.plan is not None:
             for stage in result.plan.stages:
@@ -505,6 +509,19 @@ class InspectorApp(ViewActions, App[int]):
             self.notify(result.error, severity="error", timeout=8)
         self.call_after_refresh(self._painted)
         self.replay.restart_if_changed()
+
+    @work(thread=True, exclusive=True, group="warm", exit_on_error=False, description="warm")
+    def _warm_worker(self, view: SessionView) -> None:
+        """Read every message's flags once: a big session's truncation markers are scanned
+        lazily (0.5 s at 50,000 messages, which the first toggle of tool_pruning would pay), here
+        in slices that wait while a plan the user asked for is computed."""
+        worker = get_current_worker()
+        flags = view.flags
+        for start in range(0, len(flags), WARM_SLICE):
+            self.replay.wait_while_planning()
+            if worker.is_cancelled:
+                return
+            flags[start:start + WARM_SLICE]
 
     def _painted(self) -> None:
         """The plan the user asked for is on screen: the replay and the collector go on."""

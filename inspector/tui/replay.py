@@ -98,6 +98,11 @@ class Replay:
         """The plan is on screen: the replay goes on."""
         self._plan_pending.clear()
 
+    def wait_while_planning(self) -> None:
+        """For other background work of the viewer: wait (at most REPLAY_HOLD_MAX) while a plan
+        the user asked for is computed and painted."""
+        self._wait_while_held(self.key, lambda: False)
+
     def _wait_while_held(self, key: Any, cancelled: Callable[[], bool]) -> None:
         end = time.perf_counter() + REPLAY_HOLD_MAX
         while self._plan_pending.is_set() and key == self.key and not cancelled() and time.perf_counter() < end:
