@@ -523,6 +523,9 @@ class InspectorApp(ViewActions, App[int]):
                 return
             flags[start:start + WARM_SLICE]
 
+    def on_unmount(self) -> None:
+        self._gc_hold.resume()  # closed with a plan still coming: collection must not stay off
+
     def _painted(self) -> None:
         """The plan the user asked for is on screen: the replay and the collector go on."""
         self.replay.release()

@@ -107,3 +107,17 @@ def test_the_collector_is_paused_from_a_key_to_its_repaint() -> None:
         assert gc.isenabled()
     finally:
         gc.enable()
+
+
+async def test_closing_the_viewer_with_a_plan_coming_turns_the_collector_back_on() -> None:
+    from tui_helpers import make_app
+
+    app = make_app("coding_agent.jsonl")
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.pause()
+            app._gc_hold.pause()  # as request_plan does; the app closes before the paint
+            assert not gc.isenabled()
+        assert gc.isenabled()
+    finally:
+        gc.enable()
