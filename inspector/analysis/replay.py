@@ -116,8 +116,8 @@ def replay(
 ) -> Replay:
     """Per-call input tokens with and without ``pipeline``. ``calls``: the 1-based call numbers
     to compute (default: all). ``progress(done, total)`` is called as calls complete.
-    ``cancelled()`` is asked before each call planned on its own (not by the fast path, which is
-    one pass); True stops with :class:`ReplayCancelled`.
+    ``cancelled()`` is asked before each call the serial and stateful paths plan (not by the
+    fast path, which is one pass, nor by forked workers); True stops with :class:`ReplayCancelled`.
 
     ``workers > 1`` plans the calls in that many forked processes (they inherit the view and the
     table, so nothing is counted or pickled again) when there are enough calls to be worth it
