@@ -15,7 +15,10 @@ of ``--agent-turns`` turns (bench/bench_agent_formats.py's writers), then for ea
   worker and painted, median and worst of ``--repeat`` rounds; a budget step (``+``, fifo on);
   the replay cursor (``[``) while the replay runs; cursor ``down``/``pagedown`` on the list. The
   floor is a Line-API restyle: every widget of the screen repainted, the list's line cache
-  emptied, with no plan (what any key that changes the styles costs at least).
+  emptied, with no plan (what any key that changes the styles costs at least), measured just
+  before each key of every case, so each figure stands beside a floor taken under the same
+  conditions (the replay running or not, the same load). The exact count has no floor here
+  (``bench_speed_load.py`` measures counting against tiktoken on a process pool).
 
 Keys are sent with ``App.simulate_key`` (``Pilot.press`` waits for idle, ~80 ms a key). A case
 ends at the first screen refresh (``Screen._compositor_refresh``) after the app applied the
@@ -218,36 +221,41 @@ async def in_process(path: Path, repeat: int) -> None:
         row("exact counts on screen (s, from the app's start)", None, c.since()[0] / 1000)
         await asyncio.sleep(0.5)
 
-        floors, toggles, cpu = [], [], []
+        async def paired(press, settle: float = 0.05) -> tuple[tuple[float, float], tuple[float, float]]:
+            """(floor, case): a restyle of the same screen just before each key, same conditions."""
+            floor = await paint_after(lambda: restyle(app), lambda: True)
+            await asyncio.sleep(settle)
+            case = await press()
+            await asyncio.sleep(settle)
+            return floor, case
+
+        def report(label: str, pairs: list, worst: bool = False) -> None:
+            floors, cases = [p[0] for p in pairs], [p[1] for p in pairs]
+            row(f"{label}, median of {len(cases)}", med(floors), med(cases))
+            if worst:
+                row("   worst", max(s[0] for s in floors), max(s[0] for s in cases))
+                row("   CPU ms, median (all threads)", med(floors, 1), med(cases, 1))
+
+        toggles = []
         for _ in range(repeat):
             for name in ("1", "4", "5", "2"):
                 for _ in range(2):
-                    floors.append(await paint_after(lambda: restyle(app), lambda: True))
-                    await asyncio.sleep(0.05)
-                    toggles.append(await key(app, name))
-                    await asyncio.sleep(0.05)
-        floor = med(floors)
-        row(f"toggle key -> repaint, median of {len(toggles)}", floor, med(toggles))
-        row("   worst", max(s[0] for s in floors), max(s[0] for s in toggles))
-        row("   CPU ms, median (all threads)", med(floors, 1), med(toggles, 1))
+                    toggles.append(await paired(lambda: key(app, name)))
+        report("toggle key -> repaint", toggles, worst=True)
 
-        await key(app, "5")  # tool_pruning on: its replay runs behind the next keys
+        await key(app, "5")  # tool_pruning on: its replay (and pricing) runs behind the next keys
         await asyncio.sleep(1.0)
-        busy = [await key(app, "left_square_bracket") for _ in range(repeat * 3)]
-        row("replay cursor [ while the replay runs", floor, med(busy))
+        busy = [await paired(lambda: key(app, "left_square_bracket"), 0.0) for _ in range(repeat * 3)]
+        report("replay cursor [ while the replay runs", busy, worst=True)
         await key(app, "1")
-        steps = []
-        for _ in range(repeat * 3):
-            steps.append(await key(app, "plus"))
-            await asyncio.sleep(0.05)
-        row("budget +1k (fifo + tool_pruning) -> repaint", floor, med(steps))
+        steps = [await paired(lambda: key(app, "plus")) for _ in range(repeat * 3)]
+        report("budget +1k (fifo + tool_pruning) -> repaint", steps)
         app.replay.go_to(None)
         await asyncio.sleep(0.5)
         app.list.focus()
         await pilot.pause()
         for name, label, count in (("pagedown", "list: pagedown -> repaint", 20), ("down", "list: down -> repaint", 40)):
-            samples = [await key(app, name, "move") for _ in range(count)]
-            row(label, floor, med(samples))
+            report(label, [await paired(lambda: key(app, name, "move"), 0.0) for _ in range(count)])
         # This runs in a process of its own (main): end it here, without waiting for the replay's
         # pricing thread, which at 50,000 messages can outlast the measurement by minutes.
         from inspector.tokens.pool import shutdown

@@ -1,4 +1,5 @@
-"""Where a session's tokens are: by unit kind, by tool, the largest messages, the flags raised.
+"""Where a session's tokens are: by unit kind, by tool, the largest messages, the flags raised,
+and a call's window by category before and after a pipeline (:func:`window_categories`).
 
 The figures ``info`` reports (before any ``--calibrate`` scaling, which the view applies).
 """
@@ -6,6 +7,7 @@ The figures ``info`` reports (before any ``--calibrate`` scaling, which the view
 from __future__ import annotations
 
 import heapq
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from ..model import Session
@@ -25,6 +27,44 @@ CATEGORY_LABELS = {
     "not_in_file": "not in file",
     "overhead": "tool defs + framing",
 }
+
+
+#: The categories a message of the file falls in (its unit's kind), in this order: the first
+#: entries of every view's category list.
+MESSAGE_CATEGORIES = ("system", "user", "assistant", "tool_exchange", "summary")
+
+
+def inserted_category(kind: str) -> str:
+    """The category of a message a strategy inserts: a summary, or a placeholder that stands in
+    for tool output (counted with the tool exchanges)."""
+    return "summary" if kind == "summary" else "tool_exchange"
+
+
+def window_categories(
+    members: Sequence[Sequence[int]],
+    tokens: Callable[[int], int],
+    tokens_after: Callable[[int], int],
+    inserted: Iterable[tuple[str, int]] = (),
+    *,
+    not_sent: Iterable[tuple[int, int]] = (),
+    before: Sequence[int] | None = None,
+) -> tuple[list[int], list[int]]:
+    """``(before, after)``: tokens per :data:`MESSAGE_CATEGORIES` entry of the messages a call
+    sends, without and with a pipeline. ``members[c]``: the indices of category ``c``'s messages
+    the call saw; ``tokens(i)`` / ``tokens_after(i)``: message ``i``'s tokens before and as the
+    pipeline sends it (0: dropped); ``inserted``: ``(kind, tokens)`` of each message a strategy
+    added (after only); ``not_sent``: ``(index, category)`` of messages in ``members`` the call
+    sends neither way (the agent compacted them away before it); ``before``: the before sums when
+    the caller keeps them (the viewer, per call), else summed here. The TUI's gauge and window
+    view and the HTML report's window section all take their figures from here."""
+    after = [sum(map(tokens_after, idx)) for idx in members]  # at C speed: 50,000 messages in ~2 ms
+    before = list(before) if before is not None else [sum(map(tokens, idx)) for idx in members]
+    for i, code in not_sent:
+        before[code] -= tokens(i)
+        after[code] -= tokens_after(i)
+    for kind, count in inserted:
+        after[MESSAGE_CATEGORIES.index(inserted_category(kind))] += count
+    return before, after
 
 
 def unit_kinds(view: SessionView, table: TokenTable) -> tuple[dict[str, int], dict[str, int]]:
@@ -88,4 +128,5 @@ def flag_counts(view: SessionView) -> dict[str, int]:
     return out
 
 
-__all__ = ["CATEGORY_LABELS", "UNIT_KINDS", "ToolTokens", "flag_counts", "largest_messages", "tool_tokens", "unit_kinds"]
+__all__ = ["CATEGORY_LABELS", "MESSAGE_CATEGORIES", "UNIT_KINDS", "ToolTokens", "flag_counts", "inserted_category",
+           "largest_messages", "tool_tokens", "unit_kinds", "window_categories"]

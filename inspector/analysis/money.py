@@ -21,7 +21,7 @@ messages and listed apart (``sidechain`` set).
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
@@ -38,7 +38,7 @@ from .session_facts import session_model
 from .baseline import baseline_tokens
 from .predict import predictions
 from .prices import NO_OVERRIDES, Cost, Overrides, TokenSplit, price, prices_as_of
-from .replay import Replay, replay as replay_calls
+from .replay import Replay, ReplayCancelled, replay as replay_calls
 
 
 
@@ -285,11 +285,15 @@ def session_money(
     options: MoneyOptions = MoneyOptions(),
     baselines: Sequence[int] | None = None,
     replay: Replay | None = None,
+    cancelled: Callable[[], bool] | None = None,
 ) -> Money:
     """Recorded, baseline and pipeline cost of every call of the session and its sidechains.
     ``replay``: the pipeline's :func:`.replay.replay`, whose requests are priced (one is made
     when it is missing or has no shared prefixes); its summarisation calls (``kind``
-    "summary") are priced as calls of their own (:func:`_price_summaries`)."""
+    "summary") are priced as calls of their own (:func:`_price_summaries`). ``cancelled()``
+    is asked per call of that replay and before each chain is priced; True stops with
+    :class:`~.replay.ReplayCancelled` (a viewer drops a superseded pipeline's pricing)."""
+    stop = _stop_when(cancelled)
     session = view.session
     money = Money(prices_as_of=prices_as_of())
     base = list(baselines) if baselines is not None else baseline_tokens(view, table)
@@ -301,8 +305,10 @@ def session_money(
     with_pipeline = None
     if names:
         if replay is None or not _has_requests(replay, len(view.calls)):
-            replay = replay_calls(view, table, names, replay.settings if replay is not None else settings, shared=True)
+            replay = replay_calls(view, table, names, replay.settings if replay is not None else settings, shared=True,
+                                  cancelled=cancelled)
         with_pipeline = replay_requests(replay)
+    stop()
     _price_chain(money, view, table, base, hidden, with_pipeline, policy, options, None)
     if replay is not None:
         _price_summaries(money, view, replay, policy, options, replay.settings)
@@ -310,12 +316,23 @@ def session_money(
     for chain_id, messages in session.sidechains.items():
         if chain_id in priced:
             continue
+        stop()
         side_view, side_table = _chain_view(session, messages, table)
         side_base = baseline_tokens(side_view, side_table)
         side_hidden = [p.not_in_file for p in predictions(side_view, side_table, side_base)]
         side_policy = options.policy or _policy(session, messages, options)
         _price_chain(money, side_view, side_table, side_base, side_hidden, None, side_policy, options, chain_id)
     return money
+
+
+def _stop_when(cancelled: Callable[[], bool] | None) -> Callable[[], None]:
+    """A check that raises :class:`~.replay.ReplayCancelled` once ``cancelled()`` is True."""
+
+    def stop() -> None:
+        if cancelled is not None and cancelled():
+            raise ReplayCancelled("pricing cancelled")
+
+    return stop
 
 
 #: Claude Code writes the summary call of a compaction to ``<session>/subagents/agent-acompact-*.jsonl``

@@ -99,6 +99,10 @@ class Replay:
         return sum(1 for c in self.calls if c.kind == "call") == self.session_calls
 
 
+class ReplayCancelled(Exception):
+    """``cancelled()`` said stop (:func:`replay`, :func:`~inspector.analysis.money.session_money`)."""
+
+
 def replay(
     view: SessionView,
     table: TokenTable,
@@ -108,9 +112,12 @@ def replay(
     progress: Callable[[int, int], None] | None = None,
     workers: int = 1,
     shared: bool = False,
+    cancelled: Callable[[], bool] | None = None,
 ) -> Replay:
     """Per-call input tokens with and without ``pipeline``. ``calls``: the 1-based call numbers
     to compute (default: all). ``progress(done, total)`` is called as calls complete.
+    ``cancelled()`` is asked before each call the serial and stateful paths plan (not by the
+    fast path, which is one pass, nor by forked workers); True stops with :class:`ReplayCancelled`.
 
     ``workers > 1`` plans the calls in that many forked processes (they inherit the view and the
     table, so nothing is counted or pickled again) when there are enough calls to be worth it
@@ -126,7 +133,7 @@ def replay(
     facts = call_facts(view, table)
     baselines, predicted, hidden = facts.baselines, facts.predicted, facts.hidden
     if compacting(names):  # the history after a compaction is a state: replay call by call
-        return _replay_compacting(view, table, names, settings, numbers, progress, predicted, hidden, shared)
+        return _replay_compacting(view, table, names, settings, numbers, progress, predicted, hidden, shared, cancelled)
     fast = replay_tokens(view, table, names, settings, hidden, numbers) if names and not shared else None
     shares: list[int | None] = [None] * len(numbers)
     if not names or fast is not None:
@@ -139,6 +146,8 @@ def replay(
         tokens, shares = [], []
         chain = RequestChain(view, table)
         for done, n in enumerate(numbers, 1):
+            if cancelled is not None and cancelled():
+                raise ReplayCancelled(f"replay cancelled at call {n}")
             t, s = _pipeline_tokens(view, table, names, settings, n, hidden[n - 1], chain)
             tokens.append(t)
             shares.append(s)
@@ -182,7 +191,8 @@ def call_facts(view: SessionView, table: TokenTable) -> CallFacts:
     return kept
 
 
-def _replay_compacting(view, table, names, settings, numbers, progress, predicted, hidden, shared=False) -> Replay:
+def _replay_compacting(view, table, names, settings, numbers, progress, predicted, hidden, shared=False,
+                       cancelled=None) -> Replay:
     """The stateful replay; ``shared``: build every call's request (no sizing from the state
     alone) so each call gets its ``shared_tokens``."""
     wanted = set(numbers)
@@ -191,6 +201,8 @@ def _replay_compacting(view, table, names, settings, numbers, progress, predicte
     shares: dict[int, int | None] = {}
     keep = (lambda n, w: shares.__setitem__(n, chain.feed(n, w))) if shared else None
     for c in replay_compacting(view, table, names, settings, hidden, on_request=keep):
+        if cancelled is not None and cancelled():
+            raise ReplayCancelled(f"replay cancelled at call {c.call}")
         if c.call in wanted:
             # a summary call the compaction adds has no counterpart without the pipeline
             p = predicted[c.call - 1]
@@ -245,4 +257,4 @@ def _pipeline_tokens_forked(view, table, names, settings, hidden, numbers, progr
     return tokens, shares
 
 
-__all__ = ["CallFacts", "CallReplay", "Replay", "baseline_tokens", "call_facts", "replay"]
+__all__ = ["CallFacts", "CallReplay", "Replay", "ReplayCancelled", "baseline_tokens", "call_facts", "replay"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..analysis.breakdown import CATEGORY_LABELS
+from ..analysis.breakdown import CATEGORY_LABELS, MESSAGE_CATEGORIES, inserted_category, window_categories
 
 #: (key, label) of every category the page draws, in window order (``tool`` rows come per tool).
 CATEGORIES = tuple((key, CATEGORY_LABELS[key]) for key in
@@ -43,21 +43,33 @@ class Window:
 def window_breakdown(info: dict[str, Any], plan: dict[str, Any], tool_of: dict[int, str]) -> Window:
     """The categories of the plan's call: ``before`` from the plan's rows as the call sends them
     (rows a recorded compaction removed before it are in neither),
-    ``after`` from the same rows under the pipeline (inserted rows count as their kind). A tool
+    ``after`` from the same rows under the pipeline (inserted rows count as their kind), summed by
+    :func:`~inspector.analysis.breakdown.window_categories` as the viewer's gauge is. A tool
     exchange's row counts for the first tool its message calls or answers (``tool_of``)."""
-    before = {key: 0 for key, _ in CATEGORIES}
-    after = {key: 0 for key, _ in CATEGORIES}
+    code = {key: k for k, key in enumerate(MESSAGE_CATEGORIES)}
+    members: list[list[int]] = [[] for _ in MESSAGE_CATEGORIES]
+    tokens: dict[int, int] = {}
+    tokens_after: dict[int, int] = {}
+    inserted: list[tuple[str, int]] = []
     by_tool: dict[str, list[int]] = {}
     for row in plan["messages"]:
-        kind = row["unit"] if row["unit"] in before else "summary"
+        index = row["index"]
         if row.get("by") == "source":  # compacted away before this call: sent neither before nor after
             continue
-        before[kind] += row["tokens"]
-        after[kind] += row["tokens_after"]
+        if index is None:
+            inserted.append((row["unit"], row["tokens_after"]))
+            kind = inserted_category(row["unit"])
+        else:
+            kind = row["unit"] if row["unit"] in code else "summary"
+            members[code[kind]].append(index)
+            tokens[index], tokens_after[index] = row["tokens"], row["tokens_after"]
         if kind == "tool_exchange":
-            pair = by_tool.setdefault(tool_of.get(row["index"], "?"), [0, 0])
+            pair = by_tool.setdefault(tool_of.get(index, "?"), [0, 0])
             pair[0] += row["tokens"]
             pair[1] += row["tokens_after"]
+    sums = window_categories(members, tokens.__getitem__, tokens_after.__getitem__, inserted)
+    before = dict(zip(MESSAGE_CATEGORIES, sums[0]))
+    after = dict(zip(MESSAGE_CATEGORIES, sums[1]))
     for key in ("not_in_file", "overhead"):
         before[key] = after[key] = plan[key]
     window = info.get("window") or {}

@@ -56,6 +56,7 @@ from .dialogs import Export, detail_screen, rules_screen
 from .engine import PlanResult, Snapshot, ViewInfo
 from .keymap import binding_rows, keymap_path, load_keymap
 from .draft import Draft
+from .gchold import GcHold
 from .live import Follow, Loaded, replay_from
 from .messages import (
     CounterChecked, CountDone, CountProgress, FollowPolled, PlanReady, Prepared, ReplayPoints, SearchDone,
@@ -85,6 +86,8 @@ SYNC_COUNT_MESSAGES = 600
 #: as parsed first; their structure, estimates and plan follow from a worker (at 50,000
 #: messages building them takes seconds).
 DEFER_MESSAGES = 5_000
+#: Messages whose flags the warming worker reads between two looks at the plan the user waits for.
+WARM_SLICE = 1_000
 #: What may run while a big session is being prepared: pipeline, settings and screen keys (they
 #: only change the state the first plan will use), never one that reads the plan or the turns.
 _WHILE_PREPARING = frozenset({"quit", "help", "toggle", "budget", "edit_param", "preset", "save_preset",
@@ -210,6 +213,7 @@ class InspectorApp(ViewActions, App[int]):
         #: First message a followed session changed while the exact count was running.
         self._count_dirty = 0
         self.plan_timings: list[float] = []
+        self._gc_hold = GcHold(self.set_timer)
         self.keymap_file = keymap_path() if keymap is None else keymap
         self.remapped: dict[str, str] = {}
         self._keymap_problems = self._load_keymap(self.keymap_file)
@@ -435,6 +439,7 @@ class InspectorApp(ViewActions, App[int]):
         self.exact_pending = False
         self.count_status = ""
         self.replay.redo_all()  # every call's baseline changed
+        gc.freeze()  # the exact counts are long-lived too (see _first_count)
         self.request_plan()
 
     def _recount(self) -> None:
@@ -460,6 +465,7 @@ class InspectorApp(ViewActions, App[int]):
         snap = Snapshot(self._gen, self.view, self.table, self.state, self.replay.at_call)
         self._requested_at = time.perf_counter()
         self.replay.hold()  # until this plan is painted (on_plan_ready)
+        self._gc_hold.pause()
         self._plan_worker(snap, self.info)
 
     @work(thread=True, exclusive=True, group="plan", exit_on_error=False, description="plan")
@@ -486,6 +492,8 @@ class InspectorApp(ViewActions, App[int]):
                 self.call_after_refresh(lst.scroll_end, animate=False)
         if first_result and self.exact_pending and self._counter_checked:
             self._start_count()
+        if first_result and self.deferred:
+            self._warm_worker(self.view)
         savings = {}
         if result.plan is not None:
             for stage in result.plan.stages:
@@ -499,8 +507,29 @@ class InspectorApp(ViewActions, App[int]):
         self.plan_timings.append(time.perf_counter() - self._requested_at)
         if result.error and result.plan is None:
             self.notify(result.error, severity="error", timeout=8)
-        self.call_after_refresh(self.replay.release)
+        self.call_after_refresh(self._painted)
         self.replay.restart_if_changed()
+
+    @work(thread=True, exclusive=True, group="warm", exit_on_error=False, description="warm")
+    def _warm_worker(self, view: SessionView) -> None:
+        """Read every message's flags once: a big session's truncation markers are scanned
+        lazily (0.5 s at 50,000 messages, which the first toggle of tool_pruning would pay), here
+        in slices that wait while a plan the user asked for is computed."""
+        worker = get_current_worker()
+        flags = view.flags
+        for start in range(0, len(flags), WARM_SLICE):
+            self.replay.wait_while_planning()
+            if worker.is_cancelled:
+                return
+            flags[start:start + WARM_SLICE]
+
+    def on_unmount(self) -> None:
+        self._gc_hold.resume()  # closed with a plan still coming: collection must not stay off
+
+    def _painted(self) -> None:
+        """The plan the user asked for is on screen: the replay and the collector go on."""
+        self.replay.release()
+        self._gc_hold.resume()
 
     def _show_detail(self) -> None:
         lst = self.list

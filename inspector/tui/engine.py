@@ -31,22 +31,15 @@ from ..providers import Violation, validity
 from ..strategies import Inserted, Status
 from ..strategies import plan as run_plan
 from ..tokens import TokenTable, count_session
-from ..analysis.breakdown import CATEGORY_LABELS
+from ..analysis.breakdown import CATEGORY_LABELS, MESSAGE_CATEGORIES, window_categories
 from ..units import SUMMARY, TRUNCATED_IN_SOURCE, SessionView, UnitKind
 from .state import PipelineState
 from .text import one_line
 
 #: Gauge categories, in gauge order: (key, label). "overhead" is tool definitions + reply priming.
-CATEGORIES = tuple((key, CATEGORY_LABELS[key]) for key in
-                   ("system", "user", "assistant", "tool_exchange", "summary", "not_in_file", "overhead"))
+CATEGORIES = tuple((key, CATEGORY_LABELS[key]) for key in (*MESSAGE_CATEGORIES, "not_in_file", "overhead"))
 _CATEGORY_INDEX = {key: k for k, (key, _) in enumerate(CATEGORIES)}
-_KIND_CODE = {
-    UnitKind.SYSTEM: 0,
-    UnitKind.USER: 1,
-    UnitKind.ASSISTANT: 2,
-    UnitKind.TOOL_EXCHANGE: 3,
-    UnitKind.SUMMARY: 4,
-}
+_KIND_CODE = {UnitKind(key): code for code, key in enumerate(MESSAGE_CATEGORIES)}  # a message's category
 Row = int | Inserted
 
 
@@ -317,18 +310,12 @@ def _compute_plan(snap: Snapshot, info: ViewInfo) -> PlanResult:
 
 
 def _by_category(plan: CheckedPlan, info: ViewInfo) -> tuple[list[int], list[int]]:
-    """Tokens per gauge category of the messages the call saw (before ``plan.stop``): after the
-    plan (inserted messages counted as summaries or tool exchanges) and before it (a message the
-    agent itself compacted away, dropped "by source", was not sent before either)."""
+    """Tokens per gauge category of the messages the call saw (before ``plan.stop``), after the
+    plan and before it (:func:`~inspector.analysis.breakdown.window_categories`; the before sums
+    are kept per call by ``info``)."""
     stop = plan.stop
-    totals = plan.table.totals
-    get_after = plan.tokens_after_of.__getitem__
-    after = [0] * len(CATEGORIES)
-    before = [0] * len(CATEGORIES)
-    for code, idx in enumerate(info.of_kind(stop)):  # one pass over the messages, at C speed
-        after[code] = sum(map(get_after, idx))
-    before[: len(_KIND_CODE)] = info.sent_by_kind(plan.table, stop)
     by, status, category = plan.by, plan.status, info.category
+    not_sent: list[tuple[int, int]] = []  # dropped "by source": the agent compacted them away
     i = -1
     while True:  # list.index finds the few messages dropped by source at C speed
         try:
@@ -336,10 +323,13 @@ def _by_category(plan: CheckedPlan, info: ViewInfo) -> tuple[list[int], list[int
         except ValueError:
             break
         if status[i] is Status.DROPPED:
-            before[category[i]] -= totals[i]
-    for item in plan.inserted:
-        after[_CATEGORY_INDEX["summary"] if item.kind == "summary" else _CATEGORY_INDEX["tool_exchange"]] += item.tokens
-    return after, before
+            not_sent.append((i, category[i]))
+    before, after = window_categories(
+        info.of_kind(stop), plan.table.totals.__getitem__, plan.tokens_after_of.__getitem__,
+        [(item.kind, item.tokens) for item in plan.inserted], not_sent=not_sent,
+        before=info.sent_by_kind(plan.table, stop))
+    rest = [0] * (len(CATEGORIES) - len(MESSAGE_CATEGORIES))
+    return after + rest, before + rest
 
 
 def _row_of_position(plan: CheckedPlan, rows: list[Row], position: int) -> int | None:

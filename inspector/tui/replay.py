@@ -83,10 +83,10 @@ class Replay:
         #: Set while a plan the user is waiting for is computed and painted: the replay (pure
         #: Python, in another thread) waits between steps instead of sharing the GIL with it.
         self._plan_pending = threading.Event()
-        #: Replays whose thread has not returned. A superseded one stops at its next step, but
-        #: not inside the session's pricing (analysis.money, seconds to minutes at 50,000
-        #: messages): a new replay waits for it, so stale ones never pile up in Textual's worker
-        #: thread pool (six threads on 2 cores), where they kept a key's plan queued for 30 s.
+        #: Replays whose thread has not returned. A superseded one stops at its next step, or
+        #: its pricing at the next model call (:meth:`_pausing`); a new replay waits for it, so
+        #: stale ones never pile up in Textual's worker thread pool (six threads on 2 cores),
+        #: where they kept a key's plan queued for 30 s.
         self._in_flight = 0
         self._in_flight_lock = threading.Lock()
 
@@ -98,10 +98,26 @@ class Replay:
         """The plan is on screen: the replay goes on."""
         self._plan_pending.clear()
 
+    def wait_while_planning(self) -> None:
+        """For other background work of the viewer: wait (at most REPLAY_HOLD_MAX) while a plan
+        the user asked for is computed and painted."""
+        self._wait_while_held(self.key, lambda: False)
+
     def _wait_while_held(self, key: Any, cancelled: Callable[[], bool]) -> None:
         end = time.perf_counter() + REPLAY_HOLD_MAX
         while self._plan_pending.is_set() and key == self.key and not cancelled() and time.perf_counter() < end:
             time.sleep(0.002)
+
+    def _pausing(self, key: Any, cancelled: Callable[[], bool]) -> Callable[[], bool]:
+        """The cancel token of the session's pricing, asked once per model call: it stops a
+        superseded replay's pricing (minutes at 50,000 messages) and waits there while a plan
+        the user asked for is computed, so that plan does not share the GIL with it."""
+
+        def stop() -> bool:
+            self._wait_while_held(key, cancelled)
+            return cancelled() or key != self.key
+
+        return stop
 
     # --- the cursor -------------------------------------------------------------------------
     def step(self, delta: int) -> None:
@@ -218,7 +234,7 @@ class Replay:
                 return
             now = time.perf_counter()
             if done == len(order):
-                money = None if note else session_money_or_none(inputs, cancelled)
+                money = None if note else session_money_or_none(inputs, self._pausing(key, cancelled))
                 if cancelled() or key != self.key:
                     return
                 post(ReplayPoints(key, batch, 0, note, money))
@@ -253,9 +269,9 @@ def session_money_or_none(inputs: Inputs, cancelled: Callable[[], bool]) -> Any:
     view, table, state = inputs.view, inputs.table, inputs.state
     try:
         # a compaction's summary calls and state come from the whole stateful replay
-        whole = replay(view, table, state.pipeline, state.settings) if compacting(state.pipeline) else None
-        return session_money(view, table, state.pipeline, state.settings, replay=whole)
-    except Exception:  # a price the data cannot give must not stop the viewer
+        whole = replay(view, table, state.pipeline, state.settings, cancelled=cancelled) if compacting(state.pipeline) else None
+        return session_money(view, table, state.pipeline, state.settings, replay=whole, cancelled=cancelled)
+    except Exception:  # a price the data cannot give (or a cancelled pricing) must not stop the viewer
         return None
 
 

@@ -111,3 +111,19 @@ async def test_the_settings_panel_steps_the_budget_from_the_default_during_prepa
         release.set()
         await settle(pilot, app)
         assert app.table is not None and app.state.settings.budget == default + 1000
+
+
+async def test_a_big_sessions_flags_are_read_after_the_first_plan(monkeypatch):
+    """The truncation markers are scanned lazily; a big session's are all scanned in the
+    background once the first plan is on screen (not by the first tool_pruning key)."""
+    monkeypatch.setattr(app_module, "DEFER_MESSAGES", 1)
+    monkeypatch.setattr(app_module, "WARM_SLICE", 7)  # several slices on the sample
+    app = make_app("coding_agent.jsonl", sync_count=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        flags = app.view.flags
+        for _ in range(200):
+            if not flags._unscanned:
+                break
+            await pilot.pause(0.02)
+        assert not flags._unscanned and len(flags) == len(app.session.messages) > 7
