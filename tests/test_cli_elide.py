@@ -1,0 +1,124 @@
+"""Long plan and replay tables (issue 11): above LONG rows, runs of one status are cut to their
+ends and the table to SHOWN rows; --all shows every row, --json always writes every row."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from cli_helpers import as_json, run
+from inspector.cli.elide import EDGE, SHOWN, Elided, hidden, plan_rows_shown, rows_shown
+from inspector.cli.longtable import LONG
+
+PAIRS = 1_500  # 3,001 messages and 1,500 calls: a plan above LONG rows, a replay below
+
+
+def _row(status: str, by: str | None = None) -> dict:
+    return {"status": status, "by": by}
+
+
+def test_short_tables_show_every_row():
+    assert plan_rows_shown([_row("dropped", "fifo")] * LONG) == list(range(LONG))
+    assert rows_shown(LONG) == list(range(LONG))
+
+
+def test_runs_are_cut_to_their_ends():
+    rows = [_row("kept")] + [_row("dropped", "fifo")] * 3_000 + [_row("kept")] * 12 + [_row("truncated", "x")] * 11
+    shown = plan_rows_shown(rows)
+    assert shown == [
+        0, 1, 2, 3, 4, 5, Elided(6, 2_996, ("dropped", "fifo")), 2_996, 2_997, 2_998, 2_999, 3_000,
+        3_001, 3_002, 3_003, 3_004, 3_005, Elided(3_006, 3_008, ("kept", None)), 3_008, 3_009, 3_010, 3_011, 3_012,
+        *range(3_013, 3_024),  # a run of 2 * EDGE + 1 is shown whole
+    ]
+    assert EDGE == 5 and hidden(shown) == 2_990 + 2
+
+
+def test_alternating_rows_are_cut_to_the_first_and_last_hundred():
+    rows = [_row("kept"), _row("truncated", "truncate_results")] * 1_500
+    shown = plan_rows_shown(rows)
+    assert SHOWN == 201 and len(shown) == 201
+    assert shown[:100] == list(range(100)) and shown[101:] == list(range(2_900, 3_000))
+    assert shown[100] == Elided(100, 2_900, None)
+    assert rows_shown(300_000) == [*range(100), Elided(100, 299_900, None), *range(299_900, 300_000)]
+
+
+def test_a_mixed_cut_spans_the_runs_it_swallows():
+    rows = ([_row("kept")] + [_row("dropped", "fifo")] * 20) * 200  # 4,200 rows, 200 runs cut
+    shown = plan_rows_shown(rows)
+    assert len(shown) == 201
+    middle = shown[100]
+    assert middle.key is None
+    # the head ends inside the 8th group (13 rows each: 1 kept, 5 dropped, a cut, 5 dropped), the cut
+    # spans every row up to where the tail starts; the two ends and the cut cover the rows once
+    covered = sum(1 if isinstance(e, int) else e.count for e in shown)
+    assert covered == len(rows)
+
+
+@pytest.fixture
+def long_session(tmp_path):
+    session = tmp_path / "long.jsonl"
+    lines = [{"role": "system", "content": "be brief"}]
+    for i in range(PAIRS):
+        lines += [{"role": "user", "content": f"question {i}"}, {"role": "assistant", "content": f"answer {i}"}]
+    session.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    return session
+
+
+def test_plan_table_sums_the_cut_runs_up(capsys, long_session):
+    args = ("plan", long_session, "--strategy", "fifo", "--budget", "100")
+    report = as_json(capsys, *args)
+    rows = report["messages"]
+    assert len(rows) == 3_001  # --json: every row
+    dropped = [r for r in rows if r["status"] == "dropped"]
+    kept = [r["index"] for r in rows if r["status"] == "kept"]
+    first_kept = kept[1]
+    assert kept[0] == 0 and dropped[0]["index"] == 1 and dropped[-1]["index"] == first_kept - 1
+    code, out, err = run(capsys, *args)
+    assert code == 0, err
+    lines = out.splitlines()
+    cut = [line for line in lines if line.lstrip().startswith("…")]
+    assert len(cut) == 1  # the kept run (fits in 100 tokens) is short
+    hidden_rows = dropped[EDGE:-EDGE]
+    tokens = sum(r["tokens"] for r in hidden_rows)
+    assert cut[0].split()[:4] == ["…", f"{tokens:,}", "0", "dropped"]
+    assert (f"… {len(hidden_rows):,} messages dropped by fifo (#{hidden_rows[0]['index']:,} to "
+            f"#{hidden_rows[-1]['index']:,})") in cut[0]
+    shown = [line.split()[0] for line in lines if line.split()[:1] and line.split()[0].isdigit() and "by fifo" in line]
+    assert shown == [str(r["index"]) for r in dropped[:EDGE] + dropped[-EDGE:]]
+    note = " ".join(lines[lines.index(next(line for line in lines if "are summed up" in line)):][:2])
+    assert note.startswith(f"{len(hidden_rows):,} of 3,001 messages are summed up in the rows marked …; plan --all shows "
+                           "every message, --json writes every message.")
+    code, every, err = run(capsys, *args, "--all")
+    assert "…" not in every and "summed up" not in every
+    assert sum(1 for line in every.splitlines() if "dropped by fifo" in line) == len(dropped)
+
+
+def test_replay_table_shows_its_first_and_last_hundred_calls(capsys, tmp_path):
+    session = tmp_path / "calls.jsonl"
+    lines = [{"role": "system", "content": "be brief"}]
+    for i in range(LONG + 1):
+        lines += [{"role": "user", "content": f"q{i}"}, {"role": "assistant", "content": f"a{i}"}]
+    session.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    args = ("replay", session, "--strategy", "fifo", "--budget", "200")
+    calls = as_json(capsys, *args)["calls"]
+    assert len(calls) == LONG + 1
+    code, out, err = run(capsys, *args)
+    assert code == 0, err
+    rows = [line.split() for line in out.splitlines() if line.split()[:1] and line.split()[0].replace(",", "").isdigit()]
+    numbers = [int(r[0].replace(",", "")) for r in rows if len(r) == 7]  # call msg turn baseline predicted with saved
+    assert numbers == [*range(1, 101), *range(LONG + 1 - 99, LONG + 2)]
+    cut = next(line.split() for line in out.splitlines() if line.lstrip().startswith("…"))
+    middle = calls[100:-100]
+    assert cut == ["…", f"{sum(c['baseline_tokens'] for c in middle):,}", f"{sum(c['predicted_tokens'] for c in middle):,}",
+                   f"{sum(c['tokens'] for c in middle):,}", f"{sum(c['predicted_tokens'] - c['tokens'] for c in middle):,}"]
+    assert f"{len(middle):,} of {LONG + 1:,} calls are summed up in the rows marked …; replay --all shows every call, " in out
+    code, every, err = run(capsys, *args, "--all")
+    assert code == 0 and "…" not in every
+    assert sum(1 for line in every.splitlines() if line.split()[:1] and line.split()[0].replace(",", "").isdigit()
+               and len(line.split()) == 7) == LONG + 1
+
+
+def test_a_short_replay_is_unchanged(capsys, long_session):
+    code, out, err = run(capsys, "replay", long_session, "--strategy", "fifo", "--budget", "100")
+    assert code == 0 and "…" not in out and "summed up" not in out
