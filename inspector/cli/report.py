@@ -30,6 +30,7 @@ from ..analysis.info import (  # noqa: F401  (the info builders, re-exported for
 )
 from ..analysis.predict import next_call, predictions, tokenizer_label
 from ..model import Session
+from ..strategies.base import Status
 from .money_report import compare_money, replay_money
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -81,6 +82,10 @@ def plan_report(analysis: Analysis, plan: CheckedPlan) -> dict[str, Any]:
     """The ``plan --json`` object (issue 3): a decision for every message the call saw. The
     totals include what the call sent that the file does not show (``not_in_file``)."""
     view = analysis.view
+    roles, turn_of, unit_of = view.roles, view.turn_of, view.unit_of
+    # the enum values once per unit and per status, not once per row (Enum.value is a descriptor call)
+    kind_of_unit = [u.kind.value for u in view.units]
+    status_value = {s: s.value for s in Status}
     inserted = iter(plan.inserted)
     rows = []
     for d in plan.decisions():
@@ -103,16 +108,17 @@ def plan_report(analysis: Analysis, plan: CheckedPlan) -> dict[str, Any]:
                 }
             )
             continue
-        unit, uid = _unit_name(analysis, d.index)
+        i = d.index
+        uid = unit_of[i]
         rows.append(
             {
-                "index": d.index,
-                "role": view.roles[d.index],
-                "unit": unit,
+                "index": i,
+                "role": roles[i],
+                "unit": kind_of_unit[uid],
                 "unit_id": uid,
-                "turn": view.turn_of[d.index],
+                "turn": turn_of[i],
                 "tokens": d.tokens,
-                "status": d.status.value,
+                "status": status_value[d.status],
                 "tokens_after": d.tokens_after,
                 "by": d.by,
                 "reason": d.reason,
@@ -156,16 +162,20 @@ def replay_report(analysis: Analysis, result: Replay, pipeline: list[dict[str, A
     recorded = {row.call: row for row in call_usage(analysis.view, analysis.table)}
     fits = {p.call: p.fit for p in predictions(analysis.view, analysis.table)}
     money_calls, sidechain_calls, money_totals = replay_money(money) if money is not None else ({}, [], {})
+    labels: dict[str | None, str] = {}  # the tokenizer label per model: resolved once, not once per call
     calls = []
     for c in result.calls:
         row = recorded[c.call] if c.kind == "call" else None  # a summary call is not in the file
+        label = labels.get(c.model)
+        if label is None:
+            label = labels[c.model] = tokenizer_label(analysis.table, c.model)
         calls.append(
             {
                 "call": c.call,
                 "message_index": c.message_index,
                 "turn": c.turn,
                 "model": c.model,
-                "tokenizer": tokenizer_label(analysis.table, c.model),
+                "tokenizer": label,
                 "baseline_tokens": c.baseline_tokens,
                 "not_in_file": c.not_in_file,
                 "not_in_file_how": fits[c.call].how if c.kind == "call" else None,
