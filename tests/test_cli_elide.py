@@ -8,14 +8,19 @@ import json
 import pytest
 
 from cli_helpers import as_json, run
-from inspector.cli.elide import EDGE, SHOWN, Elided, hidden, plan_rows_shown, rows_shown
+from inspector.cli.elide import EDGE, SHOWN, Elided, hidden, rows_shown
+from inspector.cli.elide import plan_rows_shown as _shown
 from inspector.cli.longtable import LONG
 
 PAIRS = 1_500  # 3,001 messages and 1,500 calls: a plan above LONG rows, a replay below
 
 
-def _row(status: str, by: str | None = None) -> dict:
-    return {"status": status, "by": by}
+def _row(status: str, by: str | None = None) -> tuple[str, str | None]:
+    return status, by
+
+
+def plan_rows_shown(rows):
+    return _shown(len(rows), rows.__getitem__)
 
 
 def test_short_tables_show_every_row():

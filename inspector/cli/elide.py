@@ -12,9 +12,8 @@ runs, it shows its first and last ``SHOWN // 2`` rows around one such row. ``--a
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
-from typing import Any
 
 from .longtable import LONG
 
@@ -42,14 +41,13 @@ class Elided:
 Shown = list[int | Elided]  # indices into the report's rows, and the cuts between them
 
 
-def _runs(rows: Sequence[Any], key: Callable[[Any], Hashable], edge: int) -> Shown:
+def _runs(n: int, key: Callable[[int], Hashable], edge: int) -> Shown:
     shown: Shown = []
-    n = len(rows)
     start = 0
     while start < n:
-        k = key(rows[start])
+        k = key(start)
         stop = start + 1
-        while stop < n and key(rows[stop]) == k:
+        while stop < n and key(stop) == k:
             stop += 1
         if stop - start > 2 * edge + 1:
             shown.extend(range(start, start + edge))
@@ -75,12 +73,13 @@ def _cap(shown: Shown, cap: int) -> Shown:
     return [*head, Elided(bounds(shown[half])[0], bounds(shown[-half - 1])[1], None), *tail]
 
 
-def plan_rows_shown(rows: Sequence[dict[str, Any]], limit: int = LONG, edge: int = EDGE, cap: int = SHOWN) -> Shown:
-    """The plan rows a table shows: all of them up to ``limit``, else runs of one status by one
-    stage cut to their ends, then the whole cut to ``cap`` rows."""
-    if len(rows) <= limit:
-        return list(range(len(rows)))
-    return _cap(_runs(rows, lambda r: (r["status"], r["by"]), edge), cap)
+def plan_rows_shown(count: int, key: Callable[[int], Hashable], limit: int = LONG, edge: int = EDGE,
+                    cap: int = SHOWN) -> Shown:
+    """Which of a plan's ``count`` rows a table shows: all of them up to ``limit``, else runs of
+    rows with one ``key(k)`` (status and stage) cut to their ends, then the whole cut to ``cap``."""
+    if count <= limit:
+        return list(range(count))
+    return _cap(_runs(count, key, edge), cap)
 
 
 def rows_shown(count: int, limit: int = LONG, cap: int = SHOWN) -> Shown:

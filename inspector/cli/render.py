@@ -8,6 +8,7 @@ control characters.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from typing import Any
 
 from rich import box
@@ -410,7 +411,8 @@ def render_plan(report: dict[str, Any], out: Console, every: bool = False) -> No
         Column("after", right=True, footer=N(report["tokens_after"])), Column("status"), Column("reason"),
     ]
     messages = report["messages"]
-    shown = list(range(len(messages))) if every else plan_rows_shown(messages)
+    key = getattr(messages, "run_key", None) or (lambda k: (messages[k]["status"], messages[k]["by"]))
+    shown = list(range(len(messages))) if every else plan_rows_shown(len(messages), key)
     rows = [_plan_row(messages[k]) if isinstance(k, int) else _elided_plan_row(messages, k) for k in shown]
     if len(rows) > LONG:
         print_long_table(out, columns, rows)
@@ -446,19 +448,27 @@ def _plan_row(row: dict[str, Any]) -> list[Text]:
     ]
 
 
-def _elided_plan_row(messages: list[dict[str, Any]], cut: Elided) -> list[Text]:
-    """One row standing for the plan rows of ``cut``: their token sums and what they share."""
-    part = messages[cut.start : cut.stop]
+def _plan_sums(messages: Sequence[dict[str, Any]], start: int, stop: int) -> tuple[int, int, int | None, int | None]:
+    """Tokens before and after over plan rows ``start:stop``, their first and last message index."""
+    if hasattr(messages, "sums"):  # the report's PlanRows: from the decisions, no row built
+        return messages.sums(start, stop)
+    part = messages[start:stop]
     indices = [r["index"] for r in part if r["index"] is not None]
-    where = f" (#{indices[0]:,} to #{indices[-1]:,})" if indices else ""
+    return (sum(r["tokens"] for r in part), sum(r["tokens_after"] for r in part),
+            indices[0] if indices else None, indices[-1] if indices else None)
+
+
+def _elided_plan_row(messages: Sequence[dict[str, Any]], cut: Elided) -> list[Text]:
+    """One row standing for the plan rows of ``cut``: their token sums and what they share."""
+    tokens, after, first, last = _plan_sums(messages, cut.start, cut.stop)
+    where = f" (#{first:,} to #{last:,})" if first is not None else ""
     if cut.key is None:
         status, style, what = "", "dim", "not shown"
     else:
         status, by = cut.key
         style = STATUS_STYLES.get(status, "")
         what = status + (f" by {by}" if by else "")
-    return [T("…"), T(""), T(""), T(""), N(sum(r["tokens"] for r in part)),
-            N(sum(r["tokens_after"] for r in part)), T(status, style),
+    return [T("…"), T(""), T(""), T(""), N(tokens), N(after), T(status, style),
             T(f"… {plural(cut.count, 'message')} {what}{where}", style)]
 
 
