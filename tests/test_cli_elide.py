@@ -127,3 +127,26 @@ def test_replay_table_shows_its_first_and_last_hundred_calls(capsys, tmp_path):
 def test_a_short_replay_is_unchanged(capsys, long_session):
     code, out, err = run(capsys, "replay", long_session, "--strategy", "fifo", "--budget", "100")
     assert code == 0 and "…" not in out and "summed up" not in out
+
+
+@pytest.mark.parametrize("pipeline", ["summarize", "tool_pruning,fifo", "clear_tool_uses"])
+def test_plan_rows_keys_and_sums_agree_with_the_rows(pipeline):
+    import inspector
+    from inspector.analysis.planning import plan as make_plan
+    from inspector.cli.report import PlanRows
+    from inspector.cli.samples import sample_path
+    from inspector.strategies.params import settings_model
+
+    analysis = inspector.analyze(inspector.load(sample_path()))
+    checked = make_plan(analysis, pipeline, settings_model()(budget=2_000, trigger=1_000, keep=1))
+    rows = PlanRows(analysis, checked)
+    listed = list(rows)
+    decisions = checked.decisions()
+    assert [(r["index"], r["status"], r["tokens"], r["tokens_after"], r["by"], r["reason"]) for r in listed] == [
+        (d.index, d.status.value, d.tokens, d.tokens_after, d.by, d.reason) for d in decisions]
+    assert [rows.run_key(k) for k in range(len(rows))] == [(r["status"], r["by"]) for r in listed]
+    indices = [r["index"] for r in listed if r["index"] is not None]
+    assert rows.sums(0, len(rows)) == (sum(r["tokens"] for r in listed), sum(r["tokens_after"] for r in listed),
+                                       indices[0], indices[-1])
+    if pipeline == "summarize":
+        assert any(r["index"] is None for r in listed)  # an inserted summary is among the rows
