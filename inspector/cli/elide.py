@@ -6,8 +6,9 @@ that, a plan's table cuts every run of more than ``2 * EDGE + 1`` consecutive me
 same status from the same stage (299,990 messages dropped by fifo) to its first and last
 :data:`EDGE` rows around one row that says how many it stands for; if the table is still longer
 than :data:`SHOWN` rows (statuses that alternate), and for replay's calls, which have no such
-runs, it shows its first and last ``SHOWN // 2`` rows around one such row. ``--all`` shows every row and
-``--json`` always writes every row. Pure functions of the report's rows: nothing here prints.
+runs, it shows its first and last ``SHOWN // 2`` rows around one such row. ``--all`` shows
+every row and ``--json`` always writes every row. Pure functions of a row count and a key per
+row: nothing here prints.
 """
 
 from __future__ import annotations
