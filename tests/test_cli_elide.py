@@ -150,3 +150,30 @@ def test_plan_rows_keys_and_sums_agree_with_the_rows(pipeline):
                                        indices[0], indices[-1])
     if pipeline == "summarize":
         assert any(r["index"] is None for r in listed)  # an inserted summary is among the rows
+
+
+def test_replay_rows_sums_agree_with_the_rows():
+    import inspector
+    from inspector.cli.report import pipeline_report, replay_report
+    from inspector.cli.samples import sample_paths
+    from inspector.strategies.params import settings_model
+
+    settings = settings_model()(budget=2_000)
+    recorded_seen = False
+    for path in sample_paths():
+        analysis = inspector.analyze(inspector.load(path))
+        result = inspector.replay(analysis, ("fifo",), settings=settings)
+        report = replay_report(analysis, result, pipeline_report(("fifo",), settings))
+        calls = report["calls"]
+        listed = list(calls)
+        assert len(listed) == len(result.calls)
+        for a, b in [(0, len(listed)), (1, max(1, len(listed) - 1))]:
+            sums = calls.sums(a, b)
+            for key, value in sums.items():
+                values = [c[key] for c in listed[a:b] if c[key] is not None]
+                assert value == (sum(values) if values else None), (path, key)
+        assert report["total"] == sum(c["tokens"] for c in listed)
+        usage = [c for c in listed if c["recorded_tokens"] is not None]
+        assert report["recorded_total"] == (sum(c["recorded_tokens"] for c in usage) if usage else None)
+        recorded_seen |= bool(usage)
+    assert recorded_seen  # some sample records usage, so the recorded sums are exercised

@@ -541,7 +541,7 @@ def render_replay(report: dict[str, Any], out: Console, every: bool = False) -> 
                     Column("ratio", right=True, footer=R(report["ratio"]))]
     calls = report["calls"]
     shown = list(range(len(calls))) if every else rows_shown(len(calls))
-    rows = [_replay_row(calls[k], piped, recorded) if isinstance(k, int) else _elided_replay_row(calls[k.start : k.stop], piped, recorded)
+    rows = [_replay_row(calls[k], piped, recorded) if isinstance(k, int) else _elided_replay_row(calls, k, piped, recorded)
             for k in shown]
     if len(rows) > LONG:
         print_long_table(out, columns, rows)
@@ -584,19 +584,29 @@ def _replay_row(c: dict[str, Any], piped: bool, recorded: bool) -> list[Text]:
     return cells
 
 
-def _elided_replay_row(part: list[dict[str, Any]], piped: bool, recorded: bool) -> list[Text]:
-    """One row standing for the calls of ``part``: their sums (recorded: of the calls that have it)."""
-    def total(key: str) -> int | None:
-        values = [c[key] for c in part if c[key] is not None]
-        return sum(values) if values else None
+_REPLAY_SUMS = ("baseline_tokens", "predicted_tokens", "tokens", "recorded_tokens", "cache_read_input_tokens",
+                "cache_creation_input_tokens")
 
-    cells = [T("…"), T(""), T(""), N(total("baseline_tokens")), N(total("predicted_tokens"))]
+
+def _replay_sums(calls: Sequence[dict[str, Any]], start: int, stop: int) -> dict[str, int | None]:
+    """The token figures of calls ``start:stop`` summed (recorded ones over the calls that have them)."""
+    if hasattr(calls, "sums"):  # the report's ReplayRows: from the replay, no row built
+        return calls.sums(start, stop)
+    part = calls[start:stop]
+    values = {key: [c[key] for c in part if c[key] is not None] for key in _REPLAY_SUMS}
+    return {key: sum(v) if v else None for key, v in values.items()}
+
+
+def _elided_replay_row(calls: Sequence[dict[str, Any]], cut: Elided, piped: bool, recorded: bool) -> list[Text]:
+    """One row standing for the calls of ``cut``: their sums (recorded: of the calls that have it)."""
+    total = _replay_sums(calls, cut.start, cut.stop)
+    cells = [T("…"), T(""), T(""), N(total["baseline_tokens"]), N(total["predicted_tokens"])]
     if piped:
-        saved = sum(c["predicted_tokens"] - c["tokens"] for c in part)
-        cells += [N(total("tokens")), N(saved, "green" if saved > 0 else "")]
+        saved = total["predicted_tokens"] - total["tokens"]
+        cells += [N(total["tokens"]), N(saved, "green" if saved > 0 else "")]
     if recorded:
-        cells += [D(total("recorded_tokens")), D(total("cache_read_input_tokens")),
-                  D(total("cache_creation_input_tokens")), T("")]
+        cells += [D(total["recorded_tokens"]), D(total["cache_read_input_tokens"]),
+                  D(total["cache_creation_input_tokens"]), T("")]
     return cells
 
 

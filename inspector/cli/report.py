@@ -181,45 +181,81 @@ def plan_report(analysis: Analysis, plan: CheckedPlan) -> dict[str, Any]:
 # replay
 
 
+class ReplayRows(LazyRows):
+    """The ``calls`` of a replay report: one dict per call, built when read (a table reads 201
+    of 300,000; ``--json`` streams them), with the sums a table's cut row shows."""
+
+    def __init__(self, analysis: Analysis, result: Replay, money_calls: dict[tuple[int, str], dict[str, Any]]) -> None:
+        self._calls = result.calls
+        self._table = analysis.table
+        self._recorded = {row.call: row for row in call_usage(analysis.view, analysis.table)}
+        self._fits = {p.call: p.fit for p in predictions(analysis.view, analysis.table)}
+        self._money = money_calls
+        self._labels: dict[str | None, str] = {}  # the tokenizer label per model, resolved once
+
+    def __len__(self) -> int:
+        return len(self._calls)
+
+    def usage(self, k: int):
+        """The usage the file recorded for call ``k`` (None: a summary call, or nothing recorded)."""
+        c = self._calls[k]
+        row = self._recorded[c.call] if c.kind == "call" else None  # a summary call is not in the file
+        return row if row is not None and row.recorded is not None else None
+
+    def row(self, k: int) -> dict[str, Any]:
+        c = self._calls[k]
+        row = self._recorded[c.call] if c.kind == "call" else None
+        label = self._labels.get(c.model)
+        if label is None:
+            label = self._labels[c.model] = tokenizer_label(self._table, c.model)
+        return {
+            "call": c.call,
+            "message_index": c.message_index,
+            "turn": c.turn,
+            "model": c.model,
+            "tokenizer": label,
+            "baseline_tokens": c.baseline_tokens,
+            "not_in_file": c.not_in_file,
+            "not_in_file_how": self._fits[c.call].how if c.kind == "call" else None,
+            "predicted_tokens": c.predicted_tokens,
+            "tokens": c.tokens,
+            "recorded_tokens": row.recorded if row else None,
+            "input_tokens": row.input_tokens if row else None,
+            "cache_read_input_tokens": row.cache_read_tokens if row else None,
+            "cache_creation_input_tokens": row.cache_creation_tokens if row else None,
+            "ratio": _ratio(row.recorded, c.baseline_tokens) if row else None,
+            "kind": c.kind,
+            "compacted_by": c.compacted_by,
+            **self._money.get((c.call, c.kind), {}),
+        }
+
+    def sums(self, start: int, stop: int) -> dict[str, int | None]:
+        """Calls ``start:stop`` summed: the keys of a row that hold tokens; a recorded figure
+        over the calls that have it (None when none has)."""
+        part = self._calls[start:stop]
+        out: dict[str, int | None] = {
+            "baseline_tokens": sum(c.baseline_tokens for c in part),
+            "predicted_tokens": sum(c.predicted_tokens for c in part),
+            "tokens": sum(c.tokens for c in part),
+        }
+        rows = [self._recorded[c.call] for c in part if c.kind == "call"]
+        for key, attr in (("recorded_tokens", "recorded"), ("cache_read_input_tokens", "cache_read_tokens"),
+                          ("cache_creation_input_tokens", "cache_creation_tokens")):
+            values = [getattr(r, attr) for r in rows if getattr(r, attr) is not None]
+            out[key] = sum(values) if values else None
+        return out
+
+
 def replay_report(analysis: Analysis, result: Replay, pipeline: list[dict[str, Any]], money: Money | None = None) -> dict[str, Any]:
     """The ``replay --json`` object: per model call, the baseline and the pruned input tokens
     (the totals are sums of the figures shown), and what the file recorded for
     the call (``recorded_tokens`` = input + cache read + cache write, the parts apart, ``ratio`` =
-    recorded / baseline as shown; None where nothing was recorded)."""
-    recorded = {row.call: row for row in call_usage(analysis.view, analysis.table)}
-    fits = {p.call: p.fit for p in predictions(analysis.view, analysis.table)}
+    recorded / baseline as shown; None where nothing was recorded). ``calls`` is a
+    :class:`ReplayRows` (a sequence of dicts)."""
     money_calls, sidechain_calls, money_totals = replay_money(money) if money is not None else ({}, [], {})
-    labels: dict[str | None, str] = {}  # the tokenizer label per model: resolved once, not once per call
-    calls = []
-    for c in result.calls:
-        row = recorded[c.call] if c.kind == "call" else None  # a summary call is not in the file
-        label = labels.get(c.model)
-        if label is None:
-            label = labels[c.model] = tokenizer_label(analysis.table, c.model)
-        calls.append(
-            {
-                "call": c.call,
-                "message_index": c.message_index,
-                "turn": c.turn,
-                "model": c.model,
-                "tokenizer": label,
-                "baseline_tokens": c.baseline_tokens,
-                "not_in_file": c.not_in_file,
-                "not_in_file_how": fits[c.call].how if c.kind == "call" else None,
-                "predicted_tokens": c.predicted_tokens,
-                "tokens": c.tokens,
-                "recorded_tokens": row.recorded if row else None,
-                "input_tokens": row.input_tokens if row else None,
-                "cache_read_input_tokens": row.cache_read_tokens if row else None,
-                "cache_creation_input_tokens": row.cache_creation_tokens if row else None,
-                "ratio": _ratio(row.recorded, c.baseline_tokens) if row else None,
-                "kind": c.kind,
-                "compacted_by": c.compacted_by,
-                **money_calls.get((c.call, c.kind), {}),
-            }
-        )
-    with_usage = [c for c in calls if c["recorded_tokens"] is not None]
-    recorded_total = sum(c["recorded_tokens"] for c in with_usage) if with_usage else None
+    calls = ReplayRows(analysis, result, money_calls)
+    with_usage = [(c, u) for k, c in enumerate(result.calls) if (u := calls.usage(k)) is not None]
+    recorded_total = sum(u.recorded for _, u in with_usage) if with_usage else None
     return {
         "session": session_report(analysis),
         **counting_report(analysis),
@@ -227,12 +263,12 @@ def replay_report(analysis: Analysis, result: Replay, pipeline: list[dict[str, A
         "pipeline": pipeline,
         "fit": next_call(analysis.view, analysis.table).fit.as_dict(),
         "calls": calls,
-        "baseline_total": sum(c["baseline_tokens"] for c in calls),
-        "predicted_total": sum(c["predicted_tokens"] for c in calls),
-        "total": sum(c["tokens"] for c in calls),
+        "baseline_total": sum(c.baseline_tokens for c in result.calls),
+        "predicted_total": sum(c.predicted_tokens for c in result.calls),
+        "total": sum(c.tokens for c in result.calls),
         "savings_pct": round(result.savings_pct, 1),
         "recorded_total": recorded_total,
-        "ratio": _ratio(recorded_total, sum(c["baseline_tokens"] for c in with_usage)),
+        "ratio": _ratio(recorded_total, sum(c.baseline_tokens for c, _ in with_usage)),
         **money_totals,
         **({"sidechain_calls": sidechain_calls} if money is not None else {}),
     }
