@@ -38,7 +38,7 @@ def test_session_strings_stay_inert():
     assert "\x1b" not in text and "\u202e" not in text
 
 
-def test_plan_uses_it_above_long_rows(capsys, tmp_path):
+def test_plan_all_uses_it_above_long_rows(capsys, tmp_path):
     import json
 
     from cli_helpers import run
@@ -48,7 +48,8 @@ def test_plan_uses_it_above_long_rows(capsys, tmp_path):
     for i in range(LONG // 2 + 1):
         lines += [{"role": "user", "content": f"question {i}"}, {"role": "assistant", "content": f"answer {i}"}]
     session.write_text("".join(json.dumps(x) + "\n" for x in lines))
-    code, out, err = run(capsys, "plan", session, "--strategy", "fifo", "--budget", "100")
+    # --all: above LONG rows the table is otherwise cut (tests/test_cli_elide.py)
+    code, out, err = run(capsys, "plan", session, "--strategy", "fifo", "--budget", "100", "--all")
     assert code == 0, err
     dropped = [line for line in out.splitlines() if "dropped by fifo" in line]
     kept = [line for line in out.splitlines() if line.split()[-1:] == ["kept"] and line.split()[0].isdigit()]

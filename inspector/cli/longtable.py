@@ -45,7 +45,8 @@ def _fold(cell: Text, width: int, measure: Console) -> list[Text]:
 
 
 def print_long_table(out: Console, columns: Sequence[Column], rows: Sequence[Sequence[Text]]) -> None:
-    """Print ``rows`` under ``columns``; the last column folds, the others never wrap."""
+    """Print ``rows`` under ``columns``; the last column folds (unless it is right-aligned: a
+    figure), the others never wrap."""
     fixed = columns[:-1]
     widths = [max(cell_len(c.header), cell_len(c.footer.plain) if c.footer else 0) for c in fixed]
     for row in rows:
@@ -62,13 +63,17 @@ def print_long_table(out: Console, columns: Sequence[Column], rows: Sequence[Seq
         for k, col in enumerate(fixed):
             head.append_text(_pad(cells[k], widths[k], col.right))
             head.append("  ")
-        parts = _fold(cells[-1], last, measure)
+        if columns[-1].right:  # a figure: padded to the column's width, never folded
+            parts = [_pad(cells[-1], widest_last, True)]
+        else:
+            parts = _fold(cells[-1], last, measure)
         indent = " " * cell_len(head.plain)
         out_lines = [Text.assemble(head, parts[0])]
         out_lines.extend(Text.assemble(indent, p) for p in parts[1:])
         return out_lines
 
-    widest_last = max([cell_len(columns[-1].header), *(cell_len(r[-1].plain) for r in rows)])
+    widest_last = max([cell_len(columns[-1].header), *(cell_len(r[-1].plain) for r in rows),
+                       cell_len(columns[-1].footer.plain) if columns[-1].footer else 0])
     rule = Text(" " + "─" * (used - 1 + min(last, widest_last)))
     header = line([Text(c.header, style="bold") for c in columns])
     footer = line([c.footer or Text("") for c in columns])

@@ -86,6 +86,9 @@ SUMMARIES = {
 # ------------------------------------------------------------------------------------------
 # parsers
 
+ALL_HELP = ("show every row of the table (above 2,000 {rows} the table sums long stretches up in one row each; "
+            "--json always writes every row)")
+
 
 def _followable() -> str:
     from ..follow_dir import followable_formats
@@ -142,12 +145,14 @@ def _sub_parsers() -> dict[str, Parser]:
     add_strategy_options(p)
     p.add_argument("--at", type=int, metavar="CALL", help="plan the input of model call CALL (1-based; -1 = last); default: the next call")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    p.add_argument("--all", action="store_true", help=ALL_HELP.format(rows="messages"))
     add_calibrate_option(p)
 
     p = new("replay", "Input tokens and cost of every model call, as recorded and under the strategy.")
     add_session_options(p)
     add_strategy_options(p)
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    p.add_argument("--all", action="store_true", help=ALL_HELP.format(rows="calls"))
     add_calibrate_option(p)
     add_money_options(p)
 
@@ -220,7 +225,8 @@ def _show(args: argparse.Namespace, report: dict[str, Any], command: str) -> Non
         return
     from . import render
 
-    getattr(render, f"render_{command}")(report, render.console())
+    every = {"every": True} if getattr(args, "all", False) else {}
+    getattr(render, f"render_{command}")(report, render.console(), **every)
 
 
 def _windowed(settings, analysis, args: argparse.Namespace, preset: str | None = None):

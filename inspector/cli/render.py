@@ -8,6 +8,7 @@ control characters.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from typing import Any
 
 from rich import box
@@ -16,6 +17,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..textsafe import visible
+from .elide import Elided, Shown, hidden, plan_rows_shown, rows_shown
 from .longtable import LONG, Column, print_long_table
 from .safeconsole import SafeConsole
 from ..numbers import usd
@@ -394,7 +396,8 @@ def _pipeline_text(pipeline: list[dict[str, Any]]) -> str:
     return " -> ".join(parts)
 
 
-def render_plan(report: dict[str, Any], out: Console) -> None:
+def render_plan(report: dict[str, Any], out: Console, every: bool = False) -> None:
+    """The plan's table: every row up to LONG, else long runs cut (``every``: all rows)."""
     out.print(_session_line(report))
     out.print(_counting_line(report))
     at = report["at_call"]
@@ -407,7 +410,10 @@ def render_plan(report: dict[str, Any], out: Console) -> None:
         Column("tokens", right=True, footer=N(report["tokens_before"])),
         Column("after", right=True, footer=N(report["tokens_after"])), Column("status"), Column("reason"),
     ]
-    rows = [_plan_row(row) for row in report["messages"]]
+    messages = report["messages"]
+    key = getattr(messages, "run_key", None) or (lambda k: (messages[k]["status"], messages[k]["by"]))
+    shown = list(range(len(messages))) if every else plan_rows_shown(len(messages), key)
+    rows = [_plan_row(messages[k]) if isinstance(k, int) else _elided_plan_row(messages, k) for k in shown]
     if len(rows) > LONG:
         print_long_table(out, columns, rows)
     else:
@@ -419,6 +425,7 @@ def render_plan(report: dict[str, Any], out: Console) -> None:
         for cells in rows:
             table.add_row(*cells)
         out.print(table)
+    _elided_note(shown, len(messages), "message", "plan", out)
     out.print(_totals_text(report))
     for stage in report["stages"]:
         idle = f" ({stage['idle_reason']})" if stage.get("idle_reason") else ""
@@ -439,6 +446,41 @@ def _plan_row(row: dict[str, Any]) -> list[Text]:
         T(row["status"], style),
         T(row["reason"], "dim" if row["status"] == "kept" else style),
     ]
+
+
+def _plan_sums(messages: Sequence[dict[str, Any]], start: int, stop: int) -> tuple[int, int, int | None, int | None]:
+    """Tokens before and after over plan rows ``start:stop``, their first and last message index."""
+    if hasattr(messages, "sums"):  # the report's PlanRows: from the decisions, no row built
+        return messages.sums(start, stop)
+    part = messages[start:stop]
+    indices = [r["index"] for r in part if r["index"] is not None]
+    return (sum(r["tokens"] for r in part), sum(r["tokens_after"] for r in part),
+            indices[0] if indices else None, indices[-1] if indices else None)
+
+
+def _elided_plan_row(messages: Sequence[dict[str, Any]], cut: Elided) -> list[Text]:
+    """One row standing for the plan rows of ``cut``: their token sums and what they share."""
+    tokens, after, first, last = _plan_sums(messages, cut.start, cut.stop)
+    where = f" (#{first:,} to #{last:,})" if first is not None else ""
+    if cut.key is None:
+        status, style, what = "", "dim", "not shown"
+    else:
+        status, by = cut.key
+        style = STATUS_STYLES.get(status, "")
+        what = status + (f" by {by}" if by else "")
+    return [T("…"), T(""), T(""), T(""), N(tokens), N(after), T(status, style),
+            T(f"… {plural(cut.count, 'message')} {what}{where}", style)]
+
+
+def _elided_note(shown: Shown, total: int, word: str, command: str, out: Console) -> None:
+    """The line under a table whose rows were cut: how many, and how to see them all."""
+    cut = hidden(shown)
+    if cut:
+        out.print(Text(
+            f"{cut:,} of {plural(total, word)} are summed up in the rows marked …; "
+            f"{command} --all shows every {word}, --json writes every {word}.",
+            style="dim",
+        ))
 
 
 def _totals_text(report: dict[str, Any]) -> Text:
@@ -480,42 +522,37 @@ def render_violations(violations: dict[str, list[dict[str, Any]]], out: Console,
 # replay and compare
 
 
-def render_replay(report: dict[str, Any], out: Console) -> None:
+def render_replay(report: dict[str, Any], out: Console, every: bool = False) -> None:
+    """The replay's table: every call up to LONG, else its first and last calls (``every``: all)."""
     piped = bool(report["pipeline"])  # without one, "with pipeline" and "saved" would repeat the prediction
     out.print(_session_line(report))
     out.print(_counting_line(report))
     out.print(Text(f"Pipeline: {_pipeline_text(report['pipeline'])}"))
-    table = Table(box=box.SIMPLE_HEAD, show_footer=True)
-    table.add_column(T("call"), justify="right", footer=T("total"))
-    table.add_column(T("msg"), justify="right")
-    table.add_column(T("turn"), justify="right")
-    table.add_column(T("baseline"), justify="right", footer=N(report["baseline_total"]))
-    table.add_column(T("predicted"), justify="right", footer=N(report["predicted_total"]))
+    columns = [Column("call", right=True, footer=T("total")), Column("msg", right=True), Column("turn", right=True),
+               Column("baseline", right=True, footer=N(report["baseline_total"])),
+               Column("predicted", right=True, footer=N(report["predicted_total"]))]
     if piped:
-        table.add_column(T("with pipeline"), justify="right", footer=N(report["total"]))
-        table.add_column(T("saved"), justify="right", footer=N(report["predicted_total"] - report["total"]))
+        columns += [Column("with pipeline", right=True, footer=N(report["total"])),
+                    Column("saved", right=True, footer=N(report["predicted_total"] - report["total"]))]
     recorded = report.get("recorded_total") is not None
     if recorded:
-        table.add_column(T("recorded"), justify="right", footer=N(report["recorded_total"]))
-        table.add_column(T("cache read"), justify="right")
-        table.add_column(T("cache write"), justify="right")
-        table.add_column(T("ratio"), justify="right", footer=R(report["ratio"]))
-    for c in report["calls"]:
-        if c.get("kind") == "summary":  # the summarisation call a compaction adds
-            first = T(f"summary before {c['call']:,}")
-        elif c.get("compacted_by"):
-            first = T(f"{c['call']:,} (compacted)")
-        else:
-            first = N(c["call"])
-        cells = [first, N(c["message_index"]), N(c["turn"]), N(c["baseline_tokens"]), N(c["predicted_tokens"])]
-        if piped:
-            saved = c["predicted_tokens"] - c["tokens"]
-            cells += [N(c["tokens"]), N(saved, "green" if saved > 0 else "")]
-        if recorded:
-            cells += [D(c["recorded_tokens"]), D(c["cache_read_input_tokens"]), D(c["cache_creation_input_tokens"]),
-                      R(c["ratio"])]
-        table.add_row(*cells)
-    out.print(table)
+        columns += [Column("recorded", right=True, footer=N(report["recorded_total"])),
+                    Column("cache read", right=True), Column("cache write", right=True),
+                    Column("ratio", right=True, footer=R(report["ratio"]))]
+    calls = report["calls"]
+    shown = list(range(len(calls))) if every else rows_shown(len(calls))
+    rows = [_replay_row(calls[k], piped, recorded) if isinstance(k, int) else _elided_replay_row(calls, k, piped, recorded)
+            for k in shown]
+    if len(rows) > LONG:
+        print_long_table(out, columns, rows)
+    else:
+        table = Table(box=box.SIMPLE_HEAD, show_footer=True)
+        for col in columns:
+            table.add_column(T(col.header), justify="right" if col.right else "left", **({"footer": col.footer} if col.footer else {}))
+        for cells in rows:
+            table.add_row(*cells)
+        out.print(table)
+    _elided_note(shown, len(calls), "call", "replay", out)
     fit = report["fit"]
     out.print(Text("baseline = our count of what the file shows was sent before the call; predicted = baseline + what "
                    "the file does not show, fitted on the usage recorded for earlier calls only"
@@ -528,6 +565,49 @@ def render_replay(report: dict[str, Any], out: Console) -> None:
         summary += f" -> {report['total']:,}, saving {report['savings_pct']:.1f}%"
     out.print(Text(summary + "."))
     render_replay_money(report, out)
+
+
+def _replay_row(c: dict[str, Any], piped: bool, recorded: bool) -> list[Text]:
+    if c.get("kind") == "summary":  # the summarisation call a compaction adds
+        first = T(f"summary before {c['call']:,}")
+    elif c.get("compacted_by"):
+        first = T(f"{c['call']:,} (compacted)")
+    else:
+        first = N(c["call"])
+    cells = [first, N(c["message_index"]), N(c["turn"]), N(c["baseline_tokens"]), N(c["predicted_tokens"])]
+    if piped:
+        saved = c["predicted_tokens"] - c["tokens"]
+        cells += [N(c["tokens"]), N(saved, "green" if saved > 0 else "")]
+    if recorded:
+        cells += [D(c["recorded_tokens"]), D(c["cache_read_input_tokens"]), D(c["cache_creation_input_tokens"]),
+                  R(c["ratio"])]
+    return cells
+
+
+_REPLAY_SUMS = ("baseline_tokens", "predicted_tokens", "tokens", "recorded_tokens", "cache_read_input_tokens",
+                "cache_creation_input_tokens")
+
+
+def _replay_sums(calls: Sequence[dict[str, Any]], start: int, stop: int) -> dict[str, int | None]:
+    """The token figures of calls ``start:stop`` summed (recorded ones over the calls that have them)."""
+    if hasattr(calls, "sums"):  # the report's ReplayRows: from the replay, no row built
+        return calls.sums(start, stop)
+    part = calls[start:stop]
+    values = {key: [c[key] for c in part if c[key] is not None] for key in _REPLAY_SUMS}
+    return {key: sum(v) if v else None for key, v in values.items()}
+
+
+def _elided_replay_row(calls: Sequence[dict[str, Any]], cut: Elided, piped: bool, recorded: bool) -> list[Text]:
+    """One row standing for the calls of ``cut``: their sums (recorded: of the calls that have it)."""
+    total = _replay_sums(calls, cut.start, cut.stop)
+    cells = [T("…"), T(""), T(""), N(total["baseline_tokens"]), N(total["predicted_tokens"])]
+    if piped:
+        saved = total["predicted_tokens"] - total["tokens"]
+        cells += [N(total["tokens"]), N(saved, "green" if saved > 0 else "")]
+    if recorded:
+        cells += [D(total["recorded_tokens"]), D(total["cache_read_input_tokens"]),
+                  D(total["cache_creation_input_tokens"]), T("")]
+    return cells
 
 
 def render_compare(report: dict[str, Any], out: Console) -> None:

@@ -406,18 +406,22 @@ class Plan:
             return _new_tuple(Decision, (i, status[i], totals[i], after[i], by[i], text))
 
         with gc_paused():
-            out: list[Decision] = []
-            next_source = 0
-            for slot in self.sequence:
-                if type(slot) is int:
-                    while next_source <= slot:
-                        out.append(one(next_source))
-                        next_source += 1
-                else:
-                    out.append(Decision(None, Status.INSERTED, 0, slot.tokens, slot.by, slot.reason))
-            while next_source < self.stop:
-                out.append(one(next_source))
-                next_source += 1
+            return [one(x) if type(x) is int else Decision(None, Status.INSERTED, 0, x.tokens, x.by, x.reason)
+                    for x in self.order()]
+
+    def order(self) -> list[int | Inserted]:
+        """The request in order: each message index the call saw, and each inserted message
+        where it is sent (what :meth:`decisions` describes, without building a decision)."""
+        out: list[int | Inserted] = []
+        next_source = 0
+        for slot in self.sequence:
+            if type(slot) is int:
+                if slot >= next_source:
+                    out.extend(range(next_source, slot + 1))
+                    next_source = slot + 1
+            else:
+                out.append(slot)
+        out.extend(range(next_source, self.stop))
         return out
 
     def messages_after(self) -> list[Message]:
