@@ -56,8 +56,8 @@ def message_preview(message: Message, width: int = 60) -> str:
             parts.append(("error: " if block.is_error else "") + block.text)
         elif isinstance(block, ImageBlock):
             parts.append(f"[image {block.media_type or ''}]".replace(" ]", "]"))
-        elif isinstance(block, ThinkingBlock):
-            parts.append("(thinking)")
+        elif isinstance(block, ThinkingBlock) and (not parts or parts[-1] != "(thinking)"):
+            parts.append("(thinking)")  # a run of thought parts (Gemini writes several) reads as one
         if sum(len(p) for p in parts) > width * 2:
             break
     return preview(" ".join(parts), width)

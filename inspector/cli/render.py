@@ -431,6 +431,12 @@ def render_plan(report: dict[str, Any], out: Console, every: bool = False) -> No
         idle = f" ({stage['idle_reason']})" if stage.get("idle_reason") else ""
         out.print(Text(f"  {stage['strategy']}: {stage['tokens_before']:,} -> {stage['tokens_after']:,}{idle}", style="dim"))
     render_violations(report["violations"], out)
+    pending = report.get("pending_tool_call")
+    if pending:
+        out.print(Text(
+            f"The session ends with a tool call still running (message #{pending['message']}: {', '.join(pending['ids'])}): "
+            f"the next request waits for its result. --at {pending['last_recorded_call']} plans the last recorded call.",
+            style="yellow"))
 
 
 def _plan_row(row: dict[str, Any]) -> list[Text]:
