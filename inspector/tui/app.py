@@ -779,9 +779,9 @@ class InspectorApp(ViewActions, App[int]):
             short_facts = f"{pipeline} · {self.format_name} · {messages} · preparing…"
         else:
             turns = sum(1 for t in view.turns if t.number > 0)
-            facts = (f"{self.format_name} · {len(view):,} messages · {turns} turns · {len(view.calls)} model calls"
+            facts = (f"{self.format_name} · {len(view):,} messages · {turns:,} turns · {len(view.calls):,} model calls"
                      f" · {pipeline}")
-            short_facts = f"{pipeline} · {self.format_name} · {len(view):,} messages · {len(view.calls)} calls"
+            short_facts = f"{pipeline} · {self.format_name} · {len(view):,} messages · {len(view.calls):,} calls"
         if self.search.term:
             facts += f" · search: {self.search.term!r}"
             short_facts += f" · search: {self.search.term!r}"
