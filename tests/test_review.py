@@ -11,3 +11,38 @@ def test_a_session_without_a_cache_says_so_not_a_minimum_of_2_to_the_62():
     assert policy_for(None, None) is NO_CACHE
     assert NO_CACHE.label == "none (nothing is read from a provider cache)"
     assert policy_for("anthropic", "claude-sonnet-4-5", breakpoints=False).label == NO_CACHE.label
+
+
+CODEX = "/work/shared/real_sessions/codex/agentcmd_rollout-2025-09-25T15-12-14-019982b8-3422-79e0-8b3b-05abaf4f3c3e.jsonl"
+
+
+def _viewer_preset_settings(session, name):
+    from inspector.tui.state import PipelineState, available_presets, fit_to_session
+
+    preset = next(p for p in available_presets() if p.name == name)
+    return PipelineState.initial().apply_preset(fit_to_session(preset, session)).settings
+
+
+def test_the_viewer_gives_a_preset_the_window_the_commands_give_it():
+    # compare --presets on a Codex rollout (recorded window 258,400) planned gemini-cli with its
+    # compression at 50% of 258,400, the viewer's compare screen at 50% of the preset's own
+    # 1,048,576: 22.1M vs 35.3M replayed tokens for the same preset on entiregraph_codex0.136.0
+    # (the commands' rule is with_session_window)
+    from inspector import load
+    from inspector.analysis.window import strategy_window, with_session_window
+    from inspector.presets import resolve
+
+    session = load(CODEX)
+    assert strategy_window(session) == 258_400
+    for name in ("gemini-cli", "claude-code", "opencode", "codex"):
+        _, _, settings = resolve(name)
+        cli = with_session_window(settings, session, set(), None, name)
+        assert _viewer_preset_settings(session, name).context_window == cli.context_window == 258_400, name
+
+
+def test_a_preset_keeps_its_own_window_where_the_session_names_no_known_model():
+    from inspector.model import Message, Session, TextBlock
+
+    session = Session(format="jsonl", messages=[Message(index=0, role="user", content=[TextBlock(text="hi")])])
+    assert _viewer_preset_settings(session, "gemini-cli").context_window == 1_048_576
+
