@@ -46,3 +46,23 @@ def test_a_preset_keeps_its_own_window_where_the_session_names_no_known_model():
     session = Session(format="jsonl", messages=[Message(index=0, role="user", content=[TextBlock(text="hi")])])
     assert _viewer_preset_settings(session, "gemini-cli").context_window == 1_048_576
 
+
+def _fleet_text(savings) -> str:
+    from rich.console import Console
+
+    from inspector.cli.fleet import render_fleet
+
+    report = {"sessions": 1, "messages": 2, "model_calls": 1, "tokens": 10, "dataset": "/tmp/ds",
+              "run": {"processed": 1, "skipped": 0, "errors": []}, "context_distribution": {"sessions": 1},
+              "top_tools": [], "unused_fields": [], "validity": {"sessions_invalid_openai": 0}, "savings": savings}
+    out = Console(record=True, width=200)
+    render_fleet(report, out)
+    return out.export_text()
+
+
+def test_fleet_says_money_columns_are_empty_only_when_they_are():
+    # fleet on priced Claude Code and Codex sessions printed saving_usd figures and under them
+    # "Money columns stay empty until prices are known."
+    row = {"strategy": "fifo", "sessions": 1, "baseline_tokens": 10, "tokens": 8, "saving": 2, "saving_pct": 20.0}
+    assert "Money columns stay empty" not in _fleet_text([{**row, "saving_usd": -0.3}])
+    assert "Money columns stay empty until prices are known." in _fleet_text([{**row, "saving_usd": None}])
