@@ -15,8 +15,10 @@ plan each call on its own (O(calls x messages), in forked processes when asked).
 
 Every planned call also records how many leading tokens of its request repeat the previous
 call's (``shared_tokens``, :mod:`inspector.analysis.requests`): what :mod:`inspector.analysis.money`
-prices, so money never plans a call of its own. A fast path has no plans (``shared_tokens`` is
-None); ``shared=True`` plans every call instead.
+prices, so money never plans a call of its own. A fast path has no plans: where its decisions
+have layouts (:mod:`inspector.strategies.layouts`) the shared prefix comes from those, in about
+one pass too; where they have none ``shared_tokens`` is None, and ``shared=True`` plans every
+call instead.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from ..units import SessionView
 from .baseline import baseline_tokens, resent_reasoning
 from .compaction import compacting, replay_compacting
 from .context import recorded_input
-from .requests import RequestChain
+from .requests import LayoutChain, RequestChain
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,8 +129,14 @@ def replay(
     baselines, predicted, hidden = facts.baselines, facts.predicted, facts.hidden
     if compacting(names):  # the history after a compaction is a state: replay call by call
         return _replay_compacting(view, table, names, settings, numbers, progress, predicted, hidden, shared)
-    fast = replay_tokens(view, table, names, settings, hidden, numbers) if names and not shared else None
+    fast = replay_tokens(view, table, names, settings, hidden, numbers) if names else None
     shares: list[int | None] = [None] * len(numbers)
+    if fast is not None:
+        found = _fast_shares(view, table, names, settings, facts, numbers)
+        if found is not None:
+            shares = found
+        elif shared:  # a fast path with no layouts: plan every call for its shared prefix
+            fast = None
     if not names or fast is not None:
         tokens = fast if fast is not None else [predicted[n - 1].predicted_tokens for n in numbers]
         if progress is not None:
@@ -150,6 +158,33 @@ def replay(
         p = predicted[n - 1]
         out.calls.append(CallReplay(n, call.message_index, call.turn, baselines[n - 1], facts.recorded[n - 1], t,
                                     p.predicted_tokens, p.model, shared_tokens=s))
+    return out
+
+
+def _fast_shares(view, table, names, settings, facts: CallFacts, numbers: Sequence[int]) -> list[int | None] | None:
+    """Each call's ``shared_tokens`` from the layouts of the fast path
+    (:class:`.requests.LayoutChain`); the calls whose layout (or whose previous call's) is not
+    known are planned, both of them, as :class:`.requests.RequestChain` needs. None: the
+    pipeline's fast path has no layouts."""
+    from ..strategies.layouts import replay_layouts
+
+    wanted = sorted({*numbers, *(n - 1 for n in numbers if n > 1)})
+    got = replay_layouts(view, table, names, settings, facts.hidden, wanted)
+    if got is None:
+        return None
+    f, layouts = got
+    chain = LayoutChain(view, table, f, [p.not_in_file for p in facts.predicted])
+    planned = RequestChain(view, table)
+    out: list[int | None] = []
+    for n in numbers:
+        if n == 1:
+            out.append(0)
+        elif layouts[n - 1] is not None and layouts[n] is not None:
+            out.append(chain.shared(n, layouts[n - 1], layouts[n]))
+        else:
+            if planned.last_call != n - 1:
+                _pipeline_tokens(view, table, names, settings, n - 1, facts.hidden[n - 2], planned)
+            out.append(_pipeline_tokens(view, table, names, settings, n, facts.hidden[n - 1], planned)[1])
     return out
 
 

@@ -172,15 +172,21 @@ def _fifo(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int | None
     return f.ns_prefix[f.ns_index[k - 1] + 1] if k > 0 else 0
 
 
-def _window_turns(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
+def _window_turns_span(f: Facts, s: Settings, turn: int) -> tuple[int, int]:
+    """The index run whose non-system messages the turns window drops (empty: ``lo >= hi``)."""
     if turn < 1 or 1 not in f.turn_start:
-        return 0
+        return 0, 0
     oldest = max(turn - max(s.window_turns, 1) + 1, 1)
-    first, limit = f.turn_start[1], f.turn_start.get(oldest, 0)
+    return f.turn_start[1], f.turn_start.get(oldest, 0)
+
+
+def _window_turns(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
+    first, limit = _window_turns_span(f, s, turn)
     return f.ns_prefix[limit] - f.ns_prefix[first] if limit > first else 0
 
 
-def _window_messages(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
+def _window_messages_cut(f: Facts, s: Settings, stop: int, turn: int) -> int:
+    """The messages window drops every non-system message before this index."""
     length = f.ns_count[stop]
     window = s.window_messages
     if length <= window:
@@ -191,7 +197,11 @@ def _window_messages(f: Facts, s: Settings, stop: int, turn: int, total: int) ->
         p = current
     else:
         p = min(f.ns_count[f.next_plain_user[f.ns_index[p]]], current)
-    return f.ns_prefix[f.ns_index[p]] if p < length else f.ns_prefix[stop]
+    return f.ns_index[p] if p < length else stop
+
+
+def _window_messages(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
+    return f.ns_prefix[_window_messages_cut(f, s, stop, turn)]
 
 
 def _sliding_window(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
@@ -217,13 +227,14 @@ class _StrandsFacts:
         self.ok = not any(u and calls[i] for i, u in enumerate(user))
 
 
-def _strands(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
+def _strands_cut(f: Facts, s: Settings, stop: int) -> int:
+    """strands_sliding_window drops every non-system message before this index."""
     length = f.ns_count[stop]
     size = s.window_messages
     if length <= size:
         return 0
     if size == 0:
-        return f.ns_prefix[stop]
+        return stop
     sf = _derived(f, "strands", _StrandsFacts)
     first = f.ns_index[length - size]
     j = sf.next_user[first]
@@ -231,7 +242,11 @@ def _strands(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
         j = sf.next_call[first]
         if j >= stop or f.ns_index[f.ns_count[j] + 1] >= stop:
             return 0
-    return f.ns_prefix[j]
+    return j
+
+
+def _strands(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
+    return f.ns_prefix[_strands_cut(f, s, stop)]
 
 
 def _trim_cut(f: Facts, s: Settings, stop: int) -> tuple[int, int, int] | None:
@@ -308,31 +323,51 @@ def _full_working(f: Facts, s: Settings) -> Working:
                    [None] * n, [None] * n)
 
 
-def _transform_savings(f: Facts, s: Settings, name: str) -> list[int]:
+def transform_run(f: Facts, s: Settings, name: str, key: str) -> Working:
+    """One run of strategy ``name``'s own code over the whole session, kept under ``key`` (which
+    names the settings it reads): what a per-message transform does to each message."""
+
+    def make(f: Facts) -> Working:
+        w = _full_working(f, s)
+        STRATEGIES[name].apply(w)
+        return w
+
+    return _derived(f, "run:" + key, make)
+
+
+def _transform_savings(f: Facts, s: Settings, name: str, key: str) -> list[int]:
     """Prefix sums of what strategy ``name`` saves on each message, read off one run of its own
-    code over the whole session: for strategies that edit each message on its own facts."""
-    w = _full_working(f, s)
-    STRATEGIES[name].apply(w)
+    code over the whole session (:func:`transform_run`): for strategies that edit each message
+    on its own facts."""
+    w = transform_run(f, s, name, key)
     totals = f.table.totals
     return _prefix([totals[i] - (w.tokens[i] if w.live[i] else 0) for i in range(f.n)])
 
 
 def _truncation(f: Facts, s: Settings) -> list[int]:
     """Prefix sums of what truncate_results saves on each message (its own code, run once)."""
-    key = f"truncate:{s.max_result_tokens}:{s.truncate_unit}"
-    return _derived(f, key, lambda f: _transform_savings(f, s, "truncate_results"))
+    key = truncation_key(s)
+    return _derived(f, key, lambda f: _transform_savings(f, s, "truncate_results", key))
+
+
+def truncation_key(s: Settings) -> str:
+    return f"truncate:{s.max_result_tokens}:{s.truncate_unit}"
 
 
 def _truncate_results(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
     return _truncation(f, s)[stop]
 
 
+def thinking_limit(f: Facts, s: Settings, stop: int, turn: int) -> int:
+    """thinking_prune edits the messages before this index (the turns it keeps are after it)."""
+    first_kept = max(turn - s.thinking_keep_turns + 1, 0)
+    return min(f.turn_start.get(first_kept, 0), stop) if first_kept > 0 else 0
+
+
 def _thinking_prune(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
-    keep = s.thinking_keep_turns
-    first_kept = max(turn - keep + 1, 0)
-    limit = min(f.turn_start.get(first_kept, 0), stop) if first_kept > 0 else 0
+    key = f"thinking:{s.thinking_keep_turns}"
     # run at the last turn, the whole scope of any call (limit grows with the turn) is edited
-    return _derived(f, f"thinking:{keep}", lambda f: _transform_savings(f, s, "thinking_prune"))[limit]
+    return _derived(f, key, lambda f: _transform_savings(f, s, "thinking_prune", key))[thinking_limit(f, s, stop, turn)]
 
 
 class _Observations:
@@ -345,7 +380,7 @@ class _Observations:
         results = [i for i in range(f.n) if view.result_ids[i] and (first_user is None or i > first_user)]
         self.positions = results
         self.ok = first_user is None or not any(view.result_ids[i] for i in range(first_user))
-        saved = _transform_savings(f, s.model_copy(update={"observations_keep": 0, "polling": 1}), "last_n_observations")
+        saved = _transform_savings(f, s.model_copy(update={"observations_keep": 0, "polling": 1}), "last_n_observations", "observations")
         self.savings = _prefix([saved[i + 1] - saved[i] for i in results])
 
 
@@ -794,13 +829,17 @@ def _single(name: str, s: Settings) -> Saving | None:
 _AFTER_TRUNCATION = ("fifo", "sliding_window", "strands_sliding_window", "tool_pruning", "trim_messages")
 
 
-def _truncated_then(then: Saving, s: Settings) -> Saving:
-    key = f"after-truncation:{s.max_result_tokens}:{s.truncate_unit}"
+def truncated_facts(f: Facts, s: Settings) -> Facts:
+    """The :class:`Facts` of the session as a stage after truncate_results sees it."""
+    cut = _truncation(f, s)
+    return _derived(f, "after-" + truncation_key(s),
+                    lambda f: Facts(f.view, f.table, [t - (cut[i + 1] - cut[i]) for i, t in enumerate(f.totals)]))
 
+
+def _truncated_then(then: Saving, s: Settings) -> Saving:
     def saving(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int | None:
         cut = _truncation(f, s)
-        truncated = _derived(f, key, lambda f: Facts(f.view, f.table, [t - (cut[i + 1] - cut[i]) for i, t in enumerate(f.totals)]))
-        after = then(truncated, s, stop, turn, total - cut[stop])
+        after = then(truncated_facts(f, s), s, stop, turn, total - cut[stop])
         return None if after is None else cut[stop] + after
 
     return saving

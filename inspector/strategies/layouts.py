@@ -1,0 +1,362 @@
+"""Layouts: what a fast path's decision at one call does to each message, as a few index runs.
+
+The incremental replay (:mod:`.incremental`) finds each call's total from cut points; the
+prompt-cache model also needs how many leading tokens a call's request shares with the previous
+call's (:mod:`inspector.analysis.requests`), which depends on where the two decisions first
+differ. A :data:`Layout` says it in O(1) size: sorted disjoint runs ``(lo, hi, op)`` of message
+indices, each treated by one :data:`Op` ``(drop, edit)``: the messages of the run that mask
+``drop`` names are dropped ("ns": non-system, "all", "pruned": what tool_pruning drops in an
+earlier turn), the rest are sent as the per-message transform ``edit`` leaves them (read off one
+run of the strategy's own code, :func:`.incremental.transform_run`); messages outside every run
+are sent as they are. Each message's request-piece key and tokens under an op are per-session
+arrays (:class:`Layouts`), so two calls' first difference is found per run pair, not per message.
+
+Fast paths without a layout (the decisions inside the current turn, clearing, masking,
+observations, summaries) give None: the caller plans those calls. The property test
+(tests/test_incremental_replay.py) checks every layout's shared prefix against the plans.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Callable, Hashable, Iterator, Sequence
+from typing import Optional
+
+from .incremental import (
+    Facts, _fifo_cut, _strands_cut, _trim_cut, _truncation, _window_messages_cut, _window_turns_span, thinking_limit,
+    transform_run, truncated_facts, truncation_key,
+)
+from .params import SettingsBase as Settings
+
+Op = tuple[Optional[str], Optional[str]]  # (drop mask, edit key)
+Segment = tuple[int, int, Op]
+Layout = tuple[Segment, ...]
+#: ``layout(facts, settings, stop, turn, total)``: the call's layout, None when it has none.
+LayoutFn = Callable[[Facts, Settings, int, int, int], "Layout | None"]
+
+PLAIN: Op = (None, None)
+
+
+def _drops(lo: int, hi: int, mask: str) -> Layout:
+    return ((lo, hi, (mask, None)),) if hi > lo else ()
+
+
+def _fifo(f: Facts, s: Settings, stop: int, turn: int, total: int) -> Layout | None:
+    k = _fifo_cut(f, s, stop, turn, total)
+    if k is None:
+        return None
+    return _drops(0, f.ns_index[k - 1] + 1, "ns") if k > 0 else ()
+
+
+def _sliding_window(f: Facts, s: Settings, stop: int, turn: int, total: int) -> Layout:
+    if s.window_mode == "turns":
+        return _drops(*_window_turns_span(f, s, turn), "ns")
+    return _drops(0, _window_messages_cut(f, s, stop, turn), "ns")
+
+
+def _strands(f: Facts, s: Settings, stop: int, turn: int, total: int) -> Layout:
+    return _drops(0, _strands_cut(f, s, stop), "ns")
+
+
+def _trim_messages(f: Facts, s: Settings, stop: int, turn: int, total: int) -> Layout:
+    cut = _trim_cut(f, s, stop)
+    if cut is None:
+        return ()
+    lo, _, kept_from = cut
+    return _drops(kept_from, stop, "all") if s.trim_strategy == "first" else _drops(lo, kept_from, "all")
+
+
+def _pruned_turns(f: Facts, first: int, turn: int) -> Layout:
+    """tool_pruning's drops in turns ``first .. turn - 1``."""
+    if turn < 1 or first >= turn:
+        return ()
+    return _drops(f.turn_start[first], f.turn_start[turn], "pruned")
+
+
+def _tool_pruning(f: Facts, s: Settings, stop: int, turn: int, total: int) -> Layout:
+    return _pruned_turns(f, 1, turn)
+
+
+def _truncate_results(f: Facts, s: Settings, stop: int, turn: int, total: int) -> Layout:
+    key = truncation_key(s)
+    transform_run(f, s, "truncate_results", key)
+    return ((0, stop, (None, key)),) if stop else ()
+
+
+def _thinking_prune(f: Facts, s: Settings, stop: int, turn: int, total: int) -> Layout:
+    key = f"thinking:{s.thinking_keep_turns}"
+    transform_run(f, s, "thinking_prune", key)
+    limit = thinking_limit(f, s, stop, turn)
+    return ((0, limit, (None, key)),) if limit else ()
+
+
+def _pruned_then_window(f: Facts, s: Settings, stop: int, turn: int, total: int) -> Layout:
+    if turn < 1:
+        return ()
+    oldest = max(turn - max(s.window_turns, 1) + 1, 1)
+    return _drops(*_window_turns_span(f, s, turn), "ns") + _pruned_turns(f, oldest, turn)
+
+
+def _under(edit: str, layout: Layout, stop: int) -> Layout:
+    """``layout`` with every message it does not drop edited by ``edit`` (a transform applied
+    first, to the whole history)."""
+    out: list[Segment] = []
+    at = 0
+    for lo, hi, (drop, _) in layout:
+        if lo > at:
+            out.append((at, lo, (None, edit)))
+        out.append((lo, hi, (drop, edit)))
+        at = hi
+    if stop > at:
+        out.append((at, stop, (None, edit)))
+    return tuple(out)
+
+
+def _truncated_then(then: LayoutFn) -> LayoutFn:
+    def layout(f: Facts, s: Settings, stop: int, turn: int, total: int) -> Layout | None:
+        key = truncation_key(s)
+        transform_run(f, s, "truncate_results", key)
+        cut = _truncation(f, s)
+        inner = then(truncated_facts(f, s), s, stop, turn, total - cut[stop])
+        return None if inner is None else _under(key, inner, stop)
+
+    return layout
+
+
+def _pruned_then_truncated(f: Facts, s: Settings, stop: int, turn: int, total: int) -> Layout:
+    key = truncation_key(s)
+    transform_run(f, s, "truncate_results", key)
+    return _under(key, _pruned_turns(f, 1, turn), stop)
+
+
+_SINGLE: dict[str, LayoutFn] = {
+    "fifo": _fifo,
+    "sliding_window": _sliding_window,
+    "strands_sliding_window": _strands,
+    "trim_messages": _trim_messages,
+    "tool_pruning": _tool_pruning,
+    "truncate_results": _truncate_results,
+    "thinking_prune": _thinking_prune,
+}
+
+
+def layout_fn(names: tuple[str, ...]) -> LayoutFn | None:
+    """The layout of pipeline ``names``' fast path (whose preconditions the caller checked), or
+    None where its decisions have none."""
+    if len(names) == 1:
+        return _SINGLE.get(names[0])
+    if names == ("tool_pruning", "truncate_results"):
+        return _pruned_then_truncated
+    if names == ("tool_pruning", "sliding_window"):
+        return _pruned_then_window
+    if len(names) == 2 and names[0] == "truncate_results" and names[1] in _SINGLE:
+        return _truncated_then(_SINGLE[names[1]])
+    return None
+
+
+class _OpArrays:
+    """One op's per-message facts: request-piece key (None: dropped), prefix sums of the tokens
+    sent and of the reasoning of the messages sent, and the next message sent at or after j."""
+
+    __slots__ = ("keys", "sent", "reasoning", "next_kept")
+
+    def __init__(self, f: Facts, op: Op, reasoning: list[int]) -> None:
+        n = f.n
+        drop, edit = op
+        mask = _mask(f, drop)
+        w = f.__dict__["_derived"]["run:" + edit] if edit is not None else None
+        totals = f.table.totals
+        keys: list[Hashable | None] = list(range(n))
+        tokens = list(totals[:n])
+        if w is not None:
+            for i, edits in w.edits.items():
+                keys[i] = message_key(i, edits)
+            tokens = [t if live else 0 for t, live in zip(w.tokens, w.live)]
+            for i in range(n):
+                if not w.live[i]:
+                    keys[i] = None
+        if mask is not None:
+            for i in range(n):
+                if mask[i]:
+                    keys[i] = None
+                    tokens[i] = 0
+        self.keys = keys
+        self.sent = _prefix(tokens)
+        self.reasoning = _prefix([r if k is not None else 0 for r, k in zip(reasoning, keys)])
+        nxt, out = n, [n] * (n + 1)
+        for j in range(n - 1, -1, -1):
+            if keys[j] is not None:
+                nxt = j
+            out[j] = nxt
+        self.next_kept = out
+
+
+def message_key(i: int, edits) -> Hashable:
+    """The request-piece key of kept message ``i`` with block ``edits``: the index, with the
+    edits that change what is sent as we count it."""
+    changes = tuple((e.block, e.kind, e.tokens_after) for e in edits if _changes(e))
+    return (i, changes) if changes else i
+
+
+def _changes(edit) -> bool:
+    """Whether an edit changes what is sent as we count it: removing a block we count as 0
+    tokens (Claude Code writes a thinking block's signature only) leaves the request as replay
+    counts it, and so leaves its cached prefix."""
+    return edit.tokens_before != edit.tokens_after or (edit.text is not None and edit.kind != "remove")
+
+
+def _mask(f: Facts, drop: str | None) -> list[bool] | None:
+    if drop is None:
+        return None
+    view = f.view
+    if drop == "all":
+        return [True] * f.n
+    if drop == "ns":
+        return [r != "system" for r in view.roles]
+    assert drop == "pruned"
+    out = [False] * f.n
+    roles = view.roles
+    for t in view.turns:
+        if t.number:
+            for i in range(t.start, t.stop):
+                out[i] = i != t.user_index and i != t.final_index and roles[i] != "system"
+    return out
+
+
+def _prefix(values: list[int]) -> list[int]:
+    out = [0] * (len(values) + 1)
+    running = 0
+    for i, v in enumerate(values):
+        running += v
+        out[i + 1] = running
+    return out
+
+
+class Layouts:
+    """The per-session arrays of every op the layouts of one replay use, built on first use.
+    ``reasoning[i]``: the reasoning tokens re-sent before message ``i`` when it is in a call's
+    re-sent window (the reasoning its model call produced; 0 for other messages)."""
+
+    def __init__(self, f: Facts, reasoning: list[int]) -> None:
+        self.f, self.n, self.reasoning = f, f.n, reasoning
+        self._ops: dict[Op, _OpArrays] = {}
+        self._pairs: dict[tuple[Op, Op], list[int]] = {}
+
+    def op(self, op: Op) -> _OpArrays:
+        arrays = self._ops.get(op)
+        if arrays is None:
+            arrays = self._ops[op] = _OpArrays(self.f, op, self.reasoning)
+        return arrays
+
+    def runs(self, layout: Layout, stop: int) -> Iterator[Segment]:
+        """``layout``'s runs within ``[0, stop)`` with the plain gaps between them."""
+        at = 0
+        for lo, hi, op in layout:
+            if lo >= stop:
+                break
+            if lo > at:
+                yield at, lo, PLAIN
+            hi = min(hi, stop)
+            if hi > lo:
+                yield lo, hi, op
+            at = max(at, hi)
+        if stop > at:
+            yield at, stop, PLAIN
+
+    def first_difference(self, a: Layout, b: Layout, stop: int) -> int:
+        """The first message index below ``stop`` whose key differs under ``a`` and ``b``
+        (``stop`` when none does)."""
+        ra, rb = list(self.runs(a, stop)), list(self.runs(b, stop))
+        i = j = 0
+        at = 0
+        while i < len(ra) and j < len(rb):
+            lo_a, hi_a, op_a = ra[i]
+            lo_b, hi_b, op_b = rb[j]
+            end = min(hi_a, hi_b)
+            if op_a != op_b:
+                d = self._next_difference(op_a, op_b)[at]
+                if d < end:
+                    return d
+            at = end
+            if hi_a == end:
+                i += 1
+            if hi_b == end:
+                j += 1
+        return stop
+
+    def _next_difference(self, a: Op, b: Op) -> list[int]:
+        out = self._pairs.get((a, b))
+        if out is None:
+            ka, kb = self.op(a).keys, self.op(b).keys
+            n = self.n
+            out = [n] * (n + 1)
+            nxt = n
+            for j in range(n - 1, -1, -1):
+                if ka[j] != kb[j]:
+                    nxt = j
+                out[j] = nxt
+            self._pairs[(a, b)] = self._pairs[(b, a)] = out
+        return out
+
+    def sent(self, layout: Layout, stop: int, lo_reasoning: int) -> tuple[int, int]:
+        """``(tokens, reasoning)``: the tokens of the messages ``layout`` sends below ``stop``
+        and the reasoning re-sent before those at or after ``lo_reasoning``."""
+        tokens = reasoning = 0
+        for lo, hi, op in self.runs(layout, stop):
+            arrays = self.op(op)
+            tokens += arrays.sent[hi] - arrays.sent[lo]
+            a = max(lo, lo_reasoning)
+            if hi > a:
+                reasoning += arrays.reasoning[hi] - arrays.reasoning[a]
+        return tokens, reasoning
+
+    def pieces(self, layout: Layout, stop: int, start: int, window: tuple[int, int], with_reasoning: Sequence[int]):
+        """The request pieces (:func:`inspector.analysis.requests.request_pieces`) of the
+        messages from ``start`` on, then the reasoning of the dropped messages of the re-sent
+        ``window`` (a message index run); ``with_reasoning``: the sorted indices of the messages
+        whose reasoning is re-sent. Lazy: a comparison reads only as far as it matches."""
+        reasoning = self.reasoning
+        w_lo, w_hi = window
+        for lo, hi, op in self.runs(layout, stop):
+            if hi <= start:
+                continue
+            arrays = self.op(op)
+            keys, sent, nxt = arrays.keys, arrays.sent, arrays.next_kept
+            i = nxt[max(lo, start)]
+            while i < hi:
+                if reasoning[i] and w_lo <= i < w_hi:
+                    yield ("reasoning", i), reasoning[i]
+                yield keys[i], sent[i + 1] - sent[i]
+                i = nxt[i + 1]
+        for k in range(bisect_left(with_reasoning, w_lo), bisect_left(with_reasoning, w_hi)):
+            i = with_reasoning[k]
+            if self.key(layout, i) is None:
+                yield ("reasoning", i), reasoning[i]
+
+    def key(self, layout: Layout, i: int) -> Hashable | None:
+        for lo, hi, op in layout:
+            if lo <= i < hi:
+                return self.op(op).keys[i]
+        return i
+
+
+def replay_layouts(view, table, names: tuple[str, ...], settings: Settings, hidden: Sequence[int], numbers: Sequence[int]):
+    """``(facts, {call: layout or None})`` for the calls ``numbers`` of pipeline ``names``'
+    fast path (``hidden``: as :func:`.incremental.replay_tokens` takes it), or None when it has
+    no fast path or no layouts."""
+    from .incremental import _prepared
+
+    make = layout_fn(names)
+    prepared = _prepared(view, table, names, settings) if make is not None else None
+    if prepared is None:
+        return None
+    f, _ = prepared
+    prefix, overhead = table.prefix, table.overhead
+    out = {}
+    for n in numbers:
+        stop = f.stops[n - 1]
+        out[n] = make(f, settings, stop, f.turns[n - 1], overhead + hidden[n - 1] + prefix[stop])
+    return f, out
+
+
+__all__ = ["Layout", "Layouts", "Op", "layout_fn", "message_key"]
