@@ -307,7 +307,7 @@ def test_shared_tokens_of_the_fast_path_equal_planning_each_call(session):
         if layout_fn(names) is None:
             continue
         s = Settings(**params)
-        if names in ALWAYS_LAID_OUT:
+        if names in ALWAYS_LAID_OUT and replays_incrementally(view, table, names, s):  # (observations: see above)
             with mock.patch("inspector.analysis.replay._pipeline_tokens", side_effect=AssertionError(names)):
                 fast = replay(view, table, names, s)
         else:
@@ -316,4 +316,5 @@ def test_shared_tokens_of_the_fast_path_equal_planning_each_call(session):
         slow = [chain.feed(n, reference(view, table, names, s, n, hidden[n - 1])) for n in numbers]
         assert [c.shared_tokens for c in fast.calls] == slow, (names, params)
         some = sorted({2, len(numbers)}) if len(numbers) > 1 else [1]
-        assert [c.shared_tokens for c in replay(view, table, names, s, calls=some).calls] == [slow[n - 1] for n in some]
+        if replays_incrementally(view, table, names, s):  # a subset's first call knows its previous one
+            assert [c.shared_tokens for c in replay(view, table, names, s, calls=some).calls] == [slow[n - 1] for n in some]

@@ -44,7 +44,8 @@ def request_pieces(w: Working, reasoning: dict[int, int]) -> list[Piece]:
         if type(s) is int:
             if s in left:
                 out.append((("reasoning", s), left.pop(s)))
-            out.append((message_key(s, edits.get(s, ())), w.tokens[s]))
+            changed = edits.get(s)
+            out.append((message_key(s, changed) if changed else s, w.tokens[s]))
         else:
             assert isinstance(s, Inserted)
             out.append((("inserted", s.kind, s.text, s.replaces), s.tokens))

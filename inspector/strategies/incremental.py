@@ -384,7 +384,9 @@ class _Observations:
         self.savings = _prefix([saved[i + 1] - saved[i] for i in results])
 
 
-def _last_n_observations(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
+def observations_elided(f: Facts, s: Settings, stop: int) -> tuple[_Observations, int, int]:
+    """``(o, first, end)``: last_n_observations elides the result messages
+    ``o.positions[first:end]`` of the history ``messages[:stop]``."""
     o = _derived(f, "observations", lambda f: _Observations(f, s))
     after = bisect_left(o.positions, stop)  # result messages before the call (after the first user)
     if o.first_user is not None and o.first_user < stop:
@@ -393,7 +395,12 @@ def _last_n_observations(f: Facts, s: Settings, stop: int, turn: int, total: int
         count, first = after, 1  # observations[0] is the first result message, never elided
     last_removed = max(0, (count // s.polling) * s.polling - s.observations_keep)
     elided = max(0, last_removed - 1)  # observations[1:last_removed]
-    return o.savings[first + elided] - o.savings[first] if elided else 0
+    return o, first, first + elided
+
+
+def _last_n_observations(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
+    o, first, end = observations_elided(f, s, stop)
+    return o.savings[end] - o.savings[first]
 
 
 class _ToolUses:

@@ -23,7 +23,7 @@ from collections.abc import Callable, Hashable, Iterator, Sequence
 from typing import Optional
 
 from .incremental import (
-    Facts, _fifo_cut, _strands_cut, _trim_cut, _truncation, _window_messages_cut, _window_turns_span, thinking_limit,
+    Facts, _fifo_cut, observations_elided, _strands_cut, _trim_cut, _truncation, _window_messages_cut, _window_turns_span, thinking_limit,
     transform_run, truncated_facts, truncation_key,
 )
 from .params import SettingsBase as Settings
@@ -90,6 +90,11 @@ def _thinking_prune(f: Facts, s: Settings, stop: int, turn: int, total: int) -> 
     return ((0, limit, (None, key)),) if limit else ()
 
 
+def _last_n_observations(f: Facts, s: Settings, stop: int, turn: int, total: int) -> Layout:
+    o, first, end = observations_elided(f, s, stop)  # its transform ran on the way ("run:observations")
+    return ((o.positions[first], o.positions[end - 1] + 1, (None, "observations")),) if end > first else ()
+
+
 def _pruned_then_window(f: Facts, s: Settings, stop: int, turn: int, total: int) -> Layout:
     if turn < 1:
         return ()
@@ -137,6 +142,7 @@ _SINGLE: dict[str, LayoutFn] = {
     "tool_pruning": _tool_pruning,
     "truncate_results": _truncate_results,
     "thinking_prune": _thinking_prune,
+    "last_n_observations": _last_n_observations,
 }
 
 
