@@ -23,7 +23,7 @@ from inspector.strategies.first_stage import first_stage
 from inspector.strategies.common import _guard
 from inspector.strategies.incremental import INCREMENTAL, PIPELINES, _guard_spans, facts, replay_tokens, replays_incrementally
 from inspector.analysis.predict import hidden_per_call
-from inspector.analysis.replay import call_facts, replay
+from inspector.analysis.replay import call_facts, replay, with_shared_tokens
 from inspector.analysis.requests import RequestChain
 from inspector.strategies.layouts import layout_fn
 from inspector.model import Message, Session, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock, Usage
@@ -309,12 +309,16 @@ def test_shared_tokens_of_the_fast_path_equal_planning_each_call(session):
         s = Settings(**params)
         if names in ALWAYS_LAID_OUT and replays_incrementally(view, table, names, s):  # (observations: see above)
             with mock.patch("inspector.analysis.replay._pipeline_tokens", side_effect=AssertionError(names)):
-                fast = replay(view, table, names, s)
+                fast = replay(view, table, names, s, shared=True)
+                later = with_shared_tokens(view, table, replay(view, table, names, s))
         else:
-            fast = replay(view, table, names, s)
+            fast = replay(view, table, names, s, shared=True)
+            later = with_shared_tokens(view, table, replay(view, table, names, s))
         chain = RequestChain(view, table)
         slow = [chain.feed(n, reference(view, table, names, s, n, hidden[n - 1])) for n in numbers]
         assert [c.shared_tokens for c in fast.calls] == slow, (names, params)
+        assert later.calls == fast.calls
         some = sorted({2, len(numbers)}) if len(numbers) > 1 else [1]
         if replays_incrementally(view, table, names, s):  # a subset's first call knows its previous one
-            assert [c.shared_tokens for c in replay(view, table, names, s, calls=some).calls] == [slow[n - 1] for n in some]
+            shares = [c.shared_tokens for c in replay(view, table, names, s, calls=some, shared=True).calls]
+            assert shares == [slow[n - 1] for n in some]

@@ -17,15 +17,15 @@ Every planned call also records how many leading tokens of its request repeat th
 call's (``shared_tokens``, :mod:`inspector.analysis.requests`): what :mod:`inspector.analysis.money`
 prices, so money never plans a call of its own. A fast path has no plans: where its decisions
 have layouts (:mod:`inspector.strategies.layouts`) the shared prefix comes from those, in about
-one pass too; where they have none ``shared_tokens`` is None, and ``shared=True`` plans every
-call instead.
+one pass too, when ``shared=True`` asks (or later, :func:`with_shared_tokens`); where they have
+none ``shared=True`` plans every call instead.
 """
 
 from __future__ import annotations
 
 import multiprocessing
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..strategies.params import SettingsBase as Settings
 from ..strategies.params import settings_model
@@ -131,11 +131,11 @@ def replay(
         return _replay_compacting(view, table, names, settings, numbers, progress, predicted, hidden, shared)
     fast = replay_tokens(view, table, names, settings, hidden, numbers) if names else None
     shares: list[int | None] = [None] * len(numbers)
-    if fast is not None:
+    if fast is not None and shared:
         found = _fast_shares(view, table, names, settings, facts, numbers)
         if found is not None:
             shares = found
-        elif shared:  # a fast path with no layouts: plan every call for its shared prefix
+        else:  # a fast path with no layouts: plan every call for its shared prefix
             fast = None
     if not names or fast is not None:
         tokens = fast if fast is not None else [predicted[n - 1].predicted_tokens for n in numbers]
@@ -159,6 +159,20 @@ def replay(
         out.calls.append(CallReplay(n, call.message_index, call.turn, baselines[n - 1], facts.recorded[n - 1], t,
                                     p.predicted_tokens, p.model, shared_tokens=s))
     return out
+
+
+def with_shared_tokens(view: SessionView, table: TokenTable, result: Replay) -> Replay:
+    """Every call of ``result``'s pipeline with its ``shared_tokens``, as
+    ``replay(..., shared=True)`` makes it: from the fast path's layouts when ``result`` is
+    complete and they exist (its tokens are kept), else replayed again."""
+    numbers = [c.call for c in result.calls]
+    if result.pipeline and not compacting(result.pipeline) and len(numbers) == result.session_calls:
+        found = _fast_shares(view, table, result.pipeline, result.settings, call_facts(view, table), numbers)
+        if found is not None:
+            out = Replay(result.pipeline, result.settings, session_calls=result.session_calls)
+            out.calls = [replace(c, shared_tokens=s) for c, s in zip(result.calls, found)]
+            return out
+    return replay(view, table, result.pipeline, result.settings, shared=True)
 
 
 def _fast_shares(view, table, names, settings, facts: CallFacts, numbers: Sequence[int]) -> list[int | None] | None:
@@ -280,4 +294,4 @@ def _pipeline_tokens_forked(view, table, names, settings, hidden, numbers, progr
     return tokens, shares
 
 
-__all__ = ["CallFacts", "CallReplay", "Replay", "baseline_tokens", "call_facts", "replay"]
+__all__ = ["CallFacts", "CallReplay", "Replay", "baseline_tokens", "call_facts", "replay", "with_shared_tokens"]

@@ -198,23 +198,26 @@ class LayoutChain:
         prefix_p, prefix_c = self.prefix[n - 2], self.prefix[n - 1]
         window_p = (self.window_lo[n - 2], stop_p)
         window_c = (self.window_lo[n - 1], stop_c)
-        d = L.first_difference(previous, current, stop_p)
+        runs_p, runs_c = L.runs(previous, stop_p), L.runs(current, stop_c)
+        d = L.first_difference(runs_p, L.runs(current, stop_p), stop_p)
         if self.codex and self.resets[n - 1]:  # the reasoning previous re-sent is not matched
             k = bisect_left(self.with_reasoning, window_p[0])
             if k < len(self.with_reasoning) and self.with_reasoning[k] < d:
                 d = self.with_reasoning[k]
-        tokens, reasoning = L.sent(previous, d, window_p[0])
-        total, broke, _ = matched_pieces(
-            L.pieces(previous, stop_p, d, window_p, self.with_reasoning),
-            L.pieces(current, stop_c, d, window_c, self.with_reasoning),
-            skip_dropped_reasoning=not self.codex,
-        )
-        shared = prefix_p + tokens + reasoning + total
-        if broke:
-            shared -= max(0, prefix_p - prefix_c)
+        tokens, reasoning = L.sent(runs_p, d, window_p[0])
+        shared = prefix_p + tokens + reasoning
+        if d < stop_p or self.with_reasoning:  # else previous is all sent again, in front
+            total, broke, _ = matched_pieces(
+                L.pieces(runs_p, d, window_p, self.with_reasoning),
+                L.pieces(runs_c, d, window_c, self.with_reasoning),
+                skip_dropped_reasoning=not self.codex,
+            )
+            shared += total
+            if broke:
+                shared -= max(0, prefix_p - prefix_c)
         if self.codex and calls[n - 1].turn != calls[n - 2].turn:
             grown = max(0, prefix_c - prefix_p)
-            shared = min(shared, prefix_c + L.sent(current, self.turn_first[n - 2], stop_c)[0] - grown)
+            shared = min(shared, prefix_c + L.sent(runs_c, self.turn_first[n - 2], stop_c)[0] - grown)
         return shared
 
 

@@ -19,7 +19,7 @@ observations, summaries) give None: the caller plans those calls. The property t
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Callable, Hashable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from typing import Optional
 
 from .incremental import (
@@ -254,30 +254,34 @@ class Layouts:
             arrays = self._ops[op] = _OpArrays(self.f, op, self.reasoning)
         return arrays
 
-    def runs(self, layout: Layout, stop: int) -> Iterator[Segment]:
-        """``layout``'s runs within ``[0, stop)`` with the plain gaps between them."""
+    def runs(self, layout: Layout, stop: int) -> list[Segment]:
+        """``layout``'s runs within ``[0, stop)`` with the plain gaps between them: the form
+        the methods below read."""
+        out: list[Segment] = []
         at = 0
         for lo, hi, op in layout:
             if lo >= stop:
                 break
             if lo > at:
-                yield at, lo, PLAIN
+                out.append((at, lo, PLAIN))
             hi = min(hi, stop)
             if hi > lo:
-                yield lo, hi, op
+                out.append((lo, hi, op))
             at = max(at, hi)
         if stop > at:
-            yield at, stop, PLAIN
+            out.append((at, stop, PLAIN))
+        return out
 
-    def first_difference(self, a: Layout, b: Layout, stop: int) -> int:
-        """The first message index below ``stop`` whose key differs under ``a`` and ``b``
-        (``stop`` when none does)."""
-        ra, rb = list(self.runs(a, stop)), list(self.runs(b, stop))
+    def first_difference(self, ra: list[Segment], rb: list[Segment], stop: int) -> int:
+        """The first message index below ``stop`` whose key differs under runs ``ra`` and
+        ``rb`` (both cover ``[0, stop)``; ``stop`` when none does)."""
+        if ra == rb:
+            return stop
         i = j = 0
         at = 0
         while i < len(ra) and j < len(rb):
-            lo_a, hi_a, op_a = ra[i]
-            lo_b, hi_b, op_b = rb[j]
+            _, hi_a, op_a = ra[i]
+            _, hi_b, op_b = rb[j]
             end = min(hi_a, hi_b)
             if op_a != op_b:
                 d = self._next_difference(op_a, op_b)[at]
@@ -304,11 +308,14 @@ class Layouts:
             self._pairs[(a, b)] = self._pairs[(b, a)] = out
         return out
 
-    def sent(self, layout: Layout, stop: int, lo_reasoning: int) -> tuple[int, int]:
-        """``(tokens, reasoning)``: the tokens of the messages ``layout`` sends below ``stop``
-        and the reasoning re-sent before those at or after ``lo_reasoning``."""
+    def sent(self, runs: list[Segment], stop: int, lo_reasoning: int) -> tuple[int, int]:
+        """``(tokens, reasoning)``: the tokens of the messages ``runs`` sends below ``stop`` and
+        the reasoning re-sent before those at or after ``lo_reasoning``."""
         tokens = reasoning = 0
-        for lo, hi, op in self.runs(layout, stop):
+        for lo, hi, op in runs:
+            if lo >= stop:
+                break
+            hi = min(hi, stop)
             arrays = self.op(op)
             tokens += arrays.sent[hi] - arrays.sent[lo]
             a = max(lo, lo_reasoning)
@@ -316,14 +323,14 @@ class Layouts:
                 reasoning += arrays.reasoning[hi] - arrays.reasoning[a]
         return tokens, reasoning
 
-    def pieces(self, layout: Layout, stop: int, start: int, window: tuple[int, int], with_reasoning: Sequence[int]):
+    def pieces(self, runs: list[Segment], start: int, window: tuple[int, int], with_reasoning: Sequence[int]):
         """The request pieces (:func:`inspector.analysis.requests.request_pieces`) of the
         messages from ``start`` on, then the reasoning of the dropped messages of the re-sent
         ``window`` (a message index run); ``with_reasoning``: the sorted indices of the messages
         whose reasoning is re-sent. Lazy: a comparison reads only as far as it matches."""
         reasoning = self.reasoning
         w_lo, w_hi = window
-        for lo, hi, op in self.runs(layout, stop):
+        for lo, hi, op in runs:
             if hi <= start:
                 continue
             arrays = self.op(op)
@@ -336,11 +343,11 @@ class Layouts:
                 i = nxt[i + 1]
         for k in range(bisect_left(with_reasoning, w_lo), bisect_left(with_reasoning, w_hi)):
             i = with_reasoning[k]
-            if self.key(layout, i) is None:
+            if self._key(runs, i) is None:
                 yield ("reasoning", i), reasoning[i]
 
-    def key(self, layout: Layout, i: int) -> Hashable | None:
-        for lo, hi, op in layout:
+    def _key(self, runs: list[Segment], i: int) -> Hashable | None:
+        for lo, hi, op in runs:
             if lo <= i < hi:
                 return self.op(op).keys[i]
         return i
