@@ -322,3 +322,52 @@ def test_shared_tokens_of_the_fast_path_equal_planning_each_call(session):
         if replays_incrementally(view, table, names, s):  # a subset's first call knows its previous one
             shares = [c.shared_tokens for c in replay(view, table, names, s, calls=some, shared=True).calls]
             assert shares == [slow[n - 1] for n in some]
+
+
+@st.composite
+def single_prompt_sessions(draw) -> Session:
+    """:func:`sessions` with every plain user message after the first left out: one agent loop."""
+    session = draw(sessions())
+    kept, seen = [], False
+    for m in session.messages:
+        plain = m.role == "user" and not any(isinstance(b, ToolResultBlock) for b in m.content)
+        if plain and seen:
+            continue
+        seen = seen or plain
+        kept.append(m.model_copy(update={"index": len(kept)}))
+    return Session(format="inspector", messages=kept)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(single_prompt_sessions())
+def test_tool_pruning_then_a_fast_path_on_one_prompt_is_that_fast_path(session):
+    """On a single-prompt session tool_pruning changes nothing, so ``tool_pruning,X`` replays as
+    X's fast path: every call's total and shared prefix as planning each call gives them."""
+    a = analyze(session, encoding="approx")
+    view, table = a.view, a.table
+    if not view.calls:
+        return
+    assert all(c.turn <= 1 for c in view.calls)
+    hidden = call_facts(view, table).hidden
+    numbers = list(range(1, len(view.calls) + 1))
+    for (name,), params in [(names, params) for names, params in VARIANTS if len(names) == 1][::3]:
+        names, s = ("tool_pruning", name), Settings(**params)
+        fast = replay_tokens(view, table, names, s, hidden, numbers)
+        if fast is None:  # only where X alone has none, or the pipeline's own fast path (PIPELINES) has none
+            assert names in PIPELINES or replay_tokens(view, table, (name,), s, hidden, numbers) is None
+            continue
+        plans = [reference(view, table, names, s, n, hidden[n - 1]) for n in numbers]
+        assert fast == [w.total() for w in plans], (names, params)
+        if layout_fn(names) is not None:
+            chain = RequestChain(view, table)
+            assert [c.shared_tokens for c in replay(view, table, names, s, shared=True).calls] == [
+                chain.feed(n, w) for n, w in zip(numbers, plans)], (names, params)
+
+
+def test_tool_pruning_then_fifo_is_planned_where_pruning_acts():
+    from strategy_builders import seeds_session
+
+    a = seeds_session().analyze()
+    assert max(c.turn for c in a.view.calls) > 1
+    s = Settings(budget=1500)
+    assert replay_tokens(a.view, a.table, ("tool_pruning", "fifo"), s, [0] * len(a.view.calls), [1]) is None
