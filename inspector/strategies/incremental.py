@@ -700,6 +700,12 @@ def _same_unit(f: Facts, seq: _Candidates, p: int) -> bool:
 def _fifo_in_turn(f: Facts, s: Settings, stop: int, turn: int, total: int, seq: _Candidates) -> int:
     """What :func:`.fifo._drop_units_fast` removes from the candidates ``seq`` (its sizes), the
     current turn included."""
+    k = fifo_in_turn_cut(f, s, stop, total, seq)
+    return seq.tokens(k) if k > 0 else 0
+
+
+def fifo_in_turn_cut(f: Facts, s: Settings, stop: int, total: int, seq: _Candidates) -> int:
+    """How many of the candidates ``seq`` :func:`.fifo._drop_units_fast` drops, oldest first."""
     budget = s.budget
     if budget is None or total <= budget:
         return 0
@@ -722,7 +728,12 @@ def _fifo_in_turn(f: Facts, s: Settings, stop: int, turn: int, total: int, seq: 
         k = max(limit, 0)
         while 0 < k < m and _same_unit(f, seq, k):
             k -= 1
-    return seq.tokens(k) if k > 0 else 0
+    return k
+
+
+def fifo_candidates(f: Facts, stop: int, turn: int) -> _Candidates:
+    """The candidates fifo drops from in the current turn, by their table sizes."""
+    return _Candidates(f, stop, turn, _derived(f, "ns_tokens", _ns_tokens))
 
 
 def _fifo_exact(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
@@ -730,7 +741,7 @@ def _fifo_exact(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
     saved = _fifo(f, s, stop, turn, total)
     if saved is not None:
         return saved
-    return _fifo_in_turn(f, s, stop, turn, total, _Candidates(f, stop, turn, _derived(f, "ns_tokens", _ns_tokens)))
+    return _fifo_in_turn(f, s, stop, turn, total, fifo_candidates(f, stop, turn))
 
 
 def _summarize(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:

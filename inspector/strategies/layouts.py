@@ -11,8 +11,8 @@ run of the strategy's own code, :func:`.incremental.transform_run`); messages ou
 are sent as they are. Each message's request-piece key and tokens under an op are per-session
 arrays (:class:`Layouts`), so two calls' first difference is found per run pair, not per message.
 
-Fast paths without a layout (the decisions inside the current turn, clearing, masking,
-observations, summaries) give None: the caller plans those calls. The property test
+Fast paths without a layout (clearing, masking, summaries) give None: the caller plans those
+calls. The property test
 (tests/test_incremental_replay.py) checks every layout's shared prefix against the plans.
 """
 
@@ -23,7 +23,7 @@ from collections.abc import Callable, Hashable, Sequence
 from typing import Optional
 
 from .incremental import (
-    Facts, _fifo_cut, observations_elided, _strands_cut, _trim_cut, _truncation, _window_messages_cut, _window_turns_span, thinking_limit,
+    Facts, _fifo_cut, fifo_candidates, fifo_in_turn_cut, observations_elided, _strands_cut, _trim_cut, _truncation, _window_messages_cut, _window_turns_span, thinking_limit,
     transform_run, truncated_facts, truncation_key,
 )
 from .params import SettingsBase as Settings
@@ -41,11 +41,24 @@ def _drops(lo: int, hi: int, mask: str) -> Layout:
     return ((lo, hi, (mask, None)),) if hi > lo else ()
 
 
-def _fifo(f: Facts, s: Settings, stop: int, turn: int, total: int) -> Layout | None:
+def _fifo(f: Facts, s: Settings, stop: int, turn: int, total: int) -> Layout:
     k = _fifo_cut(f, s, stop, turn, total)
-    if k is None:
-        return None
+    if k is None:  # it goes on inside the current turn, around what protected_in_turn keeps
+        seq = fifo_candidates(f, stop, turn)
+        return _first_candidates(f, seq, fifo_in_turn_cut(f, s, stop, total, seq))
     return _drops(0, f.ns_index[k - 1] + 1, "ns") if k > 0 else ()
+
+
+def _first_candidates(f: Facts, seq, k: int) -> Layout:
+    """The drops of the first ``k`` candidates of ``seq`` (runs of non-system positions)."""
+    out: list[Segment] = []
+    for x, y in seq.runs:
+        if k <= 0:
+            break
+        take = min(k, y - x)
+        out.append((f.ns_index[x], f.ns_index[x + take - 1] + 1, ("ns", None)))
+        k -= take
+    return tuple(out)
 
 
 def _sliding_window(f: Facts, s: Settings, stop: int, turn: int, total: int) -> Layout:
