@@ -402,7 +402,7 @@ def observations_elided(f: Facts, s: Settings, stop: int) -> tuple[_Observations
 
 def _last_n_observations(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
     o, first, end = observations_elided(f, s, stop)
-    return o.savings[end] - o.savings[first]
+    return o.savings[end] - o.savings[first] if end > first else 0
 
 
 class _ToolUses:

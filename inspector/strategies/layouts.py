@@ -11,8 +11,8 @@ run of the strategy's own code, :func:`.incremental.transform_run`); messages ou
 are sent as they are. Each message's request-piece key and tokens under an op are per-session
 arrays (:class:`Layouts`), so two calls' first difference is found per run pair, not per message.
 
-Fast paths without a layout (clearing, masking, summaries) give None: the caller plans those
-calls. The property test
+Fast paths without a layout (masking, summaries, a clearing that splits a message's results)
+give None: the caller plans those calls. The property test
 (tests/test_incremental_replay.py) checks every layout's shared prefix against the plans.
 """
 
@@ -22,8 +22,13 @@ from bisect import bisect_left
 from collections.abc import Callable, Hashable, Sequence
 from typing import Optional
 
+from types import SimpleNamespace
+
+from .base import BlockEdit
+from .clear_tool_uses import PLACEHOLDER as CLEARED
+from .common import count_text, view_cache
 from .incremental import (
-    Facts, _fifo_cut, fifo_candidates, fifo_in_turn_cut, observations_elided, _strands_cut, _trim_cut, _truncation, _window_messages_cut, _window_turns_span, thinking_limit,
+    Facts, _clear_values, _clearing, _ClearedCandidates, _derived, _ToolUses, _fifo_cut, fifo_candidates, fifo_in_turn_cut, observations_elided, _strands_cut, _trim_cut, _truncation, _window_messages_cut, _window_turns_span, thinking_limit,
     transform_run, truncated_facts, truncation_key,
 )
 from .params import SettingsBase as Settings
@@ -147,6 +152,90 @@ def _pruned_then_truncated(f: Facts, s: Settings, stop: int, turn: int, total: i
     return _under(key, _pruned_turns(f, 1, turn), stop)
 
 
+def _overlay(drops: Layout, edits: Layout, stop: int) -> Layout:
+    """One layout from a stage's drops (their ops' masks) over another's edits (their ops'
+    transforms)."""
+    points = sorted({0, stop, *(x for lo, hi, _ in (*drops, *edits) for x in (lo, hi) if x < stop)})
+    out: list[Segment] = []
+    for a, b in zip(points, points[1:]):
+        drop = next((op[0] for lo, hi, op in drops if lo <= a < hi), None)
+        edit = next((op[1] for lo, hi, op in edits if lo <= a < hi), None)
+        if drop is not None or edit is not None:
+            out.append((a, b, (drop, edit)))
+    return tuple(out)
+
+
+def _cleared(f: Facts, s: Settings, eligible: int, spans: list[tuple[int, int]], stop: int) -> Layout | None:
+    """clear_tool_uses clearing the results of the uses ``[0, eligible)`` outside the message
+    ``spans``; None when a message keeps some of its results and loses others (planned)."""
+    key = _clear_all(f, s)
+    uses = _derived(f, "tool_uses", _ToolUses)
+    values = _clear_values(f, s)
+    cover = [(0, stop)]
+    if eligible < len(uses.call_msg):
+        b = uses.call_msg[eligible]
+        cover = [(0, b)]
+        cleared: dict[int, bool] = {}  # result message -> whether its results are cleared
+        for u in range(uses.uses_before[b], uses.uses_before[b + 1]):
+            r = uses.result[u]
+            if r >= 0 and values[u + 1] > values[u]:
+                if cleared.setdefault(r, u < eligible) != (u < eligible):
+                    return None
+        cover += [(r, r + 1) for r, yes in sorted(cleared.items()) if yes]
+    out: list[Segment] = []
+    for lo, hi in cover:
+        for a, z in spans:  # what protected_in_turn keeps is not cleared
+            if a > lo:
+                out.append((lo, min(a, hi), (None, key)))
+            lo = max(lo, z)
+        if hi > lo:
+            out.append((lo, hi, (None, key)))
+    return tuple((lo, hi, op) for lo, hi, op in out if hi > lo)
+
+
+def _clear_all(f: Facts, s: Settings) -> str:
+    """The transform key of clear_tool_uses clearing every result it may (its edits made as
+    :func:`.clear_tool_uses.clear_tool_uses` makes them), registered for :class:`_OpArrays`."""
+    key = f"clear:{','.join(sorted(s.exclude_tools))}"
+
+    def make(f: Facts) -> SimpleNamespace:
+        view, cache = f.view, view_cache(f.view)
+        placeholder = count_text(f.table.encoding, CLEARED)
+        excluded = set(s.exclude_tools)
+        counts, edits = f.table.counts, {}
+        tokens = list(f.table.totals[: f.n])
+        for i in cache.call_messages:
+            for n, where in enumerate(cache.call_results[i]):
+                if where is None or view.tool_names[i][n] in excluded:
+                    continue
+                r, rk = where
+                before = counts[r].blocks[rk]
+                if before > placeholder:
+                    edits.setdefault(r, []).append(BlockEdit(rk, "clear", CLEARED, before, placeholder, by="clear_tool_uses"))
+                    tokens[r] += placeholder - before
+        return SimpleNamespace(edits=edits, tokens=tokens, live=[1] * f.n)
+
+    _derived(f, "run:" + key, make)
+    return key
+
+
+def _clear_tool_uses(f: Facts, s: Settings, stop: int, turn: int, total: int) -> Layout | None:
+    freed, eligible, spans = _clearing(f, s, stop, turn, total)
+    return _cleared(f, s, eligible, spans, stop) if freed else ()
+
+
+def _clear_then_fifo(f: Facts, s: Settings, stop: int, turn: int, total: int) -> Layout | None:
+    freed, eligible, spans = _clearing(f, s, stop, turn, total)
+    if not freed:
+        return _fifo(f, s, stop, turn, total)
+    cleared = _cleared(f, s, eligible, spans, stop)
+    if cleared is None:
+        return None
+    seq = fifo_candidates(f, stop, turn)
+    k = fifo_in_turn_cut(f, s, stop, total - freed, _ClearedCandidates(f, s, seq, eligible, spans))
+    return _overlay(_first_candidates(f, seq, k), cleared, stop)
+
+
 _SINGLE: dict[str, LayoutFn] = {
     "fifo": _fifo,
     "sliding_window": _sliding_window,
@@ -156,6 +245,7 @@ _SINGLE: dict[str, LayoutFn] = {
     "truncate_results": _truncate_results,
     "thinking_prune": _thinking_prune,
     "last_n_observations": _last_n_observations,
+    "clear_tool_uses": _clear_tool_uses,
 }
 
 
@@ -164,6 +254,8 @@ def layout_fn(names: tuple[str, ...]) -> LayoutFn | None:
     None where its decisions have none."""
     if len(names) == 1:
         return _SINGLE.get(names[0])
+    if names == ("clear_tool_uses", "fifo"):
+        return _clear_then_fifo
     if names == ("tool_pruning", "truncate_results"):
         return _pruned_then_truncated
     if names == ("tool_pruning", "sliding_window"):
