@@ -289,7 +289,10 @@ def sessions_with_reasoning(draw) -> Session:
 
 
 #: The pipelines whose every call has a layout (a clearing that splits a message's results has none).
-ALWAYS_LAID_OUT = {names for names, _ in VARIANTS if layout_fn(names) is not None and "clear_tool_uses" not in names}
+ALWAYS_LAID_OUT = {
+    names for names, _ in VARIANTS
+    if layout_fn(names) is not None and not {"clear_tool_uses", "mask_tool_outputs"} & set(names)
+}
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

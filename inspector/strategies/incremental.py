@@ -530,11 +530,15 @@ class _ResultSlots:
         self.messages = [r for r, _, _, _ in slots]
         self.calls = [i for _, _, _, i in slots]
         self.names = [name for _, _, name, _ in slots]
+        self.blocks = [k for _, k, _, _ in slots]
         self.tokens = [counts[r].blocks[k] for r, k, _, _ in slots]
         self.seen = _prefix(self.tokens)
 
 
-def _mask_tool_outputs(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
+def mask_cut(f: Facts, s: Settings, stop: int, turn: int) -> tuple[int, int] | None:
+    """``(last, freed)``: mask_tool_outputs masks the result slots ``[0, last]`` that its tool
+    filters and the placeholder's size let it (:func:`mask_key`), freeing ``freed`` tokens
+    (0: it masks nothing); None when results protected_in_turn keeps are among them."""
     slots = _derived(f, "result_slots", _ResultSlots)
     turns = s.mask_protect_turns
     if turns <= 0:
@@ -545,7 +549,7 @@ def _mask_tool_outputs(f: Facts, s: Settings, stop: int, turn: int, total: int) 
         before = min(f.turn_start.get(max(turn - turns + 1, 0), 0), stop)
     count = bisect_left(slots.messages, before)
     if not count:
-        return 0
+        return -1, 0
     if slots.messages[count - 1] >= _turn_floor(f, stop, turn):
         return None  # results protected_in_turn keeps are among them: plan this call exactly
     seen = slots.seen
@@ -554,19 +558,29 @@ def _mask_tool_outputs(f: Facts, s: Settings, stop: int, turn: int, total: int) 
     if s.mask_keep_results is not None:
         last = min(last, count - s.mask_keep_results - 1)
     if last < 0:
-        return 0
+        return -1, 0
+    freed = _derived(f, mask_key(s), lambda f: _prefix(_mask_values(f, s)))[last + 1]
+    return (last, freed) if freed and freed >= s.mask_min_tokens else (-1, 0)
+
+
+def mask_key(s: Settings) -> str:
+    return f"mask:{s.mask_placeholder}:{','.join(s.mask_tools)}:{','.join(s.mask_protected_tools)}"
+
+
+def _mask_values(f: Facts, s: Settings) -> list[int]:
+    """Per result slot: what masking it frees (0: its tool or its size keeps it)."""
+    slots = _derived(f, "result_slots", _ResultSlots)
     placeholder = count_text(f.table.encoding, s.mask_placeholder)
-    key = f"mask:{s.mask_placeholder}:{','.join(s.mask_tools)}:{','.join(s.mask_protected_tools)}"
+    wanted, never = set(s.mask_tools), set(s.mask_protected_tools)
+    return [
+        t - placeholder if not ((wanted and name not in wanted) or name in never or t <= placeholder) else 0
+        for t, name in zip(slots.tokens, slots.names)
+    ]
 
-    def make(f: Facts) -> list[int]:
-        wanted, never = set(s.mask_tools), set(s.mask_protected_tools)
-        return _prefix([
-            t - placeholder if not ((wanted and name not in wanted) or name in never or t <= placeholder) else 0
-            for t, name in zip(slots.tokens, slots.names)
-        ])
 
-    freed = _derived(f, key, make)[last + 1]
-    return freed if freed and freed >= s.mask_min_tokens else 0
+def _mask_tool_outputs(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int | None:
+    cut = mask_cut(f, s, stop, turn)
+    return None if cut is None else cut[1]
 
 
 # --- what protected_in_turn keeps, as index spans, and the candidates around it ---------------

@@ -11,8 +11,9 @@ run of the strategy's own code, :func:`.incremental.transform_run`); messages ou
 are sent as they are. Each message's request-piece key and tokens under an op are per-session
 arrays (:class:`Layouts`), so two calls' first difference is found per run pair, not per message.
 
-Fast paths without a layout (masking, summaries, a clearing that splits a message's results)
-give None: the caller plans those calls. The property test
+Fast paths without a layout (summaries; a clearing or masking that splits one message's
+results; masking that reaches what the current turn protects) give None: the caller plans those
+calls. The property test
 (tests/test_incremental_replay.py) checks every layout's shared prefix against the plans.
 """
 
@@ -28,7 +29,7 @@ from .base import BlockEdit
 from .clear_tool_uses import PLACEHOLDER as CLEARED
 from .common import count_text, view_cache
 from .incremental import (
-    Facts, _clear_values, _clearing, _ClearedCandidates, _derived, _ToolUses, _fifo_cut, fifo_candidates, fifo_in_turn_cut, observations_elided, _strands_cut, _trim_cut, _truncation, _window_messages_cut, _window_turns_span, thinking_limit,
+    Facts, _clear_values, _clearing, _ClearedCandidates, _derived, _mask_values, _ResultSlots, _ToolUses, mask_cut, mask_key, _fifo_cut, fifo_candidates, fifo_in_turn_cut, observations_elided, _strands_cut, _trim_cut, _truncation, _window_messages_cut, _window_turns_span, thinking_limit,
     transform_run, truncated_facts, truncation_key,
 )
 from .params import SettingsBase as Settings
@@ -202,8 +203,7 @@ def _clear_all(f: Facts, s: Settings) -> str:
         view, cache = f.view, view_cache(f.view)
         placeholder = count_text(f.table.encoding, CLEARED)
         excluded = set(s.exclude_tools)
-        counts, edits = f.table.counts, {}
-        tokens = list(f.table.totals[: f.n])
+        counts, cleared = f.table.counts, []
         for i in cache.call_messages:
             for n, where in enumerate(cache.call_results[i]):
                 if where is None or view.tool_names[i][n] in excluded:
@@ -211,9 +211,8 @@ def _clear_all(f: Facts, s: Settings) -> str:
                 r, rk = where
                 before = counts[r].blocks[rk]
                 if before > placeholder:
-                    edits.setdefault(r, []).append(BlockEdit(rk, "clear", CLEARED, before, placeholder, by="clear_tool_uses"))
-                    tokens[r] += placeholder - before
-        return SimpleNamespace(edits=edits, tokens=tokens, live=[1] * f.n)
+                    cleared.append((r, rk, before, before - placeholder))
+        return _edited(f, cleared, CLEARED, "clear_tool_uses")
 
     _derived(f, "run:" + key, make)
     return key
@@ -236,6 +235,38 @@ def _clear_then_fifo(f: Facts, s: Settings, stop: int, turn: int, total: int) ->
     return _overlay(_first_candidates(f, seq, k), cleared, stop)
 
 
+def _mask_tool_outputs(f: Facts, s: Settings, stop: int, turn: int, total: int) -> Layout | None:
+    cut = mask_cut(f, s, stop, turn)
+    if cut is None:
+        return None
+    last, freed = cut
+    if not freed:
+        return ()
+    slots = _derived(f, "result_slots", _ResultSlots)
+    values = _mask_values(f, s)
+    r = slots.messages[last]
+    j = last + 1
+    while j < len(slots.messages) and slots.messages[j] == r:
+        if values[j]:
+            return None  # the message keeps some of its results and loses others: planned
+        j += 1
+    key = "run:" + mask_key(s)
+    _derived(f, key, lambda f: _edited(f, [(m, k, t, v) for (m, k, t, v) in zip(slots.messages, slots.blocks, slots.tokens, values) if v],
+                                       s.mask_placeholder, "mask_tool_outputs"))
+    return ((0, r + 1, (None, key[4:])),)
+
+
+def _edited(f: Facts, cleared: list[tuple[int, int, int, int]], text: str, by: str) -> SimpleNamespace:
+    """A transform's result (edits, tokens, live) that replaces each listed result block
+    ``(message, block, tokens, freed)`` by ``text``, as clear_tool_uses and mask_tool_outputs do."""
+    edits: dict[int, list[BlockEdit]] = {}
+    tokens = list(f.table.totals[: f.n])
+    for r, k, before, freed in cleared:
+        edits.setdefault(r, []).append(BlockEdit(k, "clear", text, before, before - freed, by=by))
+        tokens[r] -= freed
+    return SimpleNamespace(edits=edits, tokens=tokens, live=[1] * f.n)
+
+
 _SINGLE: dict[str, LayoutFn] = {
     "fifo": _fifo,
     "sliding_window": _sliding_window,
@@ -246,6 +277,7 @@ _SINGLE: dict[str, LayoutFn] = {
     "thinking_prune": _thinking_prune,
     "last_n_observations": _last_n_observations,
     "clear_tool_uses": _clear_tool_uses,
+    "mask_tool_outputs": _mask_tool_outputs,
 }
 
 
