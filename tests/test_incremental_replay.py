@@ -288,7 +288,7 @@ def sessions_with_reasoning(draw) -> Session:
     return Session(format=draw(st.sampled_from(["inspector", "codex"])), messages=messages)
 
 
-#: The pipelines whose every call has a layout (a clearing that splits a message's results has none).
+#: The pipelines whose every call has a layout (a clearing or masking that splits a message's results has none).
 ALWAYS_LAID_OUT = {
     names for names, _ in VARIANTS
     if layout_fn(names) is not None and not {"clear_tool_uses", "mask_tool_outputs"} & set(names)

@@ -217,7 +217,7 @@ class LayoutChain:
                 shared -= max(0, prefix_p - prefix_c)
         if self.codex and calls[n - 1].turn != calls[n - 2].turn:
             grown = max(0, prefix_c - prefix_p)
-            shared = min(shared, prefix_c + L.sent(runs_c, self.turn_first[n - 2], stop_c)[0] - grown)
+            shared = min(shared, prefix_c + L.before_source(runs_c, self.turn_first[n - 2]) - grown)
         return shared
 
 

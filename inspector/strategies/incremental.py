@@ -761,13 +761,23 @@ def _fifo_exact(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
 def _summarize(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
     """What :mod:`.summarize` saves (replaced tokens minus its summary's), its rounds replayed on
     the candidates' prefix sums; each summary is built once per replaced prefix."""
+    cut = summarize_cut(f, s, stop, turn, total)
+    if cut is None:
+        return 0
+    seq, k, summaries = cut
+    return seq.tokens(k) - summaries.tokens(seq, k)
+
+
+def summarize_cut(f: Facts, s: Settings, stop: int, turn: int, total: int):
+    """``(seq, cut, summaries)``: summarize replaces the candidates ``seq[:cut]`` by a summary
+    of ``summaries.tokens(seq, cut)`` tokens; None when it does nothing."""
     budget = s.budget
     if budget is None or total <= budget:
-        return 0
+        return None
     seq = _Candidates(f, stop, turn, _derived(f, "ns_tokens", _ns_tokens))
     m = seq.m
     if not m:
-        return 0
+        return None
     summaries = _derived(f, f"summaries:{s.summary_tokens}", lambda f: _Summaries(f, s.summary_tokens, "system"))
     framing, ratio = summaries.framing, s.summary_ratio
     estimate = framing + s.summary_tokens
@@ -784,7 +794,7 @@ def _summarize(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
             break
         if rest + framing <= budget and rest + summaries.tokens(seq, cut) <= budget:
             break
-    return seq.tokens(cut) - summaries.tokens(seq, cut)
+    return seq, cut, summaries
 
 
 class _Summaries:

@@ -29,7 +29,7 @@ from .base import BlockEdit
 from .clear_tool_uses import PLACEHOLDER as CLEARED
 from .common import count_text, view_cache
 from .incremental import (
-    Facts, _clear_values, _clearing, _ClearedCandidates, _derived, _mask_values, _ResultSlots, _ToolUses, mask_cut, mask_key, _fifo_cut, fifo_candidates, fifo_in_turn_cut, observations_elided, _strands_cut, _trim_cut, _truncation, _window_messages_cut, _window_turns_span, thinking_limit,
+    Facts, _clear_values, _clearing, _ClearedCandidates, _derived, _mask_values, _ResultSlots, _ToolUses, mask_cut, mask_key, summarize_cut, _fifo_cut, fifo_candidates, fifo_in_turn_cut, observations_elided, _strands_cut, _trim_cut, _truncation, _window_messages_cut, _window_turns_span, thinking_limit,
     transform_run, truncated_facts, truncation_key,
 )
 from .params import SettingsBase as Settings
@@ -235,6 +235,29 @@ def _clear_then_fifo(f: Facts, s: Settings, stop: int, turn: int, total: int) ->
     return _overlay(_first_candidates(f, seq, k), cleared, stop)
 
 
+def _summarize(f: Facts, s: Settings, stop: int, turn: int, total: int) -> Layout:
+    """The replaced candidates dropped, the first one's place taken by the summary (a "point"
+    op: its key names what it replaces, which fixes its text)."""
+    cut = summarize_cut(f, s, stop, turn, total)
+    if cut is None:
+        return ()
+    seq, k, summaries = cut
+    drops = _first_candidates(f, seq, k)
+    first, hi, op = drops[0]
+    replaced = []  # the replaced non-system positions, as merged runs: what the summary's text depends on
+    for x, y in seq.runs:
+        take = min(k, y - x)
+        if take <= 0:
+            break
+        if replaced and replaced[-1][1] == x:
+            replaced[-1] = (replaced[-1][0], x + take)
+        else:
+            replaced.append((x, x + take))
+        k -= take
+    point: Segment = (first, first + 1, ("point", ("summary", tuple(replaced)), summaries.tokens(seq, cut[1])))
+    return (point, (first + 1, hi, op), *drops[1:]) if hi > first + 1 else (point, *drops[1:])
+
+
 def _mask_tool_outputs(f: Facts, s: Settings, stop: int, turn: int, total: int) -> Layout | None:
     cut = mask_cut(f, s, stop, turn)
     if cut is None:
@@ -278,6 +301,7 @@ _SINGLE: dict[str, LayoutFn] = {
     "last_n_observations": _last_n_observations,
     "clear_tool_uses": _clear_tool_uses,
     "mask_tool_outputs": _mask_tool_outputs,
+    "summarize": _summarize,
 }
 
 
@@ -304,6 +328,9 @@ class _OpArrays:
     sent and of the reasoning of the messages sent, and the next message sent at or after j."""
 
     __slots__ = ("keys", "sent", "reasoning", "next_kept")
+
+    def key(self, i: int) -> Hashable | None:
+        return self.keys[i]
 
     def __init__(self, f: Facts, op: Op, reasoning: list[int]) -> None:
         n = f.n
@@ -388,6 +415,8 @@ class Layouts:
         self._pairs: dict[tuple[Op, Op], list[int]] = {}
 
     def op(self, op: Op) -> _OpArrays:
+        if op[0] == "point":
+            return _Point(self.n, op)  # type: ignore[return-value]
         arrays = self._ops.get(op)
         if arrays is None:
             arrays = self._ops[op] = _OpArrays(self.f, op, self.reasoning)
@@ -423,7 +452,10 @@ class Layouts:
             _, hi_b, op_b = rb[j]
             end = min(hi_a, hi_b)
             if op_a != op_b:
-                d = self._next_difference(op_a, op_b)[at]
+                if op_a[0] == "point" or op_b[0] == "point":  # a run of one message
+                    d = at if self.op(op_a).key(at) != self.op(op_b).key(at) else end
+                else:
+                    d = self._next_difference(op_a, op_b)[at]
                 if d < end:
                     return d
             at = end
@@ -455,12 +487,34 @@ class Layouts:
             if lo >= stop:
                 break
             hi = min(hi, stop)
+            if op[0] == "point":
+                tokens += op[2]
+                continue
             arrays = self.op(op)
             tokens += arrays.sent[hi] - arrays.sent[lo]
             a = max(lo, lo_reasoning)
             if hi > a:
                 reasoning += arrays.reasoning[hi] - arrays.reasoning[a]
         return tokens, reasoning
+
+    def before_source(self, runs: list[Segment], stop: int) -> int:
+        """Tokens of the leading pieces up to the first message sent at or after ``stop``, as
+        :func:`inspector.analysis.requests.tokens_before_source` counts them: an inserted piece
+        (a point) has no source, so it counts wherever it stands before that message."""
+        tokens = 0
+        for lo, hi, op in runs:
+            if op[0] == "point":
+                tokens += op[2]
+                continue
+            arrays = self.op(op)
+            if hi > stop:
+                first = arrays.next_kept[max(lo, stop)]
+                tokens += arrays.sent[min(hi, stop)] - arrays.sent[lo] if lo < stop else 0
+                if first < hi:
+                    return tokens
+            else:
+                tokens += arrays.sent[hi] - arrays.sent[lo]
+        return tokens
 
     def pieces(self, runs: list[Segment], start: int, window: tuple[int, int], with_reasoning: Sequence[int]):
         """The request pieces (:func:`inspector.analysis.requests.request_pieces`) of the
@@ -471,6 +525,10 @@ class Layouts:
         w_lo, w_hi = window
         for lo, hi, op in runs:
             if hi <= start:
+                continue
+            if op[0] == "point":  # a dropped message whose place an inserted one takes
+                if lo >= start:
+                    yield op[1], op[2]
                 continue
             arrays = self.op(op)
             keys, sent, nxt = arrays.keys, arrays.sent, arrays.next_kept
@@ -486,10 +544,23 @@ class Layouts:
                 yield ("reasoning", i), reasoning[i]
 
     def _key(self, runs: list[Segment], i: int) -> Hashable | None:
+        """Message ``i``'s key (None: not sent as itself)."""
         for lo, hi, op in runs:
             if lo <= i < hi:
-                return self.op(op).keys[i]
+                return None if op[0] == "point" else self.op(op).keys[i]
         return i
+
+
+class _Point:
+    """A "point" op ``("point", key, tokens)``: its one message dropped and an inserted piece
+    sent in its place (no reasoning before it). Only its key is read here; the runs' walks
+    (:meth:`Layouts.sent`, :meth:`Layouts.pieces`) read its tokens off the op."""
+
+    def __init__(self, n: int, op) -> None:
+        self._key = op[1]
+
+    def key(self, i: int) -> Hashable:
+        return self._key
 
 
 def replay_layouts(view, table, names: tuple[str, ...], settings: Settings, hidden: Sequence[int], numbers: Sequence[int]):
