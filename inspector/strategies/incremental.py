@@ -569,13 +569,17 @@ def mask_key(s: Settings) -> str:
 
 def _mask_values(f: Facts, s: Settings) -> list[int]:
     """Per result slot: what masking it frees (0: its tool or its size keeps it)."""
-    slots = _derived(f, "result_slots", _ResultSlots)
-    placeholder = count_text(f.table.encoding, s.mask_placeholder)
-    wanted, never = set(s.mask_tools), set(s.mask_protected_tools)
-    return [
-        t - placeholder if not ((wanted and name not in wanted) or name in never or t <= placeholder) else 0
-        for t, name in zip(slots.tokens, slots.names)
-    ]
+
+    def make(f: Facts) -> list[int]:
+        slots = _derived(f, "result_slots", _ResultSlots)
+        placeholder = count_text(f.table.encoding, s.mask_placeholder)
+        wanted, never = set(s.mask_tools), set(s.mask_protected_tools)
+        return [
+            t - placeholder if not ((wanted and name not in wanted) or name in never or t <= placeholder) else 0
+            for t, name in zip(slots.tokens, slots.names)
+        ]
+
+    return _derived(f, "values:" + mask_key(s), make)
 
 
 def _mask_tool_outputs(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int | None:
