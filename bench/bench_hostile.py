@@ -119,6 +119,7 @@ COMMANDS = [
     ("plan", ["plan", *PLAN]),
     ("plan --json", ["plan", *PLAN, "--json"]),
     ("replay", ["replay", *PLAN]),
+    ("replay --json", ["replay", *PLAN, "--json"]),
     ("export", ["export", *PLAN, "--to", "openai", "--allow-invalid", "-o", "{out}"]),
 ]
 RUNS = [(f"{command} {label}", name, args) for label, name in INPUTS for command, args in COMMANDS]

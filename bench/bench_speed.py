@@ -20,12 +20,14 @@ temporary folder and prints, for each size:
   (``plan()`` and the bare cut), when langchain-core is installed (goal >= 10x faster).
 
 The machine is shared and noisy: the ratios, not the absolute times, are what count. The CLI
-``replay`` and ``compare`` commands also price every call (:mod:`inspector.analysis.money`);
-``--cli`` times them too (money included), so compare is reported with and without money.
+``replay`` and ``compare`` commands also price every call (:mod:`inspector.analysis.money`,
+whose cache model needs each call's shared prefix): their rows time the whole command (load,
+count, compare or replay, money; output discarded) against ``info`` (``compare`` / ``info``),
+so compare is reported with and without money (``--no-money`` skips these rows).
 
 Times: wall for the replay, compare and info rows (seconds), CPU for the millisecond rows.
 
-Usage: python bench/bench_speed.py [--sizes 10000,50000] [--runs 21] [--encoding cl100k_base] [--compare-max N] [--cli]
+Usage: python bench/bench_speed.py [--sizes 10000,50000] [--runs 21] [--encoding cl100k_base] [--compare-max N] [--no-money]
 """
 
 from __future__ import annotations
@@ -111,10 +113,11 @@ def bench_size(n: int, path: str, a: argparse.Namespace) -> None:
         t, _ = wall(lambda: inspector.compare(analysis, pipelines, settings=s))
         row(f"compare, all {len(pipelines)} (no money)", f"{t:.2f} s", f"{t_info:.2f} s", (t_info + t) / t_info,
             "<= 3 (info + compare)")
-        if a.cli:
-            t, _ = wall(lambda: quiet_cli(["compare", path, *encoding, "--budget", str(BUDGET)]))
-            row(f"CLI compare, all {len(pipelines)} (load + money)", f"{t:.2f} s", f"{t_info:.2f} s", t / t_info,
-                "<= 3 (compare / info)")
+        if a.money:
+            for extra in ([], ["--json"]):
+                t, _ = wall(lambda: quiet_cli(["compare", path, *encoding, "--budget", str(BUDGET), *extra]))
+                row(f"CLI compare{' --json' if extra else ''}, all {len(pipelines)} (load + money)", f"{t:.2f} s",
+                    f"{t_info:.2f} s", t / t_info, "<= 3 (compare / info)")
     # re-plan fifo, counts cached, against prefix sums + bisect + a per-message status list
     prefix = table.prefix
     stop = len(view)
@@ -128,9 +131,10 @@ def bench_size(n: int, path: str, a: argparse.Namespace) -> None:
     row("re-plan fifo (plan(), next call), CPU", f"{p_ms:.3f} ms", f"{f_ms:.3f} ms", p_ms / f_ms, "<= 1 ms")
     a_ms = median_ms(lambda: plan(view, table, "fifo", s).tokens_after_of, a.runs)
     row("  the same + tokens_after_of (the TUI reads it)", f"{a_ms:.3f} ms", f"{f_ms:.3f} ms", a_ms / f_ms, "")
-    if a.cli:
-        t, _ = wall(lambda: quiet_cli(["replay", path, *encoding, "--strategy", "fifo", "--budget", str(BUDGET)]))
-        row("CLI replay fifo (money included)", f"{t:.2f} s", f"{t_info:.2f} s", t / t_info, "<= 1.5")
+    if a.money:
+        for name in ("fifo", "truncate_results,fifo"):
+            t, _ = wall(lambda: quiet_cli(["replay", path, *encoding, "--strategy", name, "--budget", str(BUDGET), "--json"]))
+            row(f"CLI replay --json {name} (load + money)", f"{t:.2f} s", f"{t_info:.2f} s", t / t_info, "<= 1.5")
     if n <= 10_000:
         langchain_row(view, table, a.runs)
 
@@ -178,7 +182,8 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=21)
     ap.add_argument("--encoding", default="cl100k_base")
     ap.add_argument("--compare-max", type=int, default=10_000, help="time compare up to this size")
-    ap.add_argument("--cli", action="store_true", help="also time the CLI replay command (it prices every call)")
+    ap.add_argument("--no-money", dest="money", action="store_false",
+                    help="skip the CLI compare and replay rows (the commands price every call)")
     a = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         for n in (int(x) for x in a.sizes.split(",")):

@@ -23,7 +23,9 @@ from inspector.strategies.first_stage import first_stage
 from inspector.strategies.common import _guard
 from inspector.strategies.incremental import INCREMENTAL, PIPELINES, _guard_spans, facts, replay_tokens, replays_incrementally
 from inspector.analysis.predict import hidden_per_call
-from inspector.analysis.replay import replay
+from inspector.analysis.replay import call_facts, replay, with_shared_tokens
+from inspector.analysis.requests import RequestChain
+from inspector.strategies.layouts import layout_fn
 from inspector.model import Message, Session, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock, Usage
 from inspector.strategies import Settings
 from inspector.strategies.pipeline import STRATEGIES, plan, start
@@ -267,3 +269,108 @@ def test_stateful_compaction_sized_in_one_pass_equals_its_step_by_step_simulatio
         with mock.patch.object(compaction, "_sizes", lambda *args: None):
             slow = [compaction.replay_compacting(view, table, ("compact",), s, hidden, validate) for validate in (False, True)]
         assert fast == slow, params
+
+
+@st.composite
+def sessions_with_reasoning(draw) -> Session:
+    """:func:`sessions` as Codex or another format, some calls recording reasoning tokens (Codex's
+    encrypted reasoning) besides the thinking blocks, under a model that drops earlier turns'
+    reasoning or keeps it."""
+    session = draw(sessions())
+    models = draw(st.lists(st.sampled_from([None, "gpt-5.6", "claude-opus-4-6"]), min_size=1, max_size=2))
+    messages = []
+    for m in session.messages:
+        if m.role == "assistant" and draw(st.integers(0, 2)) == 0:
+            model = draw(st.sampled_from(models))  # a session may switch models
+            m = m.model_copy(update={"usage": Usage(input_tokens=draw(st.integers(0, 3000)), model=model,
+                                                    reasoning_tokens=draw(st.integers(0, 400)))})
+        messages.append(m)
+    return Session(format=draw(st.sampled_from(["inspector", "codex"])), messages=messages)
+
+
+#: The pipelines whose every call has a layout (a clearing or masking that splits a message's results has none).
+ALWAYS_LAID_OUT = {
+    names for names, _ in VARIANTS
+    if layout_fn(names) is not None and not {"clear_tool_uses", "mask_tool_outputs"} & set(names)
+}
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(sessions_with_reasoning())
+def test_shared_tokens_of_the_fast_path_equal_planning_each_call(session):
+    """Every call's ``shared_tokens`` (what money prices) from the fast path's layouts equals
+    :class:`RequestChain` fed the strategies' own plans, reasoning re-sent and dropped included."""
+    a = analyze(session, encoding="approx")
+    view, table = a.view, a.table
+    if not view.calls:
+        return
+    hidden = call_facts(view, table).hidden
+    numbers = list(range(1, len(view.calls) + 1))
+    for names, params in VARIANTS:
+        if layout_fn(names) is None:
+            continue
+        s = Settings(**params)
+        if names in ALWAYS_LAID_OUT and replays_incrementally(view, table, names, s):  # (observations: see above)
+            with mock.patch("inspector.analysis.replay._pipeline_tokens", side_effect=AssertionError(names)):
+                fast = replay(view, table, names, s, shared=True)
+                later = with_shared_tokens(view, table, replay(view, table, names, s))
+        else:
+            fast = replay(view, table, names, s, shared=True)
+            later = with_shared_tokens(view, table, replay(view, table, names, s))
+        chain = RequestChain(view, table)
+        slow = [chain.feed(n, reference(view, table, names, s, n, hidden[n - 1])) for n in numbers]
+        assert [c.shared_tokens for c in fast.calls] == slow, (names, params)
+        assert later.calls == fast.calls
+        some = sorted({2, len(numbers)}) if len(numbers) > 1 else [1]
+        if replays_incrementally(view, table, names, s):  # a subset's first call knows its previous one
+            shares = [c.shared_tokens for c in replay(view, table, names, s, calls=some, shared=True).calls]
+            assert shares == [slow[n - 1] for n in some]
+
+
+@st.composite
+def single_prompt_sessions(draw) -> Session:
+    """:func:`sessions` with every plain user message after the first left out: one agent loop."""
+    session = draw(sessions())
+    kept, seen = [], False
+    for m in session.messages:
+        plain = m.role == "user" and not any(isinstance(b, ToolResultBlock) for b in m.content)
+        if plain and seen:
+            continue
+        seen = seen or plain
+        kept.append(m.model_copy(update={"index": len(kept)}))
+    return Session(format="inspector", messages=kept)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(single_prompt_sessions())
+def test_tool_pruning_then_a_fast_path_on_one_prompt_is_that_fast_path(session):
+    """On a single-prompt session tool_pruning changes nothing, so ``tool_pruning,X`` replays as
+    X's fast path: every call's total and shared prefix as planning each call gives them."""
+    a = analyze(session, encoding="approx")
+    view, table = a.view, a.table
+    if not view.calls:
+        return
+    assert all(c.turn <= 1 for c in view.calls)
+    hidden = call_facts(view, table).hidden
+    numbers = list(range(1, len(view.calls) + 1))
+    for (name,), params in [(names, params) for names, params in VARIANTS if len(names) == 1][::3]:
+        names, s = ("tool_pruning", name), Settings(**params)
+        fast = replay_tokens(view, table, names, s, hidden, numbers)
+        if fast is None:  # only where X alone has none, or the pipeline's own fast path (PIPELINES) has none
+            assert names in PIPELINES or replay_tokens(view, table, (name,), s, hidden, numbers) is None
+            continue
+        plans = [reference(view, table, names, s, n, hidden[n - 1]) for n in numbers]
+        assert fast == [w.total() for w in plans], (names, params)
+        if layout_fn(names) is not None:
+            chain = RequestChain(view, table)
+            assert [c.shared_tokens for c in replay(view, table, names, s, shared=True).calls] == [
+                chain.feed(n, w) for n, w in zip(numbers, plans)], (names, params)
+
+
+def test_tool_pruning_then_fifo_is_planned_where_pruning_acts():
+    from strategy_builders import seeds_session
+
+    a = seeds_session().analyze()
+    assert max(c.turn for c in a.view.calls) > 1
+    s = Settings(budget=1500)
+    assert replay_tokens(a.view, a.table, ("tool_pruning", "fifo"), s, [0] * len(a.view.calls), [1]) is None

@@ -13,8 +13,8 @@ Per call:
 Under the pipeline, each call's request is :func:`.replay.replay`'s: its ``tokens`` and the
 leading tokens it shares with the previous call's request (``shared_tokens``, from the very plan
 whose tokens replay reports, :mod:`.requests`). Nothing is planned here: the request priced is
-the one replay shows. A replay that took a fast path (no plans, so no shared prefix) is redone
-with ``shared=True``. Sub-agent (sidechain) calls are priced the same way from their own
+the one replay shows. A replay without shared prefixes gets them from its fast path's layouts
+(:func:`.replay.with_shared_tokens`), or is redone with ``shared=True``. Sub-agent (sidechain) calls are priced the same way from their own
 messages and listed apart (``sidechain`` set).
 """
 
@@ -38,7 +38,8 @@ from .session_facts import session_model
 from .baseline import baseline_tokens
 from .predict import predictions
 from .prices import NO_OVERRIDES, Cost, Overrides, TokenSplit, price, prices_as_of
-from .replay import Replay, ReplayCancelled, replay as replay_calls
+from .replay import Replay, ReplayCancelled, with_shared_tokens
+from .replay import replay as replay_calls
 
 
 
@@ -304,9 +305,10 @@ def session_money(
     names = parse_pipeline(pipeline)
     with_pipeline = None
     if names:
-        if replay is None or not _has_requests(replay, len(view.calls)):
-            replay = replay_calls(view, table, names, replay.settings if replay is not None else settings, shared=True,
-                                  cancelled=cancelled)
+        if replay is None:
+            replay = replay_calls(view, table, names, settings, shared=True, cancelled=cancelled)
+        elif not _has_requests(replay, len(view.calls)):
+            replay = with_shared_tokens(view, table, replay, cancelled)
         with_pipeline = replay_requests(replay)
     stop()
     _price_chain(money, view, table, base, hidden, with_pipeline, policy, options, None)

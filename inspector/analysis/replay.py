@@ -15,15 +15,17 @@ plan each call on its own (O(calls x messages), in forked processes when asked).
 
 Every planned call also records how many leading tokens of its request repeat the previous
 call's (``shared_tokens``, :mod:`inspector.analysis.requests`): what :mod:`inspector.analysis.money`
-prices, so money never plans a call of its own. A fast path has no plans (``shared_tokens`` is
-None); ``shared=True`` plans every call instead.
+prices, so money never plans a call of its own. A fast path has no plans: where its decisions
+have layouts (:mod:`inspector.strategies.layouts`) the shared prefix comes from those, in about
+one pass too, when ``shared=True`` asks (or later, :func:`with_shared_tokens`); where they have
+none ``shared=True`` plans every call instead.
 """
 
 from __future__ import annotations
 
 import multiprocessing
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..strategies.params import SettingsBase as Settings
 from ..strategies.params import settings_model
@@ -34,7 +36,7 @@ from ..units import SessionView
 from .baseline import baseline_tokens, resent_reasoning
 from .compaction import compacting, replay_compacting
 from .context import recorded_input
-from .requests import RequestChain
+from .requests import LayoutChain, RequestChain
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,8 +136,14 @@ def replay(
     baselines, predicted, hidden = facts.baselines, facts.predicted, facts.hidden
     if compacting(names):  # the history after a compaction is a state: replay call by call
         return _replay_compacting(view, table, names, settings, numbers, progress, predicted, hidden, shared, cancelled)
-    fast = replay_tokens(view, table, names, settings, hidden, numbers) if names and not shared else None
+    fast = replay_tokens(view, table, names, settings, hidden, numbers) if names else None
     shares: list[int | None] = [None] * len(numbers)
+    if fast is not None and shared:
+        found = _fast_shares(view, table, names, settings, facts, numbers)
+        if found is not None:
+            shares = found
+        else:  # a fast path with no layouts: plan every call for its shared prefix
+            fast = None
     if not names or fast is not None:
         tokens = fast if fast is not None else [predicted[n - 1].predicted_tokens for n in numbers]
         if progress is not None:
@@ -159,6 +167,48 @@ def replay(
         p = predicted[n - 1]
         out.calls.append(CallReplay(n, call.message_index, call.turn, baselines[n - 1], facts.recorded[n - 1], t,
                                     p.predicted_tokens, p.model, shared_tokens=s))
+    return out
+
+
+def with_shared_tokens(view: SessionView, table: TokenTable, result: Replay, cancelled: Callable[[], bool] | None = None) -> Replay:
+    """Every call of ``result``'s pipeline with its ``shared_tokens``, as
+    ``replay(..., shared=True)`` makes it: from the fast path's layouts when ``result`` is
+    complete and they exist (its tokens are kept), else replayed again (``cancelled``: as
+    :func:`replay`'s)."""
+    numbers = [c.call for c in result.calls]
+    if result.pipeline and not compacting(result.pipeline) and len(numbers) == result.session_calls:
+        found = _fast_shares(view, table, result.pipeline, result.settings, call_facts(view, table), numbers)
+        if found is not None:
+            out = Replay(result.pipeline, result.settings, session_calls=result.session_calls)
+            out.calls = [replace(c, shared_tokens=s) for c, s in zip(result.calls, found)]
+            return out
+    return replay(view, table, result.pipeline, result.settings, shared=True, cancelled=cancelled)
+
+
+def _fast_shares(view, table, names, settings, facts: CallFacts, numbers: Sequence[int]) -> list[int | None] | None:
+    """Each call's ``shared_tokens`` from the layouts of the fast path
+    (:class:`.requests.LayoutChain`); the calls whose layout (or whose previous call's) is not
+    known are planned, both of them, as :class:`.requests.RequestChain` needs. None: the
+    pipeline's fast path has no layouts."""
+    from ..strategies.layouts import replay_layouts
+
+    wanted = sorted({*numbers, *(n - 1 for n in numbers if n > 1)})
+    got = replay_layouts(view, table, names, settings, facts.hidden, wanted)
+    if got is None:
+        return None
+    f, layouts = got
+    chain = LayoutChain(view, table, f, [p.not_in_file for p in facts.predicted])
+    planned = RequestChain(view, table)
+    out: list[int | None] = []
+    for n in numbers:
+        if n == 1:
+            out.append(0)
+        elif layouts[n - 1] is not None and layouts[n] is not None:
+            out.append(chain.shared(n, layouts[n - 1], layouts[n]))
+        else:
+            if planned.last_call != n - 1:
+                _pipeline_tokens(view, table, names, settings, n - 1, facts.hidden[n - 2], planned)
+            out.append(_pipeline_tokens(view, table, names, settings, n, facts.hidden[n - 1], planned)[1])
     return out
 
 
@@ -257,4 +307,4 @@ def _pipeline_tokens_forked(view, table, names, settings, hidden, numbers, progr
     return tokens, shares
 
 
-__all__ = ["CallFacts", "CallReplay", "Replay", "ReplayCancelled", "baseline_tokens", "call_facts", "replay"]
+__all__ = ["CallFacts", "CallReplay", "Replay", "ReplayCancelled", "baseline_tokens", "call_facts", "replay", "with_shared_tokens"]

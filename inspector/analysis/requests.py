@@ -20,9 +20,11 @@ produced it. Two facts of the providers, as the no-strategy baseline has them
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from bisect import bisect_left
+from collections.abc import Hashable, Iterable, Iterator, Sequence
 
 from ..strategies.base import Inserted, Working
+from ..strategies.layouts import message_key
 from ..tokens import TokenTable
 from ..units import SessionView
 from .baseline import produced_reasoning, reasoning_resets
@@ -42,21 +44,13 @@ def request_pieces(w: Working, reasoning: dict[int, int]) -> list[Piece]:
         if type(s) is int:
             if s in left:
                 out.append((("reasoning", s), left.pop(s)))
-            changes = tuple((e.block, e.kind, e.tokens_after) for e in edits.get(s, ()) if _changes(e))
-            key: Hashable = (s, changes) if changes else s
-            out.append((key, w.tokens[s]))
+            changed = edits.get(s)
+            out.append((message_key(s, changed) if changed else s, w.tokens[s]))
         else:
             assert isinstance(s, Inserted)
             out.append((("inserted", s.kind, s.text, s.replaces), s.tokens))
     out.extend((("reasoning", s), n) for s, n in left.items())
     return out
-
-
-def _changes(edit) -> bool:
-    """Whether an edit changes what is sent as we count it: removing a block we count as 0
-    tokens (Claude Code writes a thinking block's signature only) leaves the request as replay
-    counts it, and so leaves its cached prefix."""
-    return edit.tokens_before != edit.tokens_after or (edit.text is not None and edit.kind != "remove")
 
 
 def shared_tokens(previous: Sequence[Piece], current: Sequence[Piece], skip_dropped_reasoning: bool) -> int:
@@ -69,19 +63,30 @@ def shared_tokens(previous: Sequence[Piece], current: Sequence[Piece], skip_drop
     the previous request whole; one that breaks off shares the smaller of the two calls' fixed
     prefixes and what matched after it, as :func:`.money.baseline_requests` counts it, so the
     same requests get the same split with or without a pipeline."""
-    total = 0
-    j = 0
+    if not previous:
+        return 0
+    total, broke, matched = matched_pieces(previous, iter(current), skip_dropped_reasoning)
+    if broke and matched and previous[0][0] == current[0][0] == "prefix":
+        total -= max(0, previous[0][1] - current[0][1])
+    return total
+
+
+def matched_pieces(previous: Iterable[Piece], current: Iterator[Piece], skip_dropped_reasoning: bool) -> tuple[int, bool, int]:
+    """``(tokens, broke, matched)``: the tokens of ``previous`` that ``current`` repeats from
+    the start (see :func:`shared_tokens`), whether a piece of ``previous`` ended the match, and
+    how many pieces of ``current`` matched. Reads only as far as the match goes."""
+    total = matched = 0
+    nxt = next(current, None)
     for key, n in previous:
-        if j < len(current) and current[j][0] == key:
+        if nxt is not None and nxt[0] == key:
             total += n
-            j += 1
+            matched += 1
+            nxt = next(current, None)
         elif skip_dropped_reasoning and _is_reasoning(key):
             total += n
         else:
-            if j and previous[0][0] == current[0][0] == "prefix":
-                total -= max(0, previous[0][1] - current[0][1])
-            break
-    return total
+            return total, True, matched
+    return total, False, matched
 
 
 def _is_reasoning(key: Hashable) -> bool:
@@ -126,6 +131,11 @@ class RequestChain:
                 out[calls[k - 1].message_index] = self.produced[k - 1]
         return dict(sorted(out.items()))
 
+    @property
+    def last_call(self) -> int | None:
+        """The call fed last (None: none yet)."""
+        return self._last[0] if self._last is not None else None
+
     def feed(self, n: int, w: Working) -> int | None:
         pieces = request_pieces(w, self.resent_at(n))
         last, self._last = self._last, (n, pieces)
@@ -149,4 +159,66 @@ class RequestChain:
         return calls[k].message_index
 
 
-__all__ = ["RequestChain", "request_pieces", "shared_tokens", "tokens_before_source"]
+class LayoutChain:
+    """What :meth:`RequestChain.feed` returns for consecutive calls, from their layouts
+    (:mod:`inspector.strategies.layouts`) instead of their plans: the two requests are the same
+    up to the first message whose key differs, so only the pieces from there on are compared,
+    and only as far as they match. ``not_in_file[k]``: call k+1's part the file does not show."""
+
+    def __init__(self, view: SessionView, table: TokenTable, facts, not_in_file: Sequence[int]) -> None:
+        from ..strategies.layouts import Layouts
+
+        calls = view.calls
+        self.view, self.table = view, table
+        self.codex = view.session.format == "codex"
+        produced = produced_reasoning(view, table)
+        self.resets = resets = reasoning_resets(view)
+        reasoning = [0] * len(view)
+        for c, r in zip(calls, produced):
+            reasoning[c.message_index] = r
+        self.with_reasoning = [c.message_index for c, r in zip(calls, produced) if r]
+        self.layouts = Layouts(facts, reasoning)
+        self.prefix = [table.overhead + h for h in not_in_file]
+        # per call: the first message whose reasoning it re-sends (see RequestChain.resent_at)
+        self.window_lo: list[int] = []
+        k = 0  # the last call before which the re-sent reasoning started afresh
+        for n in range(1, len(calls) + 1):
+            if n >= 2 and resets[n - 1]:
+                k = n - 1
+            self.window_lo.append(calls[k].message_index if k < n - 1 else calls[n - 1].message_index)
+        self.turn_first: list[int] = []  # per call: the message of the first call in its turn
+        for n, c in enumerate(calls):
+            same = n and calls[n - 1].turn == c.turn
+            self.turn_first.append(self.turn_first[-1] if same else c.message_index)
+
+    def shared(self, n: int, previous, current) -> int:
+        """Call ``n``'s shared tokens (n >= 2) from the layouts of calls n-1 and n."""
+        calls, L = self.view.calls, self.layouts
+        stop_p, stop_c = calls[n - 2].message_index, calls[n - 1].message_index
+        prefix_p, prefix_c = self.prefix[n - 2], self.prefix[n - 1]
+        window_p = (self.window_lo[n - 2], stop_p)
+        window_c = (self.window_lo[n - 1], stop_c)
+        runs_p, runs_c = L.runs(previous, stop_p), L.runs(current, stop_c)
+        d = L.first_difference(runs_p, L.runs(current, stop_p), stop_p)
+        if self.codex and self.resets[n - 1]:  # the reasoning previous re-sent is not matched
+            k = bisect_left(self.with_reasoning, window_p[0])
+            if k < len(self.with_reasoning) and self.with_reasoning[k] < d:
+                d = self.with_reasoning[k]
+        tokens, reasoning = L.sent(runs_p, d, window_p[0])
+        shared = prefix_p + tokens + reasoning
+        if d < stop_p or self.with_reasoning:  # else previous is all sent again, in front
+            total, broke, _ = matched_pieces(
+                L.pieces(runs_p, d, window_p, self.with_reasoning),
+                L.pieces(runs_c, d, window_c, self.with_reasoning),
+                skip_dropped_reasoning=not self.codex,
+            )
+            shared += total
+            if broke:
+                shared -= max(0, prefix_p - prefix_c)
+        if self.codex and calls[n - 1].turn != calls[n - 2].turn:
+            grown = max(0, prefix_c - prefix_p)
+            shared = min(shared, prefix_c + L.before_source(runs_c, self.turn_first[n - 2]) - grown)
+        return shared
+
+
+__all__ = ["LayoutChain", "RequestChain", "request_pieces", "shared_tokens", "tokens_before_source"]

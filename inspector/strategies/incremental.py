@@ -29,7 +29,9 @@ Per-message transforms are derived, not re-implemented: their per-message effect
 one run of the strategy's own code over the whole session (:func:`_transform_savings`).
 
 Stateful ``compact`` is sized in O(1) per call from its state in
-:mod:`inspector.analysis.compaction`. Not incremental (planned call by call): other pipelines,
+:mod:`inspector.analysis.compaction`. tool_pruning changes nothing on a single-prompt session
+(every call in turn 0 or 1), so there ``tool_pruning,X`` is X's fast path. Not incremental
+(planned call by call): other pipelines,
 ``fifo`` with ``pair_safe=False``, ``trim_messages`` with ``end_on``, ``clear_tool_uses`` with
 ``clear_tool_inputs``, ``tool_pruning,sliding_window`` in messages mode, and plugin strategies;
 mask_tool_outputs hands a call whose masking reaches the current turn to its own code.
@@ -172,15 +174,21 @@ def _fifo(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int | None
     return f.ns_prefix[f.ns_index[k - 1] + 1] if k > 0 else 0
 
 
-def _window_turns(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
+def _window_turns_span(f: Facts, s: Settings, turn: int) -> tuple[int, int]:
+    """The index run whose non-system messages the turns window drops (empty: ``lo >= hi``)."""
     if turn < 1 or 1 not in f.turn_start:
-        return 0
+        return 0, 0
     oldest = max(turn - max(s.window_turns, 1) + 1, 1)
-    first, limit = f.turn_start[1], f.turn_start.get(oldest, 0)
+    return f.turn_start[1], f.turn_start.get(oldest, 0)
+
+
+def _window_turns(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
+    first, limit = _window_turns_span(f, s, turn)
     return f.ns_prefix[limit] - f.ns_prefix[first] if limit > first else 0
 
 
-def _window_messages(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
+def _window_messages_cut(f: Facts, s: Settings, stop: int, turn: int) -> int:
+    """The messages window drops every non-system message before this index."""
     length = f.ns_count[stop]
     window = s.window_messages
     if length <= window:
@@ -191,7 +199,11 @@ def _window_messages(f: Facts, s: Settings, stop: int, turn: int, total: int) ->
         p = current
     else:
         p = min(f.ns_count[f.next_plain_user[f.ns_index[p]]], current)
-    return f.ns_prefix[f.ns_index[p]] if p < length else f.ns_prefix[stop]
+    return f.ns_index[p] if p < length else stop
+
+
+def _window_messages(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
+    return f.ns_prefix[_window_messages_cut(f, s, stop, turn)]
 
 
 def _sliding_window(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
@@ -217,13 +229,14 @@ class _StrandsFacts:
         self.ok = not any(u and calls[i] for i, u in enumerate(user))
 
 
-def _strands(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
+def _strands_cut(f: Facts, s: Settings, stop: int) -> int:
+    """strands_sliding_window drops every non-system message before this index."""
     length = f.ns_count[stop]
     size = s.window_messages
     if length <= size:
         return 0
     if size == 0:
-        return f.ns_prefix[stop]
+        return stop
     sf = _derived(f, "strands", _StrandsFacts)
     first = f.ns_index[length - size]
     j = sf.next_user[first]
@@ -231,7 +244,11 @@ def _strands(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
         j = sf.next_call[first]
         if j >= stop or f.ns_index[f.ns_count[j] + 1] >= stop:
             return 0
-    return f.ns_prefix[j]
+    return j
+
+
+def _strands(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
+    return f.ns_prefix[_strands_cut(f, s, stop)]
 
 
 def _trim_cut(f: Facts, s: Settings, stop: int) -> tuple[int, int, int] | None:
@@ -308,31 +325,51 @@ def _full_working(f: Facts, s: Settings) -> Working:
                    [None] * n, [None] * n)
 
 
-def _transform_savings(f: Facts, s: Settings, name: str) -> list[int]:
+def transform_run(f: Facts, s: Settings, name: str, key: str) -> Working:
+    """One run of strategy ``name``'s own code over the whole session, kept under ``key`` (which
+    names the settings it reads): what a per-message transform does to each message."""
+
+    def make(f: Facts) -> Working:
+        w = _full_working(f, s)
+        STRATEGIES[name].apply(w)
+        return w
+
+    return _derived(f, "run:" + key, make)
+
+
+def _transform_savings(f: Facts, s: Settings, name: str, key: str) -> list[int]:
     """Prefix sums of what strategy ``name`` saves on each message, read off one run of its own
-    code over the whole session: for strategies that edit each message on its own facts."""
-    w = _full_working(f, s)
-    STRATEGIES[name].apply(w)
+    code over the whole session (:func:`transform_run`): for strategies that edit each message
+    on its own facts."""
+    w = transform_run(f, s, name, key)
     totals = f.table.totals
     return _prefix([totals[i] - (w.tokens[i] if w.live[i] else 0) for i in range(f.n)])
 
 
 def _truncation(f: Facts, s: Settings) -> list[int]:
     """Prefix sums of what truncate_results saves on each message (its own code, run once)."""
-    key = f"truncate:{s.max_result_tokens}:{s.truncate_unit}"
-    return _derived(f, key, lambda f: _transform_savings(f, s, "truncate_results"))
+    key = truncation_key(s)
+    return _derived(f, key, lambda f: _transform_savings(f, s, "truncate_results", key))
+
+
+def truncation_key(s: Settings) -> str:
+    return f"truncate:{s.max_result_tokens}:{s.truncate_unit}"
 
 
 def _truncate_results(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
     return _truncation(f, s)[stop]
 
 
+def thinking_limit(f: Facts, s: Settings, stop: int, turn: int) -> int:
+    """thinking_prune edits the messages before this index (the turns it keeps are after it)."""
+    first_kept = max(turn - s.thinking_keep_turns + 1, 0)
+    return min(f.turn_start.get(first_kept, 0), stop) if first_kept > 0 else 0
+
+
 def _thinking_prune(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
-    keep = s.thinking_keep_turns
-    first_kept = max(turn - keep + 1, 0)
-    limit = min(f.turn_start.get(first_kept, 0), stop) if first_kept > 0 else 0
+    key = f"thinking:{s.thinking_keep_turns}"
     # run at the last turn, the whole scope of any call (limit grows with the turn) is edited
-    return _derived(f, f"thinking:{keep}", lambda f: _transform_savings(f, s, "thinking_prune"))[limit]
+    return _derived(f, key, lambda f: _transform_savings(f, s, "thinking_prune", key))[thinking_limit(f, s, stop, turn)]
 
 
 class _Observations:
@@ -345,11 +382,13 @@ class _Observations:
         results = [i for i in range(f.n) if view.result_ids[i] and (first_user is None or i > first_user)]
         self.positions = results
         self.ok = first_user is None or not any(view.result_ids[i] for i in range(first_user))
-        saved = _transform_savings(f, s.model_copy(update={"observations_keep": 0, "polling": 1}), "last_n_observations")
+        saved = _transform_savings(f, s.model_copy(update={"observations_keep": 0, "polling": 1}), "last_n_observations", "observations")
         self.savings = _prefix([saved[i + 1] - saved[i] for i in results])
 
 
-def _last_n_observations(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
+def observations_elided(f: Facts, s: Settings, stop: int) -> tuple[_Observations, int, int]:
+    """``(o, first, end)``: last_n_observations elides the result messages
+    ``o.positions[first:end]`` of the history ``messages[:stop]``."""
     o = _derived(f, "observations", lambda f: _Observations(f, s))
     after = bisect_left(o.positions, stop)  # result messages before the call (after the first user)
     if o.first_user is not None and o.first_user < stop:
@@ -358,7 +397,12 @@ def _last_n_observations(f: Facts, s: Settings, stop: int, turn: int, total: int
         count, first = after, 1  # observations[0] is the first result message, never elided
     last_removed = max(0, (count // s.polling) * s.polling - s.observations_keep)
     elided = max(0, last_removed - 1)  # observations[1:last_removed]
-    return o.savings[first + elided] - o.savings[first] if elided else 0
+    return o, first, first + elided
+
+
+def _last_n_observations(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
+    o, first, end = observations_elided(f, s, stop)
+    return o.savings[end] - o.savings[first] if end > first else 0
 
 
 class _ToolUses:
@@ -486,11 +530,15 @@ class _ResultSlots:
         self.messages = [r for r, _, _, _ in slots]
         self.calls = [i for _, _, _, i in slots]
         self.names = [name for _, _, name, _ in slots]
+        self.blocks = [k for _, k, _, _ in slots]
         self.tokens = [counts[r].blocks[k] for r, k, _, _ in slots]
         self.seen = _prefix(self.tokens)
 
 
-def _mask_tool_outputs(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
+def mask_cut(f: Facts, s: Settings, stop: int, turn: int) -> tuple[int, int] | None:
+    """``(last, freed)``: mask_tool_outputs masks the result slots ``[0, last]`` that its tool
+    filters and the placeholder's size let it (:func:`mask_key`), freeing ``freed`` tokens
+    (0: it masks nothing); None when results protected_in_turn keeps are among them."""
     slots = _derived(f, "result_slots", _ResultSlots)
     turns = s.mask_protect_turns
     if turns <= 0:
@@ -501,7 +549,7 @@ def _mask_tool_outputs(f: Facts, s: Settings, stop: int, turn: int, total: int) 
         before = min(f.turn_start.get(max(turn - turns + 1, 0), 0), stop)
     count = bisect_left(slots.messages, before)
     if not count:
-        return 0
+        return -1, 0
     if slots.messages[count - 1] >= _turn_floor(f, stop, turn):
         return None  # results protected_in_turn keeps are among them: plan this call exactly
     seen = slots.seen
@@ -510,19 +558,33 @@ def _mask_tool_outputs(f: Facts, s: Settings, stop: int, turn: int, total: int) 
     if s.mask_keep_results is not None:
         last = min(last, count - s.mask_keep_results - 1)
     if last < 0:
-        return 0
-    placeholder = count_text(f.table.encoding, s.mask_placeholder)
-    key = f"mask:{s.mask_placeholder}:{','.join(s.mask_tools)}:{','.join(s.mask_protected_tools)}"
+        return -1, 0
+    freed = _derived(f, mask_key(s), lambda f: _prefix(_mask_values(f, s)))[last + 1]
+    return (last, freed) if freed and freed >= s.mask_min_tokens else (-1, 0)
+
+
+def mask_key(s: Settings) -> str:
+    return f"mask:{s.mask_placeholder}:{','.join(s.mask_tools)}:{','.join(s.mask_protected_tools)}"
+
+
+def _mask_values(f: Facts, s: Settings) -> list[int]:
+    """Per result slot: what masking it frees (0: its tool or its size keeps it)."""
 
     def make(f: Facts) -> list[int]:
+        slots = _derived(f, "result_slots", _ResultSlots)
+        placeholder = count_text(f.table.encoding, s.mask_placeholder)
         wanted, never = set(s.mask_tools), set(s.mask_protected_tools)
-        return _prefix([
+        return [
             t - placeholder if not ((wanted and name not in wanted) or name in never or t <= placeholder) else 0
             for t, name in zip(slots.tokens, slots.names)
-        ])
+        ]
 
-    freed = _derived(f, key, make)[last + 1]
-    return freed if freed and freed >= s.mask_min_tokens else 0
+    return _derived(f, "values:" + mask_key(s), make)
+
+
+def _mask_tool_outputs(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int | None:
+    cut = mask_cut(f, s, stop, turn)
+    return None if cut is None else cut[1]
 
 
 # --- what protected_in_turn keeps, as index spans, and the candidates around it ---------------
@@ -656,6 +718,12 @@ def _same_unit(f: Facts, seq: _Candidates, p: int) -> bool:
 def _fifo_in_turn(f: Facts, s: Settings, stop: int, turn: int, total: int, seq: _Candidates) -> int:
     """What :func:`.fifo._drop_units_fast` removes from the candidates ``seq`` (its sizes), the
     current turn included."""
+    k = fifo_in_turn_cut(f, s, stop, total, seq)
+    return seq.tokens(k) if k > 0 else 0
+
+
+def fifo_in_turn_cut(f: Facts, s: Settings, stop: int, total: int, seq: _Candidates) -> int:
+    """How many of the candidates ``seq`` :func:`.fifo._drop_units_fast` drops, oldest first."""
     budget = s.budget
     if budget is None or total <= budget:
         return 0
@@ -678,7 +746,12 @@ def _fifo_in_turn(f: Facts, s: Settings, stop: int, turn: int, total: int, seq: 
         k = max(limit, 0)
         while 0 < k < m and _same_unit(f, seq, k):
             k -= 1
-    return seq.tokens(k) if k > 0 else 0
+    return k
+
+
+def fifo_candidates(f: Facts, stop: int, turn: int) -> _Candidates:
+    """The candidates fifo drops from in the current turn, by their table sizes."""
+    return _Candidates(f, stop, turn, _derived(f, "ns_tokens", _ns_tokens))
 
 
 def _fifo_exact(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
@@ -686,19 +759,29 @@ def _fifo_exact(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
     saved = _fifo(f, s, stop, turn, total)
     if saved is not None:
         return saved
-    return _fifo_in_turn(f, s, stop, turn, total, _Candidates(f, stop, turn, _derived(f, "ns_tokens", _ns_tokens)))
+    return _fifo_in_turn(f, s, stop, turn, total, fifo_candidates(f, stop, turn))
 
 
 def _summarize(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
     """What :mod:`.summarize` saves (replaced tokens minus its summary's), its rounds replayed on
     the candidates' prefix sums; each summary is built once per replaced prefix."""
+    cut = summarize_cut(f, s, stop, turn, total)
+    if cut is None:
+        return 0
+    seq, k, summaries = cut
+    return seq.tokens(k) - summaries.tokens(seq, k)
+
+
+def summarize_cut(f: Facts, s: Settings, stop: int, turn: int, total: int):
+    """``(seq, cut, summaries)``: summarize replaces the candidates ``seq[:cut]`` by a summary
+    of ``summaries.tokens(seq, cut)`` tokens; None when it does nothing."""
     budget = s.budget
     if budget is None or total <= budget:
-        return 0
+        return None
     seq = _Candidates(f, stop, turn, _derived(f, "ns_tokens", _ns_tokens))
     m = seq.m
     if not m:
-        return 0
+        return None
     summaries = _derived(f, f"summaries:{s.summary_tokens}", lambda f: _Summaries(f, s.summary_tokens, "system"))
     framing, ratio = summaries.framing, s.summary_ratio
     estimate = framing + s.summary_tokens
@@ -715,7 +798,7 @@ def _summarize(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
             break
         if rest + framing <= budget and rest + summaries.tokens(seq, cut) <= budget:
             break
-    return seq.tokens(cut) - summaries.tokens(seq, cut)
+    return seq, cut, summaries
 
 
 class _Summaries:
@@ -794,13 +877,17 @@ def _single(name: str, s: Settings) -> Saving | None:
 _AFTER_TRUNCATION = ("fifo", "sliding_window", "strands_sliding_window", "tool_pruning", "trim_messages")
 
 
-def _truncated_then(then: Saving, s: Settings) -> Saving:
-    key = f"after-truncation:{s.max_result_tokens}:{s.truncate_unit}"
+def truncated_facts(f: Facts, s: Settings) -> Facts:
+    """The :class:`Facts` of the session as a stage after truncate_results sees it."""
+    cut = _truncation(f, s)
+    return _derived(f, "after-" + truncation_key(s),
+                    lambda f: Facts(f.view, f.table, [t - (cut[i + 1] - cut[i]) for i, t in enumerate(f.totals)]))
 
+
+def _truncated_then(then: Saving, s: Settings) -> Saving:
     def saving(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int | None:
         cut = _truncation(f, s)
-        truncated = _derived(f, key, lambda f: Facts(f.view, f.table, [t - (cut[i + 1] - cut[i]) for i, t in enumerate(f.totals)]))
-        after = then(truncated, s, stop, turn, total - cut[stop])
+        after = then(truncated_facts(f, s), s, stop, turn, total - cut[stop])
         return None if after is None else cut[stop] + after
 
     return saving
@@ -835,7 +922,15 @@ def _fast_path(names: tuple[str, ...], s: Settings) -> Saving | None:
     if len(names) == 2 and names[0] == "truncate_results" and names[1] in _AFTER_TRUNCATION:
         then = _single(names[1], s)
         return _truncated_then(then, s) if then is not None else None
+    if len(names) == 2 and names[0] == "tool_pruning":  # on a single-prompt session only (_single_prompt)
+        return _single(names[1], s)
     return None
+
+
+def _single_prompt(f: Facts, s: Settings) -> bool:
+    """Whether every call is in turn 0 or 1, where tool_pruning changes nothing (it prunes
+    turns from 1 to the one before the current): an agent loop on one prompt."""
+    return all(t <= 1 for t in f.turns)
 
 
 _FAST: dict[str, Saving] = {
@@ -863,6 +958,8 @@ def _prepared(view: SessionView, table: TokenTable, names: tuple[str, ...], sett
         guard = _GUARDS.get(name)
         if guard is not None and not guard(f, settings):
             return None
+    if names[0] == "tool_pruning" and len(names) == 2 and names not in PIPELINES and not _single_prompt(f, settings):
+        return None
     return f, saving
 
 
@@ -912,7 +1009,8 @@ _GUARDS: dict[str, Callable[[Facts, Settings], bool]] = {
 
 #: The strategies that replay incrementally (under the settings :func:`_single` names).
 INCREMENTAL = ("fifo", "trim_messages", "clear_tool_uses", "summarize", *_FAST)
-#: The pipelines of more than one strategy that do.
+#: The pipelines of more than one strategy that do (and, on a single-prompt session, tool_pruning
+#: followed by any strategy of :data:`INCREMENTAL`: there it changes nothing).
 PIPELINES = (
     ("clear_tool_uses", "fifo"),
     ("tool_pruning", "truncate_results"),

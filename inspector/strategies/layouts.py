@@ -1,0 +1,585 @@
+"""Layouts: what a fast path's decision at one call does to each message, as a few index runs.
+
+The incremental replay (:mod:`.incremental`) finds each call's total from cut points; the
+prompt-cache model also needs how many leading tokens a call's request shares with the previous
+call's (:mod:`inspector.analysis.requests`), which depends on where the two decisions first
+differ. A :data:`Layout` says it in O(1) size: sorted disjoint runs ``(lo, hi, op)`` of message
+indices, each treated by one :data:`Op` ``(drop, edit)``: the messages of the run that mask
+``drop`` names are dropped ("ns": non-system, "all", "pruned": what tool_pruning drops in an
+earlier turn), the rest are sent as the per-message transform ``edit`` leaves them (read off one
+run of the strategy's own code, :func:`.incremental.transform_run`); messages outside every run
+are sent as they are. Each message's request-piece key and tokens under an op are per-session
+arrays (:class:`Layouts`), so two calls' first difference is found per run pair, not per message.
+
+Fast paths without a layout (summaries; a clearing or masking that splits one message's
+results; masking that reaches what the current turn protects) give None: the caller plans those
+calls. The property test
+(tests/test_incremental_replay.py) checks every layout's shared prefix against the plans.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Callable, Hashable, Sequence
+from typing import Optional
+
+from types import SimpleNamespace
+
+from .base import BlockEdit
+from .clear_tool_uses import PLACEHOLDER as CLEARED
+from .common import count_text, view_cache
+from .incremental import (
+    Facts, _clear_values, _clearing, _ClearedCandidates, _derived, _mask_values, _ResultSlots, _ToolUses, mask_cut, mask_key, summarize_cut, _fifo_cut, fifo_candidates, fifo_in_turn_cut, observations_elided, _strands_cut, _trim_cut, _truncation, _window_messages_cut, _window_turns_span, thinking_limit,
+    transform_run, truncated_facts, truncation_key,
+)
+from .params import SettingsBase as Settings
+
+Op = tuple[Optional[str], Optional[str]]  # (drop mask, edit key)
+Segment = tuple[int, int, Op]
+Layout = tuple[Segment, ...]
+#: ``layout(facts, settings, stop, turn, total)``: the call's layout, None when it has none.
+LayoutFn = Callable[[Facts, Settings, int, int, int], "Layout | None"]
+
+PLAIN: Op = (None, None)
+
+
+def _drops(lo: int, hi: int, mask: str) -> Layout:
+    return ((lo, hi, (mask, None)),) if hi > lo else ()
+
+
+def _fifo(f: Facts, s: Settings, stop: int, turn: int, total: int) -> Layout:
+    k = _fifo_cut(f, s, stop, turn, total)
+    if k is None:  # it goes on inside the current turn, around what protected_in_turn keeps
+        seq = fifo_candidates(f, stop, turn)
+        return _first_candidates(f, seq, fifo_in_turn_cut(f, s, stop, total, seq))
+    return _drops(0, f.ns_index[k - 1] + 1, "ns") if k > 0 else ()
+
+
+def _first_candidates(f: Facts, seq, k: int) -> Layout:
+    """The drops of the first ``k`` candidates of ``seq`` (runs of non-system positions)."""
+    out: list[Segment] = []
+    for x, y in seq.runs:
+        if k <= 0:
+            break
+        take = min(k, y - x)
+        out.append((f.ns_index[x], f.ns_index[x + take - 1] + 1, ("ns", None)))
+        k -= take
+    return tuple(out)
+
+
+def _sliding_window(f: Facts, s: Settings, stop: int, turn: int, total: int) -> Layout:
+    if s.window_mode == "turns":
+        return _drops(*_window_turns_span(f, s, turn), "ns")
+    return _drops(0, _window_messages_cut(f, s, stop, turn), "ns")
+
+
+def _strands(f: Facts, s: Settings, stop: int, turn: int, total: int) -> Layout:
+    return _drops(0, _strands_cut(f, s, stop), "ns")
+
+
+def _trim_messages(f: Facts, s: Settings, stop: int, turn: int, total: int) -> Layout:
+    cut = _trim_cut(f, s, stop)
+    if cut is None:
+        return ()
+    lo, _, kept_from = cut
+    return _drops(kept_from, stop, "all") if s.trim_strategy == "first" else _drops(lo, kept_from, "all")
+
+
+def _pruned_turns(f: Facts, first: int, turn: int) -> Layout:
+    """tool_pruning's drops in turns ``first .. turn - 1``."""
+    if turn < 1 or first >= turn:
+        return ()
+    return _drops(f.turn_start[first], f.turn_start[turn], "pruned")
+
+
+def _tool_pruning(f: Facts, s: Settings, stop: int, turn: int, total: int) -> Layout:
+    return _pruned_turns(f, 1, turn)
+
+
+def _truncate_results(f: Facts, s: Settings, stop: int, turn: int, total: int) -> Layout:
+    key = truncation_key(s)
+    transform_run(f, s, "truncate_results", key)
+    return ((0, stop, (None, key)),) if stop else ()
+
+
+def _thinking_prune(f: Facts, s: Settings, stop: int, turn: int, total: int) -> Layout:
+    key = f"thinking:{s.thinking_keep_turns}"
+    transform_run(f, s, "thinking_prune", key)
+    limit = thinking_limit(f, s, stop, turn)
+    return ((0, limit, (None, key)),) if limit else ()
+
+
+def _last_n_observations(f: Facts, s: Settings, stop: int, turn: int, total: int) -> Layout:
+    o, first, end = observations_elided(f, s, stop)  # its transform ran on the way ("run:observations")
+    return ((o.positions[first], o.positions[end - 1] + 1, (None, "observations")),) if end > first else ()
+
+
+def _pruned_then_window(f: Facts, s: Settings, stop: int, turn: int, total: int) -> Layout:
+    if turn < 1:
+        return ()
+    oldest = max(turn - max(s.window_turns, 1) + 1, 1)
+    return _drops(*_window_turns_span(f, s, turn), "ns") + _pruned_turns(f, oldest, turn)
+
+
+def _under(edit: str, layout: Layout, stop: int) -> Layout:
+    """``layout`` with every message it does not drop edited by ``edit`` (a transform applied
+    first, to the whole history)."""
+    out: list[Segment] = []
+    at = 0
+    for lo, hi, (drop, _) in layout:
+        if lo > at:
+            out.append((at, lo, (None, edit)))
+        out.append((lo, hi, (drop, edit)))
+        at = hi
+    if stop > at:
+        out.append((at, stop, (None, edit)))
+    return tuple(out)
+
+
+def _truncated_then(then: LayoutFn) -> LayoutFn:
+    def layout(f: Facts, s: Settings, stop: int, turn: int, total: int) -> Layout | None:
+        key = truncation_key(s)
+        transform_run(f, s, "truncate_results", key)
+        cut = _truncation(f, s)
+        inner = then(truncated_facts(f, s), s, stop, turn, total - cut[stop])
+        return None if inner is None else _under(key, inner, stop)
+
+    return layout
+
+
+def _pruned_then_truncated(f: Facts, s: Settings, stop: int, turn: int, total: int) -> Layout:
+    key = truncation_key(s)
+    transform_run(f, s, "truncate_results", key)
+    return _under(key, _pruned_turns(f, 1, turn), stop)
+
+
+def _overlay(drops: Layout, edits: Layout, stop: int) -> Layout:
+    """One layout from a stage's drops (their ops' masks) over another's edits (their ops'
+    transforms)."""
+    points = sorted({0, stop, *(x for lo, hi, _ in (*drops, *edits) for x in (lo, hi) if x < stop)})
+    out: list[Segment] = []
+    for a, b in zip(points, points[1:]):
+        drop = next((op[0] for lo, hi, op in drops if lo <= a < hi), None)
+        edit = next((op[1] for lo, hi, op in edits if lo <= a < hi), None)
+        if drop is not None or edit is not None:
+            out.append((a, b, (drop, edit)))
+    return tuple(out)
+
+
+def _cleared(f: Facts, s: Settings, eligible: int, spans: list[tuple[int, int]], stop: int) -> Layout | None:
+    """clear_tool_uses clearing the results of the uses ``[0, eligible)`` outside the message
+    ``spans``; None when a message keeps some of its results and loses others (planned)."""
+    key = _clear_all(f, s)
+    uses = _derived(f, "tool_uses", _ToolUses)
+    values = _clear_values(f, s)
+    cover = [(0, stop)]
+    if eligible < len(uses.call_msg):
+        b = uses.call_msg[eligible]
+        cover = [(0, b)]
+        cleared: dict[int, bool] = {}  # result message -> whether its results are cleared
+        for u in range(uses.uses_before[b], uses.uses_before[b + 1]):
+            r = uses.result[u]
+            if r >= 0 and values[u + 1] > values[u]:
+                if cleared.setdefault(r, u < eligible) != (u < eligible):
+                    return None
+        cover += [(r, r + 1) for r, yes in sorted(cleared.items()) if yes]
+    out: list[Segment] = []
+    for lo, hi in cover:
+        for a, z in spans:  # what protected_in_turn keeps is not cleared
+            if a > lo:
+                out.append((lo, min(a, hi), (None, key)))
+            lo = max(lo, z)
+        if hi > lo:
+            out.append((lo, hi, (None, key)))
+    return tuple((lo, hi, op) for lo, hi, op in out if hi > lo)
+
+
+def _clear_all(f: Facts, s: Settings) -> str:
+    """The transform key of clear_tool_uses clearing every result it may (its edits made as
+    :func:`.clear_tool_uses.clear_tool_uses` makes them), registered for :class:`_OpArrays`."""
+    key = f"clear:{','.join(sorted(s.exclude_tools))}"
+
+    def make(f: Facts) -> SimpleNamespace:
+        view, cache = f.view, view_cache(f.view)
+        placeholder = count_text(f.table.encoding, CLEARED)
+        excluded = set(s.exclude_tools)
+        counts, cleared = f.table.counts, []
+        for i in cache.call_messages:
+            for n, where in enumerate(cache.call_results[i]):
+                if where is None or view.tool_names[i][n] in excluded:
+                    continue
+                r, rk = where
+                before = counts[r].blocks[rk]
+                if before > placeholder:
+                    cleared.append((r, rk, before, before - placeholder))
+        return _edited(f, cleared, CLEARED, "clear_tool_uses")
+
+    _derived(f, "run:" + key, make)
+    return key
+
+
+def _clear_tool_uses(f: Facts, s: Settings, stop: int, turn: int, total: int) -> Layout | None:
+    freed, eligible, spans = _clearing(f, s, stop, turn, total)
+    return _cleared(f, s, eligible, spans, stop) if freed else ()
+
+
+def _clear_then_fifo(f: Facts, s: Settings, stop: int, turn: int, total: int) -> Layout | None:
+    freed, eligible, spans = _clearing(f, s, stop, turn, total)
+    if not freed:
+        return _fifo(f, s, stop, turn, total)
+    cleared = _cleared(f, s, eligible, spans, stop)
+    if cleared is None:
+        return None
+    seq = fifo_candidates(f, stop, turn)
+    k = fifo_in_turn_cut(f, s, stop, total - freed, _ClearedCandidates(f, s, seq, eligible, spans))
+    return _overlay(_first_candidates(f, seq, k), cleared, stop)
+
+
+def _summarize(f: Facts, s: Settings, stop: int, turn: int, total: int) -> Layout:
+    """The replaced candidates dropped, the first one's place taken by the summary (a "point"
+    op: its key names what it replaces, which fixes its text)."""
+    cut = summarize_cut(f, s, stop, turn, total)
+    if cut is None:
+        return ()
+    seq, k, summaries = cut
+    drops = _first_candidates(f, seq, k)
+    first, hi, op = drops[0]
+    replaced = []  # the replaced non-system positions, as merged runs: what the summary's text depends on
+    for x, y in seq.runs:
+        take = min(k, y - x)
+        if take <= 0:
+            break
+        if replaced and replaced[-1][1] == x:
+            replaced[-1] = (replaced[-1][0], x + take)
+        else:
+            replaced.append((x, x + take))
+        k -= take
+    point: Segment = (first, first + 1, ("point", ("summary", tuple(replaced)), summaries.tokens(seq, cut[1])))
+    return (point, (first + 1, hi, op), *drops[1:]) if hi > first + 1 else (point, *drops[1:])
+
+
+def _mask_tool_outputs(f: Facts, s: Settings, stop: int, turn: int, total: int) -> Layout | None:
+    cut = mask_cut(f, s, stop, turn)
+    if cut is None:
+        return None
+    last, freed = cut
+    if not freed:
+        return ()
+    slots = _derived(f, "result_slots", _ResultSlots)
+    values = _mask_values(f, s)
+    r = slots.messages[last]
+    j = last + 1
+    while j < len(slots.messages) and slots.messages[j] == r:
+        if values[j]:
+            return None  # the message keeps some of its results and loses others: planned
+        j += 1
+    key = "run:" + mask_key(s)
+    _derived(f, key, lambda f: _edited(f, [(m, k, t, v) for (m, k, t, v) in zip(slots.messages, slots.blocks, slots.tokens, values) if v],
+                                       s.mask_placeholder, "mask_tool_outputs"))
+    return ((0, r + 1, (None, key[4:])),)
+
+
+def _edited(f: Facts, cleared: list[tuple[int, int, int, int]], text: str, by: str) -> SimpleNamespace:
+    """A transform's result (edits, tokens, live) that replaces each listed result block
+    ``(message, block, tokens, freed)`` by ``text``, as clear_tool_uses and mask_tool_outputs do."""
+    edits: dict[int, list[BlockEdit]] = {}
+    tokens = list(f.table.totals[: f.n])
+    for r, k, before, freed in cleared:
+        edits.setdefault(r, []).append(BlockEdit(k, "clear", text, before, before - freed, by=by))
+        tokens[r] -= freed
+    return SimpleNamespace(edits=edits, tokens=tokens, live=[1] * f.n)
+
+
+_SINGLE: dict[str, LayoutFn] = {
+    "fifo": _fifo,
+    "sliding_window": _sliding_window,
+    "strands_sliding_window": _strands,
+    "trim_messages": _trim_messages,
+    "tool_pruning": _tool_pruning,
+    "truncate_results": _truncate_results,
+    "thinking_prune": _thinking_prune,
+    "last_n_observations": _last_n_observations,
+    "clear_tool_uses": _clear_tool_uses,
+    "mask_tool_outputs": _mask_tool_outputs,
+    "summarize": _summarize,
+}
+
+
+def layout_fn(names: tuple[str, ...]) -> LayoutFn | None:
+    """The layout of pipeline ``names``' fast path (whose preconditions the caller checked), or
+    None where its decisions have none."""
+    if len(names) == 1:
+        return _SINGLE.get(names[0])
+    if names == ("clear_tool_uses", "fifo"):
+        return _clear_then_fifo
+    if names == ("tool_pruning", "truncate_results"):
+        return _pruned_then_truncated
+    if names == ("tool_pruning", "sliding_window"):
+        return _pruned_then_window
+    if len(names) == 2 and names[0] == "truncate_results" and names[1] in _SINGLE:
+        return _truncated_then(_SINGLE[names[1]])
+    if len(names) == 2 and names[0] == "tool_pruning":  # a single-prompt session: pruning does nothing
+        return _SINGLE.get(names[1])
+    return None
+
+
+class _OpArrays:
+    """One op's per-message facts: request-piece key (None: dropped), prefix sums of the tokens
+    sent and of the reasoning of the messages sent, and the next message sent at or after j."""
+
+    __slots__ = ("keys", "sent", "reasoning", "next_kept")
+
+    def key(self, i: int) -> Hashable | None:
+        return self.keys[i]
+
+    def __init__(self, f: Facts, op: Op, reasoning: list[int]) -> None:
+        n = f.n
+        drop, edit = op
+        mask = _mask(f, drop)
+        w = f.__dict__["_derived"]["run:" + edit] if edit is not None else None
+        totals = f.table.totals
+        keys: list[Hashable | None] = list(range(n))
+        tokens = list(totals[:n])
+        if w is not None:
+            for i, edits in w.edits.items():
+                keys[i] = message_key(i, edits)
+            tokens = [t if live else 0 for t, live in zip(w.tokens, w.live)]
+            for i in range(n):
+                if not w.live[i]:
+                    keys[i] = None
+        if mask is not None:
+            for i in range(n):
+                if mask[i]:
+                    keys[i] = None
+                    tokens[i] = 0
+        self.keys = keys
+        self.sent = _prefix(tokens)
+        self.reasoning = _prefix([r if k is not None else 0 for r, k in zip(reasoning, keys)])
+        nxt, out = n, [n] * (n + 1)
+        for j in range(n - 1, -1, -1):
+            if keys[j] is not None:
+                nxt = j
+            out[j] = nxt
+        self.next_kept = out
+
+
+def message_key(i: int, edits) -> Hashable:
+    """The request-piece key of kept message ``i`` with block ``edits``: the index, with the
+    edits that change what is sent as we count it."""
+    changes = tuple((e.block, e.kind, e.tokens_after) for e in edits if _changes(e))
+    return (i, changes) if changes else i
+
+
+def _changes(edit) -> bool:
+    """Whether an edit changes what is sent as we count it: removing a block we count as 0
+    tokens (Claude Code writes a thinking block's signature only) leaves the request as replay
+    counts it, and so leaves its cached prefix."""
+    return edit.tokens_before != edit.tokens_after or (edit.text is not None and edit.kind != "remove")
+
+
+def _mask(f: Facts, drop: str | None) -> list[bool] | None:
+    if drop is None:
+        return None
+    view = f.view
+    if drop == "all":
+        return [True] * f.n
+    if drop == "ns":
+        return [r != "system" for r in view.roles]
+    assert drop == "pruned"
+    out = [False] * f.n
+    roles = view.roles
+    for t in view.turns:
+        if t.number:
+            for i in range(t.start, t.stop):
+                out[i] = i != t.user_index and i != t.final_index and roles[i] != "system"
+    return out
+
+
+def _prefix(values: list[int]) -> list[int]:
+    out = [0] * (len(values) + 1)
+    running = 0
+    for i, v in enumerate(values):
+        running += v
+        out[i + 1] = running
+    return out
+
+
+class Layouts:
+    """The per-session arrays of every op the layouts of one replay use, built on first use.
+    ``reasoning[i]``: the reasoning tokens re-sent before message ``i`` when it is in a call's
+    re-sent window (the reasoning its model call produced; 0 for other messages)."""
+
+    def __init__(self, f: Facts, reasoning: list[int]) -> None:
+        self.f, self.n, self.reasoning = f, f.n, reasoning
+        self._ops: dict[Op, _OpArrays] = {}
+        self._pairs: dict[tuple[Op, Op], list[int]] = {}
+
+    def op(self, op: Op) -> _OpArrays:
+        if op[0] == "point":
+            return _Point(self.n, op)  # type: ignore[return-value]
+        arrays = self._ops.get(op)
+        if arrays is None:
+            arrays = self._ops[op] = _OpArrays(self.f, op, self.reasoning)
+        return arrays
+
+    def runs(self, layout: Layout, stop: int) -> list[Segment]:
+        """``layout``'s runs within ``[0, stop)`` with the plain gaps between them: the form
+        the methods below read."""
+        out: list[Segment] = []
+        at = 0
+        for lo, hi, op in layout:
+            if lo >= stop:
+                break
+            if lo > at:
+                out.append((at, lo, PLAIN))
+            hi = min(hi, stop)
+            if hi > lo:
+                out.append((lo, hi, op))
+            at = max(at, hi)
+        if stop > at:
+            out.append((at, stop, PLAIN))
+        return out
+
+    def first_difference(self, ra: list[Segment], rb: list[Segment], stop: int) -> int:
+        """The first message index below ``stop`` whose key differs under runs ``ra`` and
+        ``rb`` (both cover ``[0, stop)``; ``stop`` when none does)."""
+        if ra == rb:
+            return stop
+        i = j = 0
+        at = 0
+        while i < len(ra) and j < len(rb):
+            _, hi_a, op_a = ra[i]
+            _, hi_b, op_b = rb[j]
+            end = min(hi_a, hi_b)
+            if op_a != op_b:
+                if op_a[0] == "point" or op_b[0] == "point":  # a run of one message
+                    d = at if self.op(op_a).key(at) != self.op(op_b).key(at) else end
+                else:
+                    d = self._next_difference(op_a, op_b)[at]
+                if d < end:
+                    return d
+            at = end
+            if hi_a == end:
+                i += 1
+            if hi_b == end:
+                j += 1
+        return stop
+
+    def _next_difference(self, a: Op, b: Op) -> list[int]:
+        out = self._pairs.get((a, b))
+        if out is None:
+            ka, kb = self.op(a).keys, self.op(b).keys
+            n = self.n
+            out = [n] * (n + 1)
+            nxt = n
+            for j in range(n - 1, -1, -1):
+                if ka[j] != kb[j]:
+                    nxt = j
+                out[j] = nxt
+            self._pairs[(a, b)] = self._pairs[(b, a)] = out
+        return out
+
+    def sent(self, runs: list[Segment], stop: int, lo_reasoning: int) -> tuple[int, int]:
+        """``(tokens, reasoning)``: the tokens of the messages ``runs`` sends below ``stop`` and
+        the reasoning re-sent before those at or after ``lo_reasoning``."""
+        tokens = reasoning = 0
+        for lo, hi, op in runs:
+            if lo >= stop:
+                break
+            hi = min(hi, stop)
+            if op[0] == "point":
+                tokens += op[2]
+                continue
+            arrays = self.op(op)
+            tokens += arrays.sent[hi] - arrays.sent[lo]
+            a = max(lo, lo_reasoning)
+            if hi > a:
+                reasoning += arrays.reasoning[hi] - arrays.reasoning[a]
+        return tokens, reasoning
+
+    def before_source(self, runs: list[Segment], stop: int) -> int:
+        """Tokens of the leading pieces up to the first message sent at or after ``stop``, as
+        :func:`inspector.analysis.requests.tokens_before_source` counts them: an inserted piece
+        (a point) has no source, so it counts wherever it stands before that message."""
+        tokens = 0
+        for lo, hi, op in runs:
+            if op[0] == "point":
+                tokens += op[2]
+                continue
+            arrays = self.op(op)
+            if hi > stop:
+                first = arrays.next_kept[max(lo, stop)]
+                tokens += arrays.sent[min(hi, stop)] - arrays.sent[lo] if lo < stop else 0
+                if first < hi:
+                    return tokens
+            else:
+                tokens += arrays.sent[hi] - arrays.sent[lo]
+        return tokens
+
+    def pieces(self, runs: list[Segment], start: int, window: tuple[int, int], with_reasoning: Sequence[int]):
+        """The request pieces (:func:`inspector.analysis.requests.request_pieces`) of the
+        messages from ``start`` on, then the reasoning of the dropped messages of the re-sent
+        ``window`` (a message index run); ``with_reasoning``: the sorted indices of the messages
+        whose reasoning is re-sent. Lazy: a comparison reads only as far as it matches."""
+        reasoning = self.reasoning
+        w_lo, w_hi = window
+        for lo, hi, op in runs:
+            if hi <= start:
+                continue
+            if op[0] == "point":  # a dropped message whose place an inserted one takes
+                if lo >= start:
+                    yield op[1], op[2]
+                continue
+            arrays = self.op(op)
+            keys, sent, nxt = arrays.keys, arrays.sent, arrays.next_kept
+            i = nxt[max(lo, start)]
+            while i < hi:
+                if reasoning[i] and w_lo <= i < w_hi:
+                    yield ("reasoning", i), reasoning[i]
+                yield keys[i], sent[i + 1] - sent[i]
+                i = nxt[i + 1]
+        for k in range(bisect_left(with_reasoning, w_lo), bisect_left(with_reasoning, w_hi)):
+            i = with_reasoning[k]
+            if self._key(runs, i) is None:
+                yield ("reasoning", i), reasoning[i]
+
+    def _key(self, runs: list[Segment], i: int) -> Hashable | None:
+        """Message ``i``'s key (None: not sent as itself)."""
+        for lo, hi, op in runs:
+            if lo <= i < hi:
+                return None if op[0] == "point" else self.op(op).keys[i]
+        return i
+
+
+class _Point:
+    """A "point" op ``("point", key, tokens)``: its one message dropped and an inserted piece
+    sent in its place (no reasoning before it). Only its key is read here; the runs' walks
+    (:meth:`Layouts.sent`, :meth:`Layouts.pieces`) read its tokens off the op."""
+
+    def __init__(self, n: int, op) -> None:
+        self._key = op[1]
+
+    def key(self, i: int) -> Hashable:
+        return self._key
+
+
+def replay_layouts(view, table, names: tuple[str, ...], settings: Settings, hidden: Sequence[int], numbers: Sequence[int]):
+    """``(facts, {call: layout or None})`` for the calls ``numbers`` of pipeline ``names``'
+    fast path (``hidden``: as :func:`.incremental.replay_tokens` takes it), or None when it has
+    no fast path or no layouts."""
+    from .incremental import _prepared
+
+    make = layout_fn(names)
+    prepared = _prepared(view, table, names, settings) if make is not None else None
+    if prepared is None:
+        return None
+    f, _ = prepared
+    prefix, overhead = table.prefix, table.overhead
+    out = {}
+    for n in numbers:
+        stop = f.stops[n - 1]
+        out[n] = make(f, settings, stop, f.turns[n - 1], overhead + hidden[n - 1] + prefix[stop])
+    return f, out
+
+
+__all__ = ["Layout", "Layouts", "Op", "layout_fn", "message_key"]
