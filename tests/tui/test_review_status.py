@@ -29,3 +29,11 @@ async def test_the_viewer_compacts_at_the_session_models_window_as_the_commands_
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot, app)
         assert app.state.settings.context_window == strategy_window(session) == 258_400
+
+
+def test_short_token_figures_stay_short_above_a_billion():
+    # the 80-column replay legend of a generated 50k-message session read 'none 304816.04M'
+    from inspector.tui.widgets.totals import short
+
+    assert [short(n) for n in (999, 12_345, 1_234_567, 999_994_999, 304_816_043_616)] == [
+        "999", "12.3k", "1.23M", "999.99M", "304.82B"]
