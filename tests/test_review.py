@@ -66,3 +66,25 @@ def test_fleet_says_money_columns_are_empty_only_when_they_are():
     row = {"strategy": "fifo", "sessions": 1, "baseline_tokens": 10, "tokens": 8, "saving": 2, "saving_pct": 20.0}
     assert "Money columns stay empty" not in _fleet_text([{**row, "saving_usd": -0.3}])
     assert "Money columns stay empty until prices are known." in _fleet_text([{**row, "saving_usd": None}])
+
+
+def test_a_flag_read_while_another_thread_scans_it_already_has_the_truncation_bit(monkeypatch):
+    # the viewer's warm worker (tui merge) reads a big session's flags in the background while a
+    # plan thread reads them too: _scan marked a message scanned before setting its bit, so a
+    # read in between got the flag without TRUNCATED_IN_SOURCE
+    import inspector.units as units
+    from inspector.model import Message, ToolResultBlock
+
+    message = Message(index=0, role="tool", content=[ToolResultBlock(tool_call_id="c1", content="[output truncated]")])
+    lazy = units.LazyFlags([0], [0], [message])
+    seen = []
+
+    def marker(text: str) -> bool:  # another thread's read, in the middle of this scan
+        if not seen:
+            seen.append(None)
+            seen.append(lazy[0])
+        return True
+
+    monkeypatch.setattr(units, "has_truncation_marker", marker)
+    assert lazy[0] == units.TRUNCATED_IN_SOURCE
+    assert seen[1] == units.TRUNCATED_IN_SOURCE
