@@ -29,7 +29,7 @@ from .base import BlockEdit
 from .clear_tool_uses import PLACEHOLDER as CLEARED
 from .common import count_text, view_cache
 from .incremental import (
-    Facts, _clear_values, _clearing, _ClearedCandidates, _derived, _mask_values, _ResultSlots, _ToolUses, mask_cut, mask_key, summarize_cut, _fifo_cut, fifo_candidates, fifo_in_turn_cut, observations_elided, _strands_cut, _trim_cut, _truncation, _window_messages_cut, _window_turns_span, thinking_limit,
+    Facts, _clear_values, _clearing, _prefix, _ClearedCandidates, _derived, _mask_values, _ResultSlots, _ToolUses, mask_cut, mask_key, summarize_cut, _fifo_cut, fifo_candidates, fifo_in_turn_cut, observations_elided, _strands_cut, _trim_cut, _truncation, _window_messages_cut, _window_turns_span, thinking_limit,
     transform_run, truncated_facts, truncation_key,
 )
 from .params import SettingsBase as Settings
@@ -392,15 +392,6 @@ def _mask(f: Facts, drop: str | None) -> list[bool] | None:
         if t.number:
             for i in range(t.start, t.stop):
                 out[i] = i != t.user_index and i != t.final_index and roles[i] != "system"
-    return out
-
-
-def _prefix(values: list[int]) -> list[int]:
-    out = [0] * (len(values) + 1)
-    running = 0
-    for i, v in enumerate(values):
-        running += v
-        out[i + 1] = running
     return out
 
 
