@@ -154,9 +154,11 @@ class LazyFlags(Sequence[int]):
         self._messages = messages
 
     def _scan(self, i: int) -> None:
-        self._unscanned.discard(i)
+        # the bit first, then "scanned": a thread reading the flag meanwhile scans it too (the
+        # viewer reads flags in the background while a plan reads them)
         if any(has_truncation_marker(r.text) for r in self._messages[i].tool_results):
             self._flags[i] |= TRUNCATED_IN_SOURCE
+        self._unscanned.discard(i)
 
     def __getitem__(self, i):  # type: ignore[override]
         if isinstance(i, slice):

@@ -63,12 +63,15 @@ class CachePolicy:
 
     @property
     def label(self) -> str:
+        if self.min_tokens >= _NEVER:
+            return "none (nothing is read from a provider cache)"
         ttl = "no expiry" if self.ttl_seconds is None else f"{self.ttl_seconds / 60:g} min"
         kind = "read + write" if self.writes else "implicit (reads only)"
         return f"{kind}, lifetime {ttl}, minimum {self.min_tokens} tokens"
 
 
-NO_CACHE = CachePolicy(writes=False, ttl_seconds=0.0, min_tokens=1 << 62)
+_NEVER = 1 << 62  # a minimum no request reaches: nothing is cached
+NO_CACHE = CachePolicy(writes=False, ttl_seconds=0.0, min_tokens=_NEVER)
 
 
 def policy_for(provider: str | None, model: str | None, *, long_ttl: bool = False, breakpoints: bool = True) -> CachePolicy:

@@ -163,11 +163,19 @@ def with_session_window(settings, session: Session, explicit: set[str], model: s
     (:meth:`inspector.presets.Preset.for_agent`), where the user did not set them."""
     if preset is not None:
         settings = for_session_version(settings, session, explicit, preset)
-    window = session_window(session, model)
-    if "context_window" in explicit or "context_window" not in type(settings).model_fields or window.source.startswith("assumed"):
+    tokens = strategy_window(session, model)
+    if "context_window" in explicit or "context_window" not in type(settings).model_fields or tokens is None:
         return settings
-    tokens = codex_reported_window(window.tokens) if agent_of(session) == "codex" else window.tokens
     return settings.model_copy(update={"context_window": tokens})
+
+
+def strategy_window(session: Session, model: str | None = None) -> int | None:
+    """The ``context_window`` the compacting strategies take for ``session`` (the window of its
+    model, as its agent reports it); None when the window would only be assumed."""
+    window = session_window(session, model)
+    if window.source.startswith("assumed"):
+        return None
+    return codex_reported_window(window.tokens) if agent_of(session) == "codex" else window.tokens
 
 
 def for_session_version(settings, session: Session, explicit: set[str], preset: str):
@@ -183,5 +191,5 @@ def for_session_version(settings, session: Session, explicit: set[str], preset: 
     return settings.model_copy(update=update) if update else settings
 
 
-__all__ = ["DEFAULT_WINDOW", "claude_code_reservation", "for_session_version", "Window", "codex_limit", "codex_reported_window", "default_budget", "recorded_window", "session_window", "window_for",
+__all__ = ["DEFAULT_WINDOW", "claude_code_reservation", "for_session_version", "Window", "codex_limit", "codex_reported_window", "default_budget", "recorded_window", "session_window", "strategy_window", "window_for",
            "with_session_window"]

@@ -261,7 +261,8 @@ def render_fleet(report: dict[str, Any], out) -> None:
     out.print(_rows_table("JSON fields never used afterwards", report["unused_fields"]))
     out.print(_rows_table("Validity breaks (recorded history)", [report["validity"]]))
     out.print(_rows_table("Savings per strategy (replayed input tokens, all calls)", report["savings"]))
-    out.print(Text("Money columns stay empty until prices are known.", style="dim"))
+    if any(row.get("saving_usd") is None for row in report["savings"]):
+        out.print(Text("Money columns stay empty until prices are known.", style="dim"))
 
 
 def render_query(columns: list[str], rows, out) -> None:

@@ -44,12 +44,14 @@ def violation_lines(plan: Plan, provider: str) -> list[str]:
     return lines
 
 
-def check_exportable(plan: Plan, provider: str) -> None:
-    """ExportError listing the violations when ``provider`` would reject the plan's history."""
+def check_exportable(plan: Plan, provider: str, instead: str | None = None) -> None:
+    """ExportError listing the violations when ``provider`` would reject the plan's history.
+    ``instead``: the end of the sentence saying how to export the last recorded call instead, its
+    number as ``{call}`` (default: the commands' options; the viewer names its keys)."""
     lines = violation_lines(plan, provider)
     if not lines:
         return
-    refusal = _pending_refusal(plan, provider)
+    refusal = _pending_refusal(plan, provider, instead)
     if refusal is not None:
         raise ExportError(refusal)
     shown = "; ".join(lines[:LISTED]) + (f"; and {len(lines) - LISTED} more" if len(lines) > LISTED else "")
@@ -77,17 +79,18 @@ def pending_tool_call(plan: Plan, provider: str) -> tuple[int, tuple[str, ...]] 
     return last, tuple(c.id for c in messages[last].tool_calls)
 
 
-def _pending_refusal(plan: Plan, provider: str) -> str | None:
+def _pending_refusal(plan: Plan, provider: str, instead: str | None = None) -> str | None:
     pending = pending_tool_call(plan, provider)
     if pending is None:
         return None
     index, ids = pending
     source = plan.view.session.path or "the session"
+    instead = (instead or " (--at {call}), or pass --allow-invalid to write it anyway").format(call=len(plan.view.calls))
     return (
         f"refusing to export {source}: it ends with a tool call the file has no result for yet (message #{index}: "
         f"{', '.join(ids)}; the agent was running it when the file was written), and {NAMES.get(provider, provider)} "
-        f"rejects a request that leaves a tool call unanswered. Export the request of the last recorded call instead "
-        f"(--at {len(plan.view.calls)}), or pass --allow-invalid to write it anyway."
+        f"rejects a request that leaves a tool call unanswered. Export the request of the last recorded call instead"
+        f"{instead}."
     )
 
 

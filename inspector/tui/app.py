@@ -36,7 +36,7 @@ from textual.widgets import Footer, Input, Static
 from textual.worker import get_current_worker
 
 from ..analysis.idle import idle_reasons
-from ..analysis.window import default_budget
+from ..analysis.window import default_budget, strategy_window
 from ..model import Session
 from ..strategies import builtin as _builtin_strategies  # noqa: F401  (registers the strategies)
 from ..formats import profile_of, session_profile, session_provider
@@ -391,12 +391,16 @@ class InspectorApp(ViewActions, App[int]):
         self.request_plan()
 
     def _seed_budget(self) -> None:
-        """The starting budget: ``--budget``, else what the agent fills before it compacts."""
+        """The starting budget: ``--budget``, else what the agent fills before it compacts; and the
+        session model's window."""
         if self.state.settings.budget is not None:  # seeded already, perhaps stepped since
             return
         budget = self.explicit_budget if self.explicit_budget is not None else default_budget(self.session)
         self.state = self.state.set("budget", budget)
         self.panel.reference_budget = budget
+        window = strategy_window(self.session)  # the compacting strategies' window, as the commands take it
+        if window is not None:
+            self.state = self.state.set("context_window", window)
 
     def _start_count(self, previous: TokenTable | None = None, keep: int | None = None) -> None:
         """Count the session exactly in the background (reusing ``previous[:keep]``)."""
@@ -779,9 +783,9 @@ class InspectorApp(ViewActions, App[int]):
             short_facts = f"{pipeline} · {self.format_name} · {messages} · preparing…"
         else:
             turns = sum(1 for t in view.turns if t.number > 0)
-            facts = (f"{self.format_name} · {len(view):,} messages · {turns} turns · {len(view.calls)} model calls"
+            facts = (f"{self.format_name} · {len(view):,} messages · {turns:,} turns · {len(view.calls):,} model calls"
                      f" · {pipeline}")
-            short_facts = f"{pipeline} · {self.format_name} · {len(view):,} messages · {len(view.calls)} calls"
+            short_facts = f"{pipeline} · {self.format_name} · {len(view):,} messages · {len(view.calls):,} calls"
         if self.search.term:
             facts += f" · search: {self.search.term!r}"
             short_facts += f" · search: {self.search.term!r}"

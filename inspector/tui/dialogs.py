@@ -84,7 +84,8 @@ class Export:
         result = self._result()
         if result is None or result.plan is None:
             raise ValueError("no plan to export yet")
-        check_exportable(result.plan, provider)  # the prompt shows "Not written: refusing to export ..."
+        # the prompt shows "Not written: refusing to export ..."
+        check_exportable(result.plan, provider, instead=": [ moves the replay cursor to call {call}")
         write_export(export_request(result.plan, provider), path, self.session_path, session_files(result.plan.view.session))
         at_call = self._at_call()
         at = f"call {at_call}" if at_call else "the next call"

@@ -94,6 +94,7 @@ def fit_to_session(preset: Preset, session) -> Preset:
     records (:meth:`inspector.presets.Preset.for_agent`, as the commands' ``--preset`` applies
     them); the note says which. Any other preset as it is."""
     from ..analysis.session_facts import agent_of, agent_version_of
+    from ..analysis.window import strategy_window
     from ..presets import PresetError, get_preset, settings_for
 
     try:
@@ -103,10 +104,15 @@ def fit_to_session(preset: Preset, session) -> Preset:
     agent, version = agent_of(session), agent_version_of(session)
     fitted = source.for_agent(agent, version)
     changed = {k: v for k, v in fitted.items() if source.params.get(k) != v}
-    if not changed:
+    # the compacting strategies' window is the session model's, as the commands take it
+    window = strategy_window(session)
+    windowed = window is not None and any(k == "context_window" for k, _ in preset.settings)
+    if not changed and not windowed:
         return preset
-    settings = settings_for(source, fitted)
+    settings = settings_for(source, {**fitted, **({"context_window": window} if windowed else {})})
     values = tuple((k, getattr(settings, k)) for k, _ in preset.settings)
+    if not changed:
+        return replace(preset, settings=values)
     said = ", ".join(f"{k}={v:,}" if isinstance(v, int) else f"{k}={v}" for k, v in changed.items())
     return replace(preset, settings=values, note=f"{preset.note} For this {source.agent} {version} session: {said}.".strip())
 

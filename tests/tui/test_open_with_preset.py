@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from inspector.analysis.window import strategy_window
 from inspector.cli.main import main
 from inspector.presets import load_presets
 from inspector.strategies import STRATEGIES
@@ -20,6 +21,8 @@ async def test_every_preset_opens_the_viewer_with_its_pipeline_and_settings():
             assert app.state.order[: len(preset.pipeline)] == preset.pipeline
             read = {p for s in preset.pipeline for p in STRATEGIES[s].params}
             for key, value in preset.params.items():
+                if key == "context_window":  # the session model's window, as the commands take it
+                    value = strategy_window(app.session) or value
                 if key in read:
                     assert getattr(app.state.settings, key) == value, (name, key)
             assert app.result is not None and app.result.generation == app._gen

@@ -41,7 +41,7 @@ CATEGORY_CLASSES = (
 
 
 def short(n: int) -> str:
-    """12345 -> '12.3k', 1234567 -> '1.23M'."""
+    """12345 -> '12.3k', 1234567 -> '1.23M', 304816043616 -> '304.82B'."""
     a = abs(n)
     if a < 1000:
         return f"{n}"
@@ -49,7 +49,9 @@ def short(n: int) -> str:
         return f"{n / 1000:.1f}k"
     if a < 1_000_000:
         return f"{n / 1000:.0f}k"
-    return f"{n / 1_000_000:.2f}M"
+    if a < 999_995_000:  # (not '1000.00M')
+        return f"{n / 1_000_000:.2f}M"
+    return f"{n / 1_000_000_000:.2f}B"
 
 
 def split_widths(values: list[int], scale: int, width: int) -> list[int]:
