@@ -310,3 +310,12 @@ def test_money_and_savings_use_the_same_figures_as_info_and_compare(capsys, tmp_
     assert (baseline, total) == (none["replay_total"], row["replay_total"]) == (8734161, 8557912)
     assert saving == baseline - total
     assert saving_usd == pytest.approx(row["dollars_saved"], abs=1e-4)
+
+
+def test_the_fleet_summary_counts_one_session_in_the_singular(capsys, tmp_path):
+    folder = tmp_path / "one"
+    folder.mkdir()
+    shutil.copy(SAMPLES / "coding_agent.jsonl", folder)
+    code, out, _ = run(capsys, "fleet", folder, "--dataset", tmp_path / "ds", "--workers", "1")
+    assert code == 0
+    assert " ".join(out.split()).startswith("1 session, ")

@@ -436,9 +436,13 @@ def test_the_tui_export_refuses_an_invalid_plan(tmp_path):
     a = analyze(load_session(session))
     result = SimpleNamespace(plan=plan(a.view, a.table))
     export = Export(None, session_path=str(session), provider="openai", result=lambda: result, at_call=lambda: None, push_screen=None)
-    with pytest.raises(ExportError, match="refusing to export .*OpenAI would reject this request body"):
+    with pytest.raises(ExportError, match="refusing to export .*OpenAI would reject this request body") as refused:
         export.write(str(tmp_path / "out.json"), "openai")
     assert not (tmp_path / "out.json").exists()
+    # the viewer has no --allow-invalid: it names the command that has one
+    assert str(refused.value).endswith(
+        "Choose a strategy or settings whose plan is valid for OpenAI, or run 'context-inspector export --allow-invalid' "
+        "to write it anyway.")
 
 
 # --- 8. encodings named or read -----------------------------------------------------------------------

@@ -245,11 +245,13 @@ def render_fleet(report: dict[str, Any], out) -> None:
     from rich.text import Text
 
     from ..textsafe import visible
+    from .render import plural
 
     run = report["run"]
     out.print(Text(
-        f"{report['sessions']:,} sessions, {report['messages']:,} messages, {report['model_calls']:,} model calls, "
-        f"{report['tokens']:,} tokens ({run['processed']:,} processed, {run['skipped']:,} unchanged). "
+        f"{plural(report['sessions'], 'session')}, {plural(report['messages'], 'message')}, "
+        f"{plural(report['model_calls'], 'model call')}, {plural(report['tokens'], 'token')} "
+        f"({run['processed']:,} processed, {run['skipped']:,} unchanged). "
         f"Dataset: {visible(report['dataset'])}"
     ))
     for err in run["errors"][:10]:

@@ -44,10 +44,15 @@ def violation_lines(plan: Plan, provider: str) -> list[str]:
     return lines
 
 
-def check_exportable(plan: Plan, provider: str, instead: str | None = None) -> None:
+#: How a refusal says the body can be written anyway, on the command line.
+ALLOW_INVALID = "pass --allow-invalid to write it anyway"
+
+
+def check_exportable(plan: Plan, provider: str, instead: str | None = None, anyway: str = ALLOW_INVALID) -> None:
     """ExportError listing the violations when ``provider`` would reject the plan's history.
     ``instead``: the end of the sentence saying how to export the last recorded call instead, its
-    number as ``{call}`` (default: the commands' options; the viewer names its keys)."""
+    number as ``{call}`` (default: the commands' options; the viewer names its keys); ``anyway``:
+    how to write the body all the same (the viewer has no such option and names the command's)."""
     lines = violation_lines(plan, provider)
     if not lines:
         return
@@ -59,7 +64,7 @@ def check_exportable(plan: Plan, provider: str, instead: str | None = None) -> N
     raise ExportError(
         f"refusing to export {source}: {NAMES.get(provider, provider)} would reject this request body "
         f"({len(lines)} rule break{'s' if len(lines) != 1 else ''}: {shown}). Choose a strategy or settings "
-        f"whose plan is valid for {NAMES.get(provider, provider)}, or pass --allow-invalid to write it anyway."
+        f"whose plan is valid for {NAMES.get(provider, provider)}, or {anyway}."
     )
 
 

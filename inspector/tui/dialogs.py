@@ -85,7 +85,8 @@ class Export:
         if result is None or result.plan is None:
             raise ValueError("no plan to export yet")
         # the prompt shows "Not written: refusing to export ..."
-        check_exportable(result.plan, provider, instead=": [ moves the replay cursor to call {call}")
+        check_exportable(result.plan, provider, instead=": [ moves the replay cursor to call {call}",
+                         anyway="run 'context-inspector export --allow-invalid' to write it anyway")
         write_export(export_request(result.plan, provider), path, self.session_path, session_files(result.plan.view.session))
         at_call = self._at_call()
         at = f"call {at_call}" if at_call else "the next call"
