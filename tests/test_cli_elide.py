@@ -8,7 +8,7 @@ import json
 import pytest
 
 from cli_helpers import as_json, run
-from inspector.cli.elide import EDGE, SHOWN, Elided, hidden, rows_shown
+from inspector.cli.elide import EDGE, MIN_HIDDEN, SHOWN, Elided, hidden, rows_shown
 from inspector.cli.elide import plan_rows_shown as _shown
 from inspector.cli.longtable import LONG
 
@@ -29,14 +29,15 @@ def test_short_tables_show_every_row():
 
 
 def test_runs_are_cut_to_their_ends():
-    rows = [_row("kept")] + [_row("dropped", "fifo")] * 3_000 + [_row("kept")] * 12 + [_row("truncated", "x")] * 11
+    rows = ([_row("kept")] + [_row("dropped", "fifo")] * 3_000 + [_row("kept")] * 15 + [_row("truncated", "x")] * 14
+            + [_row("dropped", "fifo")])
     shown = plan_rows_shown(rows)
     assert shown == [
         0, 1, 2, 3, 4, 5, Elided(6, 2_996, ("dropped", "fifo")), 2_996, 2_997, 2_998, 2_999, 3_000,
-        3_001, 3_002, 3_003, 3_004, 3_005, Elided(3_006, 3_008, ("kept", None)), 3_008, 3_009, 3_010, 3_011, 3_012,
-        *range(3_013, 3_024),  # a run of 2 * EDGE + 1 is shown whole
+        3_001, 3_002, 3_003, 3_004, 3_005, Elided(3_006, 3_011, ("kept", None)), 3_011, 3_012, 3_013, 3_014, 3_015,
+        *range(3_016, 3_031),  # a run that would hide 4 rows (2 * EDGE + 4) is shown whole
     ]
-    assert EDGE == 5 and hidden(shown) == 2_990 + 2
+    assert EDGE == 5 and MIN_HIDDEN == 5 and hidden(shown) == 2_990 + 5
 
 
 def test_alternating_rows_are_cut_to_the_first_and_last_hundred():

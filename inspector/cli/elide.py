@@ -2,8 +2,8 @@
 rows took minutes to draw and is read by nobody).
 
 Up to :data:`~inspector.cli.longtable.LONG` rows a table shows every row, as it always did. Above
-that, a plan's table cuts every run of more than ``2 * EDGE + 1`` consecutive messages with the
-same status from the same stage (299,990 messages dropped by fifo) to its first and last
+that, a plan's table cuts every run of at least ``2 * EDGE + MIN_HIDDEN`` consecutive messages
+with the same status from the same stage (299,990 messages dropped by fifo) to its first and last
 :data:`EDGE` rows around one row that says how many it stands for; if the table is still longer
 than :data:`SHOWN` rows (statuses that alternate), and for replay's calls, which have no such
 runs, it shows its first and last ``SHOWN // 2`` rows around one such row. ``--all`` shows
@@ -20,6 +20,8 @@ from .longtable import LONG
 
 #: Rows kept at each end of a run that is cut.
 EDGE = 5
+#: Rows a cut must stand for at least: a row saying "2 messages kept" reads worse than the two rows.
+MIN_HIDDEN = 5
 #: Rows a cut table shows at most: its first and last 100 around one row for the rest (a Rich
 #: table draws about 2 ms a row on the development machine: 2,000 rows would be 4 s).
 SHOWN = 201
@@ -50,7 +52,7 @@ def _runs(n: int, key: Callable[[int], Hashable], edge: int) -> Shown:
         stop = start + 1
         while stop < n and key(stop) == k:
             stop += 1
-        if stop - start > 2 * edge + 1:
+        if stop - start - 2 * edge >= MIN_HIDDEN:
             shown.extend(range(start, start + edge))
             shown.append(Elided(start + edge, stop - edge, k))
             shown.extend(range(stop - edge, stop))
