@@ -341,16 +341,34 @@ def single_prompt_sessions(draw) -> Session:
     return Session(format="inspector", messages=kept)
 
 
+@st.composite
+def chats_then_a_loop(draw) -> Session:
+    """Turns of a prompt and a plain answer (a chat), then :func:`single_prompt_sessions`' agent
+    loop as the last turn: tool_pruning has nothing to remove from any turn before the last."""
+    loop = draw(single_prompt_sessions())
+    messages = [m for m in loop.messages if m.role == "system"]
+    for k in range(draw(st.integers(1, 4))):
+        messages.append(Message(index=0, role="user", content=[TextBlock(text=f"question {k} " + "w " * draw(st.integers(0, 80)))]))
+        messages.append(Message(index=0, role="assistant", content=[TextBlock(text="answer " + "w " * draw(st.integers(0, 80)))],
+                                **({"usage": Usage(input_tokens=draw(st.integers(0, 3000)))} if draw(st.booleans()) else {})))
+    plain = [i for i, m in enumerate(loop.messages)
+             if m.role == "user" and not any(isinstance(b, ToolResultBlock) for b in m.content)]
+    messages += [m for m in loop.messages[plain[0] if plain else len(loop.messages):] if m.role != "system"]
+    return Session(format="inspector", messages=[m.model_copy(update={"index": i}) for i, m in enumerate(messages)])
+
+
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-@given(single_prompt_sessions())
-def test_tool_pruning_then_a_fast_path_on_one_prompt_is_that_fast_path(session):
-    """On a single-prompt session tool_pruning changes nothing, so ``tool_pruning,X`` replays as
-    X's fast path: every call's total and shared prefix as planning each call gives them."""
+@given(st.one_of(single_prompt_sessions(), chats_then_a_loop()))
+def test_tool_pruning_then_a_fast_path_where_pruning_removes_nothing_is_that_fast_path(session):
+    """On a single-prompt session, or a chat whose tools are all in its last turn, tool_pruning
+    changes nothing, so ``tool_pruning,X`` replays as X's fast path: every call's total and shared
+    prefix as planning each call gives them."""
     a = analyze(session, encoding="approx")
     view, table = a.view, a.table
     if not view.calls:
         return
-    assert all(c.turn <= 1 for c in view.calls)
+    last = max(c.turn for c in view.calls)
+    assert all(t.number == 0 or t.number >= last or t.stop - t.start == 2 for t in view.turns)
     hidden = call_facts(view, table).hidden
     numbers = list(range(1, len(view.calls) + 1))
     for (name,), params in [(names, params) for names, params in VARIANTS if len(names) == 1][::3]:

@@ -29,8 +29,9 @@ Per-message transforms are derived, not re-implemented: their per-message effect
 one run of the strategy's own code over the whole session (:func:`_transform_savings`).
 
 Stateful ``compact`` is sized in O(1) per call from its state in
-:mod:`inspector.analysis.compaction`. tool_pruning changes nothing on a single-prompt session
-(every call in turn 0 or 1), so there ``tool_pruning,X`` is X's fast path. Not incremental
+:mod:`inspector.analysis.compaction`. tool_pruning changes nothing where no turn before the
+last call's holds more than its prompt and final answer (a single-prompt session, or a chat whose
+tools are all in its last turn), so there ``tool_pruning,X`` is X's fast path. Not incremental
 (planned call by call): other pipelines,
 ``fifo`` with ``pair_safe=False``, ``trim_messages`` with ``end_on``, ``clear_tool_uses`` with
 ``clear_tool_inputs``, ``tool_pruning,sliding_window`` in messages mode, and plugin strategies;
@@ -922,15 +923,24 @@ def _fast_path(names: tuple[str, ...], s: Settings) -> Saving | None:
     if len(names) == 2 and names[0] == "truncate_results" and names[1] in _AFTER_TRUNCATION:
         then = _single(names[1], s)
         return _truncated_then(then, s) if then is not None else None
-    if len(names) == 2 and names[0] == "tool_pruning":  # on a single-prompt session only (_single_prompt)
+    if len(names) == 2 and names[0] == "tool_pruning":  # where pruning removes nothing only (_prunes_nothing)
         return _single(names[1], s)
     return None
 
 
-def _single_prompt(f: Facts, s: Settings) -> bool:
-    """Whether every call is in turn 0 or 1, where tool_pruning changes nothing (it prunes
-    turns from 1 to the one before the current): an agent loop on one prompt."""
-    return all(t <= 1 for t in f.turns)
+def _prunes_nothing(f: Facts, s: Settings) -> bool:
+    """Whether tool_pruning removes nothing at any call: it prunes turns 1 to the one before the
+    current, keeping each one's prompt, final answer and system messages, so it changes nothing
+    where no turn before the last call's holds more than those (an agent loop on one prompt, or a
+    chat whose only tool use is in its last turn)."""
+    view, roles = f.view, f.view.roles
+    last = max(f.turns, default=0)
+    for t in view.turns:
+        if 1 <= t.number < last and any(
+            i != t.user_index and i != t.final_index and roles[i] != "system" for i in range(t.start, t.stop)
+        ):
+            return False
+    return True
 
 
 _FAST: dict[str, Saving] = {
@@ -958,7 +968,7 @@ def _prepared(view: SessionView, table: TokenTable, names: tuple[str, ...], sett
         guard = _GUARDS.get(name)
         if guard is not None and not guard(f, settings):
             return None
-    if names[0] == "tool_pruning" and len(names) == 2 and names not in PIPELINES and not _single_prompt(f, settings):
+    if names[0] == "tool_pruning" and len(names) == 2 and names not in PIPELINES and not _prunes_nothing(f, settings):
         return None
     return f, saving
 
@@ -1009,8 +1019,8 @@ _GUARDS: dict[str, Callable[[Facts, Settings], bool]] = {
 
 #: The strategies that replay incrementally (under the settings :func:`_single` names).
 INCREMENTAL = ("fifo", "trim_messages", "clear_tool_uses", "summarize", *_FAST)
-#: The pipelines of more than one strategy that do (and, on a single-prompt session, tool_pruning
-#: followed by any strategy of :data:`INCREMENTAL`: there it changes nothing).
+#: The pipelines of more than one strategy that do (and, where tool_pruning removes nothing
+#: (:func:`_prunes_nothing`), tool_pruning followed by any strategy of :data:`INCREMENTAL`).
 PIPELINES = (
     ("clear_tool_uses", "fifo"),
     ("tool_pruning", "truncate_results"),

@@ -318,7 +318,7 @@ def layout_fn(names: tuple[str, ...]) -> LayoutFn | None:
         return _pruned_then_window
     if len(names) == 2 and names[0] == "truncate_results" and names[1] in _SINGLE:
         return _truncated_then(_SINGLE[names[1]])
-    if len(names) == 2 and names[0] == "tool_pruning":  # a single-prompt session: pruning does nothing
+    if len(names) == 2 and names[0] == "tool_pruning":  # where pruning removes nothing (incremental._prunes_nothing)
         return _SINGLE.get(names[1])
     return None
 
