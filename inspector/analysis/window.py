@@ -155,12 +155,13 @@ def default_budget(session: Session) -> int:
     return session_window(session).budget
 
 
-def with_session_window(settings, session: Session, explicit: set[str], model: str | None = None, preset: str | None = None):
+def with_session_window(settings, session: Session, explicit: set[str], model: str | None = None, preset=None):
     """``settings`` with ``context_window`` (the compacting strategies' window, whose shares are
     their triggers) set to the window of the session's model, unless the user set it
-    (``explicit``) or the file names no model whose window is known; with ``preset`` (its name),
-    also the parameters the preset gives the agent version the session records
-    (:meth:`inspector.presets.Preset.for_agent`), where the user did not set them."""
+    (``explicit``) or the file names no model whose window is known; with ``preset`` (a
+    :class:`~inspector.presets.Preset` or its name), also the parameters the preset gives the
+    agent version the session records (:meth:`inspector.presets.Preset.for_agent`), where the
+    user did not set them."""
     if preset is not None:
         settings = for_session_version(settings, session, explicit, preset)
     tokens = strategy_window(session, model)
@@ -178,15 +179,17 @@ def strategy_window(session: Session, model: str | None = None) -> int | None:
     return codex_reported_window(window.tokens) if agent_of(session) == "codex" else window.tokens
 
 
-def for_session_version(settings, session: Session, explicit: set[str], preset: str):
-    """``settings`` of preset ``preset`` with the parameters it gives the agent version that
-    recorded ``session``, where they differ and the user did not set them."""
+def for_session_version(settings, session: Session, explicit: set[str], preset):
+    """``settings`` of ``preset`` (a :class:`~inspector.presets.Preset` or its name) with the
+    parameters it gives the agent version that recorded ``session``, where they differ and the
+    user did not set them."""
     from ..presets import PresetError, get_preset
 
     try:
-        fitted = get_preset(preset).for_agent(agent_of(session), agent_version_of(session))
+        source = get_preset(preset) if isinstance(preset, str) else preset
     except PresetError:
         return settings
+    fitted = source.for_agent(agent_of(session), agent_version_of(session))
     update = {k: v for k, v in fitted.items() if k not in explicit and k in type(settings).model_fields and getattr(settings, k) != v}
     return settings.model_copy(update=update) if update else settings
 

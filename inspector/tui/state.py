@@ -90,27 +90,24 @@ def agent_presets() -> list[Preset]:
 
 
 def fit_to_session(preset: Preset, session) -> Preset:
-    """The agent preset ``preset`` with the parameters it gives the agent version ``session``
-    records (:meth:`inspector.presets.Preset.for_agent`, as the commands' ``--preset`` applies
-    them); the note says which. Any other preset as it is."""
+    """The agent preset ``preset`` as the commands' ``--preset`` applies it to ``session``
+    (:func:`inspector.analysis.window.with_session_window`: the parameters it gives the agent
+    version the session records, the session model's window); the note says which version's
+    parameters differ. Any other preset as it is."""
     from ..analysis.session_facts import agent_of, agent_version_of
-    from ..analysis.window import strategy_window
+    from ..analysis.window import with_session_window
     from ..presets import PresetError, get_preset, settings_for
 
     try:
         source = get_preset(preset.name)
     except PresetError:
         return preset
-    agent, version = agent_of(session), agent_version_of(session)
-    fitted = source.for_agent(agent, version)
-    changed = {k: v for k, v in fitted.items() if source.params.get(k) != v}
-    # the compacting strategies' window is the session model's, as the commands take it
-    window = strategy_window(session)
-    windowed = window is not None and any(k == "context_window" for k, _ in preset.settings)
-    if not changed and not windowed:
-        return preset
-    settings = settings_for(source, {**fitted, **({"context_window": window} if windowed else {})})
+    settings = with_session_window(settings_for(source, {}), session, set(), preset=source)
     values = tuple((k, getattr(settings, k)) for k, _ in preset.settings)
+    if values == preset.settings:
+        return preset
+    version = agent_version_of(session)
+    changed = {k: v for k, v in source.for_agent(agent_of(session), version).items() if source.params.get(k) != v}
     if not changed:
         return replace(preset, settings=values)
     said = ", ".join(f"{k}={v:,}" if isinstance(v, int) else f"{k}={v}" for k, v in changed.items())
