@@ -232,7 +232,8 @@ class TotalsBar(Widget):
                 verdict = ("? not checked  ", self.s("totals--muted"))
             elif r.violations[provider] and r.plan is not None and pending_tool_call(r.plan, provider) is not None:
                 # a live session while the agent runs a tool: the next request waits for its result
-                verdict = ("… awaiting the last tool call's result  ", self.s("totals--muted"))
+                text = "… awaiting a tool result  " if compact else "… awaiting the last tool call's result  "
+                verdict = (text, self.s("totals--muted"))
             elif r.violations[provider]:
                 n = len(r.violations[provider])
                 verdict = (f"✗ INVALID: {n} rule break{'s' if n != 1 else ''} (v)  ", self.s("totals--invalid"))
