@@ -932,7 +932,11 @@ def _prunes_nothing(f: Facts, s: Settings) -> bool:
     """Whether tool_pruning removes nothing at any call: it prunes turns 1 to the one before the
     current, keeping each one's prompt, final answer and system messages, so it changes nothing
     where no turn before the last call's holds more than those (an agent loop on one prompt, or a
-    chat whose only tool use is in its last turn)."""
+    chat whose only tool use is in its last turn). Read once per session (a viewer key asks)."""
+    return _derived(f, "prunes_nothing", _no_prunable_message)
+
+
+def _no_prunable_message(f: Facts) -> bool:
     view, roles = f.view, f.view.roles
     last = max(f.turns, default=0)
     for t in view.turns:
