@@ -1,7 +1,10 @@
-"""Gemini CLI chats: ``~/.gemini/tmp/<project hash>/chats/session-<time>-<id>.json``.
+"""Gemini CLI chats: ``~/.gemini/tmp/<project hash>/chats/session-<time>-<id>.json`` or ``.jsonl``.
 
-One JSON object ``{"sessionId", "projectHash", "startTime", "lastUpdated", "messages"}``, written
-again whole after every change (so it is followed by re-reading it). How it becomes a Session:
+Before 0.39: one JSON object ``{"sessionId", "projectHash", "startTime", "lastUpdated",
+"messages"}``, written again whole after every change (so it is followed by re-reading it).
+From 0.39: an append-only log of the same records (``session-*.jsonl``, sub-agents'
+``<parent id>/<id>.jsonl``), replayed by :mod:`.gemini_log` into the same message list; a
+compression there is a context start (``Message.starts_context``). How it becomes a Session:
 
 - ``type: "user"`` -> a user message (``content`` a string or a list of parts).
 - ``type: "gemini"`` -> one assistant message = one model call: its ``thoughts`` (subject and
@@ -13,6 +16,10 @@ again whole after every change (so it is followed by re-reading it). How it beco
   ``input - cached`` and ``cache_read_input_tokens`` is ``cached``; ``output_tokens`` is
   ``output + thoughts`` (the call generated both; Gemini does not send thoughts back). ``model``
   is ``Usage.model``; ``Session.model`` the most used one, ``Session.agent`` ``gemini-cli``.
+- From 0.44 the results sent back are also written as a user message of ``functionResponse``
+  parts: those already read from the calls' ``toolCalls`` are skipped with that reason, others
+  are ``tool`` messages. A checkpoint writes a model message's ``content`` as parts: its
+  ``functionCall`` parts repeat ``toolCalls`` and are left out.
 - ``info``, ``error`` and ``warning`` messages are the CLI's own notices, never sent to the model:
   skipped with that reason.
 """
@@ -22,15 +29,19 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..model import Block, Message, RawBlock, Session, SourceRef, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock, Usage
+from ..model import Block, Message, RawBlock, Session, Skipped, SourceRef, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock, Usage
 from .base import Format, Probe, SessionFormatError, register
 from .discovery import Discovery, SessionDetails
+from .gemini_log import Entry, is_metadata_line, read_log
 from .rawtext import raw_text
 from .reading import ModelTally, content_blocks, image_block
 from .records import FIELD_ERRORS, ignored, int_or_none, json_text, load_json, malformed
 
 NAME = "gemini_cli"
 NOTICES = frozenset({"info", "error", "warning"})
+#: The first user turn the CLI writes itself (date, folders), and the compression summary's tag.
+SESSION_CONTEXT = "<session_context>"
+SNAPSHOT = "<state_snapshot>"
 
 
 def _part(part: Any, k: int) -> Block | None:
@@ -86,14 +97,39 @@ def _is_chat(doc: Any) -> bool:
     return isinstance(doc, dict) and isinstance(doc.get("messages"), list) and ("projectHash" in doc or "sessionId" in doc)
 
 
-def read(path: Path) -> Session:
+def _is_log(path: Path) -> bool:
+    """The file is the append-only log of Gemini CLI 0.39+, not the one-object chat before it."""
+    return is_metadata_line(Probe(path).first_line)
+
+
+def _chat(path: Path) -> tuple[dict[str, Any], list[Entry], list[Skipped]]:
+    """Metadata, message records and skipped lines of either file shape."""
+    if _is_log(path):
+        log = read_log(path)
+        return log.metadata, log.entries, log.skipped
     doc = load_json(path)
     if not _is_chat(doc):
         raise SessionFormatError(path, "$", "this is not a Gemini CLI chat.", 'an object with "sessionId", "projectHash" and "messages"')
+    return doc, [Entry(raw, SourceRef(json_path=f"$.messages[{k}]")) for k, raw in enumerate(doc["messages"])], []
+
+
+def _function_responses(content: Any) -> list[dict[str, Any]] | None:
+    """The ``functionResponse`` parts of a user message that holds nothing else (Gemini CLI 0.44+
+    records the tool results it sends as such a message, beside the calls' ``toolCalls``)."""
+    if not isinstance(content, list) or not content:
+        return None
+    parts = [p.get("functionResponse") if isinstance(p, dict) else None for p in content]
+    return parts if all(isinstance(p, dict) for p in parts) else None  # type: ignore[return-value]
+
+
+def read(path: Path) -> Session:
+    metadata, entries, skipped = _chat(path)
     session = Session(path=str(path), format=NAME, agent="gemini-cli")
-    session.extra = {k: doc[k] for k in ("sessionId", "projectHash", "startTime", "lastUpdated") if k in doc}
+    session.extra = {k: metadata[k] for k in ("sessionId", "projectHash", "startTime", "lastUpdated", "kind") if k in metadata}
+    session.skipped.extend(skipped)
     models = ModelTally(session)
     messages = session.messages
+    answered: set[str] = set()
 
     def add(role: str, content: list[Block], source: SourceRef, **fields: Any) -> Message:
         fields.setdefault("content_form", "parts")
@@ -101,37 +137,75 @@ def read(path: Path) -> Session:
         messages.append(msg)
         return msg
 
-    for k, raw in enumerate(doc["messages"]):
-        where = f"$.messages[{k}]"
-        source = SourceRef(json_path=where)
-        try:
-            kind = raw.get("type") if isinstance(raw, dict) else None
-            if kind in NOTICES:
-                session.skipped.append(ignored(where, f"{kind} (a Gemini CLI notice, not sent to the model)"))
-                continue
-            if kind not in ("user", "gemini"):
-                raise SessionFormatError(path, where, "not a chat message.", 'an object with "type" user or gemini')
-            blocks, form = content_blocks(raw.get("content"), _part)
-            extra = {key: raw[key] for key in ("id", "timestamp") if key in raw}
-            if kind == "user":
+    def convert(raw: Any, source: SourceRef, where: str) -> None:
+        kind = raw.get("type") if isinstance(raw, dict) else None
+        if kind in NOTICES:
+            session.skipped.append(ignored(where, f"{kind} (a Gemini CLI notice, not sent to the model)"))
+            return
+        if kind not in ("user", "gemini"):
+            raise SessionFormatError(path, where, "not a chat message.", 'an object with "type" user or gemini')
+        extra = {key: raw[key] for key in ("id", "timestamp") if key in raw}
+        if kind == "user":
+            responses = _function_responses(raw.get("content"))
+            if responses is None:
+                blocks, form = content_blocks(raw.get("content"), _part)
                 add("user", blocks, source, content_form=form, extra=extra)
-                continue
-            model = raw.get("model") if isinstance(raw.get("model"), str) else None
-            calls = [c for c in raw.get("toolCalls") or [] if isinstance(c, dict)]
-            content = _thoughts(raw.get("thoughts")) + blocks
-            content += [ToolCallBlock(id=str(c.get("id", "")), name=str(c.get("name", "")), arguments=json_text(c.get("args", {}))) for c in calls]
-            add("assistant", content, source, usage=_usage(raw.get("tokens"), model), extra=extra)
-            models.add(model)
-            for j, call in enumerate(calls):
-                add("tool", [_result(call)], SourceRef(json_path=f"{where}.toolCalls[{j}].result"))
+                return
+            fresh = [r for r in responses if str(r.get("id", "")) not in answered]
+            if not fresh:
+                session.skipped.append(ignored(where, "tool results also recorded on their calls (Gemini CLI 0.44+ writes them twice)"))
+            for r in fresh:
+                answered.add(str(r.get("id", "")))
+                add("tool", [_result({"id": r.get("id", ""), "name": r.get("name", ""), "result": [{"functionResponse": r}]})], source, extra=extra)
+            return
+        model = raw.get("model") if isinstance(raw.get("model"), str) else None
+        calls = [c for c in raw.get("toolCalls") or [] if isinstance(c, dict)]
+        call_ids = {str(c.get("id", "")) for c in calls}
+        blocks, _ = content_blocks(raw.get("content"), lambda part, k: _model_part(part, k, call_ids))
+        content = _thoughts(raw.get("thoughts")) + blocks
+        content += [ToolCallBlock(id=str(c.get("id", "")), name=str(c.get("name", "")), arguments=json_text(c.get("args", {}))) for c in calls]
+        add("assistant", content, source, usage=_usage(raw.get("tokens"), model), extra=extra)
+        models.add(model)
+        for j, call in enumerate(calls):
+            answered.add(str(call.get("id", "")))
+            add("tool", [_result(call)], SourceRef(line=source.line, json_path=f"{source.json_path or '$'}.toolCalls[{j}].result"))
+
+    for entry in entries:
+        first = len(messages)
+        if entry.starts_context:
+            answered.clear()  # the new context sends its results again
+        try:
+            convert(entry.record, entry.source, str(entry.source))
         except FIELD_ERRORS as exc:
-            session.skipped.append(malformed(where, "message", exc))
+            session.skipped.append(malformed(str(entry.source), "message", exc))
+        if entry.starts_context and len(messages) > first:
+            messages[first].starts_context = True
+            messages[first].extra["record"] = "checkpoint"
+            messages[first].is_summary = SNAPSHOT in messages[first].text
+        for msg in messages[first:]:
+            if msg.role == "user" and msg.text.startswith(SESSION_CONTEXT):
+                msg.injected = "session_context"
+            elif msg.role == "user" and SNAPSHOT in msg.text:
+                msg.injected, msg.is_summary = "compaction", True
     return session
+
+
+def _model_part(part: Any, k: int, call_ids: set[str]) -> Block | None:
+    """A part of a model message's content as a checkpoint writes it: its ``functionCall`` parts
+    repeat the message's ``toolCalls`` (left out), other parts read as any part."""
+    call = part.get("functionCall") if isinstance(part, dict) else None
+    if isinstance(call, dict):
+        if str(call.get("id", "")) in call_ids:
+            return None
+        return ToolCallBlock(id=str(call.get("id", "")), name=str(call.get("name", "")), arguments=json_text(call.get("args", {})))
+    return _part(part, k)
 
 
 def detect(probe: Probe) -> int:
     if probe.is_dir or not probe.head.lstrip().startswith(b"{") or b'"projectHash"' not in probe.head:
         return 0
+    if is_metadata_line(probe.first_line):
+        return 95
     doc = probe.document
     if not _is_chat(doc):
         return 0
@@ -141,8 +215,13 @@ def detect(probe: Probe) -> int:
 
 def details(path: Path) -> SessionDetails:
     """The project folder is a hash (``tmp/<hash>/chats/``); the count is user and gemini messages."""
-    doc = load_json(path)
-    messages = doc.get("messages") if isinstance(doc, dict) else None
+    if _is_log(path):
+        log = read_log(path)
+        doc: Any = log.metadata
+        messages: Any = [e.record for e in log.entries]
+    else:
+        doc = load_json(path)
+        messages = doc.get("messages") if isinstance(doc, dict) else None
     count = sum(1 for m in messages if isinstance(m, dict) and m.get("type") in ("user", "gemini")) if isinstance(messages, list) else 0
     sid = doc.get("sessionId") if isinstance(doc, dict) and isinstance(doc.get("sessionId"), str) else None
     return SessionDetails(path.parent.parent.name, sid, None, count)
@@ -154,7 +233,8 @@ DISCOVERY = Discovery(
     label="Gemini CLI",
     option="gemini-dir",
     details=details,
-    pattern=("tmp", "*", "chats", "session-*.json"),
+    pattern=("tmp", "*", "chats", "session-*.json*"),
+    exclude="*.jsonl?*",  # the writer's temporary and preserved copies (``.jsonl.tmp-<pid>``)
     homes=("~/.gemini",),
     aliases=("gemini-cli", "gemini_cli"),
 )
@@ -162,7 +242,7 @@ DISCOVERY = Discovery(
 FORMAT = register(
     Format(
         name=NAME,
-        description="Gemini CLI chat (~/.gemini/tmp/<project>/chats/session-*.json)",
+        description="Gemini CLI chat (~/.gemini/tmp/<project>/chats/session-*.json or .jsonl)",
         detect=detect,
         read=read,
         provider="gemini",

@@ -1,0 +1,67 @@
+"""Gemini CLI 0.39+ writes its chat as an append-only log (``session-*.jsonl``): messages appended
+again whole as they change, ``$rewindTo`` and ``$set`` checkpoints. The fixture follows the writer
+(google-gemini/gemini-cli ``chatRecordingService.ts``, see PROVENANCE.md beside it)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from inspector.discover import find_sessions
+from inspector.follow_dir import RewriteFollower, follower_for
+from inspector.formats import detect, load
+
+LOG = Path(__file__).parent / "fixtures" / "constructed" / "gemini_cli_log" / "session-2026-08-20T10-00-3f2a9c1d.jsonl"
+
+
+def test_log_is_detected_and_replayed_into_the_messages_the_cli_loads():
+    assert detect(LOG).name == "gemini_cli"
+    s = load(LOG)
+    assert (s.agent, s.model, s.extra["kind"], s.extra["lastUpdated"]) == ("gemini-cli", "gemini-3-flash-preview", "main", "2026-08-20T10:02:12.000Z")
+    assert [m.role[0] for m in s.messages] == list("uuatauatauuauataua")
+    # g1 was appended twice (tokens, then its tool call): the last copy, at the first one's place
+    assert [b.type for b in s.messages[2].content] == ["thinking", "tool_call"] and s.messages[2].source.line == 7
+    assert (s.messages[3].tool_results[0].tool_call_id, s.messages[3].tool_results[0].content) == ("run_shell_command_1", "a.txt\nb.txt")
+    assert [(x.where, x.reason) for x in s.skipped] == [
+        ("line 11", "rewound (Gemini CLI $rewindTo at line 13)"),
+        ("line 8", "tool results also recorded on their calls (Gemini CLI 0.44+ writes them twice)"),
+        ("line 16", "tool results also recorded on their calls (Gemini CLI 0.44+ writes them twice)"),
+        ("line 27", "info (a Gemini CLI notice, not sent to the model)"),
+    ]
+    calls = [m for m in s.messages if m.usage is not None]
+    assert [(m.index, m.usage.input_tokens, m.usage.cache_read_input_tokens, m.usage.output_tokens) for m in calls] == [
+        (2, 200, 1000, 50), (4, 190, 1100, 12), (6, 130, 1200, 18), (8, 60, 1300, 6), (17, 460, 0, 5)
+    ]
+
+
+def test_a_compression_checkpoint_starts_a_new_context():
+    s = load(LOG)
+    assert [m.index for m in s.messages if m.starts_context] == [9]
+    start, summary = s.messages[9], s.messages[10]
+    assert (start.source.line, start.source.json_path, start.injected, start.is_summary) == (26, "$.$set.messages[0]", "session_context", False)
+    assert (summary.injected, summary.is_summary, summary.text.splitlines()[0]) == ("compaction", True, "<state_snapshot>")
+    # the records setHistory() wrote just before the checkpoint (lines 19-25) show once, after it
+    assert [m.source.line for m in s.messages[9:16]] == [26] * 7
+    # kept turns lost their toolCalls: the call comes from the functionCall part, its result
+    # from the functionResponse message, sent again in the new context
+    call, result = s.messages[13].tool_calls[0], s.messages[14].tool_results[0]
+    assert (call.id, call.name, call.arguments, result.tool_call_id, result.content) == ("read_file_2", "read_file", '{"file_path":"a.txt"}', "read_file_2", "hello")
+
+
+def test_log_is_discovered_beside_legacy_chats_and_followed(tmp_path):
+    chats = tmp_path / "gemini" / "tmp" / "9c0b2a" / "chats"
+    chats.mkdir(parents=True)
+    target = chats / LOG.name
+    (chats / f"{LOG.name}.tmp-4242").write_text("{}\n")  # the writer's temporary copy
+    lines = LOG.read_text().splitlines(keepends=True)
+    target.write_text("".join(lines[:10]))
+    found = find_sessions(claude_dir=tmp_path / "none", codex_home=tmp_path / "none", agent="gemini", dirs={"gemini": tmp_path / "gemini"})
+    assert [(f.format, f.project, f.session_id, f.messages, Path(f.path).name) for f in found] == [
+        ("gemini_cli", "9c0b2a", "3f2a9c1d-5b7e-4c1a-9d2e-8f0a1b2c3d4e", 5, LOG.name)
+    ]
+    follower = follower_for(target, "gemini_cli")
+    assert isinstance(follower, RewriteFollower) and len(follower.session.messages) == 5
+    with target.open("a") as fh:
+        fh.write("".join(lines[10:]))
+    update = follower.poll()
+    assert (update.first, len(update.messages), update.notice) == (5, 13, None)
