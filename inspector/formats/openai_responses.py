@@ -29,7 +29,12 @@ OpenAI Agents SDK SQLite readers use it too.
   the Responses API takes it between a call and its output, but the Chat Completions and
   Anthropic layouts the inspector validates and exports cannot, and the model reads the same
   tokens either way. It keeps its own ``source``; :meth:`ItemReader.release` places what is held.
-- ``item_reference``, ``ghost_snapshot`` and unknown item types are skipped (``kind="ignored"``).
+- ``compaction_summary`` (the older name) and ``context_compaction`` (Codex 0.15x) are read as
+  ``compaction``. ``tool_search_output`` answers its call with the ``tools`` it loaded (JSON);
+  ``additional_tools`` (tool definitions sent inside the input) -> a system message holding them
+  as JSON (``extra["item_type"]``), placed like a developer message.
+- ``item_reference``, ``ghost_snapshot``, ``compaction_trigger`` and unknown item types are
+  skipped (``kind="ignored"``).
 """
 
 from __future__ import annotations
@@ -67,7 +72,10 @@ TEXT_PARTS = frozenset({"input_text", "output_text", "text", "summary_text", "re
 OUTPUT_CALLS_WITHOUT_OUTPUT = frozenset(
     {"web_search_call", "file_search_call", "code_interpreter_call", "image_generation_call", "mcp_call", "mcp_list_tools", "mcp_approval_request"}
 )
-SKIP_ITEMS = frozenset({"item_reference", "ghost_snapshot"})
+SKIP_ITEMS = frozenset({"item_reference", "ghost_snapshot", "compaction_trigger"})
+#: The opaque item a server compaction leaves: ``compaction`` (``compaction_summary`` is its older
+#: name) and ``context_compaction`` (Codex 0.15x rollouts).
+COMPACTION_ITEMS = frozenset({"compaction", "compaction_summary", "context_compaction"})
 #: Item types only ever seen in Responses input (used by detection).
 RESPONSES_TYPES = frozenset(
     {"function_call", "function_call_output", "reasoning", "custom_tool_call", "custom_tool_call_output", "compaction", "local_shell_call", "item_reference"}
@@ -203,11 +211,13 @@ class ItemReader:
             extra = {k: item[k] for k in ("id", "encrypted_content") if item.get(k)}
             block = ThinkingBlock(thinking="\n".join(t for t in texts if isinstance(t, str)), extra=extra)
             return self._extend(block, source)
-        if t == "compaction":
+        if t in COMPACTION_ITEMS:
             self.close_response()
             raw = {k: v for k, v in item.items()}
             msg = Message(index=0, role="user", content=[RawBlock(raw=raw, text="")], source=source, content_form="parts", starts_context=True, extra={"item_type": "compaction"})
             return self.append(msg)
+        if t == "additional_tools":
+            return self._additional_tools(item, source)
         if isinstance(t, str) and t.endswith("_output") and "call_id" in item:
             self.close_response()
             status = item.get("status")
@@ -215,7 +225,8 @@ class ItemReader:
             if not item["call_id"] and self.empty_ids:  # answers the oldest unanswered call without an id
                 call_id, recorded = self.empty_ids.pop(0), {"recorded_id": item["call_id"]}
             is_error = status in ("failed", "incomplete") or item.get("success") is False
-            block = new_tool_result(call_id, _result_content(item.get("output")), recorded, is_error=is_error)
+            output = item.get("output") if "output" in item or "tools" not in item else json_text(item["tools"])  # tool_search_output: the tools it loaded
+            block = new_tool_result(call_id, _result_content(output), recorded, is_error=is_error)
             extra = {"item_type": t} if t != "function_call_output" else {}
             msg = self.append(new_message(0, "tool", [block], source, "string", extra))
             self.unanswered.discard(block.tool_call_id)
@@ -245,6 +256,18 @@ class ItemReader:
             return self._extend(RawBlock(raw=item, text=fields_text(item, VISIBLE_KEYS, nested=("action",))), source)
         self.skipped.append(ignored(source, f"{self.prefix}{t}" if t in SKIP_ITEMS else f"{self.prefix}{t} (unknown item type)"))
         return None
+
+    def _additional_tools(self, item: dict[str, Any], source: SourceRef) -> Message:
+        """Tool definitions sent inside the input (Codex "responses lite"): a system message
+        holding them, so they count where they are sent."""
+        self.close_response()
+        block = RawBlock(raw=dict(item), text=json_text(item.get("tools", [])))
+        msg = new_message(0, "system", [block], source, "parts", {"item_type": "additional_tools"})
+        if self.unanswered and self.hold_system:
+            self.held.append(msg)
+            return msg
+        self.release()
+        return self.append(msg)
 
     def _extend(self, block: Block, source: SourceRef) -> Message:
         msg = self._assistant(source)

@@ -1,0 +1,44 @@
+"""Response items newer Codex rollouts persist (0.15x): a ``context_compaction`` starts a new
+context like ``compaction``, ``tool_search_output`` answers with the tools it loaded, and
+``additional_tools`` (tool definitions inside the input) is kept where it was sent."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from inspector.formats import load
+from inspector.formats.openai_responses import ItemReader
+from inspector.model import SourceRef
+
+ROLLOUT = Path(__file__).parent / "fixtures" / "constructed" / "codex_items" / "rollout-2026-10-03T01-00-00-01a0ff49-0000-7000-8000-000000000001.jsonl"
+
+
+def test_newer_items_are_read_not_skipped():
+    s = load(ROLLOUT)
+    assert (s.format, s.model) == ("codex", "gpt-6")
+    assert [(m.role, m.source.line, m.extra.get("item_type")) for m in s.messages] == [
+        ("system", 1, None), ("system", 3, "additional_tools"), ("user", 4, None), ("assistant", 5, None),
+        ("tool", 7, "tool_search_output"), ("assistant", 8, None), ("user", 10, None), ("user", 11, "compaction"),
+        ("assistant", 13, None),
+    ]
+    assert [(x.where, x.reason) for x in s.skipped] == [("line 2", "turn_context"), ("line 12", "event_msg/context_compacted")]
+    tools = s.messages[1].content[0]
+    assert tools.text.startswith('[{"type":"custom","name":"exec","description":"Run a shell command')
+    result = s.messages[4].tool_results[0]
+    assert (result.tool_call_id, result.content) == ("ts_1", '[{"type":"function","name":"grep_files","description":"Search file contents.","parameters":{"type":"object","properties":{"pattern":{"type":"string"}}}}]')
+
+
+def test_context_compaction_starts_a_context():
+    s = load(ROLLOUT)
+    assert [m.index for m in s.messages if m.starts_context] == [7]
+    assert [(m.index, m.usage.context_tokens) for m in s.messages if m.usage] == [(3, 5000), (5, 5200), (8, 900)]
+
+
+def test_compaction_aliases_and_trigger():
+    reader = ItemReader([], [])
+    for k, t in enumerate(("compaction_summary", "context_compaction", "compaction_trigger")):
+        reader.add({"type": t, "encrypted_content": "x"} if t != "compaction_trigger" else {"type": t}, SourceRef(line=k + 1))
+    assert [(m.starts_context, m.extra["item_type"], m.content[0].raw["type"]) for m in reader.messages] == [
+        (True, "compaction", "compaction_summary"), (True, "compaction", "context_compaction")
+    ]
+    assert [(x.where, x.reason) for x in reader.skipped] == [("line 3", "compaction_trigger")]
