@@ -42,3 +42,25 @@ def test_compaction_aliases_and_trigger():
         (True, "compaction", "compaction_summary"), (True, "compaction", "context_compaction")
     ]
     assert [(x.where, x.reason) for x in reader.skipped] == [("line 3", "compaction_trigger")]
+
+
+def test_inter_agent_communication_records_are_model_input(tmp_path):
+    """Later multi-agent rollouts persist a message between agents as a top-level record
+    (openai/codex ``RolloutItem::InterAgentCommunication``); Codex sends the model its
+    ``to_model_input_item``: the content, or a header and the encrypted payload."""
+    import json
+
+    lines = [
+        {"timestamp": "t0", "type": "session_meta", "payload": {"id": "root", "cwd": "/w", "cli_version": "0.160.0", "base_instructions": {"text": "You are Codex."}}},
+        {"timestamp": "t1", "type": "response_item", "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "review it"}]}},
+        {"timestamp": "t2", "type": "inter_agent_communication", "payload": {"author": "/root/tester", "recipient": "/root", "other_recipients": [], "content": "One test fails in src/a.test.ts.", "trigger_turn": False}},
+        {"timestamp": "t3", "type": "inter_agent_communication", "payload": {"id": "m2", "author": "/root", "recipient": "/root/tester", "other_recipients": [], "content": "", "encrypted_content": "QUJD", "trigger_turn": True}},
+    ]
+    path = tmp_path / "rollout-2026-10-02T09-00-00-root.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    s = load(path)
+    plain, encrypted = s.messages[2], s.messages[3]
+    assert (plain.role, plain.injected, plain.text, plain.extra) == ("user", "agent_message", "One test fails in src/a.test.ts.", {"record": "agent_message", "author": "/root/tester", "recipient": "/root"})
+    assert encrypted.text == "Message Type: NEW_TASK\nTask name: /root/tester\nSender: /root\nPayload:\n"
+    assert [b.type for b in encrypted.content] == ["text", "raw"] and encrypted.extra["id"] == "m2"
+    assert [x.reason for x in s.skipped] == []

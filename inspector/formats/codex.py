@@ -14,6 +14,9 @@ Every line is ``{"timestamp", "type", "payload"}``. How the records become a Ses
 - ``response_item/agent_message`` (0.145 multi-agent): a sub-agent's message, sent to the model
   as input; it becomes a user message (``extra["record"] = "agent_message"``, with its author)
   whose readable text is counted (its ``encrypted_content`` parts cannot be).
+- ``inter_agent_communication`` (later multi-agent rollouts: the message is a top-level record,
+  no longer a ``response_item``): read as the ``agent_message`` item Codex sends for it, its
+  ``content`` (or, encrypted, the header Codex writes before the unreadable payload).
 - ``event_msg``: UI and telemetry. ``user_message``, ``agent_message`` and ``agent_reasoning``
   repeat text already in a ``response_item``, so they are skipped and never counted twice.
   ``token_count`` is the recorded usage of one model call (its ``last_token_usage``; repeats
@@ -139,6 +142,8 @@ class CodexStream:
                 self._models.fallback(self._model)
             self._turn_from = len(self.session.messages)
             self.session.skipped.append(ignored(source, "turn_context"))
+        elif rtype == "inter_agent_communication":
+            self._agent_message(_inter_agent_item(payload), source)
         else:
             self.session.skipped.append(ignored(source, f"{rtype} (unknown record type)"))
 
@@ -265,6 +270,21 @@ class CodexStream:
                 msg.starts_context = False
                 msg.is_summary = True
         self._items.close_response()
+
+
+def _inter_agent_item(payload: dict[str, Any]) -> dict[str, Any]:
+    """A top-level ``inter_agent_communication`` record as the ``agent_message`` item Codex
+    sends the model for it (``InterAgentCommunication::to_model_input_item``): its ``content``,
+    or, when encrypted, a header naming the task and sender, then the unreadable payload."""
+    item = {k: payload[k] for k in ("id", "author", "recipient") if k in payload}
+    encrypted = payload.get("encrypted_content")
+    if isinstance(encrypted, str):
+        kind = "NEW_TASK" if payload.get("trigger_turn") else "MESSAGE"
+        header = f"Message Type: {kind}\nTask name: {payload.get('recipient', '')}\nSender: {payload.get('author', '')}\nPayload:\n"
+        item["content"] = [{"type": "input_text", "text": header}, {"type": "encrypted_content", "encrypted_content": encrypted}]
+    else:
+        item["content"] = [{"type": "input_text", "text": payload.get("content") if isinstance(payload.get("content"), str) else ""}]
+    return item
 
 
 def _item_text(item: dict[str, Any]) -> str:
