@@ -65,3 +65,23 @@ def test_log_is_discovered_beside_legacy_chats_and_followed(tmp_path):
         fh.write("".join(lines[10:]))
     update = follower.poll()
     assert (update.first, len(update.messages), update.notice) == (5, 13, None)
+
+
+def test_sub_agent_chats_are_sidechains_keyed_by_agent_id(tmp_path):
+    from inspector.formats.sidechain import open_sidechain, sidechain_ids
+
+    s = load(LOG)
+    agent = "7d1e5a20-9b4c-4f7e-8a11-2c3d4e5f6a7b"
+    assert sidechain_ids(s) == [(agent, 2)]
+    side = open_sidechain(s, agent)
+    assert [(m.role, m.source.file, m.source.line) for m in side.messages] == [("user", f"{agent}.jsonl", 2), ("assistant", f"{agent}.jsonl", 3)]
+    assert (side.messages[1].usage.input_tokens, side.messages[1].usage.output_tokens) == (800, 14)
+    # the sub-agent's own file has no sidechains and is read as a session of its own
+    assert load(LOG.parent / "3f2a9c1d-5b7e-4c1a-9d2e-8f0a1b2c3d4e" / f"{agent}.jsonl").extra["kind"] == "subagent"
+    # the parent's tool call records which agent ran it
+    chat = tmp_path / "session-x.jsonl"
+    chat.write_text(
+        '{"sessionId":"p","projectHash":"h"}\n'
+        '{"id":"g","type":"gemini","content":"","toolCalls":[{"id":"c","name":"codebase_investigator","args":{},"agentId":"a1","status":"success","result":[]}]}\n'
+    )
+    assert load(chat).messages[0].tool_calls[0].extra == {"agentId": "a1"}

@@ -20,6 +20,8 @@ compression there is a context start (``Message.starts_context``). How it become
   parts: those already read from the calls' ``toolCalls`` are skipped with that reason, others
   are ``tool`` messages. A checkpoint writes a model message's ``content`` as parts: its
   ``functionCall`` parts repeat ``toolCalls`` and are left out.
+- A sub-agent's chat (``kind: "subagent"``, ``chats/<parent session id>/<agent id>.jsonl``) is
+  read into ``Session.sidechains`` keyed by its agent id.
 - ``info``, ``error`` and ``warning`` messages are the CLI's own notices, never sent to the model:
   skipped with that reason.
 """
@@ -123,6 +125,27 @@ def _function_responses(content: Any) -> list[dict[str, Any]] | None:
 
 
 def read(path: Path) -> Session:
+    session = _read(path)
+    if session.extra.get("kind") != "subagent" and isinstance(session.extra.get("sessionId"), str):
+        _add_sub_agents(session, path.parent / session.extra["sessionId"])
+    return session
+
+
+def _add_sub_agents(session: Session, folder: Path) -> None:
+    """Sub-agents' chats (``chats/<parent session id>/<agent id>.jsonl``) as sidechains keyed by
+    agent id (the ``agentId`` the parent's tool call records)."""
+    for found in sorted(folder.glob("*.jsonl")) if folder.is_dir() else ():
+        try:
+            side = _read(found)
+        except SessionFormatError:
+            session.skipped.append(ignored(str(found), f"sub-agent chat {found.stem} (not readable)"))
+            continue
+        session.sidechains[found.stem] = [
+            m.model_copy(update={"source": SourceRef(line=m.source.line, json_path=m.source.json_path, file=found.name)}) for m in side.messages
+        ]
+
+
+def _read(path: Path) -> Session:
     metadata, entries, skipped = _chat(path)
     session = Session(path=str(path), format=NAME, agent="gemini-cli")
     session.extra = {k: metadata[k] for k in ("sessionId", "projectHash", "startTime", "lastUpdated", "kind") if k in metadata}
@@ -163,7 +186,10 @@ def read(path: Path) -> Session:
         call_ids = {str(c.get("id", "")) for c in calls}
         blocks, _ = content_blocks(raw.get("content"), lambda part, k: _model_part(part, k, call_ids))
         content = _thoughts(raw.get("thoughts")) + blocks
-        content += [ToolCallBlock(id=str(c.get("id", "")), name=str(c.get("name", "")), arguments=json_text(c.get("args", {}))) for c in calls]
+        content += [
+            ToolCallBlock(id=str(c.get("id", "")), name=str(c.get("name", "")), arguments=json_text(c.get("args", {})), extra={"agentId": c["agentId"]} if isinstance(c.get("agentId"), str) else {})
+            for c in calls
+        ]
         add("assistant", content, source, usage=_usage(raw.get("tokens"), model), extra=extra)
         models.add(model)
         for j, call in enumerate(calls):
