@@ -48,6 +48,11 @@ Every line is ``{"timestamp", "type", "payload"}``. How the records become a Ses
   (``rollout-<time>-<thread id>.jsonl`` in the same day directory, or another day of the month) is
   read into ``Session.sidechains`` keyed by its agent path (``/root/review_pr36_38``); its own
   sub-agents are not read. A rollout the file names but the directory lacks is not listed.
+- Paginated rollouts (0.146+) that continue another (a fork, or a backtrack that rewrote the
+  thread: ``session_meta.history_base``): the earlier rollout's prefix is read first
+  (:mod:`.codex_lineage`), its messages' sources naming that file; ``Session.extra
+  ["history_base"]`` lists the files. A prefix not found beside the file is named in
+  ``skipped``. The live follower reads the file itself only.
 - ``turn_context`` (its model is each later call's ``Usage.model`` and, when no call records
   one, ``Session.model``; also kept in ``Session.extra["model"]``) and unknown record types are
   skipped with ``kind="ignored"``. ``Session.agent`` is ``codex``, ``agent_version`` the
@@ -59,8 +64,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..model import Block, Message, RawBlock, Session, SourceRef, TextBlock, Usage, new_source
+from ..model import Block, Message, RawBlock, Session, Skipped, SourceRef, TextBlock, Usage, new_source
 from .base import Format, Probe, SessionFormatError, register
+from .codex_lineage import lineage, own_session_meta, prefix_lines
 from .discovery import Discovery, SessionDetails, count_needles, first_records
 from .openai_responses import ItemReader
 from .reading import OPENAI, ModelTally, usage_from
@@ -301,12 +307,17 @@ def read(path: Path) -> Session:
 
 
 def _read(path: Path, sub_agents: bool) -> Session:
+    stream = CodexStream(path)
+    own_meta = _feed_history_base(stream, path)
     stream = read_stream(
-        CodexStream(path),
+        stream,
         path,
         "no Codex rollout records found.",
         'JSONL lines {"timestamp", "type", "payload"} (a Codex CLI rollout)',
     )
+    for key, name in (("id", "session_id"), ("cwd", "cwd"), ("cli_version", "version")):
+        if isinstance(own_meta.get(key), str):  # this file's thread, not the one it continues
+            stream.session.extra[name] = own_meta[key]
     stream._items.release()  # system messages held for calls the file never answers
     if stream._pending is not None:  # counted before a response the file does not hold
         stream.session.skipped.append(ignored(stream._pending[2], "event_msg/token_count (no model call to attach to)"))
@@ -324,6 +335,29 @@ def _read(path: Path, sub_agents: bool) -> Session:
             for m in side.messages
         ]
     return stream.session
+
+
+def _feed_history_base(stream: CodexStream, path: Path) -> dict[str, Any]:
+    """Feed ``stream`` the history a paginated rollout continues (:mod:`.codex_lineage`), before
+    the file itself; their messages' sources name the earlier file. Returns the file's own
+    ``session_meta`` payload when it has a ``history_base`` (else ``{}``)."""
+    history = lineage(path)
+    session = stream.session
+    for prefix in history.prefixes:
+        first, skipped = len(session.messages), len(session.skipped)
+        for line_no, line in prefix_lines(prefix):
+            stream.feed(line, line_no)
+        for m in session.messages[first:]:
+            m.source = SourceRef(line=m.source.line, json_path=m.source.json_path, file=prefix.path.name)
+        session.skipped[skipped:] = [x.model_copy(update={"where": f"{prefix.path.name}, {x.where}"}) for x in session.skipped[skipped:]]
+    if history.prefixes:
+        session.extra["history_base"] = [{"file": p.path.name, "bytes": p.end, "thread_id": p.thread} for p in history.prefixes]
+    if history.missing is not None:
+        base = history.missing
+        session.skipped.append(
+            Skipped(where="line 1", reason=f"history before this file: the first {base['end_byte_offset']} bytes of rollout {base['thread_id']}, which is not beside it")
+        )
+    return own_session_meta(path) if history.prefixes or history.missing is not None else {}
 
 
 def _sub_agent_file(path: Path, thread: str) -> Path | None:
