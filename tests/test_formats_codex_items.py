@@ -64,3 +64,21 @@ def test_inter_agent_communication_records_are_model_input(tmp_path):
     assert encrypted.text == "Message Type: NEW_TASK\nTask name: /root/tester\nSender: /root\nPayload:\n"
     assert [b.type for b in encrypted.content] == ["text", "raw"] and encrypted.extra["id"] == "m2"
     assert [x.reason for x in s.skipped] == []
+
+
+def test_recorded_cache_writes_are_kept_apart(tmp_path):
+    """Codex token_count usage has carried ``cache_write_input_tokens`` since mid-2026 (part of
+    ``input_tokens``, like ``cached_input_tokens``); it was left inside the uncached input."""
+    import json
+
+    usage = {"input_tokens": 40000, "cached_input_tokens": 32435, "cache_write_input_tokens": 104, "output_tokens": 200, "reasoning_output_tokens": 0, "total_tokens": 40200}
+    lines = [
+        {"timestamp": "t0", "type": "session_meta", "payload": {"id": "s", "cwd": "/w", "cli_version": "0.153.4"}},
+        {"timestamp": "t1", "type": "response_item", "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]}},
+        {"timestamp": "t2", "type": "response_item", "payload": {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "hello"}]}},
+        {"timestamp": "t3", "type": "event_msg", "payload": {"type": "token_count", "info": {"total_token_usage": usage, "last_token_usage": usage, "model_context_window": 258400}}},
+    ]
+    path = tmp_path / "rollout-2026-09-01T10-00-00-s.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    u = load(path).messages[1].usage
+    assert (u.input_tokens, u.cache_read_input_tokens, u.cache_creation_input_tokens, u.context_tokens) == (7461, 32435, 104, 40000)
