@@ -53,6 +53,7 @@ def test_log_is_discovered_beside_legacy_chats_and_followed(tmp_path):
     chats.mkdir(parents=True)
     target = chats / LOG.name
     (chats / f"{LOG.name}.tmp-4242").write_text("{}\n")  # the writer's temporary copy
+    (chats / LOG.name[:-1]).write_text('{"sessionId":"old","projectHash":"h","messages":[]}')  # the .json a resume migrated
     lines = LOG.read_text().splitlines(keepends=True)
     target.write_text("".join(lines[:10]))
     found = find_sessions(claude_dir=tmp_path / "none", codex_home=tmp_path / "none", agent="gemini", dirs={"gemini": tmp_path / "gemini"})

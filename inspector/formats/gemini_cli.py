@@ -28,12 +28,13 @@ compression there is a context start (``Message.starts_context``). How it become
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from ..model import Block, Message, RawBlock, Session, Skipped, SourceRef, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock, Usage
 from .base import Format, Probe, SessionFormatError, register
-from .discovery import Discovery, SessionDetails
+from .discovery import Candidate, Discovery, SessionDetails, walk
 from .gemini_log import Entry, is_metadata_line, read_log
 from .rawtext import raw_text
 from .reading import ModelTally, content_blocks, image_block
@@ -253,14 +254,27 @@ def details(path: Path) -> SessionDetails:
     return SessionDetails(path.parent.parent.name, sid, None, count)
 
 
-#: ``tmp/<project hash>/chats/session-*.json`` under ~/.gemini.
+#: ``tmp/<project hash>/chats/session-*.json`` (and ``.jsonl``) under ~/.gemini.
+PATTERN = ("tmp", "*", "chats", "session-*.json*")
+EXCLUDE = "*.jsonl?*"  # the writer's temporary and preserved copies (``.jsonl.tmp-<pid>``)
+
+
+def _chats(root: Path) -> Iterator[Candidate]:
+    """The chats below ``root``; one the CLI migrated to ``.jsonl`` when it was resumed (it keeps
+    the old ``.json`` beside it) is listed once, as its ``.jsonl``."""
+    found = list(walk(root, PATTERN, EXCLUDE))
+    logs = {path for path, _, _ in found if path.suffix == ".jsonl"}
+    yield from (c for c in found if not (c[0].suffix == ".json" and c[0].with_suffix(".jsonl") in logs))
+
+
 DISCOVERY = Discovery(
     agent="gemini",
     label="Gemini CLI",
     option="gemini-dir",
     details=details,
-    pattern=("tmp", "*", "chats", "session-*.json*"),
-    exclude="*.jsonl?*",  # the writer's temporary and preserved copies (``.jsonl.tmp-<pid>``)
+    pattern=PATTERN,
+    exclude=EXCLUDE,
+    scan=_chats,
     homes=("~/.gemini",),
     aliases=("gemini-cli", "gemini_cli"),
 )
