@@ -21,7 +21,10 @@ How the file becomes a :class:`~inspector.model.Session`:
   main chain (``extra["agent_id"]``).
 - **Compaction.** A ``system``/``compact_boundary`` entry and the ``isCompactSummary`` user entry
   after it become one message: the summary, with ``starts_context=True`` and the boundary's
-  metadata in ``extra["compact_boundary"]``. Everything before stays in the session; the units
+  metadata in ``extra["compact_boundary"]``. A ``preservedSegment`` (2.1.2xx partial compaction)
+  is written again after the summary under new uuids but the same ``message.id``: those lines
+  start new messages there (``extra["preserved_copy"]``, no usage: the call was counted before
+  the boundary), never merge into the response before it. Everything before stays in the session; the units
   module makes later calls' context start at the summary, so earlier messages show as no longer sent.
 - **Skipped on purpose** (``kind="ignored"``, ``reason`` = the record type): ``progress``,
   ``file-history-snapshot``, ``queue-operation``, ``attachment`` without model-bound text, titles, other ``system``
@@ -189,6 +192,8 @@ class _Conversation:
         self.last_assistant: int | None = None
         self.pending_boundary: dict[str, Any] | None = None
         self.dirty = 0  # first index changed since the last take()
+        #: message ids of responses before the latest compaction
+        self.before_boundary: set[str] = set()
 
     def _touch(self, index: int) -> None:
         self.dirty = min(self.dirty, index)
@@ -233,6 +238,8 @@ class _Conversation:
         for key, value in (("message_id", mid), ("request_id", rid), ("model", recorded_model), ("stop_reason", msg.get("stop_reason"))):
             if value is not None:
                 extra[key] = value
+        if mid and mid in self.before_boundary:  # a preserved copy: that call's usage is counted once
+            extra["preserved_copy"], usage = True, None
         self.last_assistant = len(self.messages)
         if self.models is not None:
             self.models.add(model)
@@ -275,6 +282,9 @@ class _Conversation:
             message.extra["compact_boundary"] = self.pending_boundary
             self.pending_boundary = None
             starts = True
+        if starts:  # no response continues across a compaction: the preserved segment Claude Code
+            self.last_assistant = None  # writes again after the summary keeps its message ids
+            self.before_boundary.update(m.extra["message_id"] for m in self.messages if m.role == "assistant" and "message_id" in m.extra)
         message.starts_context = starts
         message.index = len(self.messages)
         self.messages.append(message)
