@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from ..safeio import read_text_head
+from .compressed import is_zstd, zstd_head
 from .jsonstream import load_json
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -56,6 +57,8 @@ class Probe:
     def head(self) -> bytes:
         if self.is_dir:
             return b""
+        if str(self.path).endswith(".zst") and is_zstd(self.path):
+            return zstd_head(self.path, self.head_bytes)
         return read_text_head(self.path, self.head_bytes)
 
     @cached_property

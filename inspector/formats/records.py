@@ -19,6 +19,7 @@ import orjson
 
 from ..model import Skipped, SourceRef
 from ..safeio import iter_text_lines, read_line, read_text
+from .compressed import is_zstd, zstd_lines
 from .probe import Probe, SessionFormatError
 
 #: First lines can be long (a Claude Code file read, a Codex instructions block); when the probe's
@@ -60,8 +61,10 @@ def head_records(probe: Probe, limit: int = 25) -> list[dict[str, Any]]:
 
 def iter_lines(path: Path) -> Iterator[tuple[int, bytes]]:
     """``(line_no, line)`` for every line of ``path`` (1-based, newline stripped, blank kept),
-    read a block at a time (:func:`~inspector.safeio.iter_text_lines`)."""
-    for n, raw in enumerate(iter_text_lines(path), 1):
+    read a block at a time (:func:`~inspector.safeio.iter_text_lines`; a ``*.zst`` file's
+    decompressed lines, :mod:`.compressed`)."""
+    lines = zstd_lines(path) if str(path).endswith(".zst") and is_zstd(path) else iter_text_lines(path)
+    for n, raw in enumerate(lines, 1):
         yield n, raw[:-1] if raw.endswith(b"\r") else raw
 
 
