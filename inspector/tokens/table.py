@@ -77,10 +77,10 @@ def count_session(
         counts = previous.counts[: min(len(previous.counts), len(messages))]
     total = len(messages)
     first = len(counts)
-    if total - first > 1 and tiktoken_base(counter) is not None:
-        counter = _prefetched(messages[first:], tools, counter, prof, first, total, progress, cancelled)
-    for i in range(first, total):
-        counts.append(count_message(messages[i], counter, prof))
+    texts = _texts(messages, first) if total - first > 1 else None
+    if texts is not None and tiktoken_base(counter) is not None:
+        counter = _prefetched(texts, messages, tools, counter, prof, first, total, progress, cancelled)
+    counts += _counted(messages, first, counter, prof, texts)
     if progress is not None:
         progress(total, total)
     totals = [c.total for c in counts]
@@ -108,8 +108,8 @@ class _Recorder:
     exact = False
     name = label = "recorder"
 
-    def __init__(self) -> None:
-        self.texts: list[str] = []
+    def __init__(self, texts: list[str] | None = None) -> None:
+        self.texts: list[str] = [] if texts is None else texts
 
     def count(self, text: str) -> int:
         self.texts.append(text)
@@ -119,12 +119,60 @@ class _Recorder:
         return text
 
 
-def _prefetched(messages, tools, counter, prof, first, total, progress, cancelled):
-    """``counter`` with every text of ``messages`` and ``tools`` counted in bulk (cache, every
-    core); progress is reported in messages, in proportion to the characters counted."""
-    recorder = _Recorder()
-    for m in messages:
-        count_message(m, recorder, prof)
+def _texts(messages: Sequence[Message], first: int) -> list[str | None]:
+    """For each message from ``first`` on, the text of its one text block when that is all it
+    holds (no ``name``): what most messages of a long chat are, counted without a pass through
+    :func:`count_message`; None for every other message."""
+    out: list[str | None] = []
+    append = out.append
+    for i in range(first, len(messages)):
+        m = messages[i]
+        content = m.content
+        if len(content) == 1 and not m.name:
+            block = content[0]
+            append(block.text if block.type == "text" else None)
+        else:
+            append(None)
+    return out
+
+
+def _counted(messages: Sequence[Message], first: int, counter, prof, texts: list[str | None] | None) -> list[MessageCount]:
+    """The count of every message from ``first`` on: a message of one text block (``texts``) as
+    :func:`count_message` would count it, from one lookup of its text; equal counts are one
+    shared (frozen) object, which a long chat of short messages holds hundreds of thousands of."""
+    if texts is None:
+        return [count_message(messages[i], counter, prof) for i in range(first, len(messages))]
+    count = counter.count
+    role_framing: dict[str, int] = {}
+    shared: dict[tuple[int, int], MessageCount] = {}
+    out: list[MessageCount] = []
+    append = out.append
+    for i, text in enumerate(texts, first):
+        m = messages[i]
+        if text is None:
+            append(count_message(m, counter, prof))
+            continue
+        framing = role_framing.get(m.role)
+        if framing is None:
+            framing = role_framing[m.role] = prof.per_message + (count(m.role) if prof.count_role else 0)
+        n = count(text)
+        c = shared.get((framing, n))
+        if c is None:
+            c = shared[framing, n] = MessageCount(framing + n, framing, (n,), 0)
+        append(c)
+    return out
+
+
+def _prefetched(texts, messages, tools, counter, prof, first, total, progress, cancelled):
+    """``counter`` with every text of ``messages`` (from ``first``) and ``tools`` counted in bulk
+    (cache, every core); progress is reported in messages, in proportion to the characters
+    counted. ``texts``: the one text of each single-text message (:func:`_texts`)."""
+    recorder = _Recorder([t for t in texts if t is not None])
+    if prof.count_role:
+        recorder.texts.extend({messages[i].role for i, t in enumerate(texts, first) if t is not None})
+    for i, t in enumerate(texts, first):
+        if t is None:
+            count_message(messages[i], recorder, prof)
     count_tool_definitions(tools, recorder, prof)
     todo = total - first
 
