@@ -93,6 +93,7 @@ class PlanRows(LazyRows):
         self._kind_of_unit = [u.kind.value for u in view.units]
         self._status_value = {s: s.value for s in Status}
         self._order = plan.order()
+        self._totals = plan.table.totals
 
     def __len__(self) -> int:
         return len(self._order)
@@ -114,7 +115,8 @@ class PlanRows(LazyRows):
                 "simulated": x.simulated,
                 "replaces": list(x.replaces),
             }
-        d = self._plan.decision(x)
+        plan = self._plan  # Plan.decision(x)'s fields, read without building the Decision
+        why = plan.why(x)
         uid = self._unit_of[x]
         return {
             "index": x,
@@ -122,11 +124,11 @@ class PlanRows(LazyRows):
             "unit": self._kind_of_unit[uid],
             "unit_id": uid,
             "turn": self._turn_of[x],
-            "tokens": d.tokens,
-            "status": self._status_value[d.status],
-            "tokens_after": d.tokens_after,
-            "by": d.by,
-            "reason": d.reason,
+            "tokens": self._totals[x],
+            "status": self._status_value[plan.status[x]],
+            "tokens_after": plan.tokens[x] if plan.live[x] else 0,
+            "by": plan.by[x],
+            "reason": "kept" if why is None else str(why),
         }
 
     def run_key(self, k: int) -> tuple[str, str | None]:

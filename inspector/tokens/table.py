@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import accumulate
 
 from ..model import Message, ToolDefinition
-from .batch import Cancelled, prefetch, tiktoken_base
+from .batch import Cancelled, start_prefetch, tiktoken_base
 from .counters import DEFAULT_ENCODING, get_counter
 from .framing import get_profile
 from .messages import MessageCount, count_message, count_tool_definitions
@@ -70,6 +71,23 @@ def count_session(
     already counted are reused and only new ones are tokenized: a followed session that grows by
     appends is never re-counted. ``progress(done, total)`` is called every 256 messages;
     ``cancelled()`` returning True stops early with :class:`CountCancelled`."""
+    return start_count_session(messages, tools, encoding=encoding, profile=profile, model=model,
+                               previous=previous)(progress, cancelled)
+
+
+def start_count_session(
+    messages: Sequence[Message],
+    tools: Sequence[ToolDefinition] = (),
+    *,
+    encoding: str = DEFAULT_ENCODING,
+    profile: str = "openai",
+    model: str | None = None,
+    previous: TokenTable | None = None,
+) -> Callable[..., TokenTable]:
+    """:func:`count_session` in two steps: the texts are gathered and their counting starts now
+    (on the pool's workers for a large session); the returned ``finish(progress=None,
+    cancelled=None)`` waits for the counts and builds the table. What the caller does in between
+    (building the session's view) runs while the workers count."""
     counter = get_counter(encoding)
     prof = get_profile(profile)
     counts: list[MessageCount] = []
@@ -78,28 +96,41 @@ def count_session(
     total = len(messages)
     first = len(counts)
     texts = _texts(messages, first) if total - first > 1 else None
+    finish_prefetch = None
     if texts is not None and tiktoken_base(counter) is not None:
-        counter = _prefetched(texts, messages, tools, counter, prof, first, total, progress, cancelled)
-    counts += _counted(messages, first, counter, prof, texts)
-    if progress is not None:
-        progress(total, total)
-    totals = [c.total for c in counts]
-    prefix = [0] * (total + 1)
-    running = 0
-    for i, t in enumerate(totals):
-        running += t
-        prefix[i + 1] = running
-    return TokenTable(
-        encoding=encoding,
-        profile=profile,
-        exact=resolve(model, encoding, profile).exact,
-        counts=counts,
-        totals=totals,
-        prefix=prefix,
-        tools=count_tool_definitions(tools, counter, prof),
-        reply_priming=prof.reply_priming,
-        model=model,
-    )
+        finish_prefetch = start_prefetch(counter, _recorded(texts, messages, tools, prof, first))
+
+    def finish(progress: Callable[[int, int], None] | None = None,
+               cancelled: Callable[[], bool] | None = None) -> TokenTable:
+        used = counter
+        if finish_prefetch is not None:
+            todo = total - first
+
+            def chars_progress(done: int, of: int) -> None:
+                if progress is not None:
+                    progress(first + (todo * done // of if of else todo), total)
+
+            try:
+                used = finish_prefetch(chars_progress, cancelled)
+            except Cancelled:
+                raise CountCancelled(first) from None
+        all_counts = counts + _counted(messages, first, used, prof, texts)
+        if progress is not None:
+            progress(total, total)
+        totals = [c.total for c in all_counts]
+        return TokenTable(
+            encoding=encoding,
+            profile=profile,
+            exact=resolve(model, encoding, profile).exact,
+            counts=all_counts,
+            totals=totals,
+            prefix=[0, *accumulate(totals)],
+            tools=count_tool_definitions(tools, used, prof),
+            reply_priming=prof.reply_priming,
+            model=model,
+        )
+
+    return finish
 
 
 class _Recorder:
@@ -163,10 +194,9 @@ def _counted(messages: Sequence[Message], first: int, counter, prof, texts: list
     return out
 
 
-def _prefetched(texts, messages, tools, counter, prof, first, total, progress, cancelled):
-    """``counter`` with every text of ``messages`` (from ``first``) and ``tools`` counted in bulk
-    (cache, every core); progress is reported in messages, in proportion to the characters
-    counted. ``texts``: the one text of each single-text message (:func:`_texts`)."""
+def _recorded(texts, messages, tools, prof, first) -> list[str]:
+    """Every text :func:`_counted` will count for ``messages`` (from ``first``) and ``tools``.
+    ``texts``: the one text of each single-text message (:func:`_texts`)."""
     recorder = _Recorder([t for t in texts if t is not None])
     if prof.count_role:
         recorder.texts.extend({messages[i].role for i, t in enumerate(texts, first) if t is not None})
@@ -174,16 +204,7 @@ def _prefetched(texts, messages, tools, counter, prof, first, total, progress, c
         if t is None:
             count_message(messages[i], recorder, prof)
     count_tool_definitions(tools, recorder, prof)
-    todo = total - first
-
-    def chars_progress(done: int, of: int) -> None:
-        if progress is not None:
-            progress(first + (todo * done // of if of else todo), total)
-
-    try:
-        return prefetch(counter, recorder.texts, progress=chars_progress, cancelled=cancelled)
-    except Cancelled:
-        raise CountCancelled(first) from None
+    return recorder.texts
 
 
 class CountCancelled(Exception):
