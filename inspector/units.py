@@ -108,15 +108,9 @@ _MARKER_PREFIXES = tuple(prefix for prefix, _ in INJECTED_MARKERS)
 _COMMAND_PREFIXES = ("<command-name>", "<command-message>")
 
 
-def _lstripped(text: str) -> str:
-    """``text.lstrip()`` without copying a text that starts with no white space (most do, and
-    a long one copied per message was a tenth of building a 600,000-message view)."""
-    return text.lstrip() if text[:1].isspace() else text
-
-
 def injected_kind(text: str) -> str | None:
     """The kind of harness text ``text`` starts with (:data:`INJECTED_MARKERS`), or None."""
-    text = _lstripped(text)
+    text = text.lstrip()  # the text itself, not a copy, when it starts with no white space
     if not text.startswith(_MARKER_PREFIXES):
         return None
     return next(kind for prefix, kind in INJECTED_MARKERS if text.startswith(prefix))
@@ -127,7 +121,11 @@ def flag_names(flags: int) -> list[str]:
 
 
 def is_summary_text(text: str) -> bool:
-    return _lstripped(text).startswith(SUMMARY_PREFIXES)
+    return text.lstrip().startswith(SUMMARY_PREFIXES)
+
+
+#: Every prefix a user message's first text is checked for: one look rules most messages out.
+_HARNESS_PREFIXES = SUMMARY_PREFIXES + _MARKER_PREFIXES
 
 
 # Every marker contains one of these; four scans of a long result rule most of them out
@@ -217,7 +215,8 @@ class ModelCall:
 def _maker(cls):
     """A positional constructor for the frozen slotted dataclass ``cls`` that sets its slots
     directly: the generated ``__init__`` goes through ``object.__setattr__`` per field, about
-    2.5x slower, and a view builds one Unit per message and one ModelCall per call."""
+    2.5x slower, and a view builds one Unit per message, one ModelCall per call and one Turn per
+    prompt."""
     from dataclasses import fields
 
     names = [f.name for f in fields(cls)]
@@ -229,6 +228,7 @@ def _maker(cls):
 
 _new_unit = _maker(Unit)
 _new_call = _maker(ModelCall)
+_new_turn = _maker(Turn)
 
 
 @dataclass
@@ -307,19 +307,14 @@ def build_view(session: Session) -> SessionView:
     turn = 0
     turn_starts: list[int] = []
     for i, m in enumerate(messages):
-        calls: list[ToolCallBlock] = []
-        results: list[ToolResultBlock] = []
-        first_text: str | None = None
-        for b in m.content:  # by the blocks' type tag: isinstance on a pydantic class costs ~1 us
-            kind = b.type
-            if kind == "tool_call":
-                calls.append(b)
-            elif kind == "tool_result":
-                results.append(b)
-            elif first_text is None and kind == "text":
-                first_text = b.text
-        if first_text is None:
-            first_text = ""
+        content = m.content
+        calls: list[ToolCallBlock] | tuple[()]
+        results: list[ToolResultBlock] | tuple[()]
+        if len(content) == 1 and content[0].type == "text":  # most messages of a chat: no loop
+            calls = results = ()
+            first_text = content[0].text
+        else:
+            calls, results, first_text = _split(content)
         summary = (m.starts_context if m.is_summary is None else m.is_summary) or (
             m.role in ("system", "user") and is_summary_text(first_text)
         )
@@ -395,7 +390,7 @@ def build_view(session: Session) -> SessionView:
                 final = j
             break
         user_index = start if number > 0 else None
-        turns.append(Turn(number, start, stop, user_index, final))
+        turns.append(_new_turn(number, start, stop, user_index, final))
 
     calls_out: list[ModelCall] = []
     context_start = 0
@@ -424,6 +419,22 @@ def build_view(session: Session) -> SessionView:
     )
 
 
+def _split(content: Sequence) -> tuple[list[ToolCallBlock], list[ToolResultBlock], str]:
+    """A message's tool calls, its tool results and its first text ("" without one)."""
+    calls: list[ToolCallBlock] = []
+    results: list[ToolResultBlock] = []
+    first_text: str | None = None
+    for b in content:  # by the blocks' type tag: isinstance on a pydantic class costs ~1 us
+        kind = b.type
+        if kind == "tool_call":
+            calls.append(b)
+        elif kind == "tool_result":
+            results.append(b)
+        elif first_text is None and kind == "text":
+            first_text = b.text
+    return calls, results, "" if first_text is None else first_text
+
+
 def _only_tool_results(message: Message) -> bool:
     """``message.only_tool_results``, answered without a pass over the usual one-block message."""
     content = message.content
@@ -433,7 +444,10 @@ def _only_tool_results(message: Message) -> bool:
 
 
 def _first_text(message: Message) -> str:
-    return next((b.text for b in message.content if b.type == "text"), "")
+    content = message.content
+    if content and content[0].type == "text":  # most messages: no generator
+        return content[0].text
+    return next((b.text for b in content if b.type == "text"), "")
 
 
 def _injected(messages: list[Message]) -> list[str | None]:
@@ -447,12 +461,13 @@ def _injected(messages: list[Message]) -> list[str | None]:
         users.append(i)
         kind = m.injected
         if kind is None:
-            text = _first_text(m)
-            if (m.starts_context if m.is_summary is None else m.is_summary) or is_summary_text(text):
+            text = _first_text(m).lstrip()
+            marked = text.startswith(_HARNESS_PREFIXES)
+            if (m.starts_context if m.is_summary is None else m.is_summary) or (marked and text.startswith(SUMMARY_PREFIXES)):
                 kind = "summary"
             elif m.starts_context:  # a compaction's first retained message: replayed, not typed
                 kind = "compaction"
-            else:
+            elif marked:
                 kind = injected_kind(text)
                 if kind == "command_output" and users[-2:-1] == [i - 1] and out[i - 1] is None:
                     previous = _first_text(messages[i - 1])

@@ -124,14 +124,16 @@ def start_counts(counter: TiktokenCounter, texts: Sequence[str], *, parallel: bo
     keys = array("Q")  # held while the workers count: 8 bytes a text, not a list's 40
     lengths = array("Q")
     short: list[str] = []
+    key, lookup, min_chars = cache.key, cache.lookup, cache.MIN_CHARS if use_cache else 1 << 62
     for text in dict.fromkeys(texts):
-        if use_cache and len(text) >= cache.MIN_CHARS:
+        if len(text) >= min_chars:
             data = text.encode("utf-8", "surrogatepass")
-            k = cache.key(data)
-            hit = cache.lookup(table, k, len(data))
-            if hit is not None:
-                known[text] = hit
-                continue
+            k = key(data)
+            if table:  # nothing remembered (a first open): no lookups
+                hit = lookup(table, k, len(data))
+                if hit is not None:
+                    known[text] = hit
+                    continue
             keys.append(k)
             lengths.append(len(data))
             pending.append(text)
