@@ -31,7 +31,7 @@ from ..analysis.predict import next_call, predictions, tokenizer_label
 from ..model import Session, Usage
 from ..strategies.base import Status
 from .jsonout import LazyRows
-from .money_report import compare_money, replay_money
+from .money_report import CallMoney, compare_money, replay_money
 
 if TYPE_CHECKING:  # pragma: no cover
     from .. import Analysis
@@ -200,7 +200,7 @@ class ReplayRows(LazyRows):
     """The ``calls`` of a replay report: one dict per call, built when read (a table reads 201
     of 300,000; ``--json`` streams them), with the sums a table's cut row shows."""
 
-    def __init__(self, analysis: Analysis, result: Replay, money_calls: dict[tuple[int, str], dict[str, Any]]) -> None:
+    def __init__(self, analysis: Analysis, result: Replay, money_calls: CallMoney | dict[tuple[int, str], dict[str, Any]]) -> None:
         self._calls = result.calls
         self._table = analysis.table
         # per call, read when a row is built: no 300,000 usage rows or dicts keyed by call
