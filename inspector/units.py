@@ -285,7 +285,7 @@ def build_view(session: Session) -> SessionView:
     call_ids: list[tuple[str, ...]] = [()] * n
     result_ids: list[tuple[str, ...]] = [()] * n
     tool_names: list[tuple[str, ...]] = [()] * n
-    units_indices: list[list[int]] = []
+    units_indices: list[int | list[int]] = []
     units_kind: list[UnitKind] = []
     units_turn: list[int] = []
     units_tools: dict[int, list[str]] = {}  # only the units that call or answer tools
@@ -297,7 +297,7 @@ def build_view(session: Session) -> SessionView:
 
     def new_unit(kind: UnitKind, i: int, turn: int) -> int:
         uid = len(units_indices)
-        units_indices.append([i])
+        units_indices.append(i)  # a list once a second message joins (most units have one)
         units_kind.append(kind)
         units_turn.append(turn)
         unit_of[i] = uid
@@ -306,6 +306,8 @@ def build_view(session: Session) -> SessionView:
     injected = _injected(messages)
     turn = 0
     turn_starts: list[int] = []
+    calls_out: list[ModelCall] = []
+    context_start = 0
     for i, m in enumerate(messages):
         content = m.content
         calls: list[ToolCallBlock] | tuple[()]
@@ -349,7 +351,11 @@ def build_view(session: Session) -> SessionView:
                 owner = new_unit(UnitKind.TOOL_EXCHANGE, i, turn)
                 units_tools[owner] = list(tool_names[i])
             else:
-                units_indices[owner].append(i)
+                members = units_indices[owner]
+                if type(members) is int:
+                    units_indices[owner] = [members, i]
+                else:
+                    members.append(i)
                 unit_of[i] = owner
             for c in ids:
                 unanswered.pop(c, None)
@@ -366,11 +372,22 @@ def build_view(session: Session) -> SessionView:
         if summary:
             flags[i] |= SUMMARY
 
+        starts = m.starts_context
+        if m.role == "assistant":
+            calls_out.append(_new_call(len(calls_out) + 1, i, turn, context_start))
+            if starts:  # a reply holding the compaction (Anthropic): the calls after it start there
+                context_start = i
+        elif starts:
+            context_start = i
+
     for i in unanswered.values():
         flags[i] |= ORPHAN_CALL
 
+    # a unit's id is the int its first message's unit_of holds (one object, not a copy per unit)
     units = [
-        _new_unit(uid, kind, tuple(indices), unit_turn, tuple(dict.fromkeys(units_tools[uid])) if uid in units_tools else ())
+        _new_unit(unit_of[indices if type(indices) is int else indices[0]], kind,
+                  (indices,) if type(indices) is int else tuple(indices), unit_turn,
+                  tuple(dict.fromkeys(units_tools[uid])) if uid in units_tools else ())
         for uid, (kind, indices, unit_turn) in enumerate(zip(units_kind, units_indices, units_turn))
     ]
 
@@ -392,16 +409,6 @@ def build_view(session: Session) -> SessionView:
         user_index = start if number > 0 else None
         turns.append(_new_turn(number, start, stop, user_index, final))
 
-    calls_out: list[ModelCall] = []
-    context_start = 0
-    for i, m in enumerate(messages):
-        starts = m.starts_context
-        if roles[i] == "assistant":
-            calls_out.append(_new_call(len(calls_out) + 1, i, turn_of[i], context_start))
-            if starts:  # a reply holding the compaction (Anthropic): the calls after it start there
-                context_start = i
-        elif starts:
-            context_start = i
 
     return SessionView(
         session=session,
