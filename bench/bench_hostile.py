@@ -15,7 +15,8 @@ Each command runs in its own process (``python -m inspector ...``, stdout to /de
 empty token-count cache of its own (a first open: nothing counted by an earlier run); peak RSS is
 that child's ``ru_maxrss``. Every input goes through ``info``, ``plan``, ``replay`` and ``export``
 (the ``info`` and ``plan`` tables and ``--json``). Prints one row per command: seconds, MB, and
-whether both targets hold. Usage: python bench/bench_hostile.py [--dir DIR] [--only NAME,...] [--scale 1.0]
+whether both targets hold; CPU seconds (the command's and its workers'), and both against a
+floor measured in the same run (orjson's parse of the input, its own process). Usage: python bench/bench_hostile.py [--dir DIR] [--only NAME,...] [--scale 1.0]
 """
 
 from __future__ import annotations
@@ -125,6 +126,20 @@ COMMANDS = [
 RUNS = [(f"{command} {label}", name, args) for label, name in INPUTS for command, args in COMMANDS]
 
 
+def _floor(path: Path) -> tuple[float, float]:
+    """Seconds and CPU seconds of a process that reads ``path`` and parses each line with orjson
+    (what any reader of the file must do at least): the run's floor, measured beside it, so a
+    loaded machine's figures still compare."""
+    probe = (
+        "import resource,sys,time;s=time.perf_counter();import orjson;"
+        "f=open(sys.argv[1],'rb');n=sum(1 for line in f if orjson.loads(line) is not None);"
+        "u=resource.getrusage(resource.RUSAGE_SELF);print(time.perf_counter()-s, u.ru_utime+u.ru_stime)"
+    )
+    out = subprocess.run([sys.executable, "-c", probe, str(path)], capture_output=True, text=True, check=True).stdout
+    seconds, cpu = out.split()
+    return float(seconds), float(cpu)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--dir", help="where to write the generated inputs (default: a temporary directory)")
@@ -140,14 +155,19 @@ def main() -> None:
         if not path.exists():
             FILES[name](path, a.scale)
     width = max(len(r[0]) for r in runs) if runs else 10
-    print(f"{'command':<{width}} {'seconds':>8} {'peak MB':>8}   target <= {TARGET_S:g} s and <= {TARGET_MB:g} MB")
+    floors = {name: _floor(directory / name) for name in sorted({r[1] for r in runs})}
+    print(f"load average {os.getloadavg()[0]:.2f}; floor: a process that parses every line of the input with orjson")
+    for name, (seconds, cpu) in floors.items():
+        print(f"  floor {name}: {seconds:.2f} s, CPU {cpu:.2f} s")
+    print(f"{'command':<{width}} {'seconds':>8} {'peak MB':>8} {'CPU s':>7} {'x floor':>8} {'CPU x':>6}   target <= {TARGET_S:g} s and <= {TARGET_MB:g} MB")
     # ru_maxrss of RUSAGE_CHILDREN is a running maximum: each run gets its own measuring process.
     for label, name, cmd in runs:
         probe = (
             "import resource,subprocess,sys,time;"
             "s=time.perf_counter();"
             "c=subprocess.run([sys.executable,'-m','inspector',*sys.argv[1:]],stdout=subprocess.DEVNULL,stderr=subprocess.DEVNULL).returncode;"
-            "print(time.perf_counter()-s, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss/1024, c)"
+            "u=resource.getrusage(resource.RUSAGE_CHILDREN);"
+            "print(time.perf_counter()-s, u.ru_maxrss/1024, c, u.ru_utime+u.ru_stime)"
         )
         scratch = Path(tempfile.mkdtemp(prefix="bench-hostile-run-"))  # the run's cache and export
         args = [str(scratch / "export.json") if c == "{out}" else c for c in cmd[1:]]
@@ -158,10 +178,12 @@ def main() -> None:
                                 start_new_session=True)
         try:
             out, _ = proc.communicate(timeout=a.timeout)
-            seconds, mb, code = out.split()
-            seconds_f, mb_f = float(seconds), float(mb)
+            seconds, mb, code, cpu = out.split()
+            seconds_f, mb_f, cpu_f = float(seconds), float(mb), float(cpu)
+            floor_s, floor_cpu = floors[name]
             ok = "ok" if seconds_f <= TARGET_S and mb_f <= TARGET_MB and code == "0" else f"MISSED (exit {code})" if code != "0" else "MISSED"
-            print(f"{label:<{width}} {seconds_f:>8.1f} {mb_f:>8.0f}   {ok}", flush=True)
+            print(f"{label:<{width}} {seconds_f:>8.1f} {mb_f:>8.0f} {cpu_f:>7.1f} {seconds_f / floor_s:>7.1f}x "
+                  f"{cpu_f / floor_cpu:>5.1f}x   {ok}", flush=True)
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()

@@ -88,6 +88,8 @@ def has_unsafe(text: str) -> bool:
 def json_escape(json_text: str) -> str:
     """JSON text with DEL, C1 controls, bidi, zero-width, separator and lone surrogate characters written as
     ``\\uXXXX`` escapes (valid JSON, the same value; these characters only occur in strings)."""
+    if json_text.isascii() and "\x7f" not in json_text:  # a flag read and a memchr, not a regex pass
+        return json_text
     if not _UNSAFE_IN_JSON.search(json_text):
         return json_text
     return _UNSAFE_IN_JSON.sub(_json_escape_char, json_text)

@@ -108,15 +108,9 @@ _MARKER_PREFIXES = tuple(prefix for prefix, _ in INJECTED_MARKERS)
 _COMMAND_PREFIXES = ("<command-name>", "<command-message>")
 
 
-def _lstripped(text: str) -> str:
-    """``text.lstrip()`` without copying a text that starts with no white space (most do, and
-    a long one copied per message was a tenth of building a 600,000-message view)."""
-    return text.lstrip() if text[:1].isspace() else text
-
-
 def injected_kind(text: str) -> str | None:
     """The kind of harness text ``text`` starts with (:data:`INJECTED_MARKERS`), or None."""
-    text = _lstripped(text)
+    text = text.lstrip()  # the text itself, not a copy, when it starts with no white space
     if not text.startswith(_MARKER_PREFIXES):
         return None
     return next(kind for prefix, kind in INJECTED_MARKERS if text.startswith(prefix))
@@ -127,7 +121,11 @@ def flag_names(flags: int) -> list[str]:
 
 
 def is_summary_text(text: str) -> bool:
-    return _lstripped(text).startswith(SUMMARY_PREFIXES)
+    return text.lstrip().startswith(SUMMARY_PREFIXES)
+
+
+#: Every prefix a user message's first text is checked for: one look rules most messages out.
+_HARNESS_PREFIXES = SUMMARY_PREFIXES + _MARKER_PREFIXES
 
 
 # Every marker contains one of these; four scans of a long result rule most of them out
@@ -217,7 +215,8 @@ class ModelCall:
 def _maker(cls):
     """A positional constructor for the frozen slotted dataclass ``cls`` that sets its slots
     directly: the generated ``__init__`` goes through ``object.__setattr__`` per field, about
-    2.5x slower, and a view builds one Unit per message and one ModelCall per call."""
+    2.5x slower, and a view builds one Unit per message, one ModelCall per call and one Turn per
+    prompt."""
     from dataclasses import fields
 
     names = [f.name for f in fields(cls)]
@@ -229,6 +228,7 @@ def _maker(cls):
 
 _new_unit = _maker(Unit)
 _new_call = _maker(ModelCall)
+_new_turn = _maker(Turn)
 
 
 @dataclass
@@ -285,7 +285,7 @@ def build_view(session: Session) -> SessionView:
     call_ids: list[tuple[str, ...]] = [()] * n
     result_ids: list[tuple[str, ...]] = [()] * n
     tool_names: list[tuple[str, ...]] = [()] * n
-    units_indices: list[list[int]] = []
+    units_indices: list[int | list[int]] = []
     units_kind: list[UnitKind] = []
     units_turn: list[int] = []
     units_tools: dict[int, list[str]] = {}  # only the units that call or answer tools
@@ -297,7 +297,7 @@ def build_view(session: Session) -> SessionView:
 
     def new_unit(kind: UnitKind, i: int, turn: int) -> int:
         uid = len(units_indices)
-        units_indices.append([i])
+        units_indices.append(i)  # a list once a second message joins (most units have one)
         units_kind.append(kind)
         units_turn.append(turn)
         unit_of[i] = uid
@@ -306,20 +306,17 @@ def build_view(session: Session) -> SessionView:
     injected = _injected(messages)
     turn = 0
     turn_starts: list[int] = []
+    calls_out: list[ModelCall] = []
+    context_start = 0
     for i, m in enumerate(messages):
-        calls: list[ToolCallBlock] = []
-        results: list[ToolResultBlock] = []
-        first_text: str | None = None
-        for b in m.content:  # by the blocks' type tag: isinstance on a pydantic class costs ~1 us
-            kind = b.type
-            if kind == "tool_call":
-                calls.append(b)
-            elif kind == "tool_result":
-                results.append(b)
-            elif first_text is None and kind == "text":
-                first_text = b.text
-        if first_text is None:
-            first_text = ""
+        content = m.content
+        calls: list[ToolCallBlock] | tuple[()]
+        results: list[ToolResultBlock] | tuple[()]
+        if len(content) == 1 and content[0].type == "text":  # most messages of a chat: no loop
+            calls = results = ()
+            first_text = content[0].text
+        else:
+            calls, results, first_text = _split(content)
         summary = (m.starts_context if m.is_summary is None else m.is_summary) or (
             m.role in ("system", "user") and is_summary_text(first_text)
         )
@@ -354,7 +351,11 @@ def build_view(session: Session) -> SessionView:
                 owner = new_unit(UnitKind.TOOL_EXCHANGE, i, turn)
                 units_tools[owner] = list(tool_names[i])
             else:
-                units_indices[owner].append(i)
+                members = units_indices[owner]
+                if type(members) is int:
+                    units_indices[owner] = [members, i]
+                else:
+                    members.append(i)
                 unit_of[i] = owner
             for c in ids:
                 unanswered.pop(c, None)
@@ -371,11 +372,22 @@ def build_view(session: Session) -> SessionView:
         if summary:
             flags[i] |= SUMMARY
 
+        starts = m.starts_context
+        if m.role == "assistant":
+            calls_out.append(_new_call(len(calls_out) + 1, i, turn, context_start))
+            if starts:  # a reply holding the compaction (Anthropic): the calls after it start there
+                context_start = i
+        elif starts:
+            context_start = i
+
     for i in unanswered.values():
         flags[i] |= ORPHAN_CALL
 
+    # a unit's id is the int its first message's unit_of holds (one object, not a copy per unit)
     units = [
-        _new_unit(uid, kind, tuple(indices), unit_turn, tuple(dict.fromkeys(units_tools[uid])) if uid in units_tools else ())
+        _new_unit(unit_of[indices if type(indices) is int else indices[0]], kind,
+                  (indices,) if type(indices) is int else tuple(indices), unit_turn,
+                  tuple(dict.fromkeys(units_tools[uid])) if uid in units_tools else ())
         for uid, (kind, indices, unit_turn) in enumerate(zip(units_kind, units_indices, units_turn))
     ]
 
@@ -395,18 +407,8 @@ def build_view(session: Session) -> SessionView:
                 final = j
             break
         user_index = start if number > 0 else None
-        turns.append(Turn(number, start, stop, user_index, final))
+        turns.append(_new_turn(number, start, stop, user_index, final))
 
-    calls_out: list[ModelCall] = []
-    context_start = 0
-    for i, m in enumerate(messages):
-        starts = m.starts_context
-        if roles[i] == "assistant":
-            calls_out.append(_new_call(len(calls_out) + 1, i, turn_of[i], context_start))
-            if starts:  # a reply holding the compaction (Anthropic): the calls after it start there
-                context_start = i
-        elif starts:
-            context_start = i
 
     return SessionView(
         session=session,
@@ -424,6 +426,22 @@ def build_view(session: Session) -> SessionView:
     )
 
 
+def _split(content: Sequence) -> tuple[list[ToolCallBlock], list[ToolResultBlock], str]:
+    """A message's tool calls, its tool results and its first text ("" without one)."""
+    calls: list[ToolCallBlock] = []
+    results: list[ToolResultBlock] = []
+    first_text: str | None = None
+    for b in content:  # by the blocks' type tag: isinstance on a pydantic class costs ~1 us
+        kind = b.type
+        if kind == "tool_call":
+            calls.append(b)
+        elif kind == "tool_result":
+            results.append(b)
+        elif first_text is None and kind == "text":
+            first_text = b.text
+    return calls, results, "" if first_text is None else first_text
+
+
 def _only_tool_results(message: Message) -> bool:
     """``message.only_tool_results``, answered without a pass over the usual one-block message."""
     content = message.content
@@ -433,7 +451,10 @@ def _only_tool_results(message: Message) -> bool:
 
 
 def _first_text(message: Message) -> str:
-    return next((b.text for b in message.content if b.type == "text"), "")
+    content = message.content
+    if content and content[0].type == "text":  # most messages: no generator
+        return content[0].text
+    return next((b.text for b in content if b.type == "text"), "")
 
 
 def _injected(messages: list[Message]) -> list[str | None]:
@@ -447,12 +468,13 @@ def _injected(messages: list[Message]) -> list[str | None]:
         users.append(i)
         kind = m.injected
         if kind is None:
-            text = _first_text(m)
-            if (m.starts_context if m.is_summary is None else m.is_summary) or is_summary_text(text):
+            text = _first_text(m).lstrip()
+            marked = text.startswith(_HARNESS_PREFIXES)
+            if (m.starts_context if m.is_summary is None else m.is_summary) or (marked and text.startswith(SUMMARY_PREFIXES)):
                 kind = "summary"
             elif m.starts_context:  # a compaction's first retained message: replayed, not typed
                 kind = "compaction"
-            else:
+            elif marked:
                 kind = injected_kind(text)
                 if kind == "command_output" and users[-2:-1] == [i - 1] and out[i - 1] is None:
                     previous = _first_text(messages[i - 1])

@@ -9,7 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..model import Session
-from ..tokens import TokenTable, count_session, resolve
+from ..strategies.base import gc_paused
+from ..tokens import TokenTable, resolve
+from ..tokens.table import start_count_session
 from ..units import SessionView, build_view
 
 
@@ -37,8 +39,14 @@ def analyze(session: Session, encoding: str | None = None, profile: str = "opena
     the file records), else by ``profile`` (:func:`inspector.tokens.resolve`)."""
     model = model or session.model
     counter = resolve(model, encoding, profile).counter
-    table = count_session(session.messages, session.tools, encoding=counter, profile=profile, model=model)
-    return Analysis(session, build_view(session), table)
+    # Neither step makes reference cycles, and a full pass of the cyclic collector over a large
+    # session's objects cost a third of building its view. The view is built while the pool's
+    # workers count (a large session's texts go there).
+    with gc_paused():
+        finish = start_count_session(session.messages, session.tools, encoding=counter, profile=profile, model=model)
+        view = build_view(session)
+        table = finish()
+    return Analysis(session, view, table)
 
 
 def of(view: SessionView, table: TokenTable) -> Analysis:

@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..analysis.calibrate import call_usage
 from ..analysis.idle import idle_reason
 from ..analysis.info import (  # noqa: F401  (the info builders, re-exported for the CLI)
     FIRST_PLACES,
@@ -29,10 +28,10 @@ from ..analysis.info import (  # noqa: F401  (the info builders, re-exported for
     usage_row,
 )
 from ..analysis.predict import next_call, predictions, tokenizer_label
-from ..model import Session
+from ..model import Session, Usage
 from ..strategies.base import Status
 from .jsonout import LazyRows
-from .money_report import compare_money, replay_money
+from .money_report import CallMoney, compare_money, replay_money
 
 if TYPE_CHECKING:  # pragma: no cover
     from .. import Analysis
@@ -93,6 +92,7 @@ class PlanRows(LazyRows):
         self._kind_of_unit = [u.kind.value for u in view.units]
         self._status_value = {s: s.value for s in Status}
         self._order = plan.order()
+        self._totals = plan.table.totals
 
     def __len__(self) -> int:
         return len(self._order)
@@ -114,7 +114,8 @@ class PlanRows(LazyRows):
                 "simulated": x.simulated,
                 "replaces": list(x.replaces),
             }
-        d = self._plan.decision(x)
+        plan = self._plan  # Plan.decision(x)'s fields, read without building the Decision
+        why = plan.why(x)
         uid = self._unit_of[x]
         return {
             "index": x,
@@ -122,11 +123,11 @@ class PlanRows(LazyRows):
             "unit": self._kind_of_unit[uid],
             "unit_id": uid,
             "turn": self._turn_of[x],
-            "tokens": d.tokens,
-            "status": self._status_value[d.status],
-            "tokens_after": d.tokens_after,
-            "by": d.by,
-            "reason": d.reason,
+            "tokens": self._totals[x],
+            "status": self._status_value[plan.status[x]],
+            "tokens_after": plan.tokens[x] if plan.live[x] else 0,
+            "by": plan.by[x],
+            "reason": "kept" if why is None else str(why),
         }
 
     def run_key(self, k: int) -> tuple[str, str | None]:
@@ -199,26 +200,33 @@ class ReplayRows(LazyRows):
     """The ``calls`` of a replay report: one dict per call, built when read (a table reads 201
     of 300,000; ``--json`` streams them), with the sums a table's cut row shows."""
 
-    def __init__(self, analysis: Analysis, result: Replay, money_calls: dict[tuple[int, str], dict[str, Any]]) -> None:
+    def __init__(self, analysis: Analysis, result: Replay, money_calls: CallMoney | dict[tuple[int, str], dict[str, Any]]) -> None:
         self._calls = result.calls
         self._table = analysis.table
-        self._recorded = {row.call: row for row in call_usage(analysis.view, analysis.table)}
-        self._fits = {p.call: p.fit for p in predictions(analysis.view, analysis.table)}
+        # per call, read when a row is built: no 300,000 usage rows or dicts keyed by call
+        self._messages, self._view_calls = analysis.view.messages, analysis.view.calls
+        self._predictions = predictions(analysis.view, analysis.table)  # in call order (kept on the view)
         self._money = money_calls
         self._labels: dict[str | None, str] = {}  # the tokenizer label per model, resolved once
 
     def __len__(self) -> int:
         return len(self._calls)
 
-    def usage(self, k: int):
-        """The usage the file recorded for call ``k`` (None: a summary call, or nothing recorded)."""
-        c = self._calls[k]
-        row = self._recorded[c.call] if c.kind == "call" else None  # a summary call is not in the file
-        return row if row is not None and row.recorded is not None else None
+    def _usage(self, c) -> Usage | None:
+        """The usage the file recorded for replayed call ``c`` (None: a summary call, which is
+        not in the file, or nothing recorded)."""
+        if c.kind != "call":
+            return None
+        return self._messages[self._view_calls[c.call - 1].message_index].usage
+
+    def usage(self, k: int) -> Usage | None:
+        """The usage the file recorded for call ``k`` with its total (``context_tokens``), else None."""
+        u = self._usage(self._calls[k])
+        return u if u is not None and u.context_tokens is not None else None
 
     def row(self, k: int) -> dict[str, Any]:
         c = self._calls[k]
-        row = self._recorded[c.call] if c.kind == "call" else None
+        u = self._usage(c)
         label = self._labels.get(c.model)
         if label is None:
             label = self._labels[c.model] = tokenizer_label(self._table, c.model)
@@ -230,14 +238,14 @@ class ReplayRows(LazyRows):
             "tokenizer": label,
             "baseline_tokens": c.baseline_tokens,
             "not_in_file": c.not_in_file,
-            "not_in_file_how": self._fits[c.call].how if c.kind == "call" else None,
+            "not_in_file_how": self._predictions[c.call - 1].fit.how if c.kind == "call" else None,
             "predicted_tokens": c.predicted_tokens,
             "tokens": c.tokens,
-            "recorded_tokens": row.recorded if row else None,
-            "input_tokens": row.input_tokens if row else None,
-            "cache_read_input_tokens": row.cache_read_tokens if row else None,
-            "cache_creation_input_tokens": row.cache_creation_tokens if row else None,
-            "ratio": _ratio(row.recorded, c.baseline_tokens) if row else None,
+            "recorded_tokens": u.context_tokens if u else None,
+            "input_tokens": u.input_tokens if u else None,
+            "cache_read_input_tokens": u.cache_read_input_tokens if u else None,
+            "cache_creation_input_tokens": u.cache_creation_input_tokens if u else None,
+            "ratio": _ratio(u.context_tokens, c.baseline_tokens) if u else None,
             "kind": c.kind,
             "compacted_by": c.compacted_by,
             **self._money.get((c.call, c.kind), {}),
@@ -252,10 +260,10 @@ class ReplayRows(LazyRows):
             "predicted_tokens": sum(c.predicted_tokens for c in part),
             "tokens": sum(c.tokens for c in part),
         }
-        rows = [self._recorded[c.call] for c in part if c.kind == "call"]
-        for key, attr in (("recorded_tokens", "recorded"), ("cache_read_input_tokens", "cache_read_tokens"),
-                          ("cache_creation_input_tokens", "cache_creation_tokens")):
-            values = [getattr(r, attr) for r in rows if getattr(r, attr) is not None]
+        usages = [u for c in part if (u := self._usage(c)) is not None]
+        for key, attr in (("recorded_tokens", "context_tokens"), ("cache_read_input_tokens", "cache_read_input_tokens"),
+                          ("cache_creation_input_tokens", "cache_creation_input_tokens")):
+            values = [getattr(u, attr) for u in usages if getattr(u, attr) is not None]
             out[key] = sum(values) if values else None
         return out
 
@@ -269,7 +277,7 @@ def replay_report(analysis: Analysis, result: Replay, pipeline: list[dict[str, A
     money_calls, sidechain_calls, money_totals = replay_money(money) if money is not None else ({}, [], {})
     calls = ReplayRows(analysis, result, money_calls)
     with_usage = [(c, u) for k, c in enumerate(result.calls) if (u := calls.usage(k)) is not None]
-    recorded_total = sum(u.recorded for _, u in with_usage) if with_usage else None
+    recorded_total = sum(u.context_tokens for _, u in with_usage) if with_usage else None
     return {
         "session": session_report(analysis),
         **counting_report(analysis),

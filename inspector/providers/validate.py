@@ -116,9 +116,12 @@ class WireFacts:
     @cached_property
     def empty(self) -> frozenset[int]:
         """Messages with no content a provider accepts: no blocks, or only empty text blocks."""
-        return frozenset(
-            i for i, m in enumerate(self.view.messages) if all(isinstance(b, TextBlock) and not b.text for b in m.content)
-        )
+        out = []
+        for i, m in enumerate(self.view.messages):
+            content = m.content  # most messages start with a text that is not empty: one look
+            if not content or (content[0].type == "text" and not content[0].text and _all_empty_text(content)):
+                out.append(i)
+        return frozenset(out)
 
     @cached_property
     def openai_null(self) -> frozenset[int]:
@@ -154,6 +157,10 @@ class WireFacts:
             self.result_images if images is None else images,
             lambda key: call_positions(view.messages[key]),
         )
+
+
+def _all_empty_text(content) -> bool:
+    return all(isinstance(b, TextBlock) and not b.text for b in content)
 
 
 def wire_facts(view: SessionView) -> WireFacts:

@@ -9,6 +9,7 @@ estimate) counts its base that way; other counters (chars/4, ctok) count in plac
 from __future__ import annotations
 
 import copy
+from array import array
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -67,59 +68,101 @@ def counts_of(
     parallel: bool = True,
 ) -> dict[str, int]:
     """``{text: count}`` for every distinct text (see :func:`count_texts`)."""
+    return start_counts(counter, texts, parallel=parallel).result(progress, cancelled)
+
+
+class Counting:
+    """Counts of many texts under way (:func:`start_counts`): remembered ones looked up, the
+    rest sent to the pool's workers when they go there; :meth:`result` waits for them (or counts
+    them here). The caller may do other work in between, while the workers count."""
+
+    def __init__(self, counter: TiktokenCounter, ns: str, known: dict[str, int], pending: list[str],
+                 keys: Sequence[int], lengths: Sequence[int], parallel: bool) -> None:
+        self._counter = counter
+        self._ns = ns
+        self._known = known
+        self._pending = pending
+        self._keys = keys
+        self._lengths = lengths
+        total = sum(map(len, pending))
+        self._futures: dict | None = None
+        self._chunks = 0
+        # workers already running (started early for a large session) count even a few texts
+        # when this process would otherwise load the tokenizer for them (23-48 MB, more while it
+        # builds)
+        on_pool = total >= PARALLEL_MIN_CHARS or (bool(pending) and pool_running() and not counter.loaded)
+        pool = shared_pool() if parallel and on_pool else None
+        if pool is not None:
+            try:
+                self._futures, self._chunks = _submit(pool, counter, pending, total)
+            except (BrokenProcessPool, OSError, ValueError, RuntimeError):  # workers could not start
+                self._futures = None
+
+    def result(
+        self,
+        progress: Callable[[int, int], None] | None = None,
+        cancelled: Callable[[], bool] | None = None,
+    ) -> dict[str, int]:
+        """``{text: count}`` for every text; ``cancelled()`` returning True raises :class:`Cancelled`."""
+        pending = self._pending
+        submitted = None if self._futures is None else (self._futures, self._chunks)
+        counts = _count(self._counter, pending, progress, cancelled, submitted)
+        known = self._known
+        known.update(zip(pending, counts))
+        new = {k: cache.pack(length, n) for k, length, n in zip(self._keys, self._lengths, counts)}
+        cache.store(self._ns, new)
+        return known
+
+
+def start_counts(counter: TiktokenCounter, texts: Sequence[str], *, parallel: bool = True) -> Counting:
+    """Start counting every distinct one of ``texts`` (:class:`Counting`)."""
     ns = namespace(counter)
     use_cache = cache.enabled()
     table = cache.load(ns) if use_cache else {}
     known: dict[str, int] = {}
     pending: list[str] = []  # texts to count; the first ``len(keys)`` of them go to the cache
-    keys: list[int] = []
-    lengths: list[int] = []
+    keys = array("Q")  # held while the workers count: 8 bytes a text, not a list's 40
+    lengths = array("Q")
     short: list[str] = []
+    key, lookup, min_chars = cache.key, cache.lookup, cache.MIN_CHARS if use_cache else 1 << 62
     for text in dict.fromkeys(texts):
-        if use_cache and len(text) >= cache.MIN_CHARS:
+        if len(text) >= min_chars:
             data = text.encode("utf-8", "surrogatepass")
-            k = cache.key(data)
-            hit = cache.lookup(table, k, len(data))
-            if hit is not None:
-                known[text] = hit
-                continue
+            k = key(data)
+            if table:  # nothing remembered (a first open): no lookups
+                hit = lookup(table, k, len(data))
+                if hit is not None:
+                    known[text] = hit
+                    continue
             keys.append(k)
             lengths.append(len(data))
             pending.append(text)
         else:
             short.append(text)
     pending += short
-    counts = _count(counter, pending, progress, cancelled, parallel)
-    known.update(zip(pending, counts))
-    new = {k: cache.pack(length, n) for k, length, n in zip(keys, lengths, counts)}
-    cache.store(ns, new)
-    return known
+    return Counting(counter, ns, known, pending, keys, lengths, parallel)
 
 
-def _count(
-    counter: TiktokenCounter,
-    texts: list[str],
-    progress: Callable[[int, int], None] | None,
-    cancelled: Callable[[], bool] | None,
-    parallel: bool,
-) -> list[int]:
+def _count(counter: TiktokenCounter, texts: list[str], progress, cancelled, submitted: tuple[dict, int] | None) -> list[int]:
+    """The counts of ``texts``: collected from the workers they were ``submitted`` to, else (or
+    when the workers died) counted here."""
     total = sum(map(len, texts))
-    # workers already running (started early for a large session) count even a few texts when
-    # this process would otherwise load the tokenizer for them (23-48 MB, more while it builds)
-    on_pool = total >= PARALLEL_MIN_CHARS or (bool(texts) and pool_running() and not counter.loaded)
-    pool = shared_pool() if parallel and on_pool else None
-    if pool is None:
-        return _count_here(counter, texts, total, progress, cancelled)
-    try:
-        return _count_on(pool, counter, texts, total, progress, cancelled)
-    except (BrokenProcessPool, OSError, ValueError, RuntimeError):  # workers could not start or died
-        return _count_here(counter, texts, total, progress, cancelled)
+    if submitted is not None:
+        try:
+            return _collect(*submitted, total, progress, cancelled)
+        except (BrokenProcessPool, OSError, ValueError, RuntimeError):  # workers died
+            pass
+    return _count_here(counter, texts, total, progress, cancelled)
 
 
-def _count_on(pool, counter: TiktokenCounter, texts: list[str], total: int, progress, cancelled) -> list[int]:
+def _submit(pool, counter: TiktokenCounter, texts: list[str], total: int) -> tuple[dict, int]:
     chunks = _chunks(texts, max(64 * 1024, total // (workers() * 16)))
     futures = {pool.submit(_count_chunk, counter.name, chunk): (i, sum(map(len, chunk))) for i, chunk in enumerate(chunks)}
-    results: list[list[int] | None] = [None] * len(chunks)
+    return futures, len(chunks)
+
+
+def _collect(futures: dict, chunks: int, total: int, progress, cancelled) -> list[int]:
+    results: list[list[int] | None] = [None] * chunks
     done_chars = 0
     pending = set(futures)
     try:
@@ -205,15 +248,29 @@ class Prefetched:
 def prefetch(counter: Counter, texts: Sequence[str], **kw) -> Counter:
     """``counter`` with every one of ``texts`` already counted in bulk (cache, pool); a counter
     that does not count with tiktoken is returned as it is."""
+    progress, cancelled = kw.pop("progress", None), kw.pop("cancelled", None)
+    return start_prefetch(counter, texts, **kw)(progress, cancelled)
+
+
+def start_prefetch(counter: Counter, texts: Sequence[str], *, parallel: bool = True) -> Callable[..., Counter]:
+    """:func:`prefetch` in two steps: the counting starts now (on the pool's workers when it goes
+    there) and the returned ``finish(progress=None, cancelled=None)`` waits for it and gives the
+    counter; work done in between overlaps the workers'."""
     base = tiktoken_base(counter)
     if base is None:
-        return counter
-    fetched = Prefetched(base, counts_of(base, texts, **kw))
-    if base is counter:
-        return fetched
-    scaled = copy.copy(counter)
-    scaled._base = fetched  # type: ignore[union-attr]
-    return scaled
+        return lambda progress=None, cancelled=None: counter
+    counting = start_counts(base, texts, parallel=parallel)
+
+    def finish(progress: Callable[[int, int], None] | None = None, cancelled: Callable[[], bool] | None = None) -> Counter:
+        fetched = Prefetched(base, counting.result(progress, cancelled))
+        if base is counter:
+            return fetched
+        scaled = copy.copy(counter)
+        scaled._base = fetched  # type: ignore[union-attr]
+        return scaled
+
+    return finish
 
 
-__all__ = ["Cancelled", "Prefetched", "count_texts", "counts_of", "namespace", "prefetch", "tiktoken_base"]
+__all__ = ["Cancelled", "Counting", "Prefetched", "count_texts", "counts_of", "namespace", "prefetch", "start_counts",
+           "start_prefetch", "tiktoken_base"]
