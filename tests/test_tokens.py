@@ -57,10 +57,19 @@ def test_claude_counters_are_o200k_scaled_and_labelled_estimates():
         (None, "openai", "cl100k_base"),
         (None, None, "cl100k_base"),
         ("gemini-2.5-pro", "openai", "cl100k_base"),
+        ("gpt-6-astra", None, "o200k_base"),  # newer than tiktoken's table: the newest OpenAI tokenizer
+        ("openai/gpt-6", None, "o200k_base"),
+        ("gpt-7.2-mini", None, "o200k_base"),
+        ("o5-pro", None, "o200k_base"),
     ],
 )
 def test_tokenizer_for(model, provider, name):
     assert tokenizer_for(model, provider) == name
+
+
+def test_a_gpt_newer_than_tiktoken_is_counted_with_o200k_and_labelled_an_estimate():
+    r = resolve("gpt-6-astra")
+    assert (r.counter, r.exact, r.label) == ("o200k_base", False, "o200k_base (estimate for gpt-6-astra)")
 
 
 def test_resolve_says_which_tokenizer_and_whether_exact():

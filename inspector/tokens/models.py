@@ -9,6 +9,9 @@ to a counter name of :mod:`inspector.tokens.counters`:
   with ``codex`` in it -> o200k_base (Codex models are GPT-5 variants).
 - Claude names -> ``claude`` (Claude 3 through Opus 4.6, one tokenizer family), or
   ``claude_4_7`` from version 4.7 on (``claude-opus-4-7``, ``claude-opus-4-8``, ``claude-fable-5``).
+- An OpenAI name of a generation newer than tiktoken's table (``gpt-6-astra``, ``gpt-7.2``,
+  ``o5``) -> o200k_base, the newest OpenAI tokenizer there is, as an estimate (not exact): every
+  OpenAI model since gpt-4o uses it, so it is far closer than cl100k_base.
 - No name: ``claude`` when the provider is Anthropic, else cl100k_base; an unknown name likewise.
 
 :func:`resolve` adds the overrides (``--encoding``, ``--model``) and says whether the count is
@@ -54,6 +57,21 @@ def _tiktoken_name(name: str) -> str | None:
         return None
 
 
+#: ``gpt-<major>`` or ``o<major>`` at the start of a name: an OpenAI model generation.
+_OPENAI_GENERATION = re.compile(r"^(?:gpt-([0-9]{1,2})|o([0-9]))(?![0-9])")
+#: The newest generations tiktoken's table knows (gpt-5, o4); later ones take o200k_base.
+_NEWEST_KNOWN = {"gpt": 5, "o": 4}
+
+
+def _newer_openai_generation(name: str) -> bool:
+    """Whether ``name`` is an OpenAI model of a generation newer than tiktoken's table."""
+    match = _OPENAI_GENERATION.match(name)
+    if match is None:
+        return False
+    gpt, o = match.groups()
+    return int(gpt) > _NEWEST_KNOWN["gpt"] if gpt is not None else int(o) > _NEWEST_KNOWN["o"]
+
+
 def _family(model: str | None, provider: str | None) -> tuple[str, bool]:
     """``(counter name, whether that counter is the model's own tokenizer)``."""
     if model:
@@ -65,6 +83,8 @@ def _family(model: str | None, provider: str | None) -> tuple[str, bool]:
             return _SUBSTITUTES.get(encoding, encoding), encoding in _EXACT_FOR_MODEL
         if "codex" in name:
             return "o200k_base", True
+        if _newer_openai_generation(name):
+            return "o200k_base", False
     if provider == "anthropic":
         return "claude", False
     return DEFAULT_ENCODING, model is None
