@@ -103,6 +103,8 @@ BOOKKEEPING = frozenset(
     }
 )
 REWOUND = "abandoned branch (rewound)"
+#: Entry fields -> ``Session.extra`` keys, taken from the first entry that has each.
+SESSION_FIELDS = (("cwd", "cwd"), ("version", "version"), ("gitBranch", "git_branch"))
 
 
 # --- block conversion (Anthropic message content) ---------------------------------------------
@@ -144,9 +146,12 @@ def _block(b: Any, k: int) -> Block:
         rest = {} if len(b) == 2 and "text" in b else {key: v for key, v in b.items() if key not in ("type", "text")}
         return new_text(text if type(text) is str else str(text), rest)
     if t == "tool_use":
-        return new_tool_call(str(b.get("id", "")), str(b.get("name", "")), json_text(b.get("input", {})), {})
+        call_id, name = b.get("id", ""), b.get("name", "")
+        return new_tool_call(call_id if type(call_id) is str else str(call_id), name if type(name) is str else str(name), json_text(b.get("input", {})), {})
     if t == "tool_result":
-        return new_tool_result(str(b.get("tool_use_id", "")), _result_content(b.get("content")), {}, is_error=bool(b.get("is_error")))
+        call_id, content = b.get("tool_use_id", ""), b.get("content")
+        result = content if type(content) is str else _result_content(content)
+        return new_tool_result(call_id if type(call_id) is str else str(call_id), result, {}, is_error=bool(b.get("is_error")))
     if t == "thinking":
         return ThinkingBlock(thinking=str(b.get("thinking", "")), signature=b.get("signature"))
     if t == "redacted_thinking":
@@ -162,6 +167,8 @@ def _other_content(content: Any) -> list[Block]:
 
 def convert_blocks(content: Any) -> tuple[list[Block], str]:
     """Anthropic message ``content`` (string or blocks) -> model blocks and the content form."""
+    if type(content) is list:  # the usual form, without content_blocks' per-part callback
+        return [_block(b, 0) for b in content], "blocks"
     return content_blocks(content, _block, "blocks", other=_other_content)
 
 
@@ -206,9 +213,10 @@ class _Conversation:
         blocks, form = convert_blocks(msg.get("content"))
         source = new_source(line_no, None, self.file)
         extra: dict[str, Any] = {}
-        for key in ("uuid", "timestamp"):
-            if key in entry:
-                extra[key] = entry[key]
+        if "uuid" in entry:
+            extra["uuid"] = entry["uuid"]
+        if "timestamp" in entry:
+            extra["timestamp"] = entry["timestamp"]
         if entry.get("isMeta"):
             extra["isMeta"] = True
         if rtype == "assistant":
@@ -230,16 +238,26 @@ class _Conversation:
                 prev.extra.setdefault("lines", [prev.source.line]).append(source.line)
                 self._touch(self.last_assistant)
                 return
-        for key, value in (("message_id", mid), ("request_id", rid), ("model", recorded_model), ("stop_reason", msg.get("stop_reason"))):
-            if value is not None:
-                extra[key] = value
+        if mid is not None:
+            extra["message_id"] = mid
+        if rid is not None:
+            extra["request_id"] = rid
+        if recorded_model is not None:
+            extra["model"] = recorded_model
+        stop = msg.get("stop_reason")
+        if stop is not None:
+            extra["stop_reason"] = stop
         self.last_assistant = len(self.messages)
         if self.models is not None:
             self.models.add(model)
         self._append(new_message(0, "assistant", blocks, source, form, extra, usage=usage))
 
     def _add_user(self, entry, blocks, form, source, extra) -> None:
-        has_results = any(isinstance(b, ToolResultBlock) for b in blocks)
+        has_results = False
+        for b in blocks:
+            if type(b) is ToolResultBlock:  # (this reader builds no subclass)
+                has_results = True
+                break
         summary = bool(entry.get("isCompactSummary"))
         if has_results and not summary and self.pending_boundary is None and self.messages:
             prev = self.messages[-1]
@@ -352,6 +370,8 @@ class ClaudeCodeStream:
         self._first_entry_seen = self._sidechain_file
         #: Lines that looked like Claude Code entries (to tell "empty" from "not this format").
         self.recognised = 0
+        #: SESSION_FIELDS keys whose ``extra`` entry is not set yet.
+        self._missing_fields = {key for key, _ in SESSION_FIELDS}
 
     # RecordStream protocol
     def feed(self, line: bytes, line_no: int) -> None:
@@ -396,7 +416,7 @@ class ClaudeCodeStream:
             if self._sidechain_file and isinstance(entry.get("agentId"), str):
                 self.session.extra.setdefault("agent_id", entry["agentId"])
         sidechain = side_key is not None or (
-            not self._sidechain_file and (bool(entry.get("isSidechain")) or bool(entry.get("parent_tool_use_id")))
+            not self._sidechain_file and (entry.get("isSidechain") or entry.get("parent_tool_use_id"))
         )
         conv = self._side(entry, uuid, parent, file, side_key) if sidechain else self._main
 
@@ -455,12 +475,16 @@ class ClaudeCodeStream:
             sid = entry.get("sessionId") or entry.get("session_id")
             if isinstance(sid, str):
                 extra["session_id"] = sid
-        if "git_branch" not in extra or "cwd" not in extra or "version" not in extra:
-            for key, name in (("cwd", "cwd"), ("version", "version"), ("gitBranch", "git_branch")):
+        missing = self._missing_fields
+        if missing and not missing.isdisjoint(entry):  # (a set test in C: most lines have none of them)
+            for key, name in SESSION_FIELDS:
                 if name not in extra and isinstance(entry.get(key), str):
                     extra[name] = entry[key]
+            self._missing_fields = {key for key, name in SESSION_FIELDS if name not in extra}
         version = entry.get("version")
-        if isinstance(version, str):  # the latest: a resumed session may run a newer CLI
+        # the latest: a resumed session may run a newer CLI (set only when it changes: a pydantic
+        # assignment costs a microsecond, on every line)
+        if isinstance(version, str) and version != self.session.agent_version:
             self.session.agent_version = version
 
     def _side(self, entry, uuid, parent, file, side_key) -> _Conversation:

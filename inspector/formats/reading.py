@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from ..model import Block, ImageBlock, Session, TextBlock, Usage, new_usage
+from ..model import Block, ImageBlock, Session, TextBlock, Usage, new_text, new_usage
 from .imagesize import image_size, split_data_url
 
 ContentForm = str  # "string", "parts", "blocks" or "null" (see Message.content_form)
@@ -42,7 +42,7 @@ def content_blocks(
     if content is None:
         return [], "null"
     if isinstance(content, str):
-        return ([TextBlock(text=content, extra={})] if content or keep_empty else []), "string"
+        return ([new_text(content, {})] if content or keep_empty else []), "string"
     if not isinstance(content, list):
         if other is not None:
             return other(content), list_form
@@ -107,26 +107,13 @@ def joined_text(blocks: Iterable[Any]) -> str:
 MAX_RECORDED_COUNT = 10**10
 
 
-def _at(raw: dict[str, Any], path: str) -> int | None:
-    if "." in path:
-        value: Any = raw
-        for key in path.split("."):
-            if not isinstance(value, dict):
-                return None
-            value = value.get(key)
-    else:  # most keys are top-level: no split
-        value = raw.get(path)
-    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_RECORDED_COUNT:
-        return value
-    return None
-
-
-def _first(raw: dict[str, Any], paths: tuple[str, ...]) -> int | None:
-    for path in paths:
-        value = _at(raw, path)
-        if value is not None:
-            return value
-    return None
+def _nested(raw: dict[str, Any], path: tuple[str, ...]) -> Any:
+    value: Any = raw
+    for key in path:
+        if not isinstance(value, dict):
+            return None
+        value = value.get(key)
+    return value
 
 
 @dataclass(frozen=True)
@@ -143,6 +130,12 @@ class UsageKeys:
     #: The input figure already includes cached input (OpenAI, LiteLLM, LangChain); the cached
     #: parts are taken out so ``input_tokens`` is the uncached rest, as Anthropic records it.
     input_includes_cache: bool = False
+    #: Each of the six spellings above with its dotted paths split (filled in, never passed).
+    split: tuple[tuple[tuple[str, ...], ...], ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        spellings = (self.input, self.output, self.cache_read, self.cache_write, self.cache_write_1h, self.reasoning)
+        object.__setattr__(self, "split", tuple(tuple(tuple(p.split(".")) for p in paths) for paths in spellings))
 
 
 ANTHROPIC = UsageKeys(
@@ -184,18 +177,23 @@ def usage_from(raw: Any, keys: UsageKeys, model: str | None = None) -> Usage | N
     :data:`MAX_RECORDED_COUNT`, or that contradicts the others, is None."""
     if not isinstance(raw, dict):
         return None
-    total_in = _first(raw, keys.input)
-    read = _first(raw, keys.cache_read)
-    write = _first(raw, keys.cache_write)
+    found: list[int | None] = []
+    get = raw.get
+    for paths in keys.split:  # (one loop, no call per spelling: a reader calls this per response)
+        for path in paths:
+            value = get(path[0]) if len(path) == 1 else _nested(raw, path)  # most keys are top-level
+            if value is not None and (type(value) is int or (isinstance(value, int) and not isinstance(value, bool))) and 0 <= value <= MAX_RECORDED_COUNT:
+                found.append(value)
+                break
+        else:
+            found.append(None)
+    total_in, output, read, write, write_1h, reasoning = found
     if keys.input_includes_cache and total_in is not None:
         total_in -= (read or 0) + (write or 0)
         if total_in < 0:  # more cached than the whole input: the record contradicts itself
             total_in = None
-    write_1h = _first(raw, keys.cache_write_1h) if keys.cache_write_1h else None
     if write_1h is not None and write_1h > (write or 0):
         write_1h = None  # a part larger than its whole
-    output = _first(raw, keys.output)
-    reasoning = _first(raw, keys.reasoning) if keys.reasoning else None
     return new_usage(total_in, output, read, write, write_1h, reasoning, model)
 
 
@@ -214,6 +212,9 @@ class ModelTally:
 
     def add(self, model: str | None) -> None:
         if not model:
+            return
+        if model == self.best:  # the leader stays the leader (and session.model is it already)
+            self.counts[model] += 1
             return
         counts = self.counts
         counts[model] += 1
