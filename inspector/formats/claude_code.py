@@ -103,8 +103,10 @@ BOOKKEEPING = frozenset(
     }
 )
 REWOUND = "abandoned branch (rewound)"
-#: Entry fields -> ``Session.extra`` keys, taken from the first entry that has each.
+#: Entry fields -> ``Session.extra`` keys, taken from the first entry that has each (as a string).
 SESSION_FIELDS = (("cwd", "cwd"), ("version", "version"), ("gitBranch", "git_branch"))
+#: ... and the session id (``sessionId``, or ``session_id`` in stream-json): every field watched.
+_WATCHED_FIELDS = (*SESSION_FIELDS, ("sessionId", "session_id"), ("session_id", "session_id"))
 
 
 # --- block conversion (Anthropic message content) ---------------------------------------------
@@ -137,7 +139,7 @@ def _result_content(content: Any) -> str | list[ResultPart]:
     return parts
 
 
-def _block(b: Any, k: int) -> Block:
+def _block(b: Any, k: int = 0) -> Block:
     if not isinstance(b, dict):
         return TextBlock(text=str(b))
     t = b.get("type")
@@ -167,8 +169,6 @@ def _other_content(content: Any) -> list[Block]:
 
 def convert_blocks(content: Any) -> tuple[list[Block], str]:
     """Anthropic message ``content`` (string or blocks) -> model blocks and the content form."""
-    if type(content) is list:  # the usual form, without content_blocks' per-part callback
-        return [_block(b, 0) for b in content], "blocks"
     return content_blocks(content, _block, "blocks", other=_other_content)
 
 
@@ -210,7 +210,11 @@ class _Conversation:
 
     def add(self, entry: dict[str, Any], rtype: str, line_no: int) -> None:
         msg = entry["message"]
-        blocks, form = convert_blocks(msg.get("content"))
+        content = msg.get("content")
+        if type(content) is list:  # the usual form, without content_blocks' per-part callback
+            blocks, form = list(map(_block, content)), "blocks"
+        else:
+            blocks, form = convert_blocks(content)
         source = new_source(line_no, None, self.file)
         extra: dict[str, Any] = {}
         if "uuid" in entry:
@@ -250,7 +254,11 @@ class _Conversation:
         self.last_assistant = len(self.messages)
         if self.models is not None:
             self.models.add(model)
-        self._append(new_message(0, "assistant", blocks, source, form, extra, usage=usage))
+        message = new_message(len(self.messages), "assistant", blocks, source, form, extra, usage=usage)
+        if self.pending_boundary is None:
+            self.messages.append(message)  # (what _append does then, without its call)
+        else:
+            self._append(message)
 
     def _add_user(self, entry, blocks, form, source, extra) -> None:
         has_results = False
@@ -270,7 +278,11 @@ class _Conversation:
         if summary:
             extra["isCompactSummary"] = True
         injected = "meta" if extra.get("isMeta") else None  # written by Claude Code, not typed
-        self._append(new_message(0, "user", blocks, source, form, extra, injected=injected), starts=summary)
+        message = new_message(len(self.messages), "user", blocks, source, form, extra, starts_context=summary, injected=injected)
+        if self.pending_boundary is None:
+            self.messages.append(message)  # (what _append does then, without its call)
+        else:
+            self._append(message, starts=summary)
 
     def add_attachment(self, entry: dict[str, Any], text: str, line_no: int) -> None:
         """Attachment text the model is sent: part of the prompt just before it, else a message."""
@@ -371,13 +383,16 @@ class ClaudeCodeStream:
         #: Lines that looked like Claude Code entries (to tell "empty" from "not this format").
         self.recognised = 0
         #: SESSION_FIELDS keys whose ``extra`` entry is not set yet.
-        self._missing_fields = {key for key, _ in SESSION_FIELDS}
+        self._unseen_fields = {key for key, _ in _WATCHED_FIELDS}
 
     # RecordStream protocol
     def feed(self, line: bytes, line_no: int) -> None:
         entry = parse_line(line, line_no, self.session.skipped)
         if entry is not None:
-            self.add(entry, line_no)
+            try:  # (add's work, without its call: once per line)
+                self._add(entry, line_no, None, None)
+            except FIELD_ERRORS as exc:
+                self._malformed(entry, line_no, None, exc)
 
     def take(self) -> tuple[int, list[Message]]:
         first = min(self._main.dirty, len(self.session.messages))
@@ -390,8 +405,11 @@ class ClaudeCodeStream:
         try:
             self._add(entry, line_no, file, side_key)
         except FIELD_ERRORS as exc:
-            where = SourceRef(line=line_no, file=file)
-            self.session.skipped.append(malformed(where, f"{entry.get('type')} record", exc))
+            self._malformed(entry, line_no, file, exc)
+
+    def _malformed(self, entry: dict[str, Any], line_no: int, file: str | None, exc: Exception) -> None:
+        where = SourceRef(line=line_no, file=file)
+        self.session.skipped.append(malformed(where, f"{entry.get('type')} record", exc))
 
     def _add(self, entry: dict[str, Any], line_no: int, file: str | None, side_key: str | None) -> None:
         rtype = entry.get("type")
@@ -405,7 +423,11 @@ class ClaudeCodeStream:
             self.session.skipped.append(ignored(new_source(line_no, None, file), f"{rtype} (duplicate uuid, replayed entry)"))
             return
         self.recognised += 1
-        self._note_session_fields(entry)
+        if not self._unseen_fields.isdisjoint(entry):  # (a set test in C: most lines have none of them)
+            self._note_session_fields(entry)
+        version = entry.get("version")
+        if version != self.session.agent_version and isinstance(version, str):
+            self.session.agent_version = version  # the latest: a resumed session may run a newer CLI
         parent = entry.get("parentUuid") or entry.get("logicalParentUuid")
         parent = parent if isinstance(parent, str) else None
         if uuid is not None:
@@ -445,7 +467,7 @@ class ClaudeCodeStream:
         if conv is self._main and uuid is not None:
             self._main_pos[uuid] = len(self._main_nodes)
             self._main_nodes.append(uuid)
-            self._upto[uuid] = len(self.session.messages)
+            self._upto[uuid] = len(self._main.messages)
             self._leaf = uuid
 
     def _skip_bookkeeping(self, entry: dict[str, Any], rtype: str, where: SourceRef) -> None:
@@ -470,22 +492,16 @@ class ClaudeCodeStream:
         self.session.skipped.append(ignored(where, reason))
 
     def _note_session_fields(self, entry: dict[str, Any]) -> None:
+        """``extra`` fields from the first entries that have them (:data:`_WATCHED_FIELDS`)."""
         extra = self.session.extra
         if "session_id" not in extra:
             sid = entry.get("sessionId") or entry.get("session_id")
             if isinstance(sid, str):
                 extra["session_id"] = sid
-        missing = self._missing_fields
-        if missing and not missing.isdisjoint(entry):  # (a set test in C: most lines have none of them)
-            for key, name in SESSION_FIELDS:
-                if name not in extra and isinstance(entry.get(key), str):
-                    extra[name] = entry[key]
-            self._missing_fields = {key for key, name in SESSION_FIELDS if name not in extra}
-        version = entry.get("version")
-        # the latest: a resumed session may run a newer CLI (set only when it changes: a pydantic
-        # assignment costs a microsecond, on every line)
-        if isinstance(version, str) and version != self.session.agent_version:
-            self.session.agent_version = version
+        for key, name in SESSION_FIELDS:
+            if name not in extra and isinstance(entry.get(key), str):
+                extra[name] = entry[key]
+        self._unseen_fields = {key for key, name in _WATCHED_FIELDS if name not in extra}
 
     def _side(self, entry, uuid, parent, file, side_key) -> _Conversation:
         key = side_key or entry.get("agentId") or entry.get("parent_tool_use_id")

@@ -107,13 +107,40 @@ def joined_text(blocks: Iterable[Any]) -> str:
 MAX_RECORDED_COUNT = 10**10
 
 
-def _nested(raw: dict[str, Any], path: tuple[str, ...]) -> Any:
-    value: Any = raw
-    for key in path:
-        if not isinstance(value, dict):
-            return None
-        value = value.get(key)
-    return value
+def _count(value: Any) -> int | None:
+    """``value`` when it is a recorded count (an int, not a bool, from 0 to the maximum)."""
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_RECORDED_COUNT:
+        return value
+    return None
+
+
+_COUNT_NAMES = ("input", "output", "cache_read", "cache_write", "cache_write_1h", "reasoning")
+
+
+def _counts_reader(keys: UsageKeys) -> Callable[[dict[str, Any]], tuple[int | None, ...]]:
+    """``raw -> (input, output, cache read, cache write, 1h write, reasoning)``: for each of the
+    six, the first of its paths in ``keys`` that holds a count (:func:`_count`), else None.
+
+    Generated once per :class:`UsageKeys` as straight-line code from the keys' own paths: readers
+    call it once per model response, and a loop over the spellings and their paths cost about
+    twice as much (Anthropic's keys on the 2-vCPU machine: 1.36 us a call, against 0.76)."""
+    body = ["def read_counts(raw):", "    get = raw.get"]
+    for name in _COUNT_NAMES:
+        paths = getattr(keys, name)
+        body.append(f"    {name} = None")
+        for depth, path in enumerate(paths):
+            pad = "    " * (depth + 1)
+            first, *rest = path.split(".")
+            body.append(f"{pad}value = get({first!r})")
+            body += [f"{pad}value = value.get({key!r}) if isinstance(value, dict) else None" for key in rest]
+            body += [f"{pad}if value is not None:",
+                     f"{pad}    {name} = value if type(value) is int and 0 <= value <= {MAX_RECORDED_COUNT} else _count(value)"]
+            if depth < len(paths) - 1:
+                body.append(f"{pad}if {name} is None:")
+    body.append(f"    return {', '.join(_COUNT_NAMES)}")
+    scope: dict[str, Any] = {"_count": _count}
+    exec("\n".join(body), scope)  # noqa: S102 (generated from the keys' own paths, repr-quoted)
+    return scope["read_counts"]
 
 
 @dataclass(frozen=True)
@@ -130,12 +157,11 @@ class UsageKeys:
     #: The input figure already includes cached input (OpenAI, LiteLLM, LangChain); the cached
     #: parts are taken out so ``input_tokens`` is the uncached rest, as Anthropic records it.
     input_includes_cache: bool = False
-    #: Each of the six spellings above with its dotted paths split (filled in, never passed).
-    split: tuple[tuple[tuple[str, ...], ...], ...] = field(init=False, repr=False, compare=False)
+    #: ``raw -> the six counts`` in the order above (:func:`_counts_reader`; filled in, never passed).
+    read_counts: Callable[[dict[str, Any]], tuple[int | None, ...]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        spellings = (self.input, self.output, self.cache_read, self.cache_write, self.cache_write_1h, self.reasoning)
-        object.__setattr__(self, "split", tuple(tuple(tuple(p.split(".")) for p in paths) for paths in spellings))
+        object.__setattr__(self, "read_counts", _counts_reader(self))
 
 
 ANTHROPIC = UsageKeys(
@@ -177,17 +203,7 @@ def usage_from(raw: Any, keys: UsageKeys, model: str | None = None) -> Usage | N
     :data:`MAX_RECORDED_COUNT`, or that contradicts the others, is None."""
     if not isinstance(raw, dict):
         return None
-    found: list[int | None] = []
-    get = raw.get
-    for paths in keys.split:  # (one loop, no call per spelling: a reader calls this per response)
-        for path in paths:
-            value = get(path[0]) if len(path) == 1 else _nested(raw, path)  # most keys are top-level
-            if value is not None and (type(value) is int or (isinstance(value, int) and not isinstance(value, bool))) and 0 <= value <= MAX_RECORDED_COUNT:
-                found.append(value)
-                break
-        else:
-            found.append(None)
-    total_in, output, read, write, write_1h, reasoning = found
+    total_in, output, read, write, write_1h, reasoning = keys.read_counts(raw)
     if keys.input_includes_cache and total_in is not None:
         total_in -= (read or 0) + (write or 0)
         if total_in < 0:  # more cached than the whole input: the record contradicts itself
