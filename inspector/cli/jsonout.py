@@ -46,12 +46,20 @@ class LazyRows(Sequence[dict[str, Any]]):
 _OPTIONS = orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS
 
 
+def _rows(value: Any) -> list[Any]:
+    """Rows a report builds when read (a Sequence that is not a list, such as the core's
+    ``UsageRows``), written as their list."""
+    if isinstance(value, Sequence) and not isinstance(value, (str, bytes, bytearray)):
+        return list(value)
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
 def json_text(obj: Any) -> str:
     """``obj`` as indented JSON text (non-ASCII kept, unsafe characters escaped)."""
     try:
-        text = orjson.dumps(obj, option=_OPTIONS).decode()
+        text = orjson.dumps(obj, default=_rows, option=_OPTIONS).decode()
     except (TypeError, orjson.JSONEncodeError):
-        text = json.dumps(obj, indent=2, ensure_ascii=False)
+        text = json.dumps(obj, indent=2, ensure_ascii=False, default=_rows)
     return json_escape(text)
 
 
