@@ -50,6 +50,7 @@ the same way; its ``parent_tool_use_id`` messages are sidechains.
 from __future__ import annotations
 
 from pathlib import Path
+from sys import intern
 from typing import Any
 
 import orjson
@@ -149,7 +150,8 @@ def _block(b: Any, k: int = 0) -> Block:
         return new_text(text if type(text) is str else str(text), rest)
     if t == "tool_use":
         call_id, name = b.get("id", ""), b.get("name", "")
-        return new_tool_call(call_id if type(call_id) is str else str(call_id), name if type(name) is str else str(name), json_text(b.get("input", {})), {})
+        # one string per tool name, not one per call
+        return new_tool_call(call_id if type(call_id) is str else str(call_id), intern(name if type(name) is str else str(name)), json_text(b.get("input", {})), {})
     if t == "tool_result":
         call_id, content = b.get("tool_use_id", ""), b.get("content")
         result = content if type(content) is str else _result_content(content)
@@ -230,6 +232,8 @@ class _Conversation:
 
     def _add_assistant(self, entry, msg, blocks, form, source, extra) -> None:
         recorded_model = msg.get("model")
+        if type(recorded_model) is str:  # one string per model, not one per call (20,000+ at 50k messages)
+            recorded_model = intern(recorded_model)
         model = recorded_model if isinstance(recorded_model, str) else None
         usage = usage_from(msg.get("usage"), ANTHROPIC, model)
         mid, rid = msg.get("id"), entry.get("requestId")

@@ -35,6 +35,7 @@ OpenAI Agents SDK SQLite readers use it too.
 from __future__ import annotations
 
 from pathlib import Path
+from sys import intern
 from typing import Any
 
 from ..model import (
@@ -248,7 +249,7 @@ class ItemReader:
                 self.empty_count += 1
                 call_id, extra["recorded_id"] = f"unrecorded_{self.empty_count}", item["call_id"]
                 self.empty_ids.append(call_id)
-            msg = self._extend(new_tool_call(call_id, str(name), args, extra), source)
+            msg = self._extend(new_tool_call(call_id, intern(str(name)), args, extra), source)  # one string per tool name
             self.unanswered.add(call_id)
             return msg
         if t in OUTPUT_CALLS_WITHOUT_OUTPUT:
