@@ -58,3 +58,19 @@ def test_no_rows_without_recorded_usage():
     rows = UsageRows(analysis.view, baseline_tokens(analysis.view, analysis.table), predictions(analysis.view, analysis.table))
     assert (len(rows), list(rows), rows.recorded_total) == (0, [], 0)
     assert usage_report(analysis) is None
+
+
+def test_cost_rows_equal_the_dicts_of_every_priced_call():
+    from inspector.analysis.money import session_money
+    from inspector.analysis.usage_rows import CostRows
+
+    analysis = inspector.analyze(inspector.load(CLAUDE), "cl100k_base")
+    calls = session_money(analysis.view, analysis.table).calls
+    expected = [{"call": c.call, "sidechain": c.sidechain, "model": c.model,
+                 "recorded_cost": None if c.recorded_cost is None else c.recorded_cost.as_json()} for c in calls]
+    rows = CostRows(calls)
+    assert len(expected) > 10 and any(r["recorded_cost"] for r in expected)
+    assert list(rows) == expected and rows[-2:] == expected[-2:]
+    assert rows.priced == sum(r["recorded_cost"] is not None for r in expected)
+    # the dollars are the same floats, written the same way
+    assert json_text(list(rows)) == json_text(expected)
