@@ -13,43 +13,29 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator, Sequence
 from typing import Any
 
 import orjson
 
+from ..analysis.usage_rows import RowsWhenRead
 from ..textsafe import json_escape
 
 SCHEMA_VERSION = 1
 _CHUNK = 4_096  # rows of a LazyRows serialised at a time
 
 
-class LazyRows(Sequence[dict[str, Any]]):
+class LazyRows(RowsWhenRead):
     """Rows of a report built when read (:meth:`row`), never all held at once: :func:`print_json`
-    writes a top-level value of this type in chunks, exactly as the list of its rows."""
-
-    def row(self, k: int) -> dict[str, Any]:
-        raise NotImplementedError
-
-    def __getitem__(self, k):  # type: ignore[override]
-        if isinstance(k, slice):
-            return [self.row(j) for j in range(*k.indices(len(self)))]
-        if k < 0:
-            k += len(self)
-        if not 0 <= k < len(self):
-            raise IndexError(k)
-        return self.row(k)
-
-    def __iter__(self) -> Iterator[dict[str, Any]]:
-        return (self.row(k) for k in range(len(self)))
+    writes a top-level value of this type in chunks, exactly as the list of its rows (rows built
+    when read anywhere else in a report are written as their list)."""
 
 _OPTIONS = orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS
 
 
 def _rows(value: Any) -> list[Any]:
-    """Rows a report builds when read (a Sequence that is not a list, such as the core's
-    ``UsageRows``), written as their list."""
-    if isinstance(value, Sequence) and not isinstance(value, (str, bytes, bytearray)):
+    """Rows a report builds when read (:class:`RowsWhenRead`: ``info``'s usage and cost rows),
+    written as their list."""
+    if isinstance(value, RowsWhenRead):
         return list(value)
     raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
