@@ -210,8 +210,9 @@ class _Conversation:
         self.pending_boundary = None
         return dropped
 
-    def add(self, entry: dict[str, Any], rtype: str, line_no: int) -> None:
-        msg = entry["message"]
+    def add(self, entry: dict[str, Any], msg: dict[str, Any], rtype: str, line_no: int) -> None:
+        """One user or assistant entry (``msg`` its ``message``), merged into the message before
+        it where Claude Code wrote one message over several lines."""
         content = msg.get("content")
         if type(content) is list:  # the usual form, without content_blocks' per-part callback
             blocks, form = list(map(_block, content)), "blocks"
@@ -446,16 +447,15 @@ class ClaudeCodeStream:
         )
         conv = self._side(entry, uuid, parent, file, side_key) if sidechain else self._main
 
-        is_message = rtype in ("user", "assistant") and isinstance(entry.get("message"), dict)
-        if is_message and rtype == "assistant" and (
-            entry.get("isApiErrorMessage") or entry["message"].get("model") == "<synthetic>"
-        ):
+        msg = entry.get("message")
+        is_message = rtype in ("user", "assistant") and isinstance(msg, dict)
+        if is_message and rtype == "assistant" and (entry.get("isApiErrorMessage") or msg.get("model") == "<synthetic>"):
             self.session.skipped.append(ignored(new_source(line_no, None, file), "assistant/<synthetic> (API error reply)"))
             is_message = False
         elif is_message:
             if conv is self._main and parent is not None and parent != self._leaf and _is_human_prompt(entry):
                 self._rewind_to(parent)
-            conv.add(entry, rtype, line_no)
+            conv.add(entry, msg, rtype, line_no)
         elif rtype == "attachment" and attachment_text(entry.get("attachment")):
             conv.add_attachment(entry, attachment_text(entry["attachment"]), line_no)
         elif rtype == "system" and entry.get("subtype") == "compact_boundary":

@@ -78,8 +78,9 @@ def read_stream(stream: _Stream, path: Path, problem: str, expected: str) -> _St
     """``stream`` fed every line of ``path``; SessionFormatError at line 1 (``problem``,
     ``expected``) when it recognised no record of its format."""
 
+    feed = stream.feed
     for line_no, line in iter_lines(path):
-        stream.feed(line, line_no)
+        feed(line, line_no)
     if not stream.recognised:
         raise SessionFormatError(path, "line 1", problem, expected)
     return stream
