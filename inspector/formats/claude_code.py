@@ -377,8 +377,9 @@ class ClaudeCodeStream:
         self._sides: dict[str, _Conversation] = {}
         self._parent: dict[str, str | None] = {}
         self._side_root: dict[str, str] = {}
+        #: The main chain's entries in order, and for each the number of messages up to it (a
+        #: rewind finds an entry's place in the list: rare, so no second dict on every line).
         self._main_nodes: list[str] = []
-        self._main_pos: dict[str, int] = {}
         self._upto: dict[str, int] = {}
         self._leaf: str | None = None
         #: A sub-agent transcript opened on its own (named ``agent-*.jsonl``, or whose first
@@ -469,7 +470,6 @@ class ClaudeCodeStream:
             self._skip_bookkeeping(entry, rtype, new_source(line_no, None, file))
 
         if conv is self._main and uuid is not None:
-            self._main_pos[uuid] = len(self._main_nodes)
             self._main_nodes.append(uuid)
             self._upto[uuid] = len(self._main.messages)
             self._leaf = uuid
@@ -524,19 +524,18 @@ class ClaudeCodeStream:
     def _rewind_to(self, parent: str) -> None:
         node: str | None = parent
         for _ in range(len(self._parent) + 1):
-            if node is None or node in self._main_pos:
+            if node is None or node in self._upto:
                 break
             if node not in self._parent:
                 return  # parent from another file (a resume): nothing to rewind
             node = self._parent[node]
-        if node is None or node not in self._main_pos:
+        if node is None or node not in self._upto:
             return
         keep = self._upto[node]
         for m in self._main.truncate(keep) if keep < len(self.session.messages) else ():
             self.session.skipped.append(ignored(m.source, REWOUND))
-        pos = self._main_pos[node]
+        pos = self._main_nodes.index(node)  # (each entry is listed once: a replayed uuid is skipped)
         for u in self._main_nodes[pos + 1 :]:
-            del self._main_pos[u]
             del self._upto[u]
         del self._main_nodes[pos + 1 :]
 
