@@ -32,10 +32,10 @@ load claude_code 10k, wall / CPU               0.155    0.207   1.34x / 1.28x   
 load codex 10k, wall / CPU                     0.126    0.138   1.10x / 1.05x   (2.45x)
 load openai 50k (106 MB), wall / CPU           0.667    0.851   1.28x / 1.11x   (1.48x)
 load jsonl / claude_code / codex 50k, wall       -        -     1.18 / 1.04 / 0.92x  (1.44 / 1.42 / 1.23x)
-peak memory info openai 50k, MB (file)         106      237     2.24x (2.58x)   <= 2.5x
-peak memory info jsonl 50k                     105      228     2.16x (2.69x)   <= 2.5x
-peak memory info claude_code 50k               115      301     2.61x (3.21x)   <= 2.5x (not met)
-peak memory info codex 50k                     111      233     2.11x (2.73x)   <= 2.5x
+peak memory info openai 50k, MB (file)         106      237     2.25x (2.58x)   <= 2.5x
+peak memory info jsonl 50k                     105      228     2.17x (2.69x)   <= 2.5x
+peak memory info claude_code 50k               115      280     2.43x (3.21x)   <= 2.5x
+peak memory info codex 50k                     111      233     2.10x (2.73x)   <= 2.5x
 exact count 96 MB text, cold cache, s          68.7     74.5    1.09x           <= 1.1x the 2-process floor
 exact count, reopened (cache on disk), s       68.7      5.2    0.08x           a lookup
 first plan painted at 50k, parse included, s    4.9     23.7     -              <= 1.5 s (4.9 s: importing the TUI)
@@ -44,16 +44,27 @@ first plan painted at 50k, parse included, s    4.9     23.7     -              
 (the count and paint rows are from 2026-11-23, branch h13s). The same files measured alternately
 with 8ac697b in one process each (CPU, median of 7, load average 4-8) gave OpenAI 2.13x -> 1.48x,
 JSONL 2.19x -> 1.60x, Claude Code 2.31x -> 1.84x, Codex 1.93x -> 1.49x: at 10k the noise of the
-shared machine is as large as the gap to the goal.
+shared machine is as large as the gap to the goal. Next pass (2026-11-24, branch load, load
+average 4-7), the Claude Code and Codex readers' per-line work (lines parsed beforehand) went
+56 -> 41 ms and 28 -> 24 ms at 10k; load against orjson's parse, CPU, min of 5 in one process,
+d47bed3 and the branch alternated in fresh processes (5 and 3 rounds, median): Claude Code
+1.86x -> 1.49x, Codex 1.51x -> 1.38x.
 
 Where ``info``'s memory went at 50k and what changed (``/proc/self/status`` between steps): the
 JSONL readers held the whole file beside the session while reading (now a 4 MB block: load's own
 peak 269-304 -> 171-200 MB); tiktoken kept a Python copy of its ranks (29 MB of o200k_base's 77);
 the parent loaded the tokenizer though the pool's workers counted (now loaded on first use, so
 neither a pooled count nor a reopened session loads it); workers forked after the load each held
-a copy of the session's pages (now forked before a file of 8 MB or more is read). What is left
-for Claude Code (287 MiB): 40 imports, 154 the loaded session, 36 counting and the view, 26 the
-report, 29 rendering it (``cli/render.py``, rich).
+a copy of the session's pages (now forked before a file of 8 MB or more is read). What was left
+for Claude Code (288 MiB) and what changed next (memory rows above: 2026-11-24, branch load,
+load average 5.5): ``info`` held one dict per call for its recorded-usage rows (10 MB at 22,016
+calls) and one per priced call for its cost rows (11 MB), while the tables show 60; both are now
+built when read (``analysis/usage_rows.py``: 301.9 -> 290.9 -> 280.2 MB with the next item); the
+model name and tool name of every call were copies of a handful of strings (2.7 MB, now
+interned). What is alive at the end of the tables (tracemalloc, by the step that allocated
+it): 142 MB the session (96 of it message text), 32 the view and token table, 12 allocated while
+pricing the calls and kept (``analysis/money.py``), 8 the fits and baselines kept per call,
+19 modules; 43 MB of RSS is the interpreter and imports.
 
 Usage: python bench/bench_speed_load.py [--dir DIR] [--sizes 10000 50000] [--repeat 3] [--skip paint,count]
 """

@@ -292,3 +292,23 @@ def test_a_sidechain_opens_as_a_session_with_its_own_context_plan_and_replay(ses
     with pytest.raises(UnknownSidechain) as exc:
         open_sidechain(session, "nope")
     assert str(exc.value) == f"{MAIN} has no sidechain 'nope'; it has: a9f2 (4 messages), acompact-7d1 (2 messages)."
+
+
+def test_session_fields_from_the_first_entry_holding_each_and_the_latest_version(tmp_path):
+    def entry(n, **fields):
+        return {"type": "user", "uuid": f"u{n}", "parentUuid": f"u{n - 1}" if n > 1 else None,
+                "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": "x"}]}, **fields}
+
+    stream = ClaudeCodeStream(tmp_path / "s.jsonl")
+    for n, fields in enumerate([
+        {"sessionId": "", "session_id": "from-stream-json", "version": "2.0.1"},  # "" is no id: the other spelling
+        {"cwd": 7, "gitBranch": "main"},  # not a string: not taken
+        {"cwd": "/w", "sessionId": "later", "version": "2.0.9"},
+        {"cwd": "/other", "gitBranch": "dev", "version": "2.0.3"},
+        {},
+    ], 1):
+        stream.add(entry(n, **fields), n)
+    s = stream.session
+    assert {k: s.extra[k] for k in ("session_id", "cwd", "version", "git_branch")} == {
+        "session_id": "from-stream-json", "cwd": "/w", "version": "2.0.1", "git_branch": "main"}
+    assert s.agent_version == "2.0.3"  # the latest line's: a resumed session may run another CLI

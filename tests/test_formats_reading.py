@@ -8,7 +8,7 @@ import zlib
 
 import pytest
 
-from inspector.formats.reading import ANTHROPIC, BEDROCK, LANGCHAIN, OPENAI, ModelTally, content_blocks, image_block, usage_from
+from inspector.formats.reading import ANTHROPIC, BEDROCK, LANGCHAIN, OPENAI, ModelTally, UsageKeys, content_blocks, image_block, usage_from
 from inspector.model import Session, TextBlock
 
 
@@ -61,6 +61,21 @@ def test_usage_from_non_object_and_bad_counts():
     assert usage_from(None, OPENAI) is None
     u = usage_from({"input_tokens": "12", "output_tokens": True}, ANTHROPIC)
     assert (u.input_tokens, u.output_tokens) == (None, None)
+
+
+def test_usage_counts_take_the_first_spelling_that_holds_a_count():
+    # an invalid count (a bool, a string, out of range, a nested path through a non-object) is
+    # passed over for the next spelling, as if it were absent
+    raw = {"input_tokens": True, "prompt_tokens": 900, "output_tokens": -1, "completion_tokens": 7,
+           "cached_input_tokens": "5", "input_tokens_details": [1], "prompt_tokens_details": {"cached_tokens": 10**11},
+           "cache_read_input_tokens": 300, "output_tokens_details": {"reasoning_tokens": 4}}
+    u = usage_from(raw, OPENAI)
+    assert (u.input_tokens, u.output_tokens, u.cache_read_input_tokens, u.reasoning_tokens) == (600, 7, 300, 4)
+    assert usage_from({"cache_creation": "x", "cache_creation_input_tokens": 9}, ANTHROPIC).cache_creation_1h_input_tokens is None
+    # keys that are not identifiers are quoted into the generated reader as they are
+    odd = UsageKeys(input=("in'put\\n",), output=("a.b\"c",))
+    assert (usage_from({"in'put\\n": 3, "a": {'b"c': 4}}, odd).input_tokens, usage_from({"a": {'b"c': 4}}, odd).output_tokens) == (3, 4)
+    assert odd == UsageKeys(input=("in'put\\n",), output=("a.b\"c",))  # the reader takes no part in equality
 
 
 def test_model_tally_most_used_first_seen_on_ties():

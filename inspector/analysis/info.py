@@ -16,10 +16,13 @@ from typing import TYPE_CHECKING, Any
 from ..model import ImageBlock, Message, Skipped, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock
 from ..units import UnitKind
 from .breakdown import flag_counts, largest_messages, tool_tokens, unit_kinds
-from .calibrate import CallUsage, call_usage
+from .baseline import baseline_tokens
+from .calibrate import CallUsage
 from .context import next_call as visible_next_call
 from .predict import next_call, predictions
 from .session_facts import model_of
+from .usage_rows import UsageRows
+from .usage_rows import ratio as _ratio
 from .window import session_window
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -209,13 +212,6 @@ def next_call_tokens(analysis: Analysis) -> dict[str, Any]:
     return {"tokens": visible.tokens, "predicted_tokens": predicted, "compaction_at": visible.compaction_at}
 
 
-def _ratio(recorded: int | None, estimate: int) -> float | None:
-    """recorded / estimate, rounded for display (None without a recording or an estimate)."""
-    if recorded is None or estimate <= 0:
-        return None
-    return round(recorded / estimate, 3)
-
-
 def usage_row(row: CallUsage) -> dict[str, Any]:
     """The recorded side of one model call: the total the model read and its parts. A cache
     figure the file did not record stays None (not 0)."""
@@ -236,32 +232,15 @@ def usage_report(analysis: Analysis) -> dict[str, Any] | None:
     messages = view.messages
     if all(messages[call.message_index].usage is None for call in view.calls):
         return None
-    predicted = predictions(view, analysis.table)
-    rows = []
-    for row in call_usage(view, analysis.table):
-        if row.recorded is None:
-            continue
-        estimate = row.estimated
-        rows.append(
-            {
-                "call": row.call,
-                "message_index": row.message_index,
-                "turn": view.calls[row.call - 1].turn,
-                **usage_row(row),
-                "estimate": estimate,
-                "ratio": _ratio(row.recorded, estimate),
-                "predicted": predicted[row.call - 1].predicted_tokens,
-            }
-        )
+    # the rows are built when read (a table shows a few dozen of 20,000+; usage_rows)
+    rows = UsageRows(view, baseline_tokens(view, analysis.table), predictions(view, analysis.table))
     if not rows:
         return None
-    recorded_total = sum(r["recorded"] for r in rows)
-    estimate_total = sum(r["estimate"] for r in rows)
     return {
         "calls_with_usage": len(rows),
-        "recorded_input_total": recorded_total,
-        "estimate_total": estimate_total,
-        "output_total": sum(r["output_tokens"] or 0 for r in rows),
-        "ratio": _ratio(recorded_total, estimate_total),
+        "recorded_input_total": rows.recorded_total,
+        "estimate_total": rows.estimate_total,
+        "output_total": rows.output_total,
+        "ratio": _ratio(rows.recorded_total, rows.estimate_total),
         "calls": rows,
     }

@@ -13,45 +13,39 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator, Sequence
 from typing import Any
 
 import orjson
 
+from ..analysis.usage_rows import RowsWhenRead
 from ..textsafe import json_escape
 
 SCHEMA_VERSION = 1
 _CHUNK = 4_096  # rows of a LazyRows serialised at a time
 
 
-class LazyRows(Sequence[dict[str, Any]]):
+class LazyRows(RowsWhenRead):
     """Rows of a report built when read (:meth:`row`), never all held at once: :func:`print_json`
-    writes a top-level value of this type in chunks, exactly as the list of its rows."""
-
-    def row(self, k: int) -> dict[str, Any]:
-        raise NotImplementedError
-
-    def __getitem__(self, k):  # type: ignore[override]
-        if isinstance(k, slice):
-            return [self.row(j) for j in range(*k.indices(len(self)))]
-        if k < 0:
-            k += len(self)
-        if not 0 <= k < len(self):
-            raise IndexError(k)
-        return self.row(k)
-
-    def __iter__(self) -> Iterator[dict[str, Any]]:
-        return (self.row(k) for k in range(len(self)))
+    writes a top-level value of this type in chunks, exactly as the list of its rows (rows built
+    when read anywhere else in a report are written as their list)."""
 
 _OPTIONS = orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS
+
+
+def _rows(value: Any) -> list[Any]:
+    """Rows a report builds when read (:class:`RowsWhenRead`: ``info``'s usage and cost rows),
+    written as their list."""
+    if isinstance(value, RowsWhenRead):
+        return list(value)
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
 
 def json_text(obj: Any) -> str:
     """``obj`` as indented JSON text (non-ASCII kept, unsafe characters escaped)."""
     try:
-        text = orjson.dumps(obj, option=_OPTIONS).decode()
+        text = orjson.dumps(obj, default=_rows, option=_OPTIONS).decode()
     except (TypeError, orjson.JSONEncodeError):
-        text = json.dumps(obj, indent=2, ensure_ascii=False)
+        text = json.dumps(obj, indent=2, ensure_ascii=False, default=_rows)
     return json_escape(text)
 
 

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..analysis.money import Money, MoneyOptions
+from ..analysis.usage_rows import CostRows
 
 
 def add_money_options(parser: argparse.ArgumentParser) -> None:
@@ -111,18 +112,13 @@ def cache_aware_rows(
 
 def info_money(money: Money) -> dict[str, Any]:
     """What the file's recorded usage cost: per call (sidechains marked) and in total."""
-    rows = [
-        {"call": c.call, "sidechain": c.sidechain, "model": c.model,
-         "recorded_cost": None if c.recorded_cost is None else c.recorded_cost.as_json()}
-        for c in money.calls
-    ]
-    priced = [r for r in rows if r["recorded_cost"] is not None]
+    rows = CostRows(money.calls)  # built when read: the table shows a few of 20,000+
     total = money.total("recorded_cost")
     return {
         "recorded_cost_total": None if total is None else float(total),
         "recorded_cost_sidechains": None if money.sidechain_total("recorded_cost") is None else float(money.sidechain_total("recorded_cost")),
-        "calls_priced": len(priced),
-        "cost_per_call": None if not priced or total is None else float(total) / len(priced),
+        "calls_priced": rows.priced,
+        "cost_per_call": None if not rows.priced or total is None else float(total) / rows.priced,
         "prices_as_of": money.prices_as_of,
         "unknown_models": money.unknown_models,
         "calls": rows,

@@ -53,6 +53,7 @@ the same way; its ``parent_tool_use_id`` messages are sidechains.
 from __future__ import annotations
 
 from pathlib import Path
+from sys import intern
 from typing import Any
 
 import orjson
@@ -106,6 +107,10 @@ BOOKKEEPING = frozenset(
     }
 )
 REWOUND = "abandoned branch (rewound)"
+#: Entry fields -> ``Session.extra`` keys, taken from the first entry that has each (as a string).
+SESSION_FIELDS = (("cwd", "cwd"), ("version", "version"), ("gitBranch", "git_branch"))
+#: ... and the session id (``sessionId``, or ``session_id`` in stream-json): every field watched.
+_WATCHED_FIELDS = (*SESSION_FIELDS, ("sessionId", "session_id"), ("session_id", "session_id"))
 
 
 # --- block conversion (Anthropic message content) ---------------------------------------------
@@ -138,7 +143,7 @@ def _result_content(content: Any) -> str | list[ResultPart]:
     return parts
 
 
-def _block(b: Any, k: int) -> Block:
+def _block(b: Any, k: int = 0) -> Block:
     if not isinstance(b, dict):
         return TextBlock(text=str(b))
     t = b.get("type")
@@ -147,9 +152,13 @@ def _block(b: Any, k: int) -> Block:
         rest = {} if len(b) == 2 and "text" in b else {key: v for key, v in b.items() if key not in ("type", "text")}
         return new_text(text if type(text) is str else str(text), rest)
     if t == "tool_use":
-        return new_tool_call(str(b.get("id", "")), str(b.get("name", "")), json_text(b.get("input", {})), {})
+        call_id, name = b.get("id", ""), b.get("name", "")
+        # one string per tool name, not one per call
+        return new_tool_call(call_id if type(call_id) is str else str(call_id), intern(name if type(name) is str else str(name)), json_text(b.get("input", {})), {})
     if t == "tool_result":
-        return new_tool_result(str(b.get("tool_use_id", "")), _result_content(b.get("content")), {}, is_error=bool(b.get("is_error")))
+        call_id, content = b.get("tool_use_id", ""), b.get("content")
+        result = content if type(content) is str else _result_content(content)
+        return new_tool_result(call_id if type(call_id) is str else str(call_id), result, {}, is_error=bool(b.get("is_error")))
     if t == "thinking":
         return ThinkingBlock(thinking=str(b.get("thinking", "")), signature=b.get("signature"))
     if t == "redacted_thinking":
@@ -206,14 +215,20 @@ class _Conversation:
         self.pending_boundary = None
         return dropped
 
-    def add(self, entry: dict[str, Any], rtype: str, line_no: int) -> None:
-        msg = entry["message"]
-        blocks, form = convert_blocks(msg.get("content"))
+    def add(self, entry: dict[str, Any], msg: dict[str, Any], rtype: str, line_no: int) -> None:
+        """One user or assistant entry (``msg`` its ``message``), merged into the message before
+        it where Claude Code wrote one message over several lines."""
+        content = msg.get("content")
+        if type(content) is list:  # the usual form, without content_blocks' per-part callback
+            blocks, form = list(map(_block, content)), "blocks"
+        else:
+            blocks, form = convert_blocks(content)
         source = new_source(line_no, None, self.file)
         extra: dict[str, Any] = {}
-        for key in ("uuid", "timestamp"):
-            if key in entry:
-                extra[key] = entry[key]
+        if "uuid" in entry:
+            extra["uuid"] = entry["uuid"]
+        if "timestamp" in entry:
+            extra["timestamp"] = entry["timestamp"]
         if entry.get("isMeta"):
             extra["isMeta"] = True
         if rtype == "assistant":
@@ -223,6 +238,8 @@ class _Conversation:
 
     def _add_assistant(self, entry, msg, blocks, form, source, extra) -> None:
         recorded_model = msg.get("model")
+        if type(recorded_model) is str:  # one string per model, not one per call (20,000+ at 50k messages)
+            recorded_model = intern(recorded_model)
         model = recorded_model if isinstance(recorded_model, str) else None
         usage = usage_from(msg.get("usage"), ANTHROPIC, model)
         mid, rid = msg.get("id"), entry.get("requestId")
@@ -235,18 +252,32 @@ class _Conversation:
                 prev.extra.setdefault("lines", [prev.source.line]).append(source.line)
                 self._touch(self.last_assistant)
                 return
-        for key, value in (("message_id", mid), ("request_id", rid), ("model", recorded_model), ("stop_reason", msg.get("stop_reason"))):
-            if value is not None:
-                extra[key] = value
-        if mid and mid in self.before_boundary:  # a preserved copy: that call's usage is counted once
-            extra["preserved_copy"], usage = True, None
+        if mid is not None:
+            extra["message_id"] = mid
+            if mid and mid in self.before_boundary:  # a preserved copy: that call's usage is counted once
+                extra["preserved_copy"], usage = True, None
+        if rid is not None:
+            extra["request_id"] = rid
+        if recorded_model is not None:
+            extra["model"] = recorded_model
+        stop = msg.get("stop_reason")
+        if stop is not None:
+            extra["stop_reason"] = stop
         self.last_assistant = len(self.messages)
         if self.models is not None:
             self.models.add(model)
-        self._append(new_message(0, "assistant", blocks, source, form, extra, usage=usage))
+        message = new_message(len(self.messages), "assistant", blocks, source, form, extra, usage=usage)
+        if self.pending_boundary is None:
+            self.messages.append(message)  # (what _append does then, without its call)
+        else:
+            self._append(message)
 
     def _add_user(self, entry, blocks, form, source, extra) -> None:
-        has_results = any(isinstance(b, ToolResultBlock) for b in blocks)
+        has_results = False
+        for b in blocks:
+            if type(b) is ToolResultBlock:  # (this reader builds no subclass)
+                has_results = True
+                break
         summary = bool(entry.get("isCompactSummary"))
         if has_results and not summary and self.pending_boundary is None and self.messages:
             prev = self.messages[-1]
@@ -259,7 +290,11 @@ class _Conversation:
         if summary:
             extra["isCompactSummary"] = True
         injected = "meta" if extra.get("isMeta") else None  # written by Claude Code, not typed
-        self._append(new_message(0, "user", blocks, source, form, extra, injected=injected), starts=summary)
+        message = new_message(len(self.messages), "user", blocks, source, form, extra, starts_context=summary, injected=injected)
+        if self.pending_boundary is None:
+            self.messages.append(message)  # (what _append does then, without its call)
+        else:
+            self._append(message, starts=summary)
 
     def add_attachment(self, entry: dict[str, Any], text: str, line_no: int) -> None:
         """Attachment text the model is sent: part of the prompt just before it, else a message."""
@@ -352,8 +387,9 @@ class ClaudeCodeStream:
         self._sides: dict[str, _Conversation] = {}
         self._parent: dict[str, str | None] = {}
         self._side_root: dict[str, str] = {}
+        #: The main chain's entries in order, and for each the number of messages up to it (a
+        #: rewind finds an entry's place in the list: rare, so no second dict on every line).
         self._main_nodes: list[str] = []
-        self._main_pos: dict[str, int] = {}
         self._upto: dict[str, int] = {}
         self._leaf: str | None = None
         #: A sub-agent transcript opened on its own (named ``agent-*.jsonl``, or whose first
@@ -362,12 +398,17 @@ class ClaudeCodeStream:
         self._first_entry_seen = self._sidechain_file
         #: Lines that looked like Claude Code entries (to tell "empty" from "not this format").
         self.recognised = 0
+        #: SESSION_FIELDS keys whose ``extra`` entry is not set yet.
+        self._unseen_fields = {key for key, _ in _WATCHED_FIELDS}
 
     # RecordStream protocol
     def feed(self, line: bytes, line_no: int) -> None:
         entry = parse_line(line, line_no, self.session.skipped)
         if entry is not None:
-            self.add(entry, line_no)
+            try:  # (add's work, without its call: once per line)
+                self._add(entry, line_no, None, None)
+            except FIELD_ERRORS as exc:
+                self._malformed(entry, line_no, None, exc)
 
     def take(self) -> tuple[int, list[Message]]:
         first = min(self._main.dirty, len(self.session.messages))
@@ -380,8 +421,11 @@ class ClaudeCodeStream:
         try:
             self._add(entry, line_no, file, side_key)
         except FIELD_ERRORS as exc:
-            where = SourceRef(line=line_no, file=file)
-            self.session.skipped.append(malformed(where, f"{entry.get('type')} record", exc))
+            self._malformed(entry, line_no, file, exc)
+
+    def _malformed(self, entry: dict[str, Any], line_no: int, file: str | None, exc: Exception) -> None:
+        where = SourceRef(line=line_no, file=file)
+        self.session.skipped.append(malformed(where, f"{entry.get('type')} record", exc))
 
     def _add(self, entry: dict[str, Any], line_no: int, file: str | None, side_key: str | None) -> None:
         rtype = entry.get("type")
@@ -395,7 +439,11 @@ class ClaudeCodeStream:
             self.session.skipped.append(ignored(new_source(line_no, None, file), f"{rtype} (duplicate uuid, replayed entry)"))
             return
         self.recognised += 1
-        self._note_session_fields(entry)
+        if not self._unseen_fields.isdisjoint(entry):  # (a set test in C: most lines have none of them)
+            self._note_session_fields(entry)
+        version = entry.get("version")
+        if version != self.session.agent_version and isinstance(version, str):
+            self.session.agent_version = version  # the latest: a resumed session may run a newer CLI
         parent = entry.get("parentUuid") or entry.get("logicalParentUuid")
         parent = parent if isinstance(parent, str) else None
         if uuid is not None:
@@ -406,20 +454,19 @@ class ClaudeCodeStream:
             if self._sidechain_file and isinstance(entry.get("agentId"), str):
                 self.session.extra.setdefault("agent_id", entry["agentId"])
         sidechain = side_key is not None or (
-            not self._sidechain_file and (bool(entry.get("isSidechain")) or bool(entry.get("parent_tool_use_id")))
+            not self._sidechain_file and (entry.get("isSidechain") or entry.get("parent_tool_use_id"))
         )
         conv = self._side(entry, uuid, parent, file, side_key) if sidechain else self._main
 
-        is_message = rtype in ("user", "assistant") and isinstance(entry.get("message"), dict)
-        if is_message and rtype == "assistant" and (
-            entry.get("isApiErrorMessage") or entry["message"].get("model") == "<synthetic>"
-        ):
+        msg = entry.get("message")
+        is_message = rtype in ("user", "assistant") and isinstance(msg, dict)
+        if is_message and rtype == "assistant" and (entry.get("isApiErrorMessage") or msg.get("model") == "<synthetic>"):
             self.session.skipped.append(ignored(new_source(line_no, None, file), "assistant/<synthetic> (API error reply)"))
             is_message = False
         elif is_message:
             if conv is self._main and parent is not None and parent != self._leaf and _is_human_prompt(entry):
                 self._rewind_to(parent)
-            conv.add(entry, rtype, line_no)
+            conv.add(entry, msg, rtype, line_no)
         elif rtype == "attachment" and attachment_text(entry.get("attachment")):
             conv.add_attachment(entry, attachment_text(entry["attachment"]), line_no)
         elif rtype == "system" and entry.get("subtype") == "compact_boundary":
@@ -433,9 +480,8 @@ class ClaudeCodeStream:
             self._skip_bookkeeping(entry, rtype, new_source(line_no, None, file))
 
         if conv is self._main and uuid is not None:
-            self._main_pos[uuid] = len(self._main_nodes)
             self._main_nodes.append(uuid)
-            self._upto[uuid] = len(self.session.messages)
+            self._upto[uuid] = len(self._main.messages)
             self._leaf = uuid
 
     def _skip_bookkeeping(self, entry: dict[str, Any], rtype: str, where: SourceRef) -> None:
@@ -460,18 +506,16 @@ class ClaudeCodeStream:
         self.session.skipped.append(ignored(where, reason))
 
     def _note_session_fields(self, entry: dict[str, Any]) -> None:
+        """``extra`` fields from the first entries that have them (:data:`_WATCHED_FIELDS`)."""
         extra = self.session.extra
         if "session_id" not in extra:
             sid = entry.get("sessionId") or entry.get("session_id")
             if isinstance(sid, str):
                 extra["session_id"] = sid
-        if "git_branch" not in extra or "cwd" not in extra or "version" not in extra:
-            for key, name in (("cwd", "cwd"), ("version", "version"), ("gitBranch", "git_branch")):
-                if name not in extra and isinstance(entry.get(key), str):
-                    extra[name] = entry[key]
-        version = entry.get("version")
-        if isinstance(version, str):  # the latest: a resumed session may run a newer CLI
-            self.session.agent_version = version
+        for key, name in SESSION_FIELDS:
+            if name not in extra and isinstance(entry.get(key), str):
+                extra[name] = entry[key]
+        self._unseen_fields = {key for key, name in _WATCHED_FIELDS if name not in extra}
 
     def _side(self, entry, uuid, parent, file, side_key) -> _Conversation:
         key = side_key or entry.get("agentId") or entry.get("parent_tool_use_id")
@@ -490,19 +534,18 @@ class ClaudeCodeStream:
     def _rewind_to(self, parent: str) -> None:
         node: str | None = parent
         for _ in range(len(self._parent) + 1):
-            if node is None or node in self._main_pos:
+            if node is None or node in self._upto:
                 break
             if node not in self._parent:
                 return  # parent from another file (a resume): nothing to rewind
             node = self._parent[node]
-        if node is None or node not in self._main_pos:
+        if node is None or node not in self._upto:
             return
         keep = self._upto[node]
         for m in self._main.truncate(keep) if keep < len(self.session.messages) else ():
             self.session.skipped.append(ignored(m.source, REWOUND))
-        pos = self._main_pos[node]
+        pos = self._main_nodes.index(node)  # (each entry is listed once: a replayed uuid is skipped)
         for u in self._main_nodes[pos + 1 :]:
-            del self._main_pos[u]
             del self._upto[u]
         del self._main_nodes[pos + 1 :]
 

@@ -118,20 +118,26 @@ class CodexStream:
         timestamp = record.get("timestamp")
         self._timestamp = timestamp if isinstance(timestamp, str) else None
         try:
-            self._dispatch(rtype, payload, source)
+            if rtype == "response_item" and payload.get("type") != "agent_message":  # most records
+                msg = self._items.add(payload, source)
+                if self._pending is not None:
+                    self._attach_pending(msg)
+            else:
+                self._dispatch(rtype, payload, source)
         except FIELD_ERRORS as exc:
             self.session.skipped.append(malformed(source, f"{rtype} record", exc))
 
+    def _attach_pending(self, msg: Message | None) -> None:
+        """Usage written before the response it measures (0.40) goes to that response's message."""
+        if self._pending is not None and msg is not None and msg.role == "assistant" and msg.usage is None:
+            usage, extra, _ = self._pending
+            self._pending = None
+            self._attach(msg.index, usage, extra)
+
     def _dispatch(self, rtype: str, payload: dict[str, Any], source: SourceRef) -> None:
-        if rtype == "response_item":
-            if payload.get("type") == "agent_message":
-                self._agent_message(payload, source)
-                return
-            msg = self._items.add(payload, source)
-            if self._pending is not None and msg is not None and msg.role == "assistant" and msg.usage is None:
-                usage, extra, _ = self._pending
-                self._pending = None
-                self._attach(msg.index, usage, extra)
+        """Records other than a plain response item (:meth:`add` reads those)."""
+        if rtype == "response_item":  # a sub-agent's message
+            self._agent_message(payload, source)
         elif rtype == "event_msg":
             self._event(payload, source)
         elif rtype == "session_meta":

@@ -40,6 +40,7 @@ OpenAI Agents SDK SQLite readers use it too.
 from __future__ import annotations
 
 from pathlib import Path
+from sys import intern
 from typing import Any
 
 from ..model import (
@@ -93,7 +94,7 @@ def _image(part: dict[str, Any]) -> ImageBlock:
     return image_block(url, source_kind="file" if part.get("file_id") and not part.get("image_url") else "url", detail=part.get("detail"))
 
 
-def _part(part: Any, k: int) -> Block:
+def _part(part: Any, k: int = 0) -> Block:
     if not isinstance(part, dict):
         return TextBlock(text=str(part))
     t = part.get("type")
@@ -111,6 +112,8 @@ def _part(part: Any, k: int) -> Block:
 
 
 def _parts(content: Any) -> tuple[list[Block], str]:
+    if type(content) is list:  # the usual form, without content_blocks' per-part callback
+        return list(map(_part, content)), "parts"
     return content_blocks(content, _part)
 
 
@@ -171,6 +174,8 @@ class ItemReader:
 
     def release(self) -> None:
         """Append the system messages held back while calls were unanswered (see :meth:`_message`)."""
+        if not self.held and not self.unanswered:  # (most calls: one per item)
+            return
         self.unanswered.clear()
         held, self.held = self.held, []
         for m in held:
@@ -179,10 +184,12 @@ class ItemReader:
     def _assistant(self, source: SourceRef) -> Message:
         if self.open is None:
             self.release()
-            self.append(new_message(0, "assistant", [], source, "parts", {}))
-            self.open = len(self.messages) - 1
-        else:
-            self.dirty = min(self.dirty, self.open)
+            self.open = len(self.messages)
+            message = new_message(self.open, "assistant", [], source, "parts", {})
+            self.messages.append(message)  # (append's work, without a call per response)
+            return message
+        if self.open < self.dirty:
+            self.dirty = self.open
         return self.messages[self.open]
 
     def add(self, item: Any, source: SourceRef, starts_context: bool = False) -> Message | None:
@@ -241,7 +248,11 @@ class ItemReader:
             else:
                 args = json_text(item.get("action") or item.get("input") or {})
             name = item.get("name") or t[: -len("_call")]
-            extra = {k: item[k] for k in ("id", "status") if k in item}
+            extra = {}
+            if "id" in item:  # (not a comprehension: a function call of its own in Python 3.11)
+                extra["id"] = item["id"]
+            if "status" in item:
+                extra["status"] = item["status"]
             if t != "function_call":
                 extra["item_type"] = t
             call_id = str(item["call_id"])
@@ -249,7 +260,7 @@ class ItemReader:
                 self.empty_count += 1
                 call_id, extra["recorded_id"] = f"unrecorded_{self.empty_count}", item["call_id"]
                 self.empty_ids.append(call_id)
-            msg = self._extend(new_tool_call(call_id, str(name), args, extra), source)
+            msg = self._extend(new_tool_call(call_id, intern(str(name)), args, extra), source)  # one string per tool name
             self.unanswered.add(call_id)
             return msg
         if t in OUTPUT_CALLS_WITHOUT_OUTPUT:
@@ -277,7 +288,13 @@ class ItemReader:
     def _message(self, item: dict[str, Any], source: SourceRef, starts_context: bool) -> Message:
         role = item.get("role")
         blocks, form = _parts(item.get("content"))
-        extra = {k: item[k] for k in ("id", "phase", "status") if k in item}
+        extra = {}
+        if "id" in item:  # (not a comprehension: a function call of its own in Python 3.11)
+            extra["id"] = item["id"]
+        if "phase" in item:
+            extra["phase"] = item["phase"]
+        if "status" in item:
+            extra["status"] = item["status"]
         if role == "assistant":
             msg = self._assistant(source)
             msg.content.extend(blocks)

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from ..model import Block, ImageBlock, Session, TextBlock, Usage, new_usage
+from ..model import Block, ImageBlock, Session, TextBlock, Usage, new_text, new_usage
 from .imagesize import image_size, split_data_url
 
 ContentForm = str  # "string", "parts", "blocks" or "null" (see Message.content_form)
@@ -42,7 +42,7 @@ def content_blocks(
     if content is None:
         return [], "null"
     if isinstance(content, str):
-        return ([TextBlock(text=content, extra={})] if content or keep_empty else []), "string"
+        return ([new_text(content, {})] if content or keep_empty else []), "string"
     if not isinstance(content, list):
         if other is not None:
             return other(content), list_form
@@ -107,26 +107,40 @@ def joined_text(blocks: Iterable[Any]) -> str:
 MAX_RECORDED_COUNT = 10**10
 
 
-def _at(raw: dict[str, Any], path: str) -> int | None:
-    if "." in path:
-        value: Any = raw
-        for key in path.split("."):
-            if not isinstance(value, dict):
-                return None
-            value = value.get(key)
-    else:  # most keys are top-level: no split
-        value = raw.get(path)
+def _count(value: Any) -> int | None:
+    """``value`` when it is a recorded count (an int, not a bool, from 0 to the maximum)."""
     if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_RECORDED_COUNT:
         return value
     return None
 
 
-def _first(raw: dict[str, Any], paths: tuple[str, ...]) -> int | None:
-    for path in paths:
-        value = _at(raw, path)
-        if value is not None:
-            return value
-    return None
+_COUNT_NAMES = ("input", "output", "cache_read", "cache_write", "cache_write_1h", "reasoning")
+
+
+def _counts_reader(keys: UsageKeys) -> Callable[[dict[str, Any]], tuple[int | None, ...]]:
+    """``raw -> (input, output, cache read, cache write, 1h write, reasoning)``: for each of the
+    six, the first of its paths in ``keys`` that holds a count (:func:`_count`), else None.
+
+    Generated once per :class:`UsageKeys` as straight-line code from the keys' own paths: readers
+    call it once per model response, and a loop over the spellings and their paths cost about
+    twice as much (Anthropic's keys on the 2-vCPU machine: 1.36 us a call, against 0.76)."""
+    body = ["def read_counts(raw):", "    get = raw.get"]
+    for name in _COUNT_NAMES:
+        paths = getattr(keys, name)
+        body.append(f"    {name} = None")
+        for depth, path in enumerate(paths):
+            pad = "    " * (depth + 1)
+            first, *rest = path.split(".")
+            body.append(f"{pad}value = get({first!r})")
+            body += [f"{pad}value = value.get({key!r}) if isinstance(value, dict) else None" for key in rest]
+            body += [f"{pad}if value is not None:",
+                     f"{pad}    {name} = value if type(value) is int and 0 <= value <= {MAX_RECORDED_COUNT} else _count(value)"]
+            if depth < len(paths) - 1:
+                body.append(f"{pad}if {name} is None:")
+    body.append(f"    return {', '.join(_COUNT_NAMES)}")
+    scope: dict[str, Any] = {"_count": _count}
+    exec("\n".join(body), scope)  # noqa: S102 (generated from the keys' own paths, repr-quoted)
+    return scope["read_counts"]
 
 
 @dataclass(frozen=True)
@@ -143,6 +157,11 @@ class UsageKeys:
     #: The input figure already includes cached input (OpenAI, LiteLLM, LangChain); the cached
     #: parts are taken out so ``input_tokens`` is the uncached rest, as Anthropic records it.
     input_includes_cache: bool = False
+    #: ``raw -> the six counts`` in the order above (:func:`_counts_reader`; filled in, never passed).
+    read_counts: Callable[[dict[str, Any]], tuple[int | None, ...]] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "read_counts", _counts_reader(self))
 
 
 ANTHROPIC = UsageKeys(
@@ -184,18 +203,13 @@ def usage_from(raw: Any, keys: UsageKeys, model: str | None = None) -> Usage | N
     :data:`MAX_RECORDED_COUNT`, or that contradicts the others, is None."""
     if not isinstance(raw, dict):
         return None
-    total_in = _first(raw, keys.input)
-    read = _first(raw, keys.cache_read)
-    write = _first(raw, keys.cache_write)
+    total_in, output, read, write, write_1h, reasoning = keys.read_counts(raw)
     if keys.input_includes_cache and total_in is not None:
         total_in -= (read or 0) + (write or 0)
         if total_in < 0:  # more cached than the whole input: the record contradicts itself
             total_in = None
-    write_1h = _first(raw, keys.cache_write_1h) if keys.cache_write_1h else None
     if write_1h is not None and write_1h > (write or 0):
         write_1h = None  # a part larger than its whole
-    output = _first(raw, keys.output)
-    reasoning = _first(raw, keys.reasoning) if keys.reasoning else None
     return new_usage(total_in, output, read, write, write_1h, reasoning, model)
 
 
@@ -214,6 +228,9 @@ class ModelTally:
 
     def add(self, model: str | None) -> None:
         if not model:
+            return
+        if model == self.best:  # the leader stays the leader (and session.model is it already)
+            self.counts[model] += 1
             return
         counts = self.counts
         counts[model] += 1

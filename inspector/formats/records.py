@@ -81,8 +81,9 @@ def read_stream(stream: _Stream, path: Path, problem: str, expected: str) -> _St
     """``stream`` fed every line of ``path``; SessionFormatError at line 1 (``problem``,
     ``expected``) when it recognised no record of its format."""
 
+    feed = stream.feed
     for line_no, line in iter_lines(path):
-        stream.feed(line, line_no)
+        feed(line, line_no)
     if not stream.recognised:
         raise SessionFormatError(path, "line 1", problem, expected)
     return stream
@@ -90,11 +91,11 @@ def read_stream(stream: _Stream, path: Path, problem: str, expected: str) -> _St
 
 def parse_line(line: bytes, line_no: int, skipped: list[Skipped], file: str | None = None) -> dict[str, Any] | None:
     """One JSONL line as an object, or None (blank lines silently; bad ones into ``skipped``)."""
-    if not line or line.isspace():  # (not ``strip``: a copy of every line)
-        return None
     try:
         value = orjson.loads(line)
     except orjson.JSONDecodeError as exc:
+        if not line or line.isspace():  # a blank line (tested only here: not a test of every line)
+            return None
         skipped.append(Skipped(where=str(SourceRef(line=line_no, file=file)), reason=f"not valid JSON ({exc})"))
         return None
     if not isinstance(value, dict):

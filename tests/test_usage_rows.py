@@ -1,0 +1,76 @@
+"""``info``'s recorded-usage rows are built when read (analysis.usage_rows): the same rows, in the
+same order, as one dict per call built at once, through every way a report reads them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import inspector
+from inspector.analysis.baseline import baseline_tokens
+from inspector.analysis.calibrate import call_usage
+from inspector.analysis.info import usage_report
+from inspector.analysis.predict import predictions
+from inspector.analysis.usage_rows import UsageRows
+from inspector.cli.jsonout import json_text
+
+SAMPLES = Path(__file__).resolve().parent.parent / "sample_sessions"
+CLAUDE = Path(__file__).resolve().parent / "fixtures" / "real" / "claude_code" / "agentcmd_full-session-four.jsonl"
+
+
+def eager_rows(analysis) -> list[dict]:
+    """The rows as info built them before: one dict per call that recorded usage."""
+    view, table = analysis.view, analysis.table
+    predicted = predictions(view, table)
+    return [
+        {"call": r.call, "message_index": r.message_index, "turn": view.calls[r.call - 1].turn,
+         "input_tokens": r.input_tokens, "cache_read_input_tokens": r.cache_read_tokens,
+         "cache_creation_input_tokens": r.cache_creation_tokens, "output_tokens": r.output_tokens,
+         "recorded": r.recorded, "estimate": r.estimated,
+         "ratio": None if r.recorded is None or r.estimated <= 0 else round(r.recorded / r.estimated, 3),
+         "predicted": predicted[r.call - 1].predicted_tokens}
+        for r in call_usage(view, table) if r.recorded is not None
+    ]
+
+
+@pytest.mark.parametrize("path", [SAMPLES / "coding_agent.jsonl", CLAUDE])
+def test_rows_read_every_way_equal_the_eager_rows(path):
+    analysis = inspector.analyze(inspector.load(path), "cl100k_base")
+    expected = eager_rows(analysis)
+    report = usage_report(analysis)
+    rows = report["calls"]
+    assert isinstance(rows, UsageRows) and len(expected) > 10
+    assert list(rows) == expected and rows == expected
+    assert (len(rows), rows[0], rows[-1], rows[3:7], rows[-3:]) == (len(expected), expected[0], expected[-1], expected[3:7], expected[-3:])
+    with pytest.raises(IndexError):
+        rows[len(expected)]
+    assert report["recorded_input_total"] == sum(r["recorded"] for r in expected)
+    assert report["estimate_total"] == sum(r["estimate"] for r in expected)
+    assert report["output_total"] == sum(r["output_tokens"] or 0 for r in expected)
+    # --json writes them as the list they stand for
+    assert json.loads(json_text({"usage": report}))["usage"]["calls"] == expected
+
+
+def test_no_rows_without_recorded_usage():
+    analysis = inspector.analyze(inspector.load(SAMPLES / "three_questions.json"), "cl100k_base")
+    rows = UsageRows(analysis.view, baseline_tokens(analysis.view, analysis.table), predictions(analysis.view, analysis.table))
+    assert (len(rows), list(rows), rows.recorded_total) == (0, [], 0)
+    assert usage_report(analysis) is None
+
+
+def test_cost_rows_equal_the_dicts_of_every_priced_call():
+    from inspector.analysis.money import session_money
+    from inspector.analysis.usage_rows import CostRows
+
+    analysis = inspector.analyze(inspector.load(CLAUDE), "cl100k_base")
+    calls = session_money(analysis.view, analysis.table).calls
+    expected = [{"call": c.call, "sidechain": c.sidechain, "model": c.model,
+                 "recorded_cost": None if c.recorded_cost is None else c.recorded_cost.as_json()} for c in calls]
+    rows = CostRows(calls)
+    assert len(expected) > 10 and any(r["recorded_cost"] for r in expected)
+    assert list(rows) == expected and rows[-2:] == expected[-2:]
+    assert rows.priced == sum(r["recorded_cost"] is not None for r in expected)
+    # the dollars are the same floats, written the same way
+    assert json_text(list(rows)) == json_text(expected)
