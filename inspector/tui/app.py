@@ -204,6 +204,8 @@ class InspectorApp(ViewActions, App[int]):
         encoding = counter.name if counter is not None else encoding
         self.state = PipelineState.initial(encoding=encoding, profile=profile, enabled=pipeline)
         self.explicit_budget = budget
+        #: What every preset starts from: the defaults with the budget and window seeded (_seed_budget).
+        self.preset_base = None
         self.table: TokenTable | None = None
         self.exact_pending = False
         self.count_status = ""
@@ -401,6 +403,7 @@ class InspectorApp(ViewActions, App[int]):
         window = strategy_window(self.session)  # the compacting strategies' window, as the commands take it
         if window is not None:
             self.state = self.state.set("context_window", window)
+        self.preset_base = self.state.settings
 
     def _start_count(self, previous: TokenTable | None = None, keep: int | None = None) -> None:
         """Count the session exactly in the background (reusing ``previous[:keep]``)."""
@@ -718,7 +721,8 @@ class InspectorApp(ViewActions, App[int]):
 
     def apply_preset(self, preset: Preset) -> None:
         preset = fit_to_session(preset, self.session)
-        self.set_state(self.state.apply_preset(preset))
+        # from the settings the viewer opened with, as --preset starts from the defaults
+        self.set_state(self.state.apply_preset(preset, self.preset_base))
         # an agent preset's note says its version, what it does and where that comes from
         self.notify(f"preset: {preset.name}" + (f" · {preset.note}" if preset.note else ""), timeout=8 if preset.note else 2)
 
