@@ -6,6 +6,7 @@ from __future__ import annotations
 from inspector.analysis.window import with_session_window
 from inspector.presets import PresetError, get_preset
 from inspector.strategies import STRATEGIES, Settings
+from inspector.strategies.params import settings_model
 from inspector.tui.state import available_presets
 
 from tui_helpers import make_app, settle
@@ -26,7 +27,7 @@ def command_line_settings(name: str, session, budget: int | None) -> Settings:
         params, pipeline, source = dict(preset.settings), preset.pipeline, None
     if source is None or not any("budget" in STRATEGIES[s].params for s in pipeline):
         params.setdefault("budget", budget)
-    return with_session_window(Settings(**params), session, set(), preset=source)
+    return with_session_window(settings_model()(**params), session, set(), preset=source)  # plugins' params too
 
 
 async def test_a_preset_after_a_cycle_keeps_nothing_of_the_presets_before_it():
