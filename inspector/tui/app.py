@@ -768,7 +768,9 @@ class InspectorApp(ViewActions, App[int]):
 
     def _update_hint(self) -> None:
         hint = self.panel.hint()
-        self.query_one("#panel-hint", Static).update(Text(hint))
+        box = self.query_one("#panel-hint", Static)
+        if hint != str(box.content):  # a fixed height (app.tcss): never a layout of the screen
+            box.update(Text(hint), layout=False)
 
     def action_next_theme(self) -> None:
         names = self.theme_names()
