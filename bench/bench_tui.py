@@ -12,8 +12,10 @@ of ``--agent-turns`` turns (bench/bench_agent_formats.py's writers), then for ea
   (estimates) and, in process, the exact counts on screen. Every process gets an empty token
   count cache (a cold start, not a lookup).
 - **key -> repaint**: a strategy key (1, 4, 5, 2, each pressed twice: on, off) planned in the
-  worker and painted, median and worst of ``--repeat`` rounds; a budget step (``+``, fifo on);
-  the replay cursor (``[``) while the replay runs; cursor ``down``/``pagedown`` on the list. The
+  worker and painted, median, p90 and worst of ``--repeat`` rounds, pressed back to back and
+  again after ``IDLE`` seconds each (a user reading the screen: the viewer plans the next keys
+  meanwhile, :mod:`inspector.tui.speculate`); a budget step (``+``, fifo on); the replay cursor
+  (``[``) while the replay runs, and after ``IDLE`` seconds; cursor ``down``/``pagedown`` on the list. The
   floor is a Line-API restyle: every widget of the screen repainted, the list's line cache
   emptied, with no plan (what any key that changes the styles costs at least), measured just
   before each key of every case, so each figure stands beside a floor taken under the same
@@ -205,6 +207,14 @@ def med(samples: list[tuple[float, float]], k: int = 0) -> float:
     return statistics.median(s[k] for s in samples)
 
 
+def p90(samples: list[tuple[float, float]], k: int = 0) -> float:
+    return statistics.quantiles([s[k] for s in samples], n=10, method="inclusive")[-1]
+
+
+#: Seconds a user reads the screen between two keys, in the "after idle" cases.
+IDLE = 2.0
+
+
 async def in_process(path: Path, repeat: int) -> None:
     from inspector import load
     from inspector.tui.app import InspectorApp
@@ -233,20 +243,40 @@ async def in_process(path: Path, repeat: int) -> None:
             floors, cases = [p[0] for p in pairs], [p[1] for p in pairs]
             row(f"{label}, median of {len(cases)}", med(floors), med(cases))
             if worst:
+                row("   p90", p90(floors), p90(cases))
                 row("   worst", max(s[0] for s in floors), max(s[0] for s in cases))
                 row("   CPU ms, median (all threads)", med(floors, 1), med(cases, 1))
 
+        def toggle_round() -> list:
+            return [(name, on) for name in ("1", "4", "5", "2") for on in (True, False)]
+
+        # A user reads the screen between keys: the viewer plans the next keys meanwhile (each
+        # strategy toggled, [ ], budget -/+). Each case starts with no plan kept from before.
+        app.info._results.clear()
+        idle = []
+        for _ in range(repeat):
+            for name, _on in toggle_round():
+                await asyncio.sleep(IDLE)
+                idle.append(await paired(lambda: key(app, name)))
+        report(f"toggle key after {IDLE:g} s idle -> repaint", idle, worst=True)
+        app.info._results.clear()
+        await asyncio.sleep(IDLE)
         toggles = []
         for _ in range(repeat):
-            for name in ("1", "4", "5", "2"):
-                for _ in range(2):
-                    toggles.append(await paired(lambda: key(app, name)))
-        report("toggle key -> repaint", toggles, worst=True)
+            for name, _on in toggle_round():
+                toggles.append(await paired(lambda: key(app, name)))
+        report("toggle key back to back -> repaint", toggles, worst=True)
+        print(f"   (plans computed ahead so far: {app.speculation.planned})")
 
         await key(app, "5")  # tool_pruning on: its replay (and pricing) runs behind the next keys
         await asyncio.sleep(1.0)
         busy = [await paired(lambda: key(app, "left_square_bracket"), 0.0) for _ in range(repeat * 3)]
         report("replay cursor [ while the replay runs", busy, worst=True)
+        calm = []
+        for _ in range(repeat * 3):
+            await asyncio.sleep(IDLE)
+            calm.append(await paired(lambda: key(app, "left_square_bracket"), 0.0))
+        report(f"replay cursor [ after {IDLE:g} s idle", calm, worst=True)
         await key(app, "1")
         steps = [await paired(lambda: key(app, "plus")) for _ in range(repeat * 3)]
         report("budget +1k (fifo + tool_pruning) -> repaint", steps)

@@ -66,6 +66,7 @@ from .replay import Inputs, Replay
 from .screens.help import HelpScreen
 from .view_actions import VIEW_BINDINGS, ViewActions
 from .search import Search
+from .speculate import Speculation, neighbours
 from .state import ParamError, PipelineState, Preset, available_presets, fit_to_session, spec_for
 from .themes import DEFAULT_THEME, ThemeError, ThemeFile, builtin_themes, default_variables, resolve
 from .widgets.detail import DetailPane
@@ -228,6 +229,10 @@ class InspectorApp(ViewActions, App[int]):
         self.replay = Replay(services, chart=lambda: self.chart,
                              inputs=lambda: Inputs(self.view, self.table, self.state), cursor_moved=self.request_plan,
                              money_ready=self._money_ready)
+        self.speculation = Speculation(services.run_thread, self.replay.speculating)
+        #: The kind of the last change: "call", "budget", "grew" (the followed file) or "" (any other);
+        #: the plans one key away are computed in that order (none after "grew").
+        self._last_change = ""
         self.follow = Follow(services, path=self.session_path, format_name=self.format_name, requested=follow,
                              loaded=lambda: Loaded(self.session, self.table, self.info), grown=self._apply_growth,
                              scroll_end=lambda: self.list.scroll_end(animate=False))
@@ -469,16 +474,22 @@ class InspectorApp(ViewActions, App[int]):
         if self.table is None:
             return
         self._gen += 1
+        self.speculation.stop()
         snap = Snapshot(self._gen, self.view, self.table, self.state, self.replay.at_call)
         self._requested_at = time.perf_counter()
         self.replay.hold()  # until this plan is painted (on_plan_ready)
         self._gc_hold.pause()
+        kept = self.info.kept_result(snap)
+        if kept is not None:  # planned before: shown in this change's own repaint, no worker's round trip
+            self.on_plan_ready(PlanReady(kept))
+            return
         self._plan_worker(snap, self.info)
 
     @work(thread=True, exclusive=True, group="plan", exit_on_error=False, description="plan")
     def _plan_worker(self, snap: Snapshot, info: ViewInfo) -> None:
         if snap.generation != self._gen:
             return  # superseded before it started
+        self.speculation.wait_for(snap)
         self.post_message(PlanReady(engine.compute_plan(snap, info)))
 
     def on_plan_ready(self, message: PlanReady) -> None:
@@ -534,9 +545,18 @@ class InspectorApp(ViewActions, App[int]):
         self._gc_hold.resume()  # closed with a plan still coming: collection must not stay off
 
     def _painted(self) -> None:
-        """The plan the user asked for is on screen: the replay and the collector go on."""
+        """The plan the user asked for is on screen: the replay and the collector go on, and the
+        plans one key away are computed ahead (not while the exact count will change them all)."""
         self.replay.release()
-        self._gc_hold.resume()
+        self._gc_hold.resume_when_idle()
+        result = self.result
+        last, self._last_change = self._last_change, ""
+        if (result is None or result.plan is None or result.generation != self._gen or self.exact_pending
+                or last == "grew"):  # a followed session that grows would make them stale at once
+            return
+        snap = result.snapshot
+        self.speculation.start(snap, self.info, list(neighbours(snap.state, snap.at_call, len(snap.view.calls), last,
+                                                                result.tokens_before)))
 
     def _show_detail(self) -> None:
         lst = self.list
@@ -561,6 +581,7 @@ class InspectorApp(ViewActions, App[int]):
         self.follow.polled(message)
 
     def action_call(self, delta: int) -> None:
+        self._last_change = "call"
         self.replay.step(delta)
 
     def action_last_call(self) -> None:
@@ -618,6 +639,7 @@ class InspectorApp(ViewActions, App[int]):
             self._count_dirty = min(self._count_dirty, first)
         self.replay.grew_from(replay_from(old_view, message.view, first))
         gc.freeze()
+        self._last_change = "grew"
         self.request_plan()
 
     def action_export(self) -> None:
@@ -706,6 +728,7 @@ class InspectorApp(ViewActions, App[int]):
 
     def action_budget(self, direction: int, big: bool = False) -> None:
         ref = self.result.tokens_before if self.result else 0
+        self._last_change = "budget"
         try:
             self.set_state(self.state.step("budget", direction, big, reference=ref))
         except ParamError as exc:

@@ -83,6 +83,8 @@ class Replay:
         #: Set while a plan the user is waiting for is computed and painted: the replay (pure
         #: Python, in another thread) waits between steps instead of sharing the GIL with it.
         self._plan_pending = threading.Event()
+        #: Set while the viewer plans the next keys ahead (:mod:`.speculate`): the replay waits too.
+        self._speculating = threading.Event()
         #: Replays whose thread has not returned. A superseded one stops at its next step, or
         #: its pricing at the next model call (:meth:`_pausing`); a new replay waits for it, so
         #: stale ones never pile up in Textual's worker thread pool (six threads on 2 cores),
@@ -98,6 +100,10 @@ class Replay:
         """The plan is on screen: the replay goes on."""
         self._plan_pending.clear()
 
+    def speculating(self, on: bool) -> None:
+        """The next keys' plans are computed ahead (True) or done (False): the replay waits meanwhile."""
+        (self._speculating.set if on else self._speculating.clear)()
+
     def wait_while_planning(self) -> None:
         """For other background work of the viewer: wait (at most REPLAY_HOLD_MAX) while a plan
         the user asked for is computed and painted."""
@@ -105,7 +111,8 @@ class Replay:
 
     def _wait_while_held(self, key: Any, cancelled: Callable[[], bool]) -> None:
         end = time.perf_counter() + REPLAY_HOLD_MAX
-        while self._plan_pending.is_set() and key == self.key and not cancelled() and time.perf_counter() < end:
+        while ((self._plan_pending.is_set() or self._speculating.is_set()) and key == self.key and not cancelled()
+               and time.perf_counter() < end):
             time.sleep(0.002)
 
     def _pausing(self, key: Any, cancelled: Callable[[], bool]) -> Callable[[], bool]:
