@@ -24,7 +24,7 @@ of ``--agent-turns`` turns (bench/bench_agent_formats.py's writers), then for ea
 
 Keys are sent with ``App.simulate_key`` (``Pilot.press`` waits for idle, ~80 ms a key). A case
 ends at the first screen refresh (``Screen._compositor_refresh``) after the app applied the
-change: key to pixels (a change not on screen after 30 s counts as 30 s). CPU is
+change (the time ``on_plan_ready`` applied the key's plan, recorded there): key to pixels (a change not on screen after 30 s counts as 30 s). CPU is
 ``time.process_time`` over the same span, all threads.
 Usage: ``python bench/bench_tui.py [--sizes 50000] [--agent-turns 1250] [--repeat 3]``
 
@@ -173,15 +173,33 @@ def fresh(script: str, path: Path, env: dict[str, str], repeat: int) -> list[flo
     return [statistics.median(r[k] for r in runs) for k in range(3)]
 
 
+#: (generation, time) of every plan result the app applied (recorded by on_plan_ready itself: a
+#: kept plan is applied and painted within one turn of the event loop, before a poll sees it).
+APPLIED: list[tuple[int, float]] = []
+
+
+def record_applied(app_class) -> None:
+    ready = app_class.on_plan_ready
+
+    def on_plan_ready(self, message) -> None:
+        ready(self, message)
+        if self.result is message.result:
+            APPLIED.append((message.result.generation, time.perf_counter()))
+
+    app_class.on_plan_ready = on_plan_ready
+
+
 async def paint_after(change, done, timeout: float = 30.0) -> tuple[float, float]:
-    """Call ``change()``; (wall ms, CPU ms) until the first paint after ``done()`` holds."""
+    """Call ``change()``; (wall ms, CPU ms) until the first paint after the time ``done()``
+    returns (a number: when the change was applied; True: now; None/False: not yet)."""
     c = Clock()
     change()
     end = time.perf_counter() + timeout
     applied = None
     while time.perf_counter() < end:
-        if applied is None and done():
-            applied = time.perf_counter()
+        if applied is None:
+            at = done()
+            applied = time.perf_counter() if at is True else at or None
         if applied is not None and PAINTS and PAINTS[-1] > applied:
             break
         await asyncio.sleep(0.0005)
@@ -190,9 +208,12 @@ async def paint_after(change, done, timeout: float = 30.0) -> tuple[float, float
 
 async def key(app, name: str, kind: str = "plan") -> tuple[float, float]:
     gen, cursor = app._gen, app.list.cursor
+
+    def plan_applied() -> float | None:
+        return next((t for g, t in reversed(APPLIED) if g > gen and g == app._gen), None)
+
     if kind == "plan":
-        return await paint_after(lambda: app.simulate_key(name),
-                                 lambda: app._gen > gen and app.result.generation == app._gen)
+        return await paint_after(lambda: app.simulate_key(name), plan_applied)
     return await paint_after(lambda: app.simulate_key(name), lambda: app.list.cursor != cursor)
 
 
@@ -219,6 +240,7 @@ async def in_process(path: Path, repeat: int) -> None:
     from inspector import load
     from inspector.tui.app import InspectorApp
 
+    record_applied(InspectorApp)
     session = load(path)
     c = Clock()
     app = InspectorApp(session, path=str(path), follow=False, theme="inspector-dark")

@@ -216,7 +216,7 @@ class InspectorApp(ViewActions, App[int]):
         #: First message a followed session changed while the exact count was running.
         self._count_dirty = 0
         self.plan_timings: list[float] = []
-        self._gc_hold = GcHold(self.set_timer)
+        self._gc_hold = GcHold(self.set_timer, busy=lambda: self.speculation.running)
         self.keymap_file = keymap_path() if keymap is None else keymap
         self.remapped: dict[str, str] = {}
         self._keymap_problems = self._load_keymap(self.keymap_file)

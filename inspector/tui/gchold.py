@@ -25,8 +25,10 @@ class GcHold:
     (a second key before the first plan's paint) and the last resume re-enables collection. A
     pause the app holds longer than :data:`GC_HOLD_MAX` ends by itself."""
 
-    def __init__(self, set_timer: Callable[[float, Callable[[], None]], Any]) -> None:
+    def __init__(self, set_timer: Callable[[float, Callable[[], None]], Any], busy: Callable[[], bool] = lambda: False) -> None:
+        """``busy()``: background work the collection waits for (the plans computed ahead)."""
         self._set_timer = set_timer
+        self._busy = busy
         self._paused = False
         self._timer: Any = None
 
@@ -51,7 +53,9 @@ class GcHold:
 
     def _collect(self) -> None:
         self._timer = None
-        if self._paused:
+        if self._paused and self._busy():  # it allocates what the collection would walk: after it
+            self._timer = self._set_timer(IDLE_COLLECT, self._collect)
+        elif self._paused:
             gc.collect()
             gc.freeze()
             self._paused = False

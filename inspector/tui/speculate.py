@@ -1,8 +1,8 @@
 """Plans of the changes the user is likely to make next, computed while the screen is idle.
 
-Once a plan is on screen, :class:`Speculation` plans its neighbours in a thread worker: the
-replay cursor one call either way, each panel strategy toggled, the budget one step either way,
-the kind of change the user just made first. Each result is kept by the view
+Once a plan is on screen, :class:`Speculation` plans its neighbours of the kind of change the
+user just made, in a thread worker: the replay cursor one call either way, each panel strategy
+toggled, or the budget one step either way. Each result is kept by the view
 (:meth:`~inspector.tui.engine.ViewInfo.keep_result`), so the next key finds its plan there and
 is only a repaint. The work stops between two plans as soon as anything changes (a key, a
 grown session, new counts); a key whose plan is the one being speculated waits for it rather
@@ -26,10 +26,10 @@ WAIT_MAX = 5.0
 
 def neighbours(state: PipelineState, at_call: int | None, n_calls: int, last: str, reference: int,
                toggles: int = 9) -> Iterator[tuple[PipelineState, int | None]]:
-    """The (state, call) one key away from ``state`` at ``at_call``: ``[`` and ``]`` (as
-    :meth:`~inspector.tui.replay.Replay.step` moves), the first ``toggles`` strategies of the
-    panel on or off, the budget -/+ a step (``reference`` seeds an unset one). ``last`` is the
-    kind of change just made ("call", "budget", or anything else), whose neighbours come first."""
+    """The (state, call) one key away from ``state`` at ``at_call`` by the kind of change just
+    made (``last``): after "call" ``[`` and ``]`` (as :meth:`~inspector.tui.replay.Replay.step`
+    moves), after "budget" the budget -/+ a step (``reference`` seeds an unset one), after any
+    other change the first ``toggles`` strategies of the panel on or off."""
 
     def calls() -> Iterator[tuple[PipelineState, int | None]]:
         if not n_calls:
@@ -49,7 +49,8 @@ def neighbours(state: PipelineState, at_call: int | None, n_calls: int, last: st
             except ParamError:
                 pass
 
-    order = {"call": (calls, flips, budget), "budget": (budget, calls, flips)}.get(last, (flips, calls, budget))
+    # only the kind of change just made: every plan ahead is CPU a key arriving meanwhile shares
+    order = {"call": (calls,), "budget": (budget,)}.get(last, (flips,))
     seen = {(state, at_call)}
     for group in order:
         for candidate in group():
@@ -112,6 +113,11 @@ class Speculation:
                 self._job_started(False)
 
         self._run_thread(job, group="speculate")
+
+    @property
+    def running(self) -> bool:
+        """Whether a job's thread has not returned yet."""
+        return self._running > 0
 
     def stop(self) -> None:
         """Something changed: the running speculation stops after the plan it is computing."""
