@@ -400,7 +400,7 @@ class InspectorApp(ViewActions, App[int]):
     def _seed_budget(self) -> None:
         """The starting budget: ``--budget``, else what the agent fills before it compacts; and the
         session model's window."""
-        if self.state.settings.budget is not None:  # seeded already, perhaps stepped since
+        if self.preset_base is not None:  # seeded already (a big session: before its counts), perhaps changed since
             return
         budget = self.explicit_budget if self.explicit_budget is not None else default_budget(self.session)
         self.state = self.state.set("budget", budget)

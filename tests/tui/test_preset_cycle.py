@@ -69,3 +69,23 @@ async def test_cycling_to_a_preset_shows_the_plan_of_opening_with_it():
         assert app.state.preset == "Strands window: 40 messages"
         assert app.state.settings.window_turns == Settings().window_turns  # not the 5 of the preset before
         assert (app.state.settings, app.result.tokens_after) == expected
+
+
+async def test_a_big_session_opened_with_a_preset_cycles_from_the_same_base(monkeypatch):
+    # a session prepared after its first paint seeds the budget before the preset is applied,
+    # and not again when its counts arrive (claude-code plans with no budget, as --preset does)
+    import inspector.tui.app as app_module
+
+    monkeypatch.setattr(app_module, "DEFER_MESSAGES", 1)
+    app = make_app("coding_agent.jsonl", sync_count=False, preset="claude-code")
+    names = [p.name for p in available_presets()]
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        assert app.deferred and app.state.preset == "claude-code"
+        assert app.state.settings == command_line_settings("claude-code", app.session, 200_000)
+        assert app.state.settings.budget is None
+        await pilot.press("p")
+        await settle(pilot, app)
+        following = names[names.index("claude-code") + 1]
+        assert app.state.preset == following
+        assert app.state.settings == command_line_settings(following, app.session, 200_000)
