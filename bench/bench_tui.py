@@ -12,8 +12,10 @@ of ``--agent-turns`` turns (bench/bench_agent_formats.py's writers), then for ea
   (estimates) and, in process, the exact counts on screen. Every process gets an empty token
   count cache (a cold start, not a lookup).
 - **key -> repaint**: a strategy key (1, 4, 5, 2, each pressed twice: on, off) planned in the
-  worker and painted, median and worst of ``--repeat`` rounds; a budget step (``+``, fifo on);
-  the replay cursor (``[``) while the replay runs; cursor ``down``/``pagedown`` on the list. The
+  worker and painted, median, p90 and worst of ``--repeat`` rounds, pressed back to back and
+  again after ``IDLE`` seconds each (a user reading the screen: the viewer plans the next keys
+  meanwhile, :mod:`inspector.tui.speculate`); a budget step (``+``, fifo on); the replay cursor
+  (``[``) while the replay runs, and after ``IDLE`` seconds; cursor ``down``/``pagedown`` on the list. The
   floor is a Line-API restyle: every widget of the screen repainted, the list's line cache
   emptied, with no plan (what any key that changes the styles costs at least), measured just
   before each key of every case, so each figure stands beside a floor taken under the same
@@ -22,7 +24,7 @@ of ``--agent-turns`` turns (bench/bench_agent_formats.py's writers), then for ea
 
 Keys are sent with ``App.simulate_key`` (``Pilot.press`` waits for idle, ~80 ms a key). A case
 ends at the first screen refresh (``Screen._compositor_refresh``) after the app applied the
-change: key to pixels (a change not on screen after 30 s counts as 30 s). CPU is
+change (the time ``on_plan_ready`` applied the key's plan, recorded there): key to pixels (a change not on screen after 30 s counts as 30 s). CPU is
 ``time.process_time`` over the same span, all threads.
 Usage: ``python bench/bench_tui.py [--sizes 50000] [--agent-turns 1250] [--repeat 3]``
 
@@ -171,15 +173,33 @@ def fresh(script: str, path: Path, env: dict[str, str], repeat: int) -> list[flo
     return [statistics.median(r[k] for r in runs) for k in range(3)]
 
 
+#: (generation, time) of every plan result the app applied (recorded by on_plan_ready itself: a
+#: kept plan is applied and painted within one turn of the event loop, before a poll sees it).
+APPLIED: list[tuple[int, float]] = []
+
+
+def record_applied(app_class) -> None:
+    ready = app_class.on_plan_ready
+
+    def on_plan_ready(self, message) -> None:
+        ready(self, message)
+        if self.result is message.result:
+            APPLIED.append((message.result.generation, time.perf_counter()))
+
+    app_class.on_plan_ready = on_plan_ready
+
+
 async def paint_after(change, done, timeout: float = 30.0) -> tuple[float, float]:
-    """Call ``change()``; (wall ms, CPU ms) until the first paint after ``done()`` holds."""
+    """Call ``change()``; (wall ms, CPU ms) until the first paint after the time ``done()``
+    returns (a number: when the change was applied; True: now; None/False: not yet)."""
     c = Clock()
     change()
     end = time.perf_counter() + timeout
     applied = None
     while time.perf_counter() < end:
-        if applied is None and done():
-            applied = time.perf_counter()
+        if applied is None:
+            at = done()
+            applied = time.perf_counter() if at is True else at or None
         if applied is not None and PAINTS and PAINTS[-1] > applied:
             break
         await asyncio.sleep(0.0005)
@@ -188,9 +208,12 @@ async def paint_after(change, done, timeout: float = 30.0) -> tuple[float, float
 
 async def key(app, name: str, kind: str = "plan") -> tuple[float, float]:
     gen, cursor = app._gen, app.list.cursor
+
+    def plan_applied() -> float | None:
+        return next((t for g, t in reversed(APPLIED) if g > gen and g == app._gen), None)
+
     if kind == "plan":
-        return await paint_after(lambda: app.simulate_key(name),
-                                 lambda: app._gen > gen and app.result.generation == app._gen)
+        return await paint_after(lambda: app.simulate_key(name), plan_applied)
     return await paint_after(lambda: app.simulate_key(name), lambda: app.list.cursor != cursor)
 
 
@@ -205,10 +228,19 @@ def med(samples: list[tuple[float, float]], k: int = 0) -> float:
     return statistics.median(s[k] for s in samples)
 
 
+def p90(samples: list[tuple[float, float]], k: int = 0) -> float:
+    return statistics.quantiles([s[k] for s in samples], n=10, method="inclusive")[-1]
+
+
+#: Seconds a user reads the screen between two keys, in the "after idle" cases.
+IDLE = 2.0
+
+
 async def in_process(path: Path, repeat: int) -> None:
     from inspector import load
     from inspector.tui.app import InspectorApp
 
+    record_applied(InspectorApp)
     session = load(path)
     c = Clock()
     app = InspectorApp(session, path=str(path), follow=False, theme="inspector-dark")
@@ -233,20 +265,40 @@ async def in_process(path: Path, repeat: int) -> None:
             floors, cases = [p[0] for p in pairs], [p[1] for p in pairs]
             row(f"{label}, median of {len(cases)}", med(floors), med(cases))
             if worst:
+                row("   p90", p90(floors), p90(cases))
                 row("   worst", max(s[0] for s in floors), max(s[0] for s in cases))
                 row("   CPU ms, median (all threads)", med(floors, 1), med(cases, 1))
 
+        def toggle_round() -> list:
+            return [(name, on) for name in ("1", "4", "5", "2") for on in (True, False)]
+
+        # A user reads the screen between keys: the viewer plans the next keys meanwhile (each
+        # strategy toggled, [ ], budget -/+). Each case starts with no plan kept from before.
+        app.info._results.clear()
+        idle = []
+        for _ in range(repeat):
+            for name, _on in toggle_round():
+                await asyncio.sleep(IDLE)
+                idle.append(await paired(lambda: key(app, name)))
+        report(f"toggle key after {IDLE:g} s idle -> repaint", idle, worst=True)
+        app.info._results.clear()
+        await asyncio.sleep(IDLE)
         toggles = []
         for _ in range(repeat):
-            for name in ("1", "4", "5", "2"):
-                for _ in range(2):
-                    toggles.append(await paired(lambda: key(app, name)))
-        report("toggle key -> repaint", toggles, worst=True)
+            for name, _on in toggle_round():
+                toggles.append(await paired(lambda: key(app, name)))
+        report("toggle key back to back -> repaint", toggles, worst=True)
+        print(f"   (plans computed ahead so far: {app.speculation.planned})")
 
         await key(app, "5")  # tool_pruning on: its replay (and pricing) runs behind the next keys
         await asyncio.sleep(1.0)
         busy = [await paired(lambda: key(app, "left_square_bracket"), 0.0) for _ in range(repeat * 3)]
         report("replay cursor [ while the replay runs", busy, worst=True)
+        calm = []
+        for _ in range(repeat * 3):
+            await asyncio.sleep(IDLE)
+            calm.append(await paired(lambda: key(app, "left_square_bracket"), 0.0))
+        report(f"replay cursor [ after {IDLE:g} s idle", calm, worst=True)
         await key(app, "1")
         steps = [await paired(lambda: key(app, "plus")) for _ in range(repeat * 3)]
         report("budget +1k (fifo + tool_pruning) -> repaint", steps)

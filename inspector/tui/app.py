@@ -66,6 +66,7 @@ from .replay import Inputs, Replay
 from .screens.help import HelpScreen
 from .view_actions import VIEW_BINDINGS, ViewActions
 from .search import Search
+from .speculate import Speculation, neighbours
 from .state import ParamError, PipelineState, Preset, available_presets, fit_to_session, spec_for
 from .themes import DEFAULT_THEME, ThemeError, ThemeFile, builtin_themes, default_variables, resolve
 from .widgets.detail import DetailPane
@@ -204,6 +205,8 @@ class InspectorApp(ViewActions, App[int]):
         encoding = counter.name if counter is not None else encoding
         self.state = PipelineState.initial(encoding=encoding, profile=profile, enabled=pipeline)
         self.explicit_budget = budget
+        #: What every preset starts from: the defaults with the budget and window seeded (_seed_budget).
+        self.preset_base = None
         self.table: TokenTable | None = None
         self.exact_pending = False
         self.count_status = ""
@@ -213,7 +216,7 @@ class InspectorApp(ViewActions, App[int]):
         #: First message a followed session changed while the exact count was running.
         self._count_dirty = 0
         self.plan_timings: list[float] = []
-        self._gc_hold = GcHold(self.set_timer)
+        self._gc_hold = GcHold(self.set_timer, busy=lambda: self.speculation.running)
         self.keymap_file = keymap_path() if keymap is None else keymap
         self.remapped: dict[str, str] = {}
         self._keymap_problems = self._load_keymap(self.keymap_file)
@@ -226,6 +229,10 @@ class InspectorApp(ViewActions, App[int]):
         self.replay = Replay(services, chart=lambda: self.chart,
                              inputs=lambda: Inputs(self.view, self.table, self.state), cursor_moved=self.request_plan,
                              money_ready=self._money_ready)
+        self.speculation = Speculation(services.run_thread, self.replay.speculating)
+        #: The kind of the last change: "call", "budget", "grew" (the followed file) or "" (any other);
+        #: the plans one key away are computed in that order (none after "grew").
+        self._last_change = ""
         self.follow = Follow(services, path=self.session_path, format_name=self.format_name, requested=follow,
                              loaded=lambda: Loaded(self.session, self.table, self.info), grown=self._apply_growth,
                              scroll_end=lambda: self.list.scroll_end(animate=False))
@@ -393,7 +400,7 @@ class InspectorApp(ViewActions, App[int]):
     def _seed_budget(self) -> None:
         """The starting budget: ``--budget``, else what the agent fills before it compacts; and the
         session model's window."""
-        if self.state.settings.budget is not None:  # seeded already, perhaps stepped since
+        if self.preset_base is not None:  # seeded already (a big session: before its counts), perhaps changed since
             return
         budget = self.explicit_budget if self.explicit_budget is not None else default_budget(self.session)
         self.state = self.state.set("budget", budget)
@@ -401,6 +408,7 @@ class InspectorApp(ViewActions, App[int]):
         window = strategy_window(self.session)  # the compacting strategies' window, as the commands take it
         if window is not None:
             self.state = self.state.set("context_window", window)
+        self.preset_base = self.state.settings
 
     def _start_count(self, previous: TokenTable | None = None, keep: int | None = None) -> None:
         """Count the session exactly in the background (reusing ``previous[:keep]``)."""
@@ -466,16 +474,22 @@ class InspectorApp(ViewActions, App[int]):
         if self.table is None:
             return
         self._gen += 1
+        self.speculation.stop()
         snap = Snapshot(self._gen, self.view, self.table, self.state, self.replay.at_call)
         self._requested_at = time.perf_counter()
         self.replay.hold()  # until this plan is painted (on_plan_ready)
         self._gc_hold.pause()
+        kept = self.info.kept_result(snap)
+        if kept is not None:  # planned before: shown in this change's own repaint, no worker's round trip
+            self.on_plan_ready(PlanReady(kept))
+            return
         self._plan_worker(snap, self.info)
 
     @work(thread=True, exclusive=True, group="plan", exit_on_error=False, description="plan")
     def _plan_worker(self, snap: Snapshot, info: ViewInfo) -> None:
         if snap.generation != self._gen:
             return  # superseded before it started
+        self.speculation.wait_for(snap)
         self.post_message(PlanReady(engine.compute_plan(snap, info)))
 
     def on_plan_ready(self, message: PlanReady) -> None:
@@ -531,9 +545,18 @@ class InspectorApp(ViewActions, App[int]):
         self._gc_hold.resume()  # closed with a plan still coming: collection must not stay off
 
     def _painted(self) -> None:
-        """The plan the user asked for is on screen: the replay and the collector go on."""
+        """The plan the user asked for is on screen: the replay and the collector go on, and the
+        plans one key away are computed ahead (not while the exact count will change them all)."""
         self.replay.release()
-        self._gc_hold.resume()
+        self._gc_hold.resume_when_idle()
+        result = self.result
+        last, self._last_change = self._last_change, ""
+        if (result is None or result.plan is None or result.generation != self._gen or self.exact_pending
+                or last == "grew"):  # a followed session that grows would make them stale at once
+            return
+        snap = result.snapshot
+        self.speculation.start(snap, self.info, list(neighbours(snap.state, snap.at_call, len(snap.view.calls), last,
+                                                                result.tokens_before)))
 
     def _show_detail(self) -> None:
         lst = self.list
@@ -558,6 +581,7 @@ class InspectorApp(ViewActions, App[int]):
         self.follow.polled(message)
 
     def action_call(self, delta: int) -> None:
+        self._last_change = "call"
         self.replay.step(delta)
 
     def action_last_call(self) -> None:
@@ -615,6 +639,7 @@ class InspectorApp(ViewActions, App[int]):
             self._count_dirty = min(self._count_dirty, first)
         self.replay.grew_from(replay_from(old_view, message.view, first))
         gc.freeze()
+        self._last_change = "grew"
         self.request_plan()
 
     def action_export(self) -> None:
@@ -703,6 +728,7 @@ class InspectorApp(ViewActions, App[int]):
 
     def action_budget(self, direction: int, big: bool = False) -> None:
         ref = self.result.tokens_before if self.result else 0
+        self._last_change = "budget"
         try:
             self.set_state(self.state.step("budget", direction, big, reference=ref))
         except ParamError as exc:
@@ -718,7 +744,8 @@ class InspectorApp(ViewActions, App[int]):
 
     def apply_preset(self, preset: Preset) -> None:
         preset = fit_to_session(preset, self.session)
-        self.set_state(self.state.apply_preset(preset))
+        # from the settings the viewer opened with, as --preset starts from the defaults
+        self.set_state(self.state.apply_preset(preset, self.preset_base))
         # an agent preset's note says its version, what it does and where that comes from
         self.notify(f"preset: {preset.name}" + (f" · {preset.note}" if preset.note else ""), timeout=8 if preset.note else 2)
 
@@ -764,7 +791,9 @@ class InspectorApp(ViewActions, App[int]):
 
     def _update_hint(self) -> None:
         hint = self.panel.hint()
-        self.query_one("#panel-hint", Static).update(Text(hint))
+        box = self.query_one("#panel-hint", Static)
+        if hint != str(box.content):  # a fixed height (app.tcss): never a layout of the screen
+            box.update(Text(hint), layout=False)
 
     def action_next_theme(self) -> None:
         names = self.theme_names()

@@ -13,6 +13,7 @@ pipeline costs no plan. This module only arranges results for display. No Textua
 from __future__ import annotations
 
 import json
+import threading
 import time
 from collections import OrderedDict
 from bisect import bisect_left
@@ -64,8 +65,8 @@ class RuleBreak:
 class PlanResult:
     snapshot: Snapshot
     plan: CheckedPlan | None
-    rows: list[Row]
-    row_of: list[int]  # message index -> row in ``rows`` (-1: not in this context)
+    rows: Sequence[Row]
+    row_of: Sequence[int]  # message index -> row in ``rows`` (-1: not in this context)
     by_category: list[int]  # tokens after the plan per CATEGORIES entry
     before_by_category: list[int]
     sent_messages_before: int  # tokens of the messages the call would send, before pruning
@@ -93,8 +94,9 @@ class PlanResult:
 
 
 #: Plan results kept per view (a strategy toggled off again, or a budget stepped back, is shown
-#: without planning again).
-KEPT_RESULTS = 8
+#: without planning again; and what :mod:`.speculate` planned ahead: the ~13 changes one key away).
+#: A result without inserted messages keeps its rows as ranges: 2-4 MB each at 50,000 messages.
+KEPT_RESULTS = 16
 
 
 class ViewInfo:
@@ -112,6 +114,7 @@ class ViewInfo:
         self._hidden: dict[int | None, int] = {}
         self._hidden_table: TokenTable | None = None
         self._results: OrderedDict[tuple, PlanResult] = OrderedDict()
+        self._results_lock = threading.Lock()
         self._of_kind: list[list[int]] | None = None
         self._sent_by_kind: dict[int, list[int]] = {}  # stop -> tokens per kind before any plan
 
@@ -152,18 +155,26 @@ class ViewInfo:
     def kept_result(self, snap: Snapshot) -> PlanResult | None:
         """A result planned earlier for the same table, pipeline, settings and call, re-stamped
         with ``snap``'s generation."""
-        key = _result_key(snap)
-        kept = self._results.get(key)
-        if kept is None or kept.snapshot.table is not snap.table or kept.snapshot.view is not snap.view:
-            return None
-        self._results.move_to_end(key)
-        return replace(kept, snapshot=snap)
+        key = result_key(snap)
+        with self._results_lock:
+            kept = self._results.get(key)
+            if kept is None or kept.snapshot.table is not snap.table or kept.snapshot.view is not snap.view:
+                return None
+            self._results.move_to_end(key)
+        return replace(kept, snapshot=snap, seconds=0.0)
+
+    def has_result(self, snap: Snapshot) -> bool:
+        """Whether :meth:`kept_result` would find ``snap``'s plan (without marking it used)."""
+        kept = self._results.get(result_key(snap))
+        return kept is not None and kept.snapshot.table is snap.table and kept.snapshot.view is snap.view
 
     def keep_result(self, result: PlanResult) -> None:
-        self._results[_result_key(result.snapshot)] = result
-        self._results.move_to_end(_result_key(result.snapshot))
-        while len(self._results) > KEPT_RESULTS:
-            self._results.popitem(last=False)
+        key = result_key(result.snapshot)
+        with self._results_lock:  # the key's worker and the speculating one both keep results
+            self._results[key] = result
+            self._results.move_to_end(key)
+            while len(self._results) > KEPT_RESULTS:
+                self._results.popitem(last=False)
 
     def keep_from(self, old: ViewInfo, upto: int) -> None:
         """Reuse ``old``'s previews and tool names of messages before ``upto`` (a followed
@@ -227,15 +238,35 @@ def preview_of(message: Message, limit: int = 240) -> str:
     return one_line("  ".join(parts), limit)
 
 
-def build_rows(plan: CheckedPlan) -> tuple[list[Row], list[int]]:
+@dataclass(frozen=True, slots=True)
+class RowsUpTo(Sequence[int]):
+    """``row_of`` of a plan that inserts nothing: message ``i`` is row ``i`` before ``stop``, and
+    in no row after it (-1). Two numbers, where a list of 50,000 was 2 MB per kept result."""
+
+    stop: int
+    n: int
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __getitem__(self, i):  # type: ignore[override]
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(self.n))]
+        if i < 0:
+            i += self.n
+        if not 0 <= i < self.n:
+            raise IndexError(i)
+        return i if i < self.stop else -1
+
+
+def build_rows(plan: CheckedPlan) -> tuple[Sequence[Row], Sequence[int]]:
     """The list's rows for a plan: every source message the call saw, in order, with inserted
     messages where they are sent (the same order as :meth:`Plan.decisions`, without formatting
     any reason)."""
     n = len(plan.view)
-    if not plan.inserted:  # every message before the stop, in order
-        rows: list[Row] = list(range(plan.stop))
-        return rows, list(range(plan.stop)) + [-1] * (n - plan.stop)
-    rows = []
+    if not plan.inserted:  # every message before the stop, in order: ranges, not lists
+        return range(plan.stop), RowsUpTo(plan.stop, n)
+    rows: list[Row] = []
     row_of = [-1] * n
     next_source = 0
     append = rows.append
@@ -254,7 +285,8 @@ def build_rows(plan: CheckedPlan) -> tuple[list[Row], list[int]]:
     return rows, row_of
 
 
-def _result_key(snap: Snapshot) -> tuple:
+def result_key(snap: Snapshot) -> tuple:
+    """What a plan result depends on: the counts, the pipeline and settings, the call."""
     return (id(snap.table), snap.state.pipeline, snap.state.settings, snap.at_call)
 
 
@@ -332,7 +364,7 @@ def _by_category(plan: CheckedPlan, info: ViewInfo) -> tuple[list[int], list[int
     return after + rest, before + rest
 
 
-def _row_of_position(plan: CheckedPlan, rows: list[Row], position: int) -> int | None:
+def _row_of_position(plan: CheckedPlan, rows: Sequence[Row], position: int) -> int | None:
     """The row of the ``position``-th message the plan sends (0-based), or None."""
     if not 0 <= position < len(plan.sequence):
         return None

@@ -33,6 +33,11 @@ REPLAY_FAST_CHUNK = 1000
 REPLAY_HOLD_MAX = 2.0
 #: How often a replay that waits for the previous one to end looks again (seconds).
 REPLAY_RETRY = 0.2
+#: Seconds without a key before the replayed calls of a session of at least PRICE_IDLE_MESSAGES
+#: are priced: pricing 50,000 messages is ~1.2 s of CPU that cannot pause (analysis.money asks
+#: to stop once), which a key would share. Smaller sessions are priced at once (milliseconds).
+PRICE_IDLE = 2.5
+PRICE_IDLE_MESSAGES = 5_000
 
 
 @dataclass(frozen=True)
@@ -83,6 +88,9 @@ class Replay:
         #: Set while a plan the user is waiting for is computed and painted: the replay (pure
         #: Python, in another thread) waits between steps instead of sharing the GIL with it.
         self._plan_pending = threading.Event()
+        self._released_at = 0.0  # when the last plan the user asked for was painted
+        #: Set while the viewer plans the next keys ahead (:mod:`.speculate`): the replay waits too.
+        self._speculating = threading.Event()
         #: Replays whose thread has not returned. A superseded one stops at its next step, or
         #: its pricing at the next model call (:meth:`_pausing`); a new replay waits for it, so
         #: stale ones never pile up in Textual's worker thread pool (six threads on 2 cores),
@@ -97,6 +105,11 @@ class Replay:
     def release(self) -> None:
         """The plan is on screen: the replay goes on."""
         self._plan_pending.clear()
+        self._released_at = time.perf_counter()
+
+    def speculating(self, on: bool) -> None:
+        """The next keys' plans are computed ahead (True) or done (False): the replay waits meanwhile."""
+        (self._speculating.set if on else self._speculating.clear)()
 
     def wait_while_planning(self) -> None:
         """For other background work of the viewer: wait (at most REPLAY_HOLD_MAX) while a plan
@@ -105,7 +118,8 @@ class Replay:
 
     def _wait_while_held(self, key: Any, cancelled: Callable[[], bool]) -> None:
         end = time.perf_counter() + REPLAY_HOLD_MAX
-        while self._plan_pending.is_set() and key == self.key and not cancelled() and time.perf_counter() < end:
+        while ((self._plan_pending.is_set() or self._speculating.is_set()) and key == self.key and not cancelled()
+               and time.perf_counter() < end):
             time.sleep(0.002)
 
     def _pausing(self, key: Any, cancelled: Callable[[], bool]) -> Callable[[], bool]:
@@ -234,6 +248,11 @@ class Replay:
                 return
             now = time.perf_counter()
             if done == len(order):
+                if not note and len(view) >= PRICE_IDLE_MESSAGES:
+                    post(ReplayPoints(key, batch, 0, note))  # the chart is complete; its prices come later
+                    batch = []
+                    if not self._idle_for(PRICE_IDLE, key, cancelled):
+                        return
                 money = None if note else session_money_or_none(inputs, self._pausing(key, cancelled))
                 if cancelled() or key != self.key:
                     return
@@ -243,6 +262,17 @@ class Replay:
                 batch = []
                 posted = now
             time.sleep(REPLAY_YIELD)  # hand the GIL to the UI thread between calls
+
+    def _idle_for(self, seconds: float, key: Any, cancelled: Callable[[], bool]) -> bool:
+        """Wait until no plan was asked for or painted for ``seconds``; False when the replay was
+        superseded meanwhile."""
+        while True:
+            if cancelled() or key != self.key:
+                return False
+            wait = self._released_at + seconds - time.perf_counter()
+            if wait <= 0 and not self._plan_pending.is_set():
+                return True
+            time.sleep(min(max(wait, 0.05), 0.1))
 
     def points(self, message: ReplayPoints) -> None:
         """Points arrived from the worker: add them to the chart (stale ones are ignored)."""

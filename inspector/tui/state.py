@@ -193,9 +193,12 @@ class PipelineState:
         order.insert(j, order.pop(i))
         return replace(self, order=tuple(order), preset=None)
 
-    def apply_preset(self, preset: Preset) -> PipelineState:
+    def apply_preset(self, preset: Preset, base: declared.SettingsBase | None = None) -> PipelineState:
+        """The preset's pipeline first in the panel, its settings on ``base`` (the settings the
+        viewer opened with: nothing of an earlier preset or edit stays), or on these settings."""
         rest = [n for n in self.order if n not in preset.pipeline]
-        state = replace(self, order=tuple(preset.pipeline) + tuple(rest), enabled=frozenset(preset.pipeline))
+        state = replace(self, order=tuple(preset.pipeline) + tuple(rest), enabled=frozenset(preset.pipeline),
+                        settings=self.settings if base is None else base)
         for name, value in preset.settings:
             state = state.set(name, value)
         return replace(state, preset=preset.name)

@@ -116,6 +116,17 @@ class TotalsBar(Widget):
         self.window: Window | None = None
         self._window_of: tuple[int, int] | None = None  # (session id, messages) the window was read for
         self.money: Money | None = None  # the whole session priced (None: not yet, or stale)
+        self._built: tuple[tuple, Text] | None = None  # the last build, by what it was built from
+
+    def _changed(self) -> None:
+        """Repaint; lay the screen out again only when the bar's height changes (a layout of
+        the whole screen costs more than the key's plan at 50,000 messages)."""
+        width = self.size.width
+        if not width:
+            self.refresh(layout=True)
+            return
+        lines = self._text(width).plain.count("\n") + 1
+        self.refresh(layout=lines != self.size.height)
 
     def show(self, result: PlanResult, recorded: int | None, counting: str = "") -> None:
         session = result.snapshot.view.session
@@ -125,21 +136,31 @@ class TotalsBar(Widget):
         self.result = result
         self.recorded = recorded
         self.counting = counting
-        self.refresh(layout=True)
+        self._changed()
 
     def show_money(self, money: Money | None) -> None:
         if money is not self.money:
             self.money = money
-            self.refresh(layout=True)
+            self._changed()
 
     def s(self, name: str) -> Style:
         return self.get_component_rich_style(name)
 
-    def get_content_height(self, container, viewport, width: int) -> int:
-        return self.build(width).plain.count("\n") + 1
-
     def render(self) -> Text:
-        return self.build(self.size.width)
+        return self._text(self.size.width)
+
+    def get_content_height(self, container, viewport, width: int) -> int:
+        return self._text(width).plain.count("\n") + 1
+
+    def _text(self, width: int) -> Text:
+        """:meth:`build`, once per width, theme and shown values (show, render and the layout
+        all ask for it)."""
+        key = (width, self.app.theme, self.recorded, self.counting, self.result, self.money)
+        built = self._built
+        # the result and the prices by identity: comparing a result's fields walks its rows
+        if built is None or built[0][:4] != key[:4] or any(a is not b for a, b in zip(built[0][4:], key[4:])):
+            built = self._built = (key, self.build(width))
+        return built[1]
 
     def build(self, width: int) -> Text:
         """Four logical lines; under ``COMPACT_BELOW`` cells the labels are shortened, and a line
