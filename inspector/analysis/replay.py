@@ -30,11 +30,13 @@ from dataclasses import dataclass, field, replace
 from ..strategies.params import SettingsBase as Settings
 from ..strategies.params import settings_model
 from ..strategies.incremental import replay_tokens
+from ..strategies.base import Working
 from ..strategies.pipeline import parse_pipeline, run
 from ..tokens import TokenTable
 from ..units import SessionView
 from .baseline import baseline_tokens, resent_reasoning
-from .compaction import compacting, replay_compacting
+from .compaction import _working, compacting, replay_compacting, sizes_from_state
+from .compaction_requests import CompactShares
 from .context import recorded_input
 from .requests import LayoutChain, RequestChain
 
@@ -243,14 +245,23 @@ def call_facts(view: SessionView, table: TokenTable) -> CallFacts:
 
 def _replay_compacting(view, table, names, settings, numbers, progress, predicted, hidden, shared=False,
                        cancelled=None) -> Replay:
-    """The stateful replay; ``shared``: build every call's request (no sizing from the state
-    alone) so each call gets its ``shared_tokens``."""
+    """The stateful replay; ``shared``: each call gets its ``shared_tokens``, from its state's
+    layout where the history is sized from the state (:class:`.compaction_requests.CompactShares`),
+    else from every call's request built."""
     wanted = set(numbers)
     out = Replay(names, settings, session_calls=len(view.calls))
-    chain = RequestChain(view, table)
     shares: dict[int, int | None] = {}
-    keep = (lambda n, w: shares.__setitem__(n, chain.feed(n, w))) if shared else None
-    for c in replay_compacting(view, table, names, settings, hidden, on_request=keep):
+    keep = on_state = None
+    if shared and sizes_from_state(view, names):  # the requests follow from each call's state
+        def build(n: int, state) -> Working:
+            return _working(view, table, settings, n, state, hidden[n - 1])
+
+        laid_out = CompactShares(view, table, [p.not_in_file for p in predicted], build)
+        on_state = lambda n, state, w: shares.__setitem__(n, laid_out.feed(n, state, w))  # noqa: E731
+    elif shared:
+        chain = RequestChain(view, table)
+        keep = lambda n, w: shares.__setitem__(n, chain.feed(n, w))  # noqa: E731
+    for c in replay_compacting(view, table, names, settings, hidden, on_request=keep, on_state=on_state):
         if cancelled is not None and cancelled():
             raise ReplayCancelled(f"replay cancelled at call {c.call}")
         if c.call in wanted:

@@ -48,9 +48,14 @@ def request_pieces(w: Working, reasoning: dict[int, int]) -> list[Piece]:
             out.append((message_key(s, changed) if changed else s, w.tokens[s]))
         else:
             assert isinstance(s, Inserted)
-            out.append((("inserted", s.kind, s.text, s.replaces), s.tokens))
+            out.append((inserted_key(s), s.tokens))
     out.extend((("reasoning", s), n) for s, n in left.items())
     return out
+
+
+def inserted_key(s: Inserted) -> Hashable:
+    """The request-piece key of an inserted message (a summary, a placeholder)."""
+    return ("inserted", s.kind, s.text, s.replaces)
 
 
 def shared_tokens(previous: Sequence[Piece], current: Sequence[Piece], skip_dropped_reasoning: bool) -> int:
@@ -221,4 +226,4 @@ class LayoutChain:
         return shared
 
 
-__all__ = ["LayoutChain", "RequestChain", "request_pieces", "shared_tokens", "tokens_before_source"]
+__all__ = ["LayoutChain", "RequestChain", "inserted_key", "request_pieces", "shared_tokens", "tokens_before_source"]
