@@ -105,18 +105,20 @@ def compare(
     presets: Sequence[tuple[str, Settings]] = (),
     progress_for: ProgressFor | None = None,
     workers: int = 1,
+    shared: bool = False,
     encoding: str | None = None,
     profile: str = "openai",
     **params: Any,
 ) -> list[CompareRow]:
     """The baseline and each pipeline side by side: plan at the last call, replay over all.
-    ``presets``: one ``(name, settings)`` per pipeline, run with its own settings."""
+    ``presets``: one ``(name, settings)`` per pipeline, run with its own settings. ``shared``:
+    each replay knows every call's shared prefix, as money prices it (``replay(..., shared=True)``)."""
     from .analysis.compare import compare as _compare
     from .strategies import parse_pipeline
 
     names = [parse_pipeline(p) for p in pipelines]
     return _compare(_as_analysis(target, encoding, profile), names, _settings(settings, params),
-                    presets=presets, progress_for=progress_for, workers=workers)
+                    presets=presets, progress_for=progress_for, workers=workers, shared=shared)
 
 
 def validate(target: Plan | Sequence[Message], provider: Provider | None = None) -> Any:

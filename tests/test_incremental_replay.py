@@ -299,7 +299,8 @@ ALWAYS_LAID_OUT = {
 @given(sessions_with_reasoning())
 def test_shared_tokens_of_the_fast_path_equal_planning_each_call(session):
     """Every call's ``shared_tokens`` (what money prices) from the fast path's layouts equals
-    :class:`RequestChain` fed the strategies' own plans, reasoning re-sent and dropped included."""
+    :class:`RequestChain` fed the strategies' own plans, reasoning re-sent and dropped included;
+    and so does every call's total, which ``shared=True`` reads off the same layouts."""
     a = analyze(session, encoding="approx")
     view, table = a.view, a.table
     if not view.calls:
@@ -318,8 +319,10 @@ def test_shared_tokens_of_the_fast_path_equal_planning_each_call(session):
             fast = replay(view, table, names, s, shared=True)
             later = with_shared_tokens(view, table, replay(view, table, names, s))
         chain = RequestChain(view, table)
-        slow = [chain.feed(n, reference(view, table, names, s, n, hidden[n - 1])) for n in numbers]
+        plans = [reference(view, table, names, s, n, hidden[n - 1]) for n in numbers]
+        slow = [chain.feed(n, w) for n, w in zip(numbers, plans)]
         assert [c.shared_tokens for c in fast.calls] == slow, (names, params)
+        assert [c.tokens for c in fast.calls] == [w.total() for w in plans], (names, params)  # tokens from the layouts
         assert later.calls == fast.calls
         some = sorted({2, len(numbers)}) if len(numbers) > 1 else [1]
         if replays_incrementally(view, table, names, s):  # a subset's first call knows its previous one

@@ -62,15 +62,14 @@ class _State:
 
 
 def _state(view: SessionView, table: TokenTable, slots: list, boundary: int, call: int, after: int) -> _State:
-    kept = {s for s in slots if type(s) is int}
-    runs: list[tuple[int, int]] = []
-    a = None
-    for i in range(boundary + 1):
-        if i < boundary and i not in kept:
-            a = i if a is None else a
-        elif a is not None:
-            runs.append((a, i))
-            a = None
+    runs: list[tuple[int, int]] = []  # the complement of the kept messages in [0, boundary), from the slots alone
+    at = 0
+    for k in sorted({s for s in slots if type(s) is int and s < boundary}):
+        if k > at:
+            runs.append((at, k))
+        at = k + 1
+    if boundary > at:
+        runs.append((at, boundary))
     totals, roles = table.totals, view.roles
     tokens = sum(totals[s] if type(s) is int else s.tokens for s in slots)
     messages = sum(1 for s in slots if type(s) is not int or roles[s] != "system")

@@ -77,8 +77,10 @@ def compare(
     presets: Sequence[tuple[str, Settings]] = (),
     progress_for: ProgressFor | None = None,
     workers: int = 1,
+    shared: bool = False,
 ) -> list[CompareRow]:
-    """One row for the baseline, then one per pipeline (``workers``: see :func:`.replay.replay`).
+    """One row for the baseline, then one per pipeline (``workers``, ``shared``: see
+    :func:`.replay.replay`; ``shared`` when the rows are priced next, which then replays nothing).
     ``presets``: one ``(name, settings)`` per pipeline, which then runs with its preset's settings."""
     view, table = analysis.view, analysis.table
     calls = len(view.calls)
@@ -88,7 +90,7 @@ def compare(
     results = [replay(view, table, (), settings, workers=workers)]
     for names, s in zip(pipelines, each[1:]):
         progress = progress_for(",".join(names), calls) if progress_for is not None else None
-        results.append(replay(view, table, names, s, progress=progress, workers=workers))
+        results.append(replay(view, table, names, s, progress=progress, workers=workers, shared=shared))
     baseline_total = results[0].predicted_total  # the whole input, the part not in the file included
     rows = []
     hidden = None

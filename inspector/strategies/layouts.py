@@ -410,7 +410,18 @@ class Layouts:
             return _Point(self.n, op)  # type: ignore[return-value]
         arrays = self._ops.get(op)
         if arrays is None:
-            arrays = self._ops[op] = _OpArrays(self.f, op, self.reasoning)
+            arrays = self._ops[op] = self._shared_op(op)
+        return arrays
+
+    def _shared_op(self, op: Op) -> _OpArrays:
+        """The op's arrays, kept on the facts for every replay of the session that re-sends the
+        same reasoning (compare replays a dozen pipelines, most of them with the plain op)."""
+        kept = self.f.__dict__.setdefault("_op_arrays", {})
+        found = kept.get(op)
+        if found is not None and (found[0] is self.reasoning or found[0] == self.reasoning):
+            return found[1]
+        arrays = _OpArrays(self.f, op, self.reasoning)
+        kept[op] = (self.reasoning, arrays)
         return arrays
 
     def runs(self, layout: Layout, stop: int) -> list[Segment]:
