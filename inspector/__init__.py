@@ -85,16 +85,20 @@ def replay(
     calls: Sequence[int] | None = None,
     progress: Callable[[int, int], None] | None = None,
     workers: int = 1,
+    shared: bool = False,
     encoding: str | None = None,
     profile: str = "openai",
     **params: Any,
 ) -> Replay:
     """For every model call (or the 1-based ``calls``): the input tokens it had and what it
-    would have had under ``pipeline``. ``workers > 1`` forks (callers without threads only)."""
+    would have had under ``pipeline``. ``workers > 1`` forks (callers without threads only).
+    ``shared``: every call also gets its shared prefix with the previous call's request (what
+    money prices: pass it when the replay is priced next)."""
     from .analysis.replay import replay as _replay
 
     a = _as_analysis(target, encoding, profile)
-    return _replay(a.view, a.table, pipeline, _settings(settings, params), calls=calls, progress=progress, workers=workers)
+    return _replay(a.view, a.table, pipeline, _settings(settings, params), calls=calls, progress=progress, workers=workers,
+                   shared=shared)
 
 
 def compare(

@@ -468,10 +468,15 @@ class _ChainBase:
     seconds: list[float | None]
     base_requests: list[tuple[int, int]]
     warm: int
-    #: The rows with no pipeline (``cache`` and ``cost`` are the baseline's).
-    rows: list[CallMoney]
-    #: Per call: ``simulated(split)``, the price of a split with that call's model, time and output.
-    pricers: list[Callable[[CacheSplit], Cost | None]]
+    #: Per call (columns, not rows: a row per call and pipeline is built when priced): the model,
+    #: the recorded cost, the split and cost with no pipeline, and the output tokens and time a
+    #: simulated split is priced with.
+    models: list[str | None]
+    recorded: list[Cost | None]
+    base_splits: list[CacheSplit]
+    base_costs: list[Cost | None]
+    outputs: list[int]
+    times: list[datetime | None]
     #: Models the price data does not know, in the order their calls come.
     unknown: list[str]
 
@@ -510,33 +515,34 @@ def _make_chain_base(
     if base_requests:
         base_requests[0] = (base_requests[0][0], warm)
     base_splits = simulate(base_requests, seconds, policy, warm)
-    rows: list[CallMoney] = []
-    pricers: list[Callable[[CacheSplit], Cost | None]] = []
+    models: list[str | None] = []
+    recorded: list[Cost | None] = []
+    base_costs: list[Cost | None] = []
+    outputs: list[int] = []
     unknown: list[str] = []
+    fallback = session_model(session)  # call_model's last resort, the same for every call
     for call, when, base_split in zip(view.calls, times, base_splits):
         message = messages[call.message_index]
         usage = message.usage
-        model = call_model(session, message, options.model)
+        model = options.model or _message_model(message) or fallback
         output = (usage.output_tokens or 0) if usage is not None else 0
         # usage without the input (an output count only) is not a bill we can price
-        recorded = price(recorded_split(usage), model, None, when, options.overrides) if usage is not None and usage.input_tokens is not None else None
-        simulated = _pricer(policy, output, model, when, options)
-        baseline_cost = simulated(base_split)
+        recorded.append(price(recorded_split(usage), model, None, when, options.overrides)
+                        if usage is not None and usage.input_tokens is not None else None)
+        baseline_cost = _simulated(policy, options, base_split, output, model, when) if model else None
         if model and baseline_cost is None and model not in unknown:
             unknown.append(model)
-        rows.append(CallMoney(call.number, call.message_index, model, recorded, base_split, baseline_cost, base_split,
-                              baseline_cost, chain_id, 0))
-        pricers.append(simulated)
-    return _ChainBase(seconds, base_requests, warm, rows, pricers, unknown)
+        models.append(model)
+        base_costs.append(baseline_cost)
+        outputs.append(output)
+    return _ChainBase(seconds, base_requests, warm, models, recorded, base_splits, base_costs, outputs, times, unknown)
 
 
-def _pricer(policy: CachePolicy, output: int, model: str | None, when: datetime | None, options: MoneyOptions):
-    def simulated(s: CacheSplit) -> Cost | None:
-        one_hour = s.write_tokens if policy.ttl_seconds == ANTHROPIC_TTL_1H else 0
-        split = TokenSplit(s.uncached_tokens, s.read_tokens, s.write_tokens, output, one_hour)
-        return price(split, model, None, when, options.overrides)
-
-    return simulated
+def _simulated(policy: CachePolicy, options: MoneyOptions, s: CacheSplit, output: int, model: str | None,
+               when: datetime | None) -> Cost | None:
+    """The price of a simulated split of a call (its model, time and recorded output)."""
+    one_hour = s.write_tokens if policy.ttl_seconds == ANTHROPIC_TTL_1H else 0
+    return price(TokenSplit(s.uncached_tokens, s.read_tokens, s.write_tokens, output, one_hour), model, None, when, options.overrides)
 
 
 def _price_chain(
@@ -552,18 +558,22 @@ def _price_chain(
 ) -> None:
     base = _chain_base(view, table, baselines, not_in_file, policy, options, chain_id)
     money.unknown_models.extend(m for m in base.unknown if m not in money.unknown_models)
+    columns = zip(view.calls, base.models, base.recorded, base.base_splits, base.base_costs)
     if with_pipeline is None:
-        money.calls.extend(base.rows)
+        money.calls.extend(CallMoney(call.number, call.message_index, model, recorded, split, cost, split, cost, chain_id, 0)
+                           for call, model, recorded, split, cost in columns)
         return
     if with_pipeline:
         with_pipeline[0] = (with_pipeline[0][0], base.warm)
     splits = simulate(with_pipeline, base.seconds, policy, base.warm)
     rewritten = _rewritten(base.base_requests, with_pipeline)
-    for row, split, lost, simulated in zip(base.rows, splits, rewritten, base.pricers):
-        # the same split is the same price (model, time and output are the call's)
-        cost = row.baseline_cost if split == row.baseline_cache else simulated(split)
-        money.calls.append(CallMoney(row.call, row.message_index, row.model, row.recorded_cost, row.baseline_cache,
-                                     row.baseline_cost, split, cost, chain_id, lost))
+    for (call, model, recorded, base_split, base_cost), split, lost, output, when in zip(
+        columns, splits, rewritten, base.outputs, base.times
+    ):
+        # the same split is the same price (model, time and output are the call's); no model, no price
+        cost = base_cost if split == base_split or not model else _simulated(policy, options, split, output, model, when)
+        money.calls.append(CallMoney(call.number, call.message_index, model, recorded, base_split, base_cost, split, cost,
+                                     chain_id, lost))
 
 
 def _price_summaries(money: Money, view: SessionView, replay: Replay, policy: CachePolicy, options: MoneyOptions,

@@ -197,22 +197,24 @@ def _fast_requests(view, table, names, settings, facts: CallFacts, numbers: Sequ
     (the property test checks both against the plans). The calls whose layout (or whose
     previous call's) is not known are planned, both of them, as :class:`.requests.RequestChain`
     needs. None: the pipeline has no fast path, or its fast path no layouts."""
-    from ..strategies.layouts import replay_layouts
+    from ..strategies.layouts import Layout, replay_layouts
 
-    wanted = sorted({*numbers, *(n - 1 for n in numbers if n > 1)})
-    got = replay_layouts(view, table, names, settings, facts.hidden, wanted)
+    got = replay_layouts(view, table, names, settings, facts.hidden)
     if got is None:
         return None
-    f, layouts = got
+    f, layout_of = got
     chain = LayoutChain(view, table, f, [p.not_in_file for p in facts.predicted])
     planned = RequestChain(view, table)
     overhead, hidden = table.overhead, facts.hidden
     tokens: list[int] = []
     out: list[int | None] = []
+    last: tuple[int, Layout | None] = (0, None)  # the last call's layout: the next call's previous
     for n in numbers:
-        layout = layouts[n]
-        if layout is not None and (n == 1 or layouts[n - 1] is not None):
-            out.append(chain.shared(n, layouts[n - 1], layout) if n > 1 else 0)
+        layout = layout_of(n)
+        before = (last[1] if last[0] == n - 1 else layout_of(n - 1)) if n > 1 else None
+        last = (n, layout)
+        if layout is not None and (n == 1 or before is not None):
+            out.append(chain.shared(n, before, layout) if n > 1 else 0)
             tokens.append(overhead + hidden[n - 1] + chain.sent(n, layout))
             continue
         if n > 1 and planned.last_call != n - 1:

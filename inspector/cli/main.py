@@ -357,7 +357,7 @@ def replay_data(args: argparse.Namespace, analysis=None) -> dict[str, Any]:
     settings = _windowed(settings, analysis, args)
     with _Progress(len(analysis.view.calls)) as bar:
         progress = bar.stage(",".join(pipeline) or "baseline", len(analysis.view.calls))
-        result = inspector.replay(analysis, pipeline, settings=settings, progress=progress, workers=_workers())
+        result = inspector.replay(analysis, pipeline, settings=settings, progress=progress, workers=_workers(), shared=True)
     money = session_money(analysis.view, analysis.table, pipeline, settings, options, replay=result)
     return replay_report(analysis, result, pipeline_report(pipeline, settings), money)
 

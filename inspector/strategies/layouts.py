@@ -19,6 +19,7 @@ calls. The property test
 
 from __future__ import annotations
 
+from array import array
 from bisect import bisect_left
 from collections.abc import Callable, Hashable, Sequence
 from typing import Optional
@@ -353,14 +354,15 @@ class _OpArrays:
                     keys[i] = None
                     tokens[i] = 0
         self.keys = keys
-        self.sent = _prefix(tokens)
-        self.reasoning = _prefix([r if k is not None else 0 for r, k in zip(reasoning, keys)])
+        # machine-integer arrays: kept per session, 8 bytes an entry (a list holds an int object each)
+        self.sent = array("q", _prefix(tokens))
+        self.reasoning = array("q", _prefix([r if k is not None else 0 for r, k in zip(reasoning, keys)]))
         nxt, out = n, [n] * (n + 1)
         for j in range(n - 1, -1, -1):
             if keys[j] is not None:
                 nxt = j
             out[j] = nxt
-        self.next_kept = out
+        self.next_kept = array("q", out)
 
 
 def message_key(i: int, edits) -> Hashable:
@@ -467,7 +469,7 @@ class Layouts:
                 j += 1
         return stop
 
-    def _next_difference(self, a: Op, b: Op) -> list[int]:
+    def _next_difference(self, a: Op, b: Op) -> Sequence[int]:
         out = self._pairs.get((a, b))
         if out is None:
             ka, kb = self.op(a).keys, self.op(b).keys
@@ -478,7 +480,7 @@ class Layouts:
                 if ka[j] != kb[j]:
                     nxt = j
                 out[j] = nxt
-            self._pairs[(a, b)] = self._pairs[(b, a)] = out
+            self._pairs[(a, b)] = self._pairs[(b, a)] = out = array("q", out)
         return out
 
     def sent(self, runs: list[Segment], stop: int, lo_reasoning: int) -> tuple[int, int]:
@@ -565,10 +567,11 @@ class _Point:
         return self._key
 
 
-def replay_layouts(view, table, names: tuple[str, ...], settings: Settings, hidden: Sequence[int], numbers: Sequence[int]):
-    """``(facts, {call: layout or None})`` for the calls ``numbers`` of pipeline ``names``'
-    fast path (``hidden``: as :func:`.incremental.replay_tokens` takes it), or None when it has
-    no fast path or no layouts."""
+def replay_layouts(view, table, names: tuple[str, ...], settings: Settings, hidden: Sequence[int]):
+    """``(facts, layout)`` where ``layout(call)`` is the layout (or None) of that call (1-based)
+    under pipeline ``names``' fast path (``hidden``: as :func:`.incremental.replay_tokens` takes
+    it), computed when asked (a replay walks the calls in order and keeps none it passed); None
+    when the pipeline has no fast path or no layouts."""
     from .incremental import _prepared
 
     make = layout_fn(names)
@@ -576,12 +579,13 @@ def replay_layouts(view, table, names: tuple[str, ...], settings: Settings, hidd
     if prepared is None:
         return None
     f, _ = prepared
-    prefix, overhead = table.prefix, table.overhead
-    out = {}
-    for n in numbers:
-        stop = f.stops[n - 1]
-        out[n] = make(f, settings, stop, f.turns[n - 1], overhead + hidden[n - 1] + prefix[stop])
-    return f, out
+    prefix, overhead, stops, turns = table.prefix, table.overhead, f.stops, f.turns
+
+    def layout(n: int) -> Layout | None:
+        stop = stops[n - 1]
+        return make(f, settings, stop, turns[n - 1], overhead + hidden[n - 1] + prefix[stop])
+
+    return f, layout
 
 
 __all__ = ["Layout", "Layouts", "Op", "layout_fn", "message_key"]
