@@ -238,9 +238,14 @@ def compacting_validity(
     view: SessionView, table: TokenTable, names: tuple[str, ...], settings, not_in_file: Sequence[int]
 ) -> CompactingValidity:
     """Every call of the stateful replay checked: valid only where every request is."""
+    return validity_of(replay_compacting(view, table, names, settings, not_in_file, validate=True))
+
+
+def validity_of(calls: Sequence[CompactingCall]) -> CompactingValidity:
+    """The validity of a stateful replay from its calls validated (``validate=True``)."""
     violations: dict[str, int] = {}
     invalid: dict[str, list[int]] = {}
-    for c in replay_compacting(view, table, names, settings, not_in_file, validate=True):
+    for c in calls:
         for provider, count in c.violations:
             violations[provider] = violations.get(provider, 0) + count
             calls = invalid.setdefault(provider, [])

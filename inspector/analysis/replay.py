@@ -35,7 +35,7 @@ from ..strategies.pipeline import parse_pipeline, run
 from ..tokens import TokenTable
 from ..units import SessionView
 from .baseline import baseline_tokens, resent_reasoning
-from .compaction import _working, compacting, replay_compacting, sizes_from_state
+from .compaction import CompactingValidity, _working, compacting, replay_compacting, sizes_from_state, validity_of
 from .compaction_requests import CompactShares
 from .context import recorded_input
 from .requests import LayoutChain, RequestChain
@@ -254,11 +254,23 @@ def call_facts(view: SessionView, table: TokenTable) -> CallFacts:
     return kept
 
 
+def replay_and_validity(view: SessionView, table: TokenTable, names: tuple[str, ...], settings: Settings,
+                        shared: bool = False) -> tuple[Replay, CompactingValidity]:
+    """A compacting pipeline's :func:`replay` of every call and its every-call validity
+    (:func:`.compaction.compacting_validity`) from one pass of the stateful replay."""
+    facts = call_facts(view, table)
+    checked: list = []
+    result = _replay_compacting(view, table, names, settings, list(range(1, len(view.calls) + 1)), None, facts.predicted,
+                                facts.hidden, shared, checked=checked)
+    return result, validity_of(checked)
+
+
 def _replay_compacting(view, table, names, settings, numbers, progress, predicted, hidden, shared=False,
-                       cancelled=None) -> Replay:
+                       cancelled=None, checked: list | None = None) -> Replay:
     """The stateful replay; ``shared``: each call gets its ``shared_tokens``, from its state's
     layout where the history is sized from the state (:class:`.compaction_requests.CompactShares`),
-    else from every call's request built."""
+    else from every call's request built. ``checked``: gets every call validated
+    (:func:`.compaction.replay_compacting` with ``validate``)."""
     wanted = set(numbers)
     out = Replay(names, settings, session_calls=len(view.calls))
     shares: dict[int, int | None] = {}
@@ -272,7 +284,9 @@ def _replay_compacting(view, table, names, settings, numbers, progress, predicte
     elif shared:
         chain = RequestChain(view, table)
         keep = lambda n, w: shares.__setitem__(n, chain.feed(n, w))  # noqa: E731
-    for c in replay_compacting(view, table, names, settings, hidden, on_request=keep, on_state=on_state):
+    for c in replay_compacting(view, table, names, settings, hidden, checked is not None, on_request=keep, on_state=on_state):
+        if checked is not None:
+            checked.append(c)
         if cancelled is not None and cancelled():
             raise ReplayCancelled(f"replay cancelled at call {c.call}")
         if c.call in wanted:
