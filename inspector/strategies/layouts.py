@@ -22,7 +22,7 @@ from __future__ import annotations
 from array import array
 from bisect import bisect_left
 from collections.abc import Callable, Hashable, Sequence
-from typing import Optional
+from typing import Any, Optional
 
 from types import SimpleNamespace
 
@@ -339,7 +339,9 @@ class _OpArrays:
         mask = _mask(f, drop)
         w = f.__dict__["_derived"]["run:" + edit] if edit is not None else None
         totals = f.table.totals
-        keys: list[Hashable | None] = list(range(n))
+        keys: Any = range(n)  # a message is its own key until an edit or a drop says otherwise (a list then)
+        if w is not None or mask is not None:
+            keys = list(keys)
         tokens = list(totals[:n])
         if w is not None:
             for i, edits in w.edits.items():
