@@ -85,16 +85,20 @@ def replay(
     calls: Sequence[int] | None = None,
     progress: Callable[[int, int], None] | None = None,
     workers: int = 1,
+    shared: bool = False,
     encoding: str | None = None,
     profile: str = "openai",
     **params: Any,
 ) -> Replay:
     """For every model call (or the 1-based ``calls``): the input tokens it had and what it
-    would have had under ``pipeline``. ``workers > 1`` forks (callers without threads only)."""
+    would have had under ``pipeline``. ``workers > 1`` forks (callers without threads only).
+    ``shared``: every call also gets its shared prefix with the previous call's request (what
+    money prices: pass it when the replay is priced next)."""
     from .analysis.replay import replay as _replay
 
     a = _as_analysis(target, encoding, profile)
-    return _replay(a.view, a.table, pipeline, _settings(settings, params), calls=calls, progress=progress, workers=workers)
+    return _replay(a.view, a.table, pipeline, _settings(settings, params), calls=calls, progress=progress, workers=workers,
+                   shared=shared)
 
 
 def compare(
@@ -105,18 +109,20 @@ def compare(
     presets: Sequence[tuple[str, Settings]] = (),
     progress_for: ProgressFor | None = None,
     workers: int = 1,
+    shared: bool = False,
     encoding: str | None = None,
     profile: str = "openai",
     **params: Any,
 ) -> list[CompareRow]:
     """The baseline and each pipeline side by side: plan at the last call, replay over all.
-    ``presets``: one ``(name, settings)`` per pipeline, run with its own settings."""
+    ``presets``: one ``(name, settings)`` per pipeline, run with its own settings. ``shared``:
+    each replay knows every call's shared prefix, as money prices it (``replay(..., shared=True)``)."""
     from .analysis.compare import compare as _compare
     from .strategies import parse_pipeline
 
     names = [parse_pipeline(p) for p in pipelines]
     return _compare(_as_analysis(target, encoding, profile), names, _settings(settings, params),
-                    presets=presets, progress_for=progress_for, workers=workers)
+                    presets=presets, progress_for=progress_for, workers=workers, shared=shared)
 
 
 def validate(target: Plan | Sequence[Message], provider: Provider | None = None) -> Any:

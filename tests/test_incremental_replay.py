@@ -299,7 +299,8 @@ ALWAYS_LAID_OUT = {
 @given(sessions_with_reasoning())
 def test_shared_tokens_of_the_fast_path_equal_planning_each_call(session):
     """Every call's ``shared_tokens`` (what money prices) from the fast path's layouts equals
-    :class:`RequestChain` fed the strategies' own plans, reasoning re-sent and dropped included."""
+    :class:`RequestChain` fed the strategies' own plans, reasoning re-sent and dropped included;
+    and so does every call's total, which ``shared=True`` reads off the same layouts."""
     a = analyze(session, encoding="approx")
     view, table = a.view, a.table
     if not view.calls:
@@ -318,8 +319,10 @@ def test_shared_tokens_of_the_fast_path_equal_planning_each_call(session):
             fast = replay(view, table, names, s, shared=True)
             later = with_shared_tokens(view, table, replay(view, table, names, s))
         chain = RequestChain(view, table)
-        slow = [chain.feed(n, reference(view, table, names, s, n, hidden[n - 1])) for n in numbers]
+        plans = [reference(view, table, names, s, n, hidden[n - 1]) for n in numbers]
+        slow = [chain.feed(n, w) for n, w in zip(numbers, plans)]
         assert [c.shared_tokens for c in fast.calls] == slow, (names, params)
+        assert [c.tokens for c in fast.calls] == [w.total() for w in plans], (names, params)  # tokens from the layouts
         assert later.calls == fast.calls
         some = sorted({2, len(numbers)}) if len(numbers) > 1 else [1]
         if replays_incrementally(view, table, names, s):  # a subset's first call knows its previous one
@@ -392,3 +395,130 @@ def test_tool_pruning_then_fifo_is_planned_where_pruning_acts():
     assert max(c.turn for c in a.view.calls) > 1
     s = Settings(budget=1500)
     assert replay_tokens(a.view, a.table, ("tool_pruning", "fifo"), s, [0] * len(a.view.calls), [1]) is None
+
+
+@st.composite
+def broken_sessions(draw) -> Session:
+    """:func:`sessions_with_reasoning` broken the way a careless pipeline or file breaks them:
+    messages left out (orphaned results, calls without results), empty assistant messages,
+    and sometimes one tool-call id used twice."""
+    session = draw(sessions_with_reasoning())
+    messages: list[Message] = []
+    for m in session.messages:
+        if m.role != "system" and draw(st.integers(0, 7)) == 0:
+            continue
+        if draw(st.integers(0, 12)) == 0:
+            messages.append(Message(index=0, role="assistant", content=[TextBlock(text="")] if draw(st.booleans()) else []))
+        messages.append(m)
+    calls = [b for m in messages for b in m.content if isinstance(b, ToolCallBlock)]
+    if len(calls) > 1 and draw(st.integers(0, 3)) > 0:  # the last call (and its result) takes the first one's id
+        twice, last = calls[0].id, calls[-1].id
+
+        def renamed(b):
+            if isinstance(b, ToolCallBlock) and b.id == last:
+                return b.model_copy(update={"id": twice})
+            if isinstance(b, ToolResultBlock) and b.tool_call_id == last:
+                return b.model_copy(update={"tool_call_id": twice})
+            return b
+
+        messages = [m.model_copy(update={"content": [renamed(b) for b in m.content]}) for m in messages]
+    return Session(format=session.format, messages=[m.model_copy(update={"index": i}) for i, m in enumerate(messages)])
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(st.one_of(sessions(), broken_sessions()))
+def test_compactions_every_call_validity_carried_from_call_to_call_equals_validating_each_request(session):
+    """The one-pass replay of ``compact`` carries each call's validity from the previous call's
+    (validating only the segment a call adds to, :class:`CarriedValidity`): every call's
+    violations per provider as when every request is built and validated whole."""
+    from inspector.analysis import compaction
+
+    a = analyze(session, encoding="approx")
+    view, table = a.view, a.table
+    hidden = hidden_per_call(view, table)
+    for params in COMPACTING:
+        s = Settings(**params)
+        fast = compaction.replay_compacting(view, table, ("compact",), s, hidden, validate=True)
+        with mock.patch.object(compaction, "_sizes", lambda *args: None):
+            slow = compaction.replay_compacting(view, table, ("compact",), s, hidden, validate=True)
+        assert fast == slow, params
+
+
+def test_carried_validity_counts_what_breaks_in_each_request():
+    """A session whose requests break the rules in several ways (an orphaned result, a call
+    without its result, an empty assistant message mid-history): each call's counts, carried,
+    equal the whole request's; and some are not zero, so the comparison means something."""
+    from inspector.analysis.compaction_requests import CarriedValidity, request_slots, violation_counts
+
+    def m(role, *content):
+        return Message(index=0, role=role, content=list(content))
+
+    messages = [m("system", TextBlock(text="sys")), m("user", TextBlock(text="ask"))]
+    for k in range(6):
+        messages.append(m("assistant", ToolCallBlock(id=f"c{k}", name="bash", arguments="{}")))
+        if k != 2:  # call c2 is never answered
+            messages.append(m("tool", ToolResultBlock(tool_call_id=f"c{k}" if k != 4 else "nobody", content="out")))
+        if k == 3:
+            messages.append(m("assistant"))  # empty, not the last message
+            messages.append(m("user", TextBlock(text="go on")))
+    messages.append(m("assistant", TextBlock(text="done")))
+    a = analyze(Session(format="inspector", messages=[x.model_copy(update={"index": i}) for i, x in enumerate(messages)]),
+                encoding="approx")
+    carried = CarriedValidity(a.view, a.table)
+    assert carried.carried
+    got = [carried.counts(None, c.message_index) for c in a.view.calls]
+    assert got == [violation_counts(a.view, a.table, request_slots(None, c.message_index)) for c in a.view.calls]
+    assert got[-1] == (("openai", 3), ("anthropic", 4))
+    # a tool-call id used twice is a violation across segments: each request is validated whole
+    again = [x.model_copy(update={"index": i}) for i, x in enumerate(messages[:4] + messages)]
+    a = analyze(Session(format="inspector", messages=again), encoding="approx")
+    carried = CarriedValidity(a.view, a.table)
+    assert not carried.carried
+    got = [carried.counts(None, c.message_index) for c in a.view.calls]
+    assert got == [violation_counts(a.view, a.table, request_slots(None, c.message_index)) for c in a.view.calls]
+    assert got[-1] == (("openai", 3), ("anthropic", 5))
+
+
+COMPACT_SHARES = COMPACTING[::3] + [{"budget": 600, "keep_user_tokens": 200}, {"budget": 150, "keep_head_messages": 2}]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(st.one_of(sessions_with_reasoning(), broken_sessions()))
+def test_compacts_shared_prefixes_from_its_states_layouts_equal_building_each_request(session):
+    """``replay(..., ("compact",), shared=True)`` takes each call's shared prefix from its
+    state's layout (:class:`CompactShares`): every call (tokens, shared prefix, summary calls)
+    as when every request is built and fed to :class:`RequestChain`, Codex reasoning and Claude
+    thinking included; and so is the money."""
+    from inspector.analysis.money import session_money
+
+    a = analyze(session, encoding="approx")
+    view, table = a.view, a.table
+    if not view.calls:
+        return
+    for params in COMPACT_SHARES:
+        s = Settings(**params)
+        fast = replay(view, table, ("compact",), s, shared=True)
+        with mock.patch("inspector.analysis.replay.sizes_from_state", return_value=False):
+            slow = replay(view, table, ("compact",), s, shared=True)
+        assert fast.calls == slow.calls, params
+        if params is COMPACT_SHARES[0]:
+            assert session_money(view, table, ("compact",), s, replay=fast).calls == \
+                session_money(view, table, ("compact",), s, replay=slow).calls
+
+
+def test_compacts_shared_prefixes_come_from_layouts_between_compactions():
+    """Only the calls next to a compaction (where the trigger fired, so the request was built)
+    are compared piece by piece; every other call's prefix comes from its state's layout."""
+    from strategy_builders import seeds_session
+
+    from inspector.analysis import compaction_requests
+
+    a = seeds_session().analyze()
+    s = Settings(budget=1500)
+    built = []
+    real = compaction_requests.RequestChain.feed
+    with mock.patch.object(compaction_requests.RequestChain, "feed", lambda self, n, w: built.append(n) or real(self, n, w)):
+        r = replay(a.view, a.table, ("compact",), s, shared=True)
+    summaries = [c.call for c in r.calls if c.kind == "summary"]
+    assert summaries and len(r.calls) - len(summaries) == len(a.view.calls)
+    assert set(built) <= {k for n in summaries for k in (n - 1, n, n + 1)}

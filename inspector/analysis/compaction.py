@@ -25,7 +25,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
 
 from ..strategies.base import Inserted, Reason, Status, Working
 from ..strategies.compact import NAME as COMPACT, compact_now, fires
@@ -36,6 +35,7 @@ from ..tokens import TokenTable
 from ..units import SessionView
 from .baseline import baseline_tokens
 from .codex_count import codex_count
+from .compaction_requests import CarriedValidity
 
 _FOLDED = "summarized by compact: folded into the summary of the compaction before call {}"
 
@@ -62,15 +62,14 @@ class _State:
 
 
 def _state(view: SessionView, table: TokenTable, slots: list, boundary: int, call: int, after: int) -> _State:
-    kept = {s for s in slots if type(s) is int}
-    runs: list[tuple[int, int]] = []
-    a = None
-    for i in range(boundary + 1):
-        if i < boundary and i not in kept:
-            a = i if a is None else a
-        elif a is not None:
-            runs.append((a, i))
-            a = None
+    runs: list[tuple[int, int]] = []  # the complement of the kept messages in [0, boundary), from the slots alone
+    at = 0
+    for k in sorted({s for s in slots if type(s) is int and s < boundary}):
+        if k > at:
+            runs.append((at, k))
+        at = k + 1
+    if boundary > at:
+        runs.append((at, boundary))
     totals, roles = table.totals, view.roles
     tokens = sum(totals[s] if type(s) is int else s.tokens for s in slots)
     messages = sum(1 for s in slots if type(s) is not int or roles[s] != "system")
@@ -115,11 +114,17 @@ def _working(view: SessionView, table: TokenTable, settings, n: int, state: _Sta
     return w
 
 
+def sizes_from_state(view: SessionView, names: tuple[str, ...]) -> bool:
+    """Whether :func:`replay_compacting` sizes each call of ``names`` from its state (and hands
+    ``on_state`` no working history but where it built one)."""
+    return compacts_in_one_pass(view, names)
+
+
 def _sizes(view: SessionView, table: TokenTable, names: tuple[str, ...]):
     """``sizes(call, state, not_in_file) -> (tokens, non-system messages)`` of a call's history
     in O(1), where that is the whole story: ``compact`` alone, no compaction recorded in the
     file (every call's history starts at message 0). None elsewhere (build each history)."""
-    if not compacts_in_one_pass(view, names):
+    if not sizes_from_state(view, names):
         return None
     prefix, overhead = table.prefix, table.overhead
     roles = view.roles
@@ -138,36 +143,28 @@ def _sizes(view: SessionView, table: TokenTable, names: tuple[str, ...]):
     return sizes
 
 
-class _Request(NamedTuple):
-    """What :func:`~inspector.providers.validate.validate_plan` reads of a plan."""
-
-    view: SessionView
-    table: TokenTable
-    sequence: list
-    edits: dict
-
-
-def _request(view: SessionView, table: TokenTable, state: _State | None, call) -> _Request:
-    """The request of ``call`` under ``compact`` alone, where :func:`_sizes` applies: the state's
-    slots (in order, all live) then every message since its boundary, nothing edited."""
-    if state is None:
-        return _Request(view, table, list(range(call.message_index)), {})
-    return _Request(view, table, [*state.slots, *range(state.boundary, call.message_index)], {})
-
-
 def replay_compacting(
     view: SessionView, table: TokenTable, names: tuple[str, ...], settings, not_in_file: Sequence[int], validate: bool = False,
     on_request: Callable[[int, Working], None] | None = None,
+    on_state: Callable[[int, _State | None, Working | None], None] | None = None,
 ) -> list[CompactingCall]:
     """Every model call of the session under ``names`` with compaction state kept across calls
     (summary calls included, in order). ``not_in_file[k]``: what call k+1's plan adds to its
     overhead (:func:`.predict.hidden_per_call`: the part the file does not show and the re-sent
     reasoning), in every total like the tool definitions. ``validate``: fill each call's
     ``violations``. ``on_request(call, working)``: each call's request as sent (replay keeps
-    what the prompt cache needs of it); asking for it builds every call's history."""
+    what the prompt cache needs of it); asking for it builds every call's history.
+    ``on_state(call, state, working)``: each call's state instead, with its working history
+    where one was built (None: the request is :func:`.compaction_requests.request_slots`'s;
+    only where the history is sized from the state, see :func:`sizes_from_state`).
+
+    Where the history is sized from the state, every call's validity is carried from the
+    previous call's (:class:`.compaction_requests.CarriedValidity`) instead of validating each
+    request whole."""
     baselines = baseline_tokens(view, table)
     messages = view.messages
     sizes = _sizes(view, table, names)
+    carried = CarriedValidity(view, table) if validate and sizes is not None else None
     out: list[CompactingCall] = []
     state: _State | None = None
     previous = None  # (call, its recorded input) of the previous call when it describes our history
@@ -175,7 +172,7 @@ def replay_compacting(
         n = call.number
         if state is not None and call.context_start > state.after:
             state = None  # the file records a compaction since ours: follow what was really sent
-        if sizes is not None and on_request is None:  # the history's size without building it (validated from _request)
+        if sizes is not None and on_request is None:  # the history's size without building it (validated from the state)
             total, non_system = sizes(call, state, not_in_file[n - 1])
             w = None
         else:
@@ -207,11 +204,15 @@ def replay_compacting(
                 compacted_by = COMPACT
         if on_request is not None:
             on_request(n, w)
+        if on_state is not None:
+            on_state(n, state, w)
         usage = messages[call.message_index].usage
         recorded = usage.context_tokens if usage is not None else None
         violations = ()
-        if validate:
-            found = validate_plan(freeze(w, names, w.total(), []) if w is not None else _request(view, table, state, call))
+        if validate and w is None and carried is not None:
+            violations = carried.counts(state, call.message_index)
+        elif validate:
+            found = validate_plan(freeze(w, names, w.total(), []))
             violations = tuple((provider, len(items)) for provider, items in found.items())
         tokens = w.total() if w is not None else total
         out.append(CompactingCall(n, call.message_index, call.turn, "call", baselines[n - 1], recorded, tokens, compacted_by, violations))
@@ -237,9 +238,14 @@ def compacting_validity(
     view: SessionView, table: TokenTable, names: tuple[str, ...], settings, not_in_file: Sequence[int]
 ) -> CompactingValidity:
     """Every call of the stateful replay checked: valid only where every request is."""
+    return validity_of(replay_compacting(view, table, names, settings, not_in_file, validate=True))
+
+
+def validity_of(calls: Sequence[CompactingCall]) -> CompactingValidity:
+    """The validity of a stateful replay from its calls validated (``validate=True``)."""
     violations: dict[str, int] = {}
     invalid: dict[str, list[int]] = {}
-    for c in replay_compacting(view, table, names, settings, not_in_file, validate=True):
+    for c in calls:
         for provider, count in c.violations:
             violations[provider] = violations.get(provider, 0) + count
             calls = invalid.setdefault(provider, [])

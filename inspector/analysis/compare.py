@@ -13,10 +13,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..strategies.params import SettingsBase as Settings
-from .compaction import CompactingValidity, compacting, compacting_validity
+from .compaction import CompactingValidity, compacting
 from .planning import CheckedPlan, plan
-from .predict import hidden_per_call
-from .replay import Replay, replay
+from .replay import Replay, replay, replay_and_validity
 
 if TYPE_CHECKING:  # pragma: no cover
     from .session import Analysis
@@ -77,8 +76,10 @@ def compare(
     presets: Sequence[tuple[str, Settings]] = (),
     progress_for: ProgressFor | None = None,
     workers: int = 1,
+    shared: bool = False,
 ) -> list[CompareRow]:
-    """One row for the baseline, then one per pipeline (``workers``: see :func:`.replay.replay`).
+    """One row for the baseline, then one per pipeline (``workers``, ``shared``: see
+    :func:`.replay.replay`; ``shared`` when the rows are priced next, which then replays nothing).
     ``presets``: one ``(name, settings)`` per pipeline, which then runs with its preset's settings."""
     view, table = analysis.view, analysis.table
     calls = len(view.calls)
@@ -86,18 +87,21 @@ def compare(
     each = [settings] + ([s for _, s in presets] if presets else [settings] * len(pipelines))
     labels = [None] + ([n for n, _ in presets] if presets else [None] * len(pipelines))
     results = [replay(view, table, (), settings, workers=workers)]
-    for names, s in zip(pipelines, each[1:]):
+    checked: dict[int, CompactingValidity] = {}  # a compacting row's every-call validity, from its replay's pass
+    for k, (names, s) in enumerate(zip(pipelines, each[1:]), 1):
         progress = progress_for(",".join(names), calls) if progress_for is not None else None
-        results.append(replay(view, table, names, s, progress=progress, workers=workers))
+        if compacting(tuple(names)) and calls:
+            result, checked[k] = replay_and_validity(view, table, tuple(names), s, shared)
+            if progress is not None:
+                progress(calls, calls)
+            results.append(result)
+            continue
+        results.append(replay(view, table, names, s, progress=progress, workers=workers, shared=shared))
     baseline_total = results[0].predicted_total  # the whole input, the part not in the file included
     rows = []
-    hidden = None
-    for names, result, s, label in zip([()] + list(pipelines), results, each, labels):
+    for k, (names, result, s, label) in enumerate(zip([()] + list(pipelines), results, each, labels)):
         saving = round(100.0 * (baseline_total - result.total) / baseline_total, 1) if baseline_total else 0.0
-        every_call = None
-        if compacting(tuple(names)) and calls:
-            hidden = hidden if hidden is not None else hidden_per_call(view, table)
-            every_call = compacting_validity(view, table, tuple(names), s, hidden)
+        every_call = checked.get(k)
         rows.append(CompareRow(tuple(names), plan(analysis, names, s, at), result, saving, label, every_call))
     return rows
 

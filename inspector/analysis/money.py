@@ -35,10 +35,9 @@ from ..units import SessionView, build_view
 from .cache import ANTHROPIC_TTL_1H, CachePolicy, CacheSplit, policy_for, simulate, split_call
 from .session_facts import call_model as _message_model
 from .session_facts import session_model
-from .baseline import baseline_tokens
 from .predict import predictions
 from .prices import NO_OVERRIDES, Cost, Overrides, TokenSplit, price, prices_as_of
-from .replay import Replay, ReplayCancelled, with_shared_tokens
+from .replay import Replay, ReplayCancelled, call_facts, with_shared_tokens
 from .replay import replay as replay_calls
 
 
@@ -297,8 +296,12 @@ def session_money(
     stop = _stop_when(cancelled)
     session = view.session
     money = Money(prices_as_of=prices_as_of())
-    base = list(baselines) if baselines is not None else baseline_tokens(view, table)
-    hidden = [p.not_in_file for p in predictions(view, table, base)]
+    if baselines is None:  # the replay's own per-call figures, computed once per view
+        facts = call_facts(view, table)
+        base, hidden = facts.baselines, [p.not_in_file for p in facts.predicted]
+    else:
+        base = list(baselines)
+        hidden = [p.not_in_file for p in predictions(view, table, base)]
     money.prefix_tokens = hidden[0] if hidden else 0
     policy = options.policy or _policy(session, view.messages, options)
     money.cache_policy = policy.label
@@ -319,9 +322,9 @@ def session_money(
         if chain_id in priced:
             continue
         stop()
-        side_view, side_table = _chain_view(session, messages, table)
-        side_base = baseline_tokens(side_view, side_table)
-        side_hidden = [p.not_in_file for p in predictions(side_view, side_table, side_base)]
+        side_view, side_table = _side_chain(view, chain_id, messages, table)
+        side = call_facts(side_view, side_table)
+        side_base, side_hidden = side.baselines, [p.not_in_file for p in side.predicted]
         side_policy = options.policy or _policy(session, messages, options)
         _price_chain(money, side_view, side_table, side_base, side_hidden, None, side_policy, options, chain_id)
     return money
@@ -429,6 +432,15 @@ def replay_requests(replay: Replay) -> list[tuple[int, int]]:
     return [(max(c.tokens, 0), c.shared_tokens or 0) for c in replay.calls if c.kind == "call"]
 
 
+def _side_chain(view: SessionView, chain_id: str, messages: list[Message], table: TokenTable) -> tuple[SessionView, TokenTable]:
+    """:func:`_chain_view` of a sidechain of ``view``, built and counted once per table (kept on the view)."""
+    kept: dict = view.__dict__.setdefault("_money_side_chains", {})
+    found = kept.get((chain_id, id(table)))
+    if found is None or found[0] is not table:
+        found = kept[(chain_id, id(table))] = (table, _chain_view(view.session, messages, table))
+    return found[1]
+
+
 def _chain_view(session: Session, messages: list[Message], table: TokenTable) -> tuple[SessionView, TokenTable]:
     chain = Session(format=session.format, messages=[m.model_copy(update={"index": i}) for i, m in enumerate(messages)],
                     agent=session.agent, agent_version=session.agent_version, model=session.model, extra=session.extra)
@@ -448,6 +460,91 @@ def _provider_of(model: str | None) -> str | None:
     return probe.provider if probe is not None else None
 
 
+@dataclass(frozen=True, slots=True)
+class _ChainBase:
+    """What pricing one chain needs whatever the pipeline, computed once per chain, policy and
+    options (:func:`_chain_base`): compare and the viewer price a dozen pipelines on one session."""
+
+    seconds: list[float | None]
+    base_requests: list[tuple[int, int]]
+    warm: int
+    #: Per call (columns, not rows: a row per call and pipeline is built when priced): the model,
+    #: the recorded cost, the split and cost with no pipeline, and the output tokens and time a
+    #: simulated split is priced with.
+    models: list[str | None]
+    recorded: list[Cost | None]
+    base_splits: list[CacheSplit]
+    base_costs: list[Cost | None]
+    outputs: list[int]
+    times: list[datetime | None]
+    #: Models the price data does not know, in the order their calls come.
+    unknown: list[str]
+
+
+_BASES = "_money_chain_bases"
+_BASES_KEPT = 8
+
+
+def _chain_base(
+    view: SessionView, table: TokenTable, baselines: Sequence[int], not_in_file: Sequence[int], policy: CachePolicy,
+    options: MoneyOptions, chain_id: str | None,
+) -> _ChainBase:
+    """The :class:`_ChainBase` of a chain, kept on its view for the same table, policy, options
+    object and per-call figures (the last few kept)."""
+    key = (id(table), chain_id, policy, id(options), tuple(baselines), tuple(not_in_file))
+    kept: dict = view.__dict__.setdefault(_BASES, {})
+    found = kept.get(key)
+    if found is not None and found[0] is table and found[1] is options:
+        return found[2]
+    base = _make_chain_base(view, table, baselines, not_in_file, policy, options, chain_id)
+    if len(kept) >= _BASES_KEPT:
+        kept.pop(next(iter(kept)))
+    kept[key] = (table, options, base)
+    return base
+
+
+def _make_chain_base(
+    view: SessionView, table: TokenTable, baselines: Sequence[int], not_in_file: Sequence[int], policy: CachePolicy,
+    options: MoneyOptions, chain_id: str | None,
+) -> _ChainBase:
+    session, messages = view.session, view.messages
+    times = [call_time(messages[c.message_index]) for c in view.calls]
+    seconds = [t.timestamp() if t is not None else None for t in times]
+    base_requests = baseline_requests(view, table, baselines, not_in_file, reasoning_dropped_at_turn=session.format == "codex")
+    warm = warm_prefix_tokens(view, (not_in_file[0] if not_in_file else 0) + table.overhead)
+    if base_requests:
+        base_requests[0] = (base_requests[0][0], warm)
+    base_splits = simulate(base_requests, seconds, policy, warm)
+    models: list[str | None] = []
+    recorded: list[Cost | None] = []
+    base_costs: list[Cost | None] = []
+    outputs: list[int] = []
+    unknown: list[str] = []
+    fallback = session_model(session)  # call_model's last resort, the same for every call
+    for call, when, base_split in zip(view.calls, times, base_splits):
+        message = messages[call.message_index]
+        usage = message.usage
+        model = options.model or _message_model(message) or fallback
+        output = (usage.output_tokens or 0) if usage is not None else 0
+        # usage without the input (an output count only) is not a bill we can price
+        recorded.append(price(recorded_split(usage), model, None, when, options.overrides)
+                        if usage is not None and usage.input_tokens is not None else None)
+        baseline_cost = _simulated(policy, options, base_split, output, model, when) if model else None
+        if model and baseline_cost is None and model not in unknown:
+            unknown.append(model)
+        models.append(model)
+        base_costs.append(baseline_cost)
+        outputs.append(output)
+    return _ChainBase(seconds, base_requests, warm, models, recorded, base_splits, base_costs, outputs, times, unknown)
+
+
+def _simulated(policy: CachePolicy, options: MoneyOptions, s: CacheSplit, output: int, model: str | None,
+               when: datetime | None) -> Cost | None:
+    """The price of a simulated split of a call (its model, time and recorded output)."""
+    one_hour = s.write_tokens if policy.ttl_seconds == ANTHROPIC_TTL_1H else 0
+    return price(TokenSplit(s.uncached_tokens, s.read_tokens, s.write_tokens, output, one_hour), model, None, when, options.overrides)
+
+
 def _price_chain(
     money: Money,
     view: SessionView,
@@ -459,36 +556,24 @@ def _price_chain(
     options: MoneyOptions,
     chain_id: str | None,
 ) -> None:
-    session, messages = view.session, view.messages
-    times = [call_time(messages[c.message_index]) for c in view.calls]
-    seconds = [t.timestamp() if t is not None else None for t in times]
-    base_requests = baseline_requests(view, table, baselines, not_in_file, reasoning_dropped_at_turn=session.format == "codex")
-    warm = warm_prefix_tokens(view, (not_in_file[0] if not_in_file else 0) + table.overhead)
-    for requests in (base_requests, with_pipeline):
-        if requests:
-            requests[0] = (requests[0][0], warm)
-    base_splits = simulate(base_requests, seconds, policy, warm)
-    splits = simulate(with_pipeline, seconds, policy, warm) if with_pipeline is not None else base_splits
-    rewritten = _rewritten(base_requests, with_pipeline) if with_pipeline is not None else [0] * len(base_splits)
-    for call, when, base_split, split, lost in zip(view.calls, times, base_splits, splits, rewritten):
-        message = messages[call.message_index]
-        usage = message.usage
-        model = call_model(session, message, options.model)
-        output = (usage.output_tokens or 0) if usage is not None else 0
-        # usage without the input (an output count only) is not a bill we can price
-        recorded = price(recorded_split(usage), model, None, when, options.overrides) if usage is not None and usage.input_tokens is not None else None
-
-        def simulated(s: CacheSplit) -> Cost | None:
-            one_hour = s.write_tokens if policy.ttl_seconds == ANTHROPIC_TTL_1H else 0
-            split = TokenSplit(s.uncached_tokens, s.read_tokens, s.write_tokens, output, one_hour)
-            return price(split, model, None, when, options.overrides)
-
-        baseline_cost = simulated(base_split)
-        cost = simulated(split) if split is not base_split else baseline_cost
-        if model and baseline_cost is None and model not in money.unknown_models:
-            money.unknown_models.append(model)
-        money.calls.append(CallMoney(call.number, call.message_index, model, recorded, base_split, baseline_cost,
-                                     split, cost, chain_id, lost))
+    base = _chain_base(view, table, baselines, not_in_file, policy, options, chain_id)
+    money.unknown_models.extend(m for m in base.unknown if m not in money.unknown_models)
+    columns = zip(view.calls, base.models, base.recorded, base.base_splits, base.base_costs)
+    if with_pipeline is None:
+        money.calls.extend(CallMoney(call.number, call.message_index, model, recorded, split, cost, split, cost, chain_id, 0)
+                           for call, model, recorded, split, cost in columns)
+        return
+    if with_pipeline:
+        with_pipeline[0] = (with_pipeline[0][0], base.warm)
+    splits = simulate(with_pipeline, base.seconds, policy, base.warm)
+    rewritten = _rewritten(base.base_requests, with_pipeline)
+    for (call, model, recorded, base_split, base_cost), split, lost, output, when in zip(
+        columns, splits, rewritten, base.outputs, base.times
+    ):
+        # the same split is the same price (model, time and output are the call's); no model, no price
+        cost = base_cost if split == base_split or not model else _simulated(policy, options, split, output, model, when)
+        money.calls.append(CallMoney(call.number, call.message_index, model, recorded, base_split, base_cost, split, cost,
+                                     chain_id, lost))
 
 
 def _price_summaries(money: Money, view: SessionView, replay: Replay, policy: CachePolicy, options: MoneyOptions,

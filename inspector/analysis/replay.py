@@ -25,16 +25,18 @@ from __future__ import annotations
 
 import multiprocessing
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from ..strategies.params import SettingsBase as Settings
 from ..strategies.params import settings_model
 from ..strategies.incremental import replay_tokens
+from ..strategies.base import Working
 from ..strategies.pipeline import parse_pipeline, run
 from ..tokens import TokenTable
 from ..units import SessionView
 from .baseline import baseline_tokens, resent_reasoning
-from .compaction import compacting, replay_compacting
+from .compaction import CompactingValidity, _working, compacting, replay_compacting, sizes_from_state, validity_of
+from .compaction_requests import CompactShares
 from .context import recorded_input
 from .requests import LayoutChain, RequestChain
 
@@ -125,7 +127,8 @@ def replay(
     table, so nothing is counted or pickled again) when there are enough calls to be worth it
     and the platform can fork; results are identical to the serial path. Only for callers
     without threads of their own (the CLI), since forking a threaded process is unsafe.
-    ``shared``: plan every call (no fast path), so every call has its ``shared_tokens``."""
+    ``shared``: every call gets its ``shared_tokens``: from the fast path's layouts (which
+    give its tokens too), or, for a pipeline without them, by planning every call."""
     names = parse_pipeline(pipeline)
     settings = settings or settings_model()()
     numbers = list(range(1, len(view.calls) + 1)) if calls is None else sorted(set(calls))
@@ -136,14 +139,14 @@ def replay(
     baselines, predicted, hidden = facts.baselines, facts.predicted, facts.hidden
     if compacting(names):  # the history after a compaction is a state: replay call by call
         return _replay_compacting(view, table, names, settings, numbers, progress, predicted, hidden, shared, cancelled)
-    fast = replay_tokens(view, table, names, settings, hidden, numbers) if names else None
     shares: list[int | None] = [None] * len(numbers)
-    if fast is not None and shared:
-        found = _fast_shares(view, table, names, settings, facts, numbers)
+    fast = None
+    if names and shared:  # one pass over the fast path's layouts gives both (None: plan every call)
+        found = _fast_requests(view, table, names, settings, facts, numbers)
         if found is not None:
-            shares = found
-        else:  # a fast path with no layouts: plan every call for its shared prefix
-            fast = None
+            fast, shares = found
+    elif names:
+        fast = replay_tokens(view, table, names, settings, hidden, numbers)
     if not names or fast is not None:
         tokens = fast if fast is not None else [predicted[n - 1].predicted_tokens for n in numbers]
         if progress is not None:
@@ -177,39 +180,49 @@ def with_shared_tokens(view: SessionView, table: TokenTable, result: Replay, can
     :func:`replay`'s)."""
     numbers = [c.call for c in result.calls]
     if result.pipeline and not compacting(result.pipeline) and len(numbers) == result.session_calls:
-        found = _fast_shares(view, table, result.pipeline, result.settings, call_facts(view, table), numbers)
+        found = _fast_requests(view, table, result.pipeline, result.settings, call_facts(view, table), numbers)
         if found is not None:
+            found = found[1]
             out = Replay(result.pipeline, result.settings, session_calls=result.session_calls)
-            out.calls = [replace(c, shared_tokens=s) for c, s in zip(result.calls, found)]
+            # every field in order (dataclasses.replace costs ~10 us a call, 15 pipelines x every call in compare)
+            out.calls = [CallReplay(c.call, c.message_index, c.turn, c.baseline_tokens, c.recorded_tokens, c.tokens,
+                                    c.predicted_tokens, c.model, c.kind, c.compacted_by, s) for c, s in zip(result.calls, found)]
             return out
     return replay(view, table, result.pipeline, result.settings, shared=True, cancelled=cancelled)
 
 
-def _fast_shares(view, table, names, settings, facts: CallFacts, numbers: Sequence[int]) -> list[int | None] | None:
-    """Each call's ``shared_tokens`` from the layouts of the fast path
-    (:class:`.requests.LayoutChain`); the calls whose layout (or whose previous call's) is not
-    known are planned, both of them, as :class:`.requests.RequestChain` needs. None: the
-    pipeline's fast path has no layouts."""
-    from ..strategies.layouts import replay_layouts
+def _fast_requests(view, table, names, settings, facts: CallFacts, numbers: Sequence[int]) -> tuple[list[int], list[int | None]] | None:
+    """``(tokens, shared_tokens)`` of each call of ``numbers`` from the layouts of the fast path
+    (:class:`.requests.LayoutChain`): a layout says what the request sends, so its total too
+    (the property test checks both against the plans). The calls whose layout (or whose
+    previous call's) is not known are planned, both of them, as :class:`.requests.RequestChain`
+    needs. None: the pipeline has no fast path, or its fast path no layouts."""
+    from ..strategies.layouts import Layout, replay_layouts
 
-    wanted = sorted({*numbers, *(n - 1 for n in numbers if n > 1)})
-    got = replay_layouts(view, table, names, settings, facts.hidden, wanted)
+    got = replay_layouts(view, table, names, settings, facts.hidden)
     if got is None:
         return None
-    f, layouts = got
+    f, layout_of = got
     chain = LayoutChain(view, table, f, [p.not_in_file for p in facts.predicted])
     planned = RequestChain(view, table)
+    overhead, hidden = table.overhead, facts.hidden
+    tokens: list[int] = []
     out: list[int | None] = []
+    last: tuple[int, Layout | None] = (0, None)  # the last call's layout: the next call's previous
     for n in numbers:
-        if n == 1:
-            out.append(0)
-        elif layouts[n - 1] is not None and layouts[n] is not None:
-            out.append(chain.shared(n, layouts[n - 1], layouts[n]))
-        else:
-            if planned.last_call != n - 1:
-                _pipeline_tokens(view, table, names, settings, n - 1, facts.hidden[n - 2], planned)
-            out.append(_pipeline_tokens(view, table, names, settings, n, facts.hidden[n - 1], planned)[1])
-    return out
+        layout = layout_of(n)
+        before = (last[1] if last[0] == n - 1 else layout_of(n - 1)) if n > 1 else None
+        last = (n, layout)
+        if layout is not None and (n == 1 or before is not None):
+            out.append(chain.shared(n, before, layout) if n > 1 else 0)
+            tokens.append(overhead + hidden[n - 1] + chain.sent(n, layout))
+            continue
+        if n > 1 and planned.last_call != n - 1:
+            _pipeline_tokens(view, table, names, settings, n - 1, facts.hidden[n - 2], planned)
+        t, s = _pipeline_tokens(view, table, names, settings, n, facts.hidden[n - 1], planned)
+        tokens.append(t)
+        out.append(s)
+    return tokens, out
 
 
 @dataclass(frozen=True)
@@ -241,16 +254,39 @@ def call_facts(view: SessionView, table: TokenTable) -> CallFacts:
     return kept
 
 
+def replay_and_validity(view: SessionView, table: TokenTable, names: tuple[str, ...], settings: Settings,
+                        shared: bool = False) -> tuple[Replay, CompactingValidity]:
+    """A compacting pipeline's :func:`replay` of every call and its every-call validity
+    (:func:`.compaction.compacting_validity`) from one pass of the stateful replay."""
+    facts = call_facts(view, table)
+    checked: list = []
+    result = _replay_compacting(view, table, names, settings, list(range(1, len(view.calls) + 1)), None, facts.predicted,
+                                facts.hidden, shared, checked=checked)
+    return result, validity_of(checked)
+
+
 def _replay_compacting(view, table, names, settings, numbers, progress, predicted, hidden, shared=False,
-                       cancelled=None) -> Replay:
-    """The stateful replay; ``shared``: build every call's request (no sizing from the state
-    alone) so each call gets its ``shared_tokens``."""
+                       cancelled=None, checked: list | None = None) -> Replay:
+    """The stateful replay; ``shared``: each call gets its ``shared_tokens``, from its state's
+    layout where the history is sized from the state (:class:`.compaction_requests.CompactShares`),
+    else from every call's request built. ``checked``: gets every call validated
+    (:func:`.compaction.replay_compacting` with ``validate``)."""
     wanted = set(numbers)
     out = Replay(names, settings, session_calls=len(view.calls))
-    chain = RequestChain(view, table)
     shares: dict[int, int | None] = {}
-    keep = (lambda n, w: shares.__setitem__(n, chain.feed(n, w))) if shared else None
-    for c in replay_compacting(view, table, names, settings, hidden, on_request=keep):
+    keep = on_state = None
+    if shared and sizes_from_state(view, names):  # the requests follow from each call's state
+        def build(n: int, state) -> Working:
+            return _working(view, table, settings, n, state, hidden[n - 1])
+
+        laid_out = CompactShares(view, table, [p.not_in_file for p in predicted], build)
+        on_state = lambda n, state, w: shares.__setitem__(n, laid_out.feed(n, state, w))  # noqa: E731
+    elif shared:
+        chain = RequestChain(view, table)
+        keep = lambda n, w: shares.__setitem__(n, chain.feed(n, w))  # noqa: E731
+    for c in replay_compacting(view, table, names, settings, hidden, checked is not None, on_request=keep, on_state=on_state):
+        if checked is not None:
+            checked.append(c)
         if cancelled is not None and cancelled():
             raise ReplayCancelled(f"replay cancelled at call {c.call}")
         if c.call in wanted:

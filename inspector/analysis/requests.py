@@ -48,9 +48,14 @@ def request_pieces(w: Working, reasoning: dict[int, int]) -> list[Piece]:
             out.append((message_key(s, changed) if changed else s, w.tokens[s]))
         else:
             assert isinstance(s, Inserted)
-            out.append((("inserted", s.kind, s.text, s.replaces), s.tokens))
+            out.append((inserted_key(s), s.tokens))
     out.extend((("reasoning", s), n) for s, n in left.items())
     return out
+
+
+def inserted_key(s: Inserted) -> Hashable:
+    """The request-piece key of an inserted message (a summary, a placeholder)."""
+    return ("inserted", s.kind, s.text, s.replaces)
 
 
 def shared_tokens(previous: Sequence[Piece], current: Sequence[Piece], skip_dropped_reasoning: bool) -> int:
@@ -186,10 +191,22 @@ class LayoutChain:
             if n >= 2 and resets[n - 1]:
                 k = n - 1
             self.window_lo.append(calls[k].message_index if k < n - 1 else calls[n - 1].message_index)
+        self._last_runs: tuple = (0, None, None)  # (call, its layout, its runs) of the last call asked
+        self._last_sent: tuple[int, int] = (0, 0)  # (call, :meth:`sent`) of that call, its runs the ones kept
         self.turn_first: list[int] = []  # per call: the message of the first call in its turn
         for n, c in enumerate(calls):
             same = n and calls[n - 1].turn == c.turn
             self.turn_first.append(self.turn_first[-1] if same else c.message_index)
+
+    def sent(self, n: int, layout) -> int:
+        """Tokens of the messages call ``n``'s request sends under ``layout`` (edited as it
+        edits them, a summary in its place): its total without the fixed prefix."""
+        stop = self.view.calls[n - 1].message_index
+        last = self._last_runs
+        runs = last[2] if last[0] == n and last[1] is layout else self.layouts.runs(layout, stop)
+        tokens = self.layouts.sent(runs, stop, stop)[0]
+        self._last_sent = (n, tokens) if last[0] == n and last[1] is layout else (0, 0)
+        return tokens
 
     def shared(self, n: int, previous, current) -> int:
         """Call ``n``'s shared tokens (n >= 2) from the layouts of calls n-1 and n."""
@@ -198,13 +215,19 @@ class LayoutChain:
         prefix_p, prefix_c = self.prefix[n - 2], self.prefix[n - 1]
         window_p = (self.window_lo[n - 2], stop_p)
         window_c = (self.window_lo[n - 1], stop_c)
-        runs_p, runs_c = L.runs(previous, stop_p), L.runs(current, stop_c)
-        d = L.first_difference(runs_p, L.runs(current, stop_p), stop_p)
+        last = self._last_runs
+        runs_p = last[2] if last[0] == n - 1 and last[1] is previous else L.runs(previous, stop_p)
+        runs_c = L.runs(current, stop_c)
+        self._last_runs = (n, current, runs_c)  # the next call's previous
+        d = stop_p if previous == current else L.first_difference(runs_p, L.runs(current, stop_p), stop_p)
         if self.codex and self.resets[n - 1]:  # the reasoning previous re-sent is not matched
             k = bisect_left(self.with_reasoning, window_p[0])
             if k < len(self.with_reasoning) and self.with_reasoning[k] < d:
                 d = self.with_reasoning[k]
-        tokens, reasoning = L.sent(runs_p, d, window_p[0])
+        if d == stop_p and self._last_sent[0] == n - 1 and not self.with_reasoning:  # previous, all sent again
+            tokens, reasoning = self._last_sent[1], 0
+        else:
+            tokens, reasoning = L.sent(runs_p, d, window_p[0])
         shared = prefix_p + tokens + reasoning
         if d < stop_p or self.with_reasoning:  # else previous is all sent again, in front
             total, broke, _ = matched_pieces(
@@ -221,4 +244,4 @@ class LayoutChain:
         return shared
 
 
-__all__ = ["LayoutChain", "RequestChain", "request_pieces", "shared_tokens", "tokens_before_source"]
+__all__ = ["LayoutChain", "RequestChain", "inserted_key", "request_pieces", "shared_tokens", "tokens_before_source"]

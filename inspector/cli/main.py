@@ -363,7 +363,7 @@ def replay_data(args: argparse.Namespace, analysis=None) -> dict[str, Any]:
     settings = _windowed(settings, analysis, args)
     with _Progress(len(analysis.view.calls)) as bar:
         progress = bar.stage(",".join(pipeline) or "baseline", len(analysis.view.calls))
-        result = inspector.replay(analysis, pipeline, settings=settings, progress=progress, workers=_workers())
+        result = inspector.replay(analysis, pipeline, settings=settings, progress=progress, workers=_workers(), shared=True)
     money = session_money(analysis.view, analysis.table, pipeline, settings, options, replay=result)
     return replay_report(analysis, result, pipeline_report(pipeline, settings), money)
 
@@ -409,7 +409,7 @@ def compare_data(args: argparse.Namespace, analysis=None) -> dict[str, Any]:
     presets = [(name, _windowed(s, analysis, args, name)) for name, s in presets]
     with _Progress(len(analysis.view.calls), len(pipelines)) as bar:
         rows = inspector.compare(analysis, pipelines, settings=settings, presets=presets, progress_for=bar.stage,
-                                 workers=_workers())
+                                 workers=_workers(), shared=True)
     row_settings = [settings] + [s for _, s in presets] if presets else [settings] * len(rows)
     baseline_money = session_money(analysis.view, analysis.table, (), settings, options)
     moneys = [session_money(analysis.view, analysis.table, row.pipeline, s, options, replay=row.replay) if row.pipeline

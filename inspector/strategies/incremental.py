@@ -716,6 +716,42 @@ def _same_unit(f: Facts, seq: _Candidates, p: int) -> bool:
     return unit_of[seq.index(p)] == unit_of[seq.index(p - 1)]
 
 
+def _past_unit(f: Facts, seq, p: int) -> int:
+    """Where ``while p < m and _same_unit(f, seq, p): p += 1`` stops (``p >= 1``), found per run
+    of ``seq`` from where each unit starts among the non-system positions, not per candidate."""
+    starts = _derived(f, "unit_starts", _unit_starts)
+    unit_of, ns_index = f.view.unit_of, f.ns_index
+    offset, previous = 0, None  # the position of the run's first candidate; the last ns position before it
+    for x, y in seq.seq.runs if isinstance(seq, _ClearedCandidates) else seq.runs:
+        end = offset + y - x
+        if p < end:
+            if p == offset:  # a run's first candidate: against the last one of the run before
+                if previous is None or unit_of[ns_index[x]] != unit_of[ns_index[previous]]:
+                    return p
+                p += 1
+            if p < end:
+                q = starts[x + p - offset]
+                if q < y:
+                    return offset + q - x
+                p = end
+        offset, previous = end, y - 1
+    return p
+
+
+def _unit_starts(f: Facts) -> list[int]:
+    """Per non-system position q: the first position >= q whose message starts a unit (its unit
+    is not the one of the non-system message before it); past the end: their count."""
+    unit_of, ns_index = f.view.unit_of, f.ns_index
+    n = len(ns_index) - 1
+    out = [n] * (n + 1)
+    nxt = n
+    for q in range(n - 1, -1, -1):
+        if q == 0 or unit_of[ns_index[q]] != unit_of[ns_index[q - 1]]:
+            nxt = q
+        out[q] = nxt
+    return out
+
+
 def _fifo_in_turn(f: Facts, s: Settings, stop: int, turn: int, total: int, seq: _Candidates) -> int:
     """What :func:`.fifo._drop_units_fast` removes from the candidates ``seq`` (its sizes), the
     current turn included."""
@@ -739,9 +775,7 @@ def fifo_in_turn_cut(f: Facts, s: Settings, stop: int, total: int, seq: _Candida
             hi = mid
         else:
             lo = mid + 1
-    k = lo
-    while k < m and _same_unit(f, seq, k):
-        k += 1
+    k = _past_unit(f, seq, lo)
     limit = f.ns_count[stop] - s.min_history_messages
     if k > limit:
         k = max(limit, 0)
@@ -791,9 +825,7 @@ def summarize_cut(f: Facts, s: Settings, stop: int, turn: int, total: int):
     while cut < m:  # summarize's own rounds (safe cuts: between units)
         remaining = history - cut + (1 if cut else 0)
         n = max(1, int(remaining * ratio)) - (1 if cut else 0)
-        cut = min(m, cut + max(1, n))
-        while cut < m and _same_unit(f, seq, cut):
-            cut += 1
+        cut = _past_unit(f, seq, min(m, cut + max(1, n)))
         rest = total - seq.tokens(cut)
         if rest + estimate <= budget:
             break

@@ -19,9 +19,10 @@ calls. The property test
 
 from __future__ import annotations
 
+from array import array
 from bisect import bisect_left
 from collections.abc import Callable, Hashable, Sequence
-from typing import Optional
+from typing import Any, Optional
 
 from types import SimpleNamespace
 
@@ -338,7 +339,9 @@ class _OpArrays:
         mask = _mask(f, drop)
         w = f.__dict__["_derived"]["run:" + edit] if edit is not None else None
         totals = f.table.totals
-        keys: list[Hashable | None] = list(range(n))
+        keys: Any = range(n)  # a message is its own key until an edit or a drop says otherwise (a list then)
+        if w is not None or mask is not None:
+            keys = list(keys)
         tokens = list(totals[:n])
         if w is not None:
             for i, edits in w.edits.items():
@@ -353,14 +356,15 @@ class _OpArrays:
                     keys[i] = None
                     tokens[i] = 0
         self.keys = keys
-        self.sent = _prefix(tokens)
-        self.reasoning = _prefix([r if k is not None else 0 for r, k in zip(reasoning, keys)])
+        # machine-integer arrays: kept per session, 8 bytes an entry (a list holds an int object each)
+        self.sent = array("q", _prefix(tokens))
+        self.reasoning = array("q", _prefix([r if k is not None else 0 for r, k in zip(reasoning, keys)]))
         nxt, out = n, [n] * (n + 1)
         for j in range(n - 1, -1, -1):
             if keys[j] is not None:
                 nxt = j
             out[j] = nxt
-        self.next_kept = out
+        self.next_kept = array("q", out)
 
 
 def message_key(i: int, edits) -> Hashable:
@@ -410,7 +414,18 @@ class Layouts:
             return _Point(self.n, op)  # type: ignore[return-value]
         arrays = self._ops.get(op)
         if arrays is None:
-            arrays = self._ops[op] = _OpArrays(self.f, op, self.reasoning)
+            arrays = self._ops[op] = self._shared_op(op)
+        return arrays
+
+    def _shared_op(self, op: Op) -> _OpArrays:
+        """The op's arrays, kept on the facts for every replay of the session that re-sends the
+        same reasoning (compare replays a dozen pipelines, most of them with the plain op)."""
+        kept = self.f.__dict__.setdefault("_op_arrays", {})
+        found = kept.get(op)
+        if found is not None and (found[0] is self.reasoning or found[0] == self.reasoning):
+            return found[1]
+        arrays = _OpArrays(self.f, op, self.reasoning)
+        kept[op] = (self.reasoning, arrays)
         return arrays
 
     def runs(self, layout: Layout, stop: int) -> list[Segment]:
@@ -456,7 +471,7 @@ class Layouts:
                 j += 1
         return stop
 
-    def _next_difference(self, a: Op, b: Op) -> list[int]:
+    def _next_difference(self, a: Op, b: Op) -> Sequence[int]:
         out = self._pairs.get((a, b))
         if out is None:
             ka, kb = self.op(a).keys, self.op(b).keys
@@ -467,7 +482,7 @@ class Layouts:
                 if ka[j] != kb[j]:
                     nxt = j
                 out[j] = nxt
-            self._pairs[(a, b)] = self._pairs[(b, a)] = out
+            self._pairs[(a, b)] = self._pairs[(b, a)] = out = array("q", out)
         return out
 
     def sent(self, runs: list[Segment], stop: int, lo_reasoning: int) -> tuple[int, int]:
@@ -554,10 +569,11 @@ class _Point:
         return self._key
 
 
-def replay_layouts(view, table, names: tuple[str, ...], settings: Settings, hidden: Sequence[int], numbers: Sequence[int]):
-    """``(facts, {call: layout or None})`` for the calls ``numbers`` of pipeline ``names``'
-    fast path (``hidden``: as :func:`.incremental.replay_tokens` takes it), or None when it has
-    no fast path or no layouts."""
+def replay_layouts(view, table, names: tuple[str, ...], settings: Settings, hidden: Sequence[int]):
+    """``(facts, layout)`` where ``layout(call)`` is the layout (or None) of that call (1-based)
+    under pipeline ``names``' fast path (``hidden``: as :func:`.incremental.replay_tokens` takes
+    it), computed when asked (a replay walks the calls in order and keeps none it passed); None
+    when the pipeline has no fast path or no layouts."""
     from .incremental import _prepared
 
     make = layout_fn(names)
@@ -565,12 +581,13 @@ def replay_layouts(view, table, names: tuple[str, ...], settings: Settings, hidd
     if prepared is None:
         return None
     f, _ = prepared
-    prefix, overhead = table.prefix, table.overhead
-    out = {}
-    for n in numbers:
-        stop = f.stops[n - 1]
-        out[n] = make(f, settings, stop, f.turns[n - 1], overhead + hidden[n - 1] + prefix[stop])
-    return f, out
+    prefix, overhead, stops, turns = table.prefix, table.overhead, f.stops, f.turns
+
+    def layout(n: int) -> Layout | None:
+        stop = stops[n - 1]
+        return make(f, settings, stop, turns[n - 1], overhead + hidden[n - 1] + prefix[stop])
+
+    return f, layout
 
 
 __all__ = ["Layout", "Layouts", "Op", "layout_fn", "message_key"]

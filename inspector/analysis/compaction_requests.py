@@ -1,0 +1,190 @@
+"""The requests of ``compact``'s one-pass replay, checked and compared without building them.
+
+Where :func:`.compaction.replay_compacting` sizes every call from its state (``compact`` alone,
+no compaction recorded in the file), call k's request is the state's slots (what the last
+compaction kept and its summary) followed by every source message from the state's boundary
+to the call: between two compactions a request only grows by appended messages. Two things
+``compare`` and money need of every request follow from that without building each one:
+
+- :class:`CarriedValidity`: each request's violations per provider. A request is cut into
+  segments at messages where the providers' checks start afresh (a message that answers no tool
+  call, after one that is not an empty assistant message): the violations of a request are the
+  sum of its segments' (see :func:`_starts_afresh`), so each segment is validated once and a
+  call validates only the segment it is still growing. A session whose tool-call ids are not
+  all distinct is validated whole per call (a duplicate id is a violation across segments).
+- :class:`CompactShares`: each call's shared prefix with the previous call's request, from
+  the state's layout (:mod:`inspector.strategies.layouts`: the folded messages dropped, the
+  summary in the first one's place) through :class:`.requests.LayoutChain`; a call whose
+  request has no such layout (the trigger fired there, or the summary does not stand where the
+  folded messages began) is built and compared piece by piece (:class:`.requests.RequestChain`).
+
+The per-call computation is the definition: the tests compare both with it on generated
+sessions (tests/test_incremental_replay.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..providers.validate import validate_plan, wire_facts
+from ..strategies.base import Inserted, Working
+from ..strategies.incremental import facts
+from ..strategies.layouts import Layout
+from ..tokens import TokenTable
+from ..units import SessionView
+from .requests import LayoutChain, RequestChain, inserted_key
+
+_ALL = ("all", None)  # a layout op that drops every message of its run
+
+
+class _Request:
+    """What :func:`~inspector.providers.validate.validate_plan` reads of a plan."""
+
+    __slots__ = ("view", "table", "sequence", "edits")
+
+    def __init__(self, view: SessionView, table: TokenTable, sequence: Sequence) -> None:
+        self.view, self.table, self.sequence, self.edits = view, table, sequence, {}
+
+
+def request_slots(state, stop: int) -> list:
+    """The request of a call at message ``stop`` under ``compact`` alone from ``state`` (None: no
+    compaction yet): the state's slots, then every message since its boundary."""
+    if state is None:
+        return list(range(stop))
+    return [*state.slots, *range(state.boundary, stop)]
+
+
+def violation_counts(view: SessionView, table: TokenTable, sequence: Sequence) -> tuple[tuple[str, int], ...]:
+    """``(provider, violations)`` of the request ``sequence`` sends, each provider in order."""
+    return tuple((provider, len(items)) for provider, items in validate_plan(_Request(view, table, sequence)).items())
+
+
+class CarriedValidity:
+    """Violation counts of each call's request (:func:`request_slots`), carried from call to call
+    of one state: ask :meth:`counts` with calls in order."""
+
+    def __init__(self, view: SessionView, table: TokenTable) -> None:
+        self.view, self.table = view, table
+        ids = [i for calls in view.call_ids for i in calls]
+        self.carried = len(set(ids)) == len(ids)  # else validate each request whole
+        self.roles, self.results = view.roles, view.result_ids
+        self.empty = wire_facts(view).empty if self.carried else frozenset()
+        self._state: object = _NONE
+
+    def counts(self, state, stop: int) -> tuple[tuple[str, int], ...]:
+        if not self.carried:
+            return violation_counts(self.view, self.table, request_slots(state, stop))
+        if state is not self._state:
+            self._state = state
+            self.seq = list(state.slots) if state is not None else []
+            self.head = len(self.seq)
+            self.next_source = self.start = state.boundary if state is not None else 0
+            self.scanned = 0
+            self.last_cut = 0
+            self.last_message = None  # the last non-system slot scanned
+            self.base: dict[str, int] = {}
+            self.tail: tuple[tuple[int, int], tuple[tuple[str, int], ...]] = ((0, -1), ())
+        seq = self.seq
+        if stop > self.next_source:
+            seq.extend(range(self.next_source, stop))
+            self.next_source = stop
+        end = self.head + stop - self.start
+        for p in range(self.scanned, end):
+            x = seq[p]
+            if self.last_message is not None and _starts_afresh(self, x, self.last_message):
+                closed = self.tail[1] if self.tail[0] == (self.last_cut, p) else self._counts(self.last_cut, p)
+                for provider, n in closed:
+                    self.base[provider] = self.base.get(provider, 0) + n
+                self.last_cut = p
+            if not self._is_system(x):
+                self.last_message = x
+        self.scanned = max(self.scanned, end)
+        tail = self._counts(self.last_cut, end)
+        self.tail = ((self.last_cut, end), tail)  # the segment the next call most often closes
+        return tuple((provider, self.base.get(provider, 0) + n) for provider, n in tail)
+
+    def _counts(self, lo: int, hi: int) -> tuple[tuple[str, int], ...]:
+        return violation_counts(self.view, self.table, self.seq[lo:hi])
+
+    def _is_system(self, x) -> bool:
+        return (self.roles[x] if type(x) is int else x.role) == "system"
+
+
+_NONE = object()  # no state seen yet (None is the state before the first compaction)
+
+
+def _starts_afresh(c: CarriedValidity, x, last) -> bool:
+    """Whether both providers' checks of a request start afresh at slot ``x`` after the message
+    ``last`` (the last non-system slot before it): the violations of ``Q[:k]`` are then those of
+    ``Q[:p]`` plus those of ``Q[p:k]`` for every ``k > p`` (``x = Q[p]``). So it is when ``x`` is a
+    message of its own that answers no tool call (OpenAI: it closes the previous tool batch,
+    whose missing results ``Q[:p]`` reports at its end alike; Anthropic: the previous message's
+    tool uses are unanswered in both, and ``x`` has no result to be an orphan) and ``last`` is
+    not an empty assistant message (Anthropic accepts one only as the final message)."""
+    if type(x) is int:
+        if c.roles[x] in ("system", "tool") or c.results[x]:
+            return False
+    elif x.role not in ("user", "assistant"):
+        return False
+    if type(last) is int:
+        return not (c.roles[last] == "assistant" and not c.results[last] and last in c.empty)
+    return not (last.role == "assistant" and not last.text)
+
+
+def state_layout(state) -> Layout | None:
+    """The layout of the requests of ``state`` (:mod:`inspector.strategies.layouts`): the folded
+    messages dropped, the summary a point in the first one's place; None when the summary does
+    not stand there or the state holds another inserted message."""
+    if state is None:
+        return ()
+    slots = state.slots
+    inserted = [k for k, s in enumerate(slots) if type(s) is not int]
+    if len(inserted) != 1 or not state.folded:
+        return None
+    k = inserted[0]
+    summary: Inserted = slots[k]
+    kept = [s for s in slots if type(s) is int]
+    first = state.folded[0][0]
+    if any(a >= b for a, b in zip(kept, kept[1:])) or (k and slots[k - 1] > first) or (k + 1 < len(slots) and slots[k + 1] < first):
+        return None
+    out = [(first, first + 1, ("point", inserted_key(summary), summary.tokens))]
+    lo, hi = state.folded[0]
+    if hi > first + 1:
+        out.append((first + 1, hi, _ALL))
+    out.extend((lo, hi, _ALL) for lo, hi in state.folded[1:])
+    return tuple(out)
+
+
+class CompactShares:
+    """Each call's shared prefix with the previous call's request (``shared_tokens``, as
+    :meth:`.requests.RequestChain.feed` finds it from the requests built): feed every call in
+    order with its state and, where the replay built it, its working history.
+    ``build(n, state)``: call ``n``'s working history from its state (for calls without a layout)."""
+
+    def __init__(self, view: SessionView, table: TokenTable, not_in_file: Sequence[int], build) -> None:
+        self.view, self.table, self.build = view, table, build
+        self.chain = LayoutChain(view, table, facts(view, table), not_in_file)
+        self.planned = RequestChain(view, table)
+        self._last: tuple[int, object, Layout | None, Working | None] | None = None
+        self._layout: tuple[object, Layout | None] = (_NONE, None)
+
+    def feed(self, n: int, state, w: Working | None) -> int:
+        layout = self._layout_of(state) if w is None else None
+        last, self._last = self._last, (n, state, layout, w)
+        if n == 1:
+            return 0
+        assert last is not None and last[0] == n - 1, "calls are fed in order"
+        _, last_state, last_layout, last_w = last
+        if layout is not None and last_layout is not None:
+            return self.chain.shared(n, last_layout, layout)
+        if self.planned.last_call != n - 1:
+            self.planned.feed(n - 1, last_w if last_w is not None else self.build(n - 1, last_state))
+        return self.planned.feed(n, w if w is not None else self.build(n, state))  # type: ignore[return-value]
+
+    def _layout_of(self, state) -> Layout | None:
+        if self._layout[0] is not state:
+            self._layout = (state, state_layout(state))
+        return self._layout[1]
+
+
+__all__ = ["CarriedValidity", "CompactShares", "request_slots", "state_layout", "violation_counts"]
