@@ -316,6 +316,10 @@ class Message(Record):
     #: context begins with the user's own messages (Codex ``replacement_history``); True for a
     #: summary inside such a context (its ``compaction`` item), which does not start it.
     is_summary: bool | None = None
+    #: An assistant message re-sent after a compaction, as a copy of one an earlier model call
+    #: wrote (Gemini CLI's compressed history, Claude Code's preserved segment, OpenHands'
+    #: condensed view): the model sees it, but no model call of its own produced it here.
+    resent: bool = False
     #: Top-level fields of the source record the model has no slot for, kept for write-back.
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -383,7 +387,7 @@ def _maker(cls: type, *positional: str) -> Any:
 _FACTORY = object()
 
 #: ``new_message(index, role, content, source, content_form, extra, *, name=None, usage=None,
-#: starts_context=False, injected=None, is_summary=None)``
+#: starts_context=False, injected=None, is_summary=None, resent=False)``
 new_message = _maker(Message, "index", "role", "content", "source", "content_form", "extra")
 #: ``new_text(text, extra)``
 new_text = _maker(TextBlock, "text", "extra")

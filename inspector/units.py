@@ -22,7 +22,8 @@ strategies' hot loops never touch pydantic objects.
 - A *unit* is what is kept or dropped together: ``system``, ``user``, ``assistant`` (a reply with
   no tool calls, a turn's final answer), ``tool_exchange`` (an assistant message with tool calls
   plus every message carrying one of its results, parallel calls included) and ``summary``.
-- Each assistant message is one *model call*; its input is every message before it (from the
+- Each assistant message is one *model call* (but a copy re-sent after a compaction,
+  ``Message.resent``); its input is every message before it (from the
   last recorded compaction on, plus the system prompts).
 """
 
@@ -373,7 +374,7 @@ def build_view(session: Session) -> SessionView:
             flags[i] |= SUMMARY
 
         starts = m.starts_context
-        if m.role == "assistant":
+        if m.role == "assistant" and not m.resent:
             calls_out.append(_new_call(len(calls_out) + 1, i, turn, context_start))
             if starts:  # a reply holding the compaction (Anthropic): the calls after it start there
                 context_start = i

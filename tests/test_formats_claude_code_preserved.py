@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 
 from inspector.formats import load
+from inspector.units import build_view
 
 
 def _entry(uuid, parent, rtype, message=None, **fields):
@@ -50,3 +51,5 @@ def test_the_preserved_segment_is_read_after_the_summary_once(tmp_path):
     assert [b.text for b in before.content] == ["the answer to keep"]  # was merged twice on main
     assert (copy.text, copy.usage, copy.extra["preserved_copy"]) == ("the answer to keep", None, True)
     assert [m.usage.context_tokens for m in s.messages if m.usage] == [5003, 903]
+    # the copy is context, not a model call: two calls, as the file records
+    assert copy.resent and [c.message_index for c in build_view(s).calls] == [1, 7]

@@ -350,3 +350,18 @@ def test_sub_agent_rollouts_the_file_names_are_sidechains(tmp_path):
     from inspector.formats.sidechain import open_sidechain
 
     assert len(build_view(open_sidechain(s, "/root/review_pr36")).calls) == 1
+
+
+def test_a_reply_the_replacement_history_sends_again_is_not_a_model_call(tmp_path):
+    """A replacement history that keeps an assistant reply (constructed): the reply is context
+    for the calls after the compaction, not a call of its own; the calls are the two that
+    recorded usage."""
+    kept_reply = COMPACTED.replace(
+        '{"type":"compaction"',
+        '{"type":"message","role":"assistant","content":[{"type":"output_text","text":"3 PRs are open."}]},{"type":"compaction"')
+    session = load(_lines(tmp_path, META, DEV, ASK, CALL, USAGE % 900, OUT, kept_reply, ANSWER, USAGE % 400))
+    assert [(m.role, m.resent, m.source.json_path) for m in session.messages[5:]] == [
+        ("user", False, "$.payload.replacement_history[1]"), ("assistant", True, "$.payload.replacement_history[2]"),
+        ("user", False, "$.payload.replacement_history[3]"), ("assistant", False, None),
+    ]  # fmt: skip
+    assert [(c.message_index, c.context_start) for c in build_view(session).calls] == [(3, 0), (8, 5)]

@@ -10,6 +10,7 @@ from pathlib import Path
 from inspector.discover import find_sessions
 from inspector.follow_dir import RewriteFollower, follower_for
 from inspector.formats import detect, load
+from inspector.units import build_view
 
 LOG = Path(__file__).parent / "fixtures" / "constructed" / "gemini_cli_log" / "session-2026-08-20T10-00-3f2a9c1d.jsonl"
 
@@ -46,6 +47,11 @@ def test_a_compression_checkpoint_starts_a_new_context():
     # from the functionResponse message, sent again in the new context
     call, result = s.messages[13].tool_calls[0], s.messages[14].tool_results[0]
     assert (call.id, call.name, call.arguments, result.tool_call_id, result.content) == ("read_file_2", "read_file", '{"file_path":"a.txt"}', "read_file_2", "hello")
+    # the model replies the compression re-sent (11, 13, 15; 11 is the CLI's own acknowledgement)
+    # are context, not model calls: the five calls are the five replies that recorded tokens
+    assert [m.index for m in s.messages if m.resent] == [11, 13, 15]
+    assert [c.message_index for c in build_view(s).calls] == [2, 4, 6, 8, 17]
+    assert all(s.messages[c.message_index].usage for c in build_view(s).calls)
 
 
 def test_log_is_discovered_beside_legacy_chats_and_followed(tmp_path):

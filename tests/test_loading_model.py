@@ -44,7 +44,7 @@ def test_records_keep_pydantic_s_api():
                   "cache_creation_input_tokens": None, "model": None, "reasoning_tokens": None,
                   "cache_creation_1h_input_tokens": None},
         "source": {"line": None, "json_path": None, "file": None},
-        "content_form": "string", "starts_context": False, "injected": None, "is_summary": None, "extra": {"ts": 1},
+        "content_form": "string", "starts_context": False, "injected": None, "is_summary": None, "resent": False, "extra": {"ts": 1},
     }
     assert Message.model_validate(m.model_dump()) == m
     assert Usage(input_tokens=5).model_dump(exclude_none=True) == {"input_tokens": 5}

@@ -23,7 +23,7 @@ How the file becomes a :class:`~inspector.model.Session`:
   after it become one message: the summary, with ``starts_context=True`` and the boundary's
   metadata in ``extra["compact_boundary"]``. A ``preservedSegment`` (2.1.2xx partial compaction)
   is written again after the summary under new uuids but the same ``message.id``: those lines
-  start new messages there (``extra["preserved_copy"]``, no usage: the call was counted before
+  start new messages there (``extra["preserved_copy"]``, ``Message.resent``, no usage: the call was counted before
   the boundary), never merge into the response before it. Everything before stays in the session; the units
   module makes later calls' context start at the summary, so earlier messages show as no longer sent.
 - **Skipped on purpose** (``kind="ignored"``, ``reason`` = the record type): ``progress``,
@@ -243,6 +243,7 @@ class _Conversation:
         model = recorded_model if isinstance(recorded_model, str) else None
         usage = usage_from(msg.get("usage"), ANTHROPIC, model)
         mid, rid = msg.get("id"), entry.get("requestId")
+        resent = False
         if self.last_assistant is not None and mid:
             prev = self.messages[self.last_assistant]
             prid = prev.extra.get("request_id")
@@ -255,7 +256,7 @@ class _Conversation:
         if mid is not None:
             extra["message_id"] = mid
             if mid and mid in self.before_boundary:  # a preserved copy: that call's usage is counted once
-                extra["preserved_copy"], usage = True, None
+                extra["preserved_copy"], usage, resent = True, None, True
         if rid is not None:
             extra["request_id"] = rid
         if recorded_model is not None:
@@ -266,7 +267,7 @@ class _Conversation:
         self.last_assistant = len(self.messages)
         if self.models is not None:
             self.models.add(model)
-        message = new_message(len(self.messages), "assistant", blocks, source, form, extra, usage=usage)
+        message = new_message(len(self.messages), "assistant", blocks, source, form, extra, usage=usage, resent=resent)
         if self.pending_boundary is None:
             self.messages.append(message)  # (what _append does then, without its call)
         else:

@@ -272,6 +272,7 @@ class CodexStream:
         held it), and the inspector keeps system messages before a compaction, so it is not
         added twice."""
         sent = {m.text for m in self.session.messages if m.role == "system"}
+        first = len(self.session.messages)
         for k, item in enumerate(history):
             ref = SourceRef(line=source.line, json_path=f"$.payload.replacement_history[{k}]")
             if isinstance(item, dict) and item.get("role") in ("developer", "system") and _item_text(item) in sent:
@@ -282,6 +283,9 @@ class CodexStream:
                 msg.starts_context = False
                 msg.is_summary = True
         self._items.close_response()
+        for msg in self.session.messages[first:]:
+            if msg.role == "assistant":  # a reply of an earlier call, sent again
+                msg.resent = True
 
 
 def _inter_agent_item(payload: dict[str, Any]) -> dict[str, Any]:

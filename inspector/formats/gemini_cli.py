@@ -210,6 +210,8 @@ def _read(path: Path) -> Session:
             messages[first].extra["record"] = "checkpoint"
             messages[first].is_summary = SNAPSHOT in messages[first].text
         for msg in messages[first:]:
+            if entry.resent and msg.role == "assistant":
+                msg.resent = True
             if msg.role == "user" and msg.text.startswith(SESSION_CONTEXT):
                 msg.injected = "session_context"
             elif msg.role == "user" and SNAPSHOT in msg.text:

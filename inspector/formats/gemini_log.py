@@ -33,11 +33,13 @@ from .records import ignored, iter_lines, parse_line
 
 @dataclass
 class Entry:
-    """One message record as it stands, where its last copy is, and whether a context starts at it."""
+    """One message record as it stands, where its last copy is, whether a context starts at it,
+    and whether a compression re-sent it (a copy: no model call of its own wrote it there)."""
 
     record: dict[str, Any]
     source: SourceRef
     starts_context: bool = False
+    resent: bool = False
 
 
 @dataclass
@@ -114,7 +116,7 @@ class _Replay:
         while self.entries and self.entries[-1].record.get("id") in kept and not self.entries[-1].record.get("tokens"):
             self.entries.pop()  # written for the new context, seen by no call before it
         first = len(self.entries)
-        self.entries.extend(Entry(m, ref) for m, ref in new)
+        self.entries.extend(Entry(m, ref, resent=True) for m, ref in new)
         if len(self.entries) > first:
             self.entries[first].starts_context = True
 
