@@ -92,3 +92,19 @@ def test_sub_agent_chats_are_sidechains_keyed_by_agent_id(tmp_path):
         '{"id":"g","type":"gemini","content":"","toolCalls":[{"id":"c","name":"codebase_investigator","args":{},"agentId":"a1","status":"success","result":[]}]}\n'
     )
     assert load(chat).messages[0].tool_calls[0].extra == {"agentId": "a1"}
+
+
+def test_a_recorded_count_below_zero_or_more_cached_than_input_is_not_a_count(tmp_path):
+    # as the other readers (formats.reading.usage_from): a negative count, or more cached than the
+    # whole input, contradicts itself and is left out (it read as input -5 and "not in file: -130")
+    log = tmp_path / LOG.name
+    lines = [
+        '{"id":"z1","timestamp":"2026-08-20T10:09:00.000Z","type":"user","content":[{"text":"again"}]}',
+        '{"id":"z2","timestamp":"2026-08-20T10:09:01.000Z","type":"gemini","content":"ok","tokens":{"input":-5,"output":-1,"cached":0,"thoughts":2,"total":1},"model":"gemini-3-flash-preview"}',
+        '{"id":"z3","timestamp":"2026-08-20T10:09:02.000Z","type":"user","content":[{"text":"more"}]}',
+        '{"id":"z4","timestamp":"2026-08-20T10:09:03.000Z","type":"gemini","content":"ok","tokens":{"input":100,"output":5,"cached":400,"thoughts":0,"total":105},"model":"gemini-3-flash-preview"}',
+    ]
+    log.write_text(LOG.read_text() + "\n".join(lines) + "\n")
+    bad, cached = [m.usage for m in load(log).messages[-3::2]]
+    assert (bad.input_tokens, bad.cache_read_input_tokens, bad.output_tokens) == (None, 0, 2)
+    assert (cached.input_tokens, cached.cache_read_input_tokens, cached.output_tokens) == (None, 400, 5)

@@ -37,7 +37,7 @@ from .base import Format, Probe, SessionFormatError, register
 from .discovery import Candidate, Discovery, SessionDetails, walk
 from .gemini_log import Entry, is_metadata_line, read_log
 from .rawtext import raw_text
-from .reading import ModelTally, content_blocks, image_block
+from .reading import MAX_RECORDED_COUNT, ModelTally, content_blocks, image_block
 from .records import FIELD_ERRORS, ignored, int_or_none, json_text, load_json, malformed
 
 NAME = "gemini_cli"
@@ -69,13 +69,20 @@ def _thoughts(thoughts: Any) -> list[Block]:
     return out
 
 
+def _count(value: Any) -> int | None:
+    """A recorded count: an int from 0 to MAX_RECORDED_COUNT, as the other readers take one."""
+    n = int_or_none(value)
+    return n if n is not None and 0 <= n <= MAX_RECORDED_COUNT else None
+
+
 def _usage(tokens: Any, model: str | None) -> Usage | None:
     if not isinstance(tokens, dict):
         return None
-    total_in, cached = int_or_none(tokens.get("input")), int_or_none(tokens.get("cached"))
-    output, thoughts = int_or_none(tokens.get("output")), int_or_none(tokens.get("thoughts"))
+    total_in, cached = _count(tokens.get("input")), _count(tokens.get("cached"))
+    output, thoughts = _count(tokens.get("output")), _count(tokens.get("thoughts"))
+    uncached = None if total_in is None else total_in - (cached or 0)
     return Usage(
-        input_tokens=None if total_in is None else total_in - (cached or 0),
+        input_tokens=None if uncached is None or uncached < 0 else uncached,  # < 0: more cached than input
         cache_read_input_tokens=cached,
         output_tokens=None if output is None and thoughts is None else (output or 0) + (thoughts or 0),
         model=model,
