@@ -37,6 +37,14 @@ def call_model(message: Message) -> str | None:
     return model if isinstance(model, str) and model and not model.startswith("<") else None
 
 
+def continues_context(message: Message) -> bool:
+    """Whether this message, which starts a context, re-sends the context before it with some
+    content cleared rather than replacing it (Claude Code's microcompact, marked by its reader
+    ``extra["continues_context"]``): the agent's hidden prefix and the turn's reasoning carry
+    over to the calls after it, as they do not after a summary."""
+    return message.extra.get("continues_context") is True
+
+
 def session_model(session: Session) -> str | None:
     """The model the file records for the whole session: ``Session.model``, else where readers
     keep it (``extra["model"]``, the inspector's own JSONL header ``extra["meta"]["model"]``)."""
