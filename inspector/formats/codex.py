@@ -52,7 +52,7 @@ Every line is ``{"timestamp", "type", "payload"}``. How the records become a Ses
   thread: ``session_meta.history_base``): the earlier rollout's prefix is read first
   (:mod:`.codex_lineage`), its messages' sources naming that file; ``Session.extra
   ["history_base"]`` lists the files. A prefix not found beside the file is named in
-  ``skipped``. The live follower reads the file itself only.
+  ``skipped``. The live follower reads the prefix first too.
 - ``turn_context`` (its model is each later call's ``Usage.model`` and, when no call records
   one, ``Session.model``; also kept in ``Session.extra["model"]``) and unknown record types are
   skipped with ``kind="ignored"``. ``Session.agent`` is ``codex``, ``agent_version`` the
@@ -325,9 +325,7 @@ def _read(path: Path, sub_agents: bool) -> Session:
         "no Codex rollout records found.",
         'JSONL lines {"timestamp", "type", "payload"} (a Codex CLI rollout)',
     )
-    for key, name in (("id", "session_id"), ("cwd", "cwd"), ("cli_version", "version")):
-        if isinstance(own_meta.get(key), str):  # this file's thread, not the one it continues
-            stream.session.extra[name] = own_meta[key]
+    _own_fields(stream.session, own_meta)
     stream._items.release()  # system messages held for calls the file never answers
     if stream._pending is not None:  # counted before a response the file does not hold
         stream.session.skipped.append(ignored(stream._pending[2], "event_msg/token_count (no model call to attach to)"))
@@ -345,6 +343,13 @@ def _read(path: Path, sub_agents: bool) -> Session:
             for m in side.messages
         ]
     return stream.session
+
+
+def _own_fields(session: Session, own_meta: dict[str, Any]) -> None:
+    """The id, cwd and CLI version of this file's thread, not of the one it continues."""
+    for key, name in (("id", "session_id"), ("cwd", "cwd"), ("cli_version", "version")):
+        if isinstance(own_meta.get(key), str):
+            session.extra[name] = own_meta[key]
 
 
 def _feed_history_base(stream: CodexStream, path: Path) -> dict[str, Any]:
@@ -394,7 +399,11 @@ def detect(probe: Probe) -> int:
 
 
 def stream(path: Path) -> CodexStream:
-    return CodexStream(path)
+    """The live follower's stream: the history a paginated rollout continues is fed first, as
+    :func:`read` does, so a followed fork shows what its model was sent."""
+    codex = CodexStream(path)
+    _own_fields(codex.session, _feed_history_base(codex, path))
+    return codex
 
 
 def details(path: Path) -> SessionDetails:
