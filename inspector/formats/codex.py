@@ -53,6 +53,9 @@ Every line is ``{"timestamp", "type", "payload"}``. How the records become a Ses
   (:mod:`.codex_lineage`), its messages' sources naming that file; ``Session.extra
   ["history_base"]`` lists the files. A prefix not found beside the file is named in
   ``skipped``. The live follower reads the prefix first too.
+- A sub-agent rollout spawned with the parent's history starts with a copy of it: records whose
+  ``ordinal`` is below its ``session_meta.subagent_history_start_ordinal`` are read as context,
+  their replies ``resent`` (the parent's calls) and their ``token_count`` skipped.
 - ``turn_context`` (its model is each later call's ``Usage.model`` and, when no call records
   one, ``Session.model``; also kept in ``Session.extra["model"]``) and unknown record types are
   skipped with ``kind="ignored"``. ``Session.agent`` is ``codex``, ``agent_version`` the
@@ -99,6 +102,10 @@ class CodexStream:
         self.recognised = 0
         #: Sub-agent threads this thread spawned (``sub_agent_activity``): thread id -> agent path.
         self.sub_agents: dict[str, str] = {}
+        #: A sub-agent rollout's ``subagent_history_start_ordinal``: records below it are the
+        #: parent's history it inherited (None once its own records begin, or when it has none).
+        self._own_from: int | None = None
+        self._inherited_from = 0  # first message of the inherited history not yet marked
 
     def feed(self, line: bytes, line_no: int) -> None:
         record = parse_line(line, line_no, self.session.skipped)
@@ -117,6 +124,8 @@ class CodexStream:
         self.recognised += 1
         timestamp = record.get("timestamp")
         self._timestamp = timestamp if isinstance(timestamp, str) else None
+        if self._own_from is not None and self._inherited(record, rtype, payload, source):
+            return
         try:
             if rtype == "response_item" and payload.get("type") != "agent_message":  # most records
                 msg = self._items.add(payload, source)
@@ -126,6 +135,30 @@ class CodexStream:
                 self._dispatch(rtype, payload, source)
         except FIELD_ERRORS as exc:
             self.session.skipped.append(malformed(source, f"{rtype} record", exc))
+
+    def _inherited(self, record: dict[str, Any], rtype: str, payload: dict[str, Any], source: SourceRef) -> bool:
+        """Whether a record of a sub-agent rollout is one of the parent's history it starts with
+        and was handled here: its ``token_count`` is skipped (the parent's calls, not this
+        thread's); other records are read as context by :meth:`add`, their replies marked
+        ``resent`` when the next record comes."""
+        self._mark_inherited()
+        ordinal = record.get("ordinal")
+        if type(ordinal) is int and ordinal < self._own_from:  # type: ignore[operator]
+            if rtype == "event_msg" and payload.get("type") == "token_count":
+                self.session.skipped.append(ignored(source, "event_msg/token_count (the parent's, in the history this sub-agent inherits)"))
+                return True
+            return False
+        self._own_from = None  # this thread's own records from here on
+        self._items.close_response()
+        self._usage_from = len(self.session.messages)
+        return False
+
+    def _mark_inherited(self) -> None:
+        messages = self.session.messages
+        for m in messages[self._inherited_from:]:
+            if m.role == "assistant":
+                m.resent = True
+        self._inherited_from = len(messages)
 
     def _attach_pending(self, msg: Message | None) -> None:
         """Usage written before the response it measures (0.40) goes to that response's message."""
@@ -184,6 +217,9 @@ class CodexStream:
                 extra.setdefault(name, payload[key])
         if isinstance(payload.get("cli_version"), str):
             self.session.agent_version = payload["cli_version"]
+        start = payload.get("subagent_history_start_ordinal")
+        if type(start) is int and "subagent_history_start_ordinal" not in extra and not self.session.messages:
+            extra["subagent_history_start_ordinal"] = self._own_from = start
         base = payload.get("base_instructions")
         text = base.get("text") if isinstance(base, dict) else base if isinstance(base, str) else payload.get("instructions")
         if isinstance(text, str) and text and not self.session.messages:
@@ -327,6 +363,8 @@ def _read(path: Path, sub_agents: bool) -> Session:
     )
     _own_fields(stream.session, own_meta)
     stream._items.release()  # system messages held for calls the file never answers
+    if stream._own_from is not None:  # a sub-agent rollout that holds only inherited history
+        stream._mark_inherited()
     if stream._pending is not None:  # counted before a response the file does not hold
         stream.session.skipped.append(ignored(stream._pending[2], "event_msg/token_count (no model call to attach to)"))
     for thread, agent_path in stream.sub_agents.items() if sub_agents else ():
