@@ -64,13 +64,14 @@ Every line is ``{"timestamp", "type", "payload"}``. How the records become a Ses
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from ..model import Block, Message, RawBlock, Session, Skipped, SourceRef, TextBlock, Usage, new_source
 from .base import Format, Probe, SessionFormatError, register
 from .codex_lineage import lineage, own_session_meta, prefix_lines
-from .discovery import Discovery, SessionDetails, count_needles, first_records
+from .discovery import Candidate, Discovery, SessionDetails, count_needles, first_records, walk
 from .openai_responses import ItemReader
 from .reading import OPENAI, ModelTally, usage_from
 from .records import FIELD_ERRORS, head_records, ignored, malformed, parse_line, read_stream
@@ -456,15 +457,27 @@ def details(path: Path) -> SessionDetails:
     return SessionDetails(project or "?", sid, None, count_needles(path, (b'"type":"response_item"',)))
 
 
-#: ``sessions/YYYY/MM/DD/rollout-*.jsonl`` under $CODEX_HOME or ~/.codex.
+#: Where Codex keeps rollouts under a home: the live ones by day, and the archived ones, moved
+#: as they are to ``archived_sessions/`` (openai/codex ``ARCHIVED_SESSIONS_SUBDIR``).
+ROLLOUT_PATTERNS = (("sessions", "*", "*", "*", "rollout-*.jsonl"), ("archived_sessions", "rollout-*.jsonl"))
+
+
+def _scan(home: Path) -> Iterator[Candidate]:
+    for pattern in ROLLOUT_PATTERNS:
+        yield from walk(home, pattern)
+
+
+#: ``sessions/YYYY/MM/DD/rollout-*.jsonl`` and ``archived_sessions/rollout-*.jsonl`` under
+#: $CODEX_HOME or ~/.codex.
 DISCOVERY = Discovery(
     agent="codex",
     label="Codex",
     option="codex-home",
     details=details,
-    pattern=("sessions", "*", "*", "*", "rollout-*.jsonl"),
+    pattern=ROLLOUT_PATTERNS[0],
     env="CODEX_HOME",
     homes=("~/.codex",),
+    scan=_scan,
 )
 
 
