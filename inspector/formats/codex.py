@@ -35,6 +35,12 @@ Every line is ``{"timestamp", "type", "payload"}``. How the records become a Ses
   recorded input. ``Usage.model`` is the latest ``turn_context`` model and
   ``Usage.reasoning_tokens`` the call's ``reasoning_output_tokens`` (encrypted reasoning later
   calls of the same turn send again without the file showing its text).
+- A reply of reasoning alone with no usage after it is a model call cut short, not part of the
+  next one: Codex ends a sampling request as soon as a reasoning item (or commentary message) is
+  done while mail from another agent waits (``preempt_for_mailbox_mail`` in openai/codex
+  ``core/src/session/turn.rs``), records that item, writes a ``token_count`` with unchanged totals
+  (skipped as a repeat) and sends a new request with the item and the mail. It stays a call
+  without recorded usage (22 of 359 calls in the public 0.145 rollout).
 - ``compacted``: the context after it is its ``replacement_history`` (0.100+: what Codex sends
   from then on), added as messages, the first one with ``starts_context=True`` and
   ``is_summary=False`` (it is the user's first retained prompt or an injected developer

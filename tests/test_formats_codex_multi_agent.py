@@ -1,4 +1,4 @@
-"""A Codex sub-agent spawned with the parent's history (``fork_turns``) starts its rollout with a
+"""Codex multi-agent rollouts. A sub-agent spawned with the parent's history (``fork_turns``) starts its rollout with a
 copy of that history: its own ``session_meta`` (``source.subagent``, ``subagent_history_start_ordinal``
 N), then the parent's ``session_meta`` and conversation with the parent's ``token_count`` records.
 Records whose ``ordinal`` is below N are "the parent's history, replayed so the child has context"
@@ -64,3 +64,27 @@ def test_the_inherited_parent_history_is_context_not_the_sub_agents_calls(tmp_pa
     assert [c.message_index for c in build_view(s).calls] == [4]
     assert s.extra["session_id"] == CHILD and s.extra["subagent_history_start_ordinal"] == 6
     assert ("line 6", "event_msg/token_count (the parent's, in the history this sub-agent inherits)") in [(x.where, x.reason) for x in s.skipped]
+
+
+def test_a_reply_of_reasoning_cut_short_by_mail_is_a_call_without_usage(tmp_path):
+    """openai/codex turn.rs ``preempt_for_mailbox_mail``: a request is ended when a reasoning item
+    is done and another agent's mail waits; the item is recorded, the token_count repeats the
+    totals, and the next request sends the item and the mail (shape of the public 0.145 rollout,
+    lines 213-221)."""
+    meta = {"id": CHILD, "cwd": "/w", "cli_version": "0.145.0", "base_instructions": {"text": "You are Codex."}}
+    reasoning = {"type": "reasoning", "summary": [{"type": "summary_text", "text": "waiting for the explorer"}], "encrypted_content": "REDACTED"}
+    mail = {"type": "agent_message", "author": "/root/explorer", "recipient": "/root", "content": [{"type": "input_text", "text": "found it"}]}
+    lines = [
+        _line(0, "session_meta", meta), _line(1, "turn_context", {"model": "gpt-5.6-sol"}),
+        _line(2, "response_item", _msg("user", "find it")), _line(3, "response_item", _msg("assistant", "spawned")),
+        _line(4, "event_msg", _usage(1000)),
+        _line(5, "response_item", reasoning), _line(6, "event_msg", _usage(1000)),  # the same totals: a repeat
+        _line(7, "response_item", mail), _line(8, "response_item", _msg("assistant", "done")),
+        _line(9, "event_msg", _usage(1100, prior=1000)),
+    ]
+    path = tmp_path / "rollout.jsonl"
+    path.write_text("".join(lines))
+    s = load(path)
+    calls = build_view(s).calls
+    assert [([b.type for b in s.messages[c.message_index].content], s.messages[c.message_index].usage.context_tokens if s.messages[c.message_index].usage else None) for c in calls] == [
+        (["text"], 1000), (["thinking"], None), (["text"], 1100)]
