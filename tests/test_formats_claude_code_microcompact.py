@@ -90,6 +90,8 @@ def test_calls_after_a_microcompact_send_the_listed_results_cleared(tmp_path):
 def test_a_microcompact_copy_is_context_not_a_model_call(tmp_path):
     view = build_view(_session(tmp_path))
     assert [(c.message_index, c.context_start) for c in view.calls] == [(1, 0), (3, 0), (10, 5)]
+    # the copied prompt opens no turn: the call after the boundary continues turn 1
+    assert ([t.number for t in view.turns], [c.turn for c in view.calls]) == ([1], [1, 1, 1])
 
 
 def test_the_predicted_input_after_a_microcompact_drops_by_the_cleared_result(tmp_path):
@@ -118,3 +120,17 @@ def test_a_microcompact_whose_tool_ids_are_not_in_the_file_changes_nothing(tmp_p
     assert [m.source.line for m in s.messages] == [1, 2, 3, 4, 5, 7]
     assert [(k.where, k.reason) for k in s.skipped if k.where == "line 6"] == [
         ("line 6", "system/microcompact_boundary (none of its 1 compactedToolIds is in the file)")]
+
+
+def test_session_wide_figures_count_the_file_once_not_the_copies(tmp_path):
+    import inspector
+    from inspector.analysis.info import info_report
+
+    s = _session(tmp_path)
+    analysis = inspector.analyze(s, "o200k_base")
+    report = info_report(analysis)
+    totals = analysis.table.totals
+    held = [0, 1, 2, 3, 4, 10]  # the messages the file holds; 5-9 are the reader's copies
+    assert report["tokens"]["messages"] == sum(totals[i] for i in held)
+    assert [row["index"] for row in report["largest_messages"]] == sorted(held, key=lambda i: (-totals[i], i))
+    assert [(row["tool"], row["calls"], row["results"]) for row in report["tools"]] == [("Read", 2, 2)]

@@ -342,8 +342,11 @@ class _Conversation:
             extra.pop("compact_boundary", None)
             extra.pop("microcompact_boundary", None)
             extra.pop("continues_context", None)
+            # a copied prompt opens no turn (as a Codex replacement history's): the calls after the
+            # boundary stay in the turn they continue
+            injected = m.injected or ("compaction" if m.role == "user" else None)
             copy = new_message(len(self.messages), m.role, content, m.source, m.content_form, extra, name=m.name,
-                               injected=m.injected, resent=m.role == "assistant")
+                               injected=injected, resent=m.role == "assistant")
             self.messages.append(copy)
         head = self.messages[first]
         head.starts_context, head.is_summary = True, False
