@@ -88,3 +88,15 @@ def test_the_live_follower_reads_the_prefix_first_as_a_load_does(tmp_path):
     update = follower.poll()
     assert [(m.text, m.source.line) for m in update.messages] == [("third question", 5), ("third answer", 6)]
     assert [m.usage.context_tokens for m in follower.session.messages if m.usage] == [1000, 1040, 1080]
+
+
+def test_a_prefix_in_archived_sessions_is_found(tmp_path):
+    parent, child = _sessions(tmp_path)
+    archived = tmp_path / ".codex" / "archived_sessions"
+    archived.mkdir()
+    moved = parent.rename(archived / parent.name)  # the parent thread was archived since
+    assert [(p.path, p.end) for p in lineage(child).prefixes] == [(moved, 1004)]
+    assert [m.text for m in load(child).messages][:3] == ["You are Codex.", "first question", "first answer"]
+    archived_child = child.rename(archived / child.name)  # and a fork archived with its parent live
+    moved.rename(parent)
+    assert [(p.path, p.end) for p in lineage(archived_child).prefixes] == [(parent, 1004)]
