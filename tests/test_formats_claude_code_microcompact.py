@@ -134,3 +134,27 @@ def test_session_wide_figures_count_the_file_once_not_the_copies(tmp_path):
     assert report["tokens"]["messages"] == sum(totals[i] for i in held)
     assert [row["index"] for row in report["largest_messages"]] == sorted(held, key=lambda i: (-totals[i], i))
     assert [(row["tool"], row["calls"], row["results"]) for row in report["tools"]] == [("Read", 2, 2)]
+
+
+def test_a_microcompact_a_compaction_supersedes_before_any_call_adds_nothing(tmp_path):
+    """Claude Code 2.1.20 (entireio/cli 25/730c662552, lines 371-372) wrote a microcompact and,
+    50 s later with no call between, an auto compaction: the summary replaced the context."""
+    lines = _lines()[:6] + [
+        {"parentUuid": "mc1", "type": "system", "subtype": "compact_boundary", "content": "Conversation compacted", "uuid": "b1",
+         "sessionId": "s", "compactMetadata": {"trigger": "auto", "preTokens": 176700}},
+        _entry("s1", "b1", "user", {"role": "user", "content": "This session is being continued from a previous conversation."}, isCompactSummary=True),
+        _entry("a3", "s1", "assistant", _call("msg_3", [{"type": "text", "text": "done"}], 5030), requestId="req_3"),
+    ]
+    path = tmp_path / "s.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    s = load(path)
+    assert [(m.source.line, m.starts_context) for m in s.messages] == [(1, False), (2, False), (3, False), (4, False), (5, False), (8, True), (9, False)]
+    assert [(k.where, k.reason) for k in s.skipped if k.where == "line 6"] == [
+        ("line 6", "system/microcompact_boundary (superseded by the compaction at line 7 before any call)")]
+
+
+def test_a_file_ending_on_a_microcompact_has_the_next_call_see_it(tmp_path):
+    path = tmp_path / "s.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in _lines()[:6]))
+    s = load(path)
+    assert len(s.messages) == 10 and s.messages[5].starts_context and s.messages[7].tool_results[0].text == CLEARED

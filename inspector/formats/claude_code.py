@@ -206,6 +206,9 @@ class _Conversation:
         self.models = models  # the main chain counts the model of each call for Session.model
         self.last_assistant: int | None = None
         self.pending_boundary: dict[str, Any] | None = None
+        #: A ``microcompact_boundary`` not applied yet (entry, line, uuid, file): it applies to the
+        #: next call, unless a compaction comes first and replaces the whole context.
+        self.pending_micro: tuple[dict[str, Any], int, str | None, str | None] | None = None
         self.dirty = 0  # first index changed since the last take()
         #: message ids of responses before the latest compaction
         self.before_boundary: set[str] = set()
@@ -519,14 +522,22 @@ class ClaudeCodeStream:
         elif is_message:
             if conv is self._main and parent is not None and parent != self._leaf and _is_human_prompt(entry):
                 self._rewind_to(parent)
+            if conv.pending_micro is not None:
+                self._microcompact(conv)
             conv.add(entry, msg, rtype, line_no)
         elif rtype == "attachment" and attachment_text(entry.get("attachment")):
+            if conv.pending_micro is not None:
+                self._microcompact(conv)
             conv.add_attachment(entry, attachment_text(entry["attachment"]), line_no)
         elif rtype == "system" and entry.get("subtype") == "microcompact_boundary":
-            reason = conv.microcompact(entry, line_no, uuid)
-            if reason:
-                self.session.skipped.append(ignored(new_source(line_no, None, file), reason))
+            if conv.pending_micro is not None:
+                self._microcompact(conv)
+            conv.pending_micro = (entry, line_no, uuid, file)
         elif rtype == "system" and entry.get("subtype") == "compact_boundary":
+            if conv.pending_micro is not None:  # the compaction replaces the context it would have cleared
+                _, micro_line, _, micro_file = conv.pending_micro
+                conv.pending_micro = None
+                self.session.skipped.append(ignored(new_source(micro_line, None, micro_file), f"system/microcompact_boundary (superseded by the compaction at line {line_no} before any call)"))
             conv.pending_boundary = {
                 "line": line_no,
                 "uuid": uuid,
@@ -540,6 +551,20 @@ class ClaudeCodeStream:
             self._main_nodes.append(uuid)
             self._upto[uuid] = len(self._main.messages)
             self._leaf = uuid
+
+    def _microcompact(self, conv: _Conversation) -> None:
+        """Apply the microcompact ``conv`` holds (:meth:`_Conversation.microcompact`)."""
+        entry, line_no, uuid, file = conv.pending_micro  # type: ignore[misc]
+        conv.pending_micro = None
+        reason = conv.microcompact(entry, line_no, uuid)
+        if reason:
+            self.session.skipped.append(ignored(new_source(line_no, None, file), reason))
+
+    def finish(self) -> None:
+        """A microcompact the file ends on applies to the next call: apply it now."""
+        for conv in (self._main, *self._sides.values()):
+            if conv.pending_micro is not None:
+                self._microcompact(conv)
 
     def _skip_bookkeeping(self, entry: dict[str, Any], rtype: str, where: SourceRef) -> None:
         if rtype == "system":
@@ -642,6 +667,7 @@ def read(path: Path) -> Session:
     if not stream._sidechain_file:
         for side in _subagent_files(path, stream.session.extra.get("session_id")):
             stream.add_side_file(side, str(side.relative_to(path.parent)))
+    stream.finish()
     return stream.session
 
 
