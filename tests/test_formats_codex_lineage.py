@@ -71,3 +71,32 @@ def test_a_missing_prefix_is_named(tmp_path):
     assert [(x.where, x.reason, x.kind) for x in s.skipped] == [
         ("line 1", f"history before this file: the first 1004 bytes of rollout {PARENT}, which is not beside it", "error")
     ]
+
+
+def test_the_live_follower_reads_the_prefix_first_as_a_load_does(tmp_path):
+    from inspector.follow import Follower
+
+    parent, child = _sessions(tmp_path)
+    follower = Follower(child, "codex")
+    loaded = load(child)
+    assert [(m.role, m.text, m.source.file, m.source.line) for m in follower.session.messages] == [
+        (m.role, m.text, m.source.file, m.source.line) for m in loaded.messages]
+    assert follower.session.extra["session_id"] == CHILD
+    assert follower.session.extra["history_base"] == [{"file": parent.name, "bytes": 1004, "thread_id": PARENT}]
+    with child.open("a") as fh:
+        fh.write(_line(8, "response_item", _user("third question")) + _line(9, "response_item", _reply("third answer")) + _line(10, "event_msg", _usage(1080)))
+    update = follower.poll()
+    assert [(m.text, m.source.line) for m in update.messages] == [("third question", 5), ("third answer", 6)]
+    assert [m.usage.context_tokens for m in follower.session.messages if m.usage] == [1000, 1040, 1080]
+
+
+def test_a_prefix_in_archived_sessions_is_found(tmp_path):
+    parent, child = _sessions(tmp_path)
+    archived = tmp_path / ".codex" / "archived_sessions"
+    archived.mkdir()
+    moved = parent.rename(archived / parent.name)  # the parent thread was archived since
+    assert [(p.path, p.end) for p in lineage(child).prefixes] == [(moved, 1004)]
+    assert [m.text for m in load(child).messages][:3] == ["You are Codex.", "first question", "first answer"]
+    archived_child = child.rename(archived / child.name)  # and a fork archived with its parent live
+    moved.rename(parent)
+    assert [(p.path, p.end) for p in lineage(archived_child).prefixes] == [(parent, 1004)]

@@ -4,6 +4,7 @@ again whole as they change, ``$rewindTo`` and ``$set`` checkpoints. The fixture 
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -108,3 +109,17 @@ def test_a_recorded_count_below_zero_or_more_cached_than_input_is_not_a_count(tm
     bad, cached = [m.usage for m in load(log).messages[-3::2]]
     assert (bad.input_tokens, bad.cache_read_input_tokens, bad.output_tokens) == (None, 0, 2)
     assert (cached.input_tokens, cached.cache_read_input_tokens, cached.output_tokens) == (None, 400, 5)
+
+
+def test_a_patch_record_of_a_newer_cli_is_named_not_lost_silently(tmp_path):
+    """Gemini CLI 0.6x logs carry ``{"$patch": {...}}`` records (third-party readers of v0.63.0
+    list them beside ``$set`` and ``$rewindTo``); the writer was not available to read, so the
+    record is reported as an error naming its line, not dropped as an unknown line."""
+    meta = {"sessionId": "s1", "projectHash": "h", "startTime": "2026-11-01T10:00:00Z", "lastUpdated": "2026-11-01T10:00:00Z", "kind": "main"}
+    lines = [meta, {"id": "u1", "timestamp": "2026-11-01T10:00:01Z", "type": "user", "content": [{"text": "hi"}]},
+             {"$patch": {"updates": [{"id": "u1", "content": [{"text": "hello"}]}]}}]
+    path = tmp_path / "session-2026-11-01T10-00-s1.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    s = load(path)
+    assert [m.text for m in s.messages] == ["hi"]
+    assert [(x.where, x.kind) for x in s.skipped if "$patch" in x.reason] == [("line 3", "error")]

@@ -21,6 +21,7 @@ from ..tokens import MessageCount, TokenTable
 from ..units import SessionView
 from .context import visible_input
 from .memo import kept, kept_list
+from .session_facts import continues_context
 
 #: Models whose earlier turns' reasoning stays in the input (the tool loop's reasoning is not
 #: dropped at the next user message). Measured, not fitted: on the Codex 0.144.3 (gpt-5.6-terra)
@@ -124,7 +125,8 @@ def _reasoning_resets(view: SessionView) -> list[bool]:
     for call in view.calls:
         usage = messages[call.message_index].usage
         model = usage.model if usage is not None and usage.model else model  # a call with no usage: the last model
-        out.append(call.context_start != start or (call.turn != turn and not _keeps_reasoning(model)))
+        compacted = call.context_start != start and not continues_context(messages[call.context_start])
+        out.append(compacted or (call.turn != turn and not _keeps_reasoning(model)))
         turn, start = call.turn, call.context_start
     return out
 
@@ -136,7 +138,7 @@ def next_resent_reasoning(view: SessionView, table: TokenTable, context_start: i
     if not view.calls:
         return 0
     last = view.calls[-1]
-    if context_start != last.context_start:
+    if context_start != last.context_start and not continues_context(view.messages[context_start]):
         return 0
     next_turn = view.turn_of[-1] if len(view) else last.turn
     model = None

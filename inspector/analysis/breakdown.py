@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from ..model import Session
 from ..tokens import TokenTable
 from ..units import FLAG_NAMES, SessionView, UnitKind
+from .session_facts import reader_copies
 
 UNIT_KINDS = tuple(kind.value for kind in UnitKind)
 
@@ -77,16 +78,24 @@ def unit_kinds(view: SessionView, table: TokenTable) -> tuple[dict[str, int], di
     per_unit = [0] * len(kinds)
     for uid, count in zip(view.unit_of, totals):  # each message is in exactly one unit
         per_unit[uid] += count
-    for kind, count in zip(kinds, per_unit):
-        units[kind] += 1
+    copies = reader_copies(view.session)
+    copied_units = set()
+    if copies:  # a reader's copy is the file's message again: counted once, at its own place
+        for i in copies:
+            per_unit[view.unit_of[i]] -= totals[i]
+        copied_units = {view.unit_of[i] for i in copies} - {view.unit_of[i] for i in range(len(totals)) if i not in copies}
+    for uid, (kind, count) in enumerate(zip(kinds, per_unit)):
+        if uid not in copied_units:
+            units[kind] += 1
         tokens[kind] += count
     return tokens, units
 
 
-def largest_messages(table: TokenTable, n: int) -> list[int]:
-    """Indices of the ``n`` largest messages, largest first (ties: earlier first)."""
+def largest_messages(table: TokenTable, n: int, skip: frozenset[int] = frozenset()) -> list[int]:
+    """Indices of the ``n`` largest messages, largest first (ties: earlier first), but ``skip``."""
     totals = table.totals
-    return heapq.nsmallest(n, range(len(totals)), key=lambda i: (-totals[i], i))
+    indices = range(len(totals)) if not skip else [i for i in range(len(totals)) if i not in skip]
+    return heapq.nsmallest(n, indices, key=lambda i: (-totals[i], i))
 
 
 @dataclass(slots=True)
@@ -102,9 +111,10 @@ def tool_tokens(session: Session, table: TokenTable) -> dict[str, ToolTokens]:
     the tool of the call it answers ("?" when neither that call nor the result names one)."""
     tools: dict[str, ToolTokens] = {}
     name_of_call: dict[str, str] = {}
+    copies = reader_copies(session)
     for i, message in enumerate(session.messages):
         content = message.content
-        if len(content) == 1 and content[0].type == "text":  # most messages of a chat: no tools
+        if (len(content) == 1 and content[0].type == "text") or i in copies:  # most messages of a chat: no tools
             continue
         counts = table.counts[i].blocks
         for k, block in enumerate(content):

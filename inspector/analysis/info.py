@@ -20,7 +20,7 @@ from .baseline import baseline_tokens
 from .calibrate import CallUsage
 from .context import next_call as visible_next_call
 from .predict import next_call, predictions
-from .session_facts import model_of
+from .session_facts import model_of, reader_copies
 from .usage_rows import UsageRows
 from .usage_rows import ratio as _ratio
 from .window import session_window
@@ -111,7 +111,7 @@ def info_report(analysis: Analysis, largest: int = 10) -> dict[str, Any]:
     window = session_window(session, override)
 
     largest_rows = []
-    for i in largest_messages(table, largest):
+    for i in largest_messages(table, largest, reader_copies(session)):
         unit, uid = _unit_name(analysis, i)
         largest_rows.append(
             {

@@ -36,7 +36,7 @@ from ..tokens import TokenTable
 from ..units import SessionView
 from .baseline import baseline_tokens, next_resent_reasoning, resent_reasoning
 from .memo import kept, kept_list
-from .session_facts import agent_of, agent_version_of, call_model, session_model
+from .session_facts import agent_of, agent_version_of, call_model, continues_context, session_model
 
 Basis = Literal["recorded", "before compaction", "typical", "none"]
 
@@ -168,9 +168,13 @@ class _Fitter:
         self.typical = typical_for(agent_of(session), agent_version_of(session))
         self._fit: Fit | None = None  # the fit until the next enter() or record(): shared, it is frozen
 
-    def enter(self, context_start: int) -> None:
+    def enter(self, context_start: int, continues: bool = False) -> None:
+        """Calls from here on see the context starting at ``context_start``; one that
+        ``continues`` the context before it (:func:`continues_context`) keeps its fit."""
         if context_start != self.context_start:
             self.context_start = context_start
+            if continues:
+                return
             self.before = self.first or self.before
             self.latest = self.first = None
             self.calls = 0
@@ -219,7 +223,7 @@ def next_call(view: SessionView, table: TokenTable) -> CallPrediction:
     if cache.next is None:
         fitter = copy.copy(cache.fitter)
         start = context_start_of(view, None)
-        fitter.enter(start)
+        fitter.enter(start, continues_context(view.messages[start]) if start < len(view) else False)
         baseline = _next_baseline(view, table, start)
         fit = fitter.fit()
         cache.next = CallPrediction(len(view.calls) + 1, len(view), baseline, None, fit.predict(baseline), fit,
@@ -250,7 +254,7 @@ def _walked(view: SessionView, table: TokenTable, baselines: list[int] | None) -
     fitter = _Fitter(view.session)
     for call, baseline, counted in zip(view.calls, baselines, recorded):
         if call.context_start != fitter.context_start:
-            fitter.enter(call.context_start)
+            fitter.enter(call.context_start, continues_context(view.messages[call.context_start]))
         if counted:
             fitter.record(call.number, counted, baseline)
     return _Cache(baselines, recorded, fitter)
@@ -262,7 +266,7 @@ def _fit_calls(view: SessionView, baselines: list[int], recorded: list[int | Non
     model_of_session = session_model(view.session)
     out = []
     for call, baseline, recorded in zip(view.calls, baselines, recorded):
-        fitter.enter(call.context_start)
+        fitter.enter(call.context_start, continues_context(messages[call.context_start]))
         fit = fitter.fit()
         model = call_model(messages[call.message_index]) or model_of_session
         out.append(CallPrediction(call.number, call.message_index, baseline, recorded, fit.predict(baseline), fit, model))

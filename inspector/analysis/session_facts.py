@@ -37,6 +37,21 @@ def call_model(message: Message) -> str | None:
     return model if isinstance(model, str) and model and not model.startswith("<") else None
 
 
+def continues_context(message: Message) -> bool:
+    """Whether this message, which starts a context, re-sends the context before it with some
+    content cleared rather than replacing it (Claude Code's microcompact, marked by its reader
+    ``extra["continues_context"]``): the agent's hidden prefix and the turn's reasoning carry
+    over to the calls after it, as they do not after a summary."""
+    return message.extra.get("continues_context") is True
+
+
+def reader_copies(session: Session) -> frozenset[int]:
+    """Indices of the messages a reader added as copies of earlier ones for a context event the
+    file records but does not write out (Claude Code's microcompact: ``extra["microcompact_copy"]``).
+    The calls after the event are sent them; session-wide figures count the file's own once."""
+    return frozenset(i for i, m in enumerate(session.messages) if m.extra.get("microcompact_copy") is True)
+
+
 def session_model(session: Session) -> str | None:
     """The model the file records for the whole session: ``Session.model``, else where readers
     keep it (``extra["model"]``, the inspector's own JSONL header ``extra["meta"]["model"]``)."""

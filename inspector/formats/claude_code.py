@@ -26,6 +26,12 @@ How the file becomes a :class:`~inspector.model.Session`:
   start new messages there (``extra["preserved_copy"]``, ``Message.resent``, no usage: the call was counted before
   the boundary), never merge into the response before it. Everything before stays in the session; the units
   module makes later calls' context start at the summary, so earlier messages show as no longer sent.
+- **Microcompact.** A ``system``/``microcompact_boundary`` entry lists tool results
+  (``microcompactMetadata.compactedToolIds``) that every later call sends as
+  :data:`MICROCOMPACT_CLEARED`; the file keeps them whole. The current context is added again
+  there as copies with those results cleared (replies ``resent``), the first copy starting the
+  context with ``extra["microcompact_boundary"]`` and ``extra["continues_context"]`` (the hidden
+  prefix and the turn's reasoning carry over, unlike after a summary).
 - **Skipped on purpose** (``kind="ignored"``, ``reason`` = the record type): ``progress``,
   ``file-history-snapshot``, ``queue-operation``, ``attachment`` without model-bound text, titles, other ``system``
   subtypes (``system/turn_duration``...), synthetic API-error replies and any unknown record type.
@@ -200,6 +206,9 @@ class _Conversation:
         self.models = models  # the main chain counts the model of each call for Session.model
         self.last_assistant: int | None = None
         self.pending_boundary: dict[str, Any] | None = None
+        #: A ``microcompact_boundary`` not applied yet (entry, line, uuid, file): it applies to the
+        #: next call, unless a compaction comes first and replaces the whole context.
+        self.pending_micro: tuple[dict[str, Any], int, str | None, str | None] | None = None
         self.dirty = 0  # first index changed since the last take()
         #: message ids of responses before the latest compaction
         self.before_boundary: set[str] = set()
@@ -313,6 +322,42 @@ class _Conversation:
         source = SourceRef(line=line_no, file=self.file)
         self._append(Message(index=0, role="user", content=[block], source=source, content_form="blocks", extra=extra, injected="attachment"))
 
+    def microcompact(self, entry: dict[str, Any], line_no: int, uuid: str | None) -> str | None:
+        """A ``microcompact_boundary``: every later call sends the current context with the
+        listed tool results cleared (:data:`MICROCOMPACT_CLEARED`), while the file keeps them
+        whole. The context is added again from here as copies (``extra["microcompact_copy"]``,
+        replies ``resent``), the first one starting it with the boundary in
+        ``extra["microcompact_boundary"]``. Returns why nothing was added, if nothing was."""
+        meta = entry.get("microcompactMetadata")
+        ids = meta.get("compactedToolIds") if isinstance(meta, dict) else None
+        listed = {i for i in ids if isinstance(i, str)} if isinstance(ids, list) else set()
+        start = next((i for i in range(len(self.messages) - 1, -1, -1) if self.messages[i].starts_context), 0)
+        context = self.messages[start:]
+        cleared = sum(1 for m in context for b in m.content if type(b) is ToolResultBlock and b.tool_call_id in listed)
+        if self.pending_boundary is not None:
+            return "system/microcompact_boundary (within a compaction: its summary starts the next context)"
+        if not cleared:
+            return f"system/microcompact_boundary (none of its {len(listed)} compactedToolIds is in the file)"
+        first = len(self.messages)
+        for m in context:
+            content = [_cleared(b) if type(b) is ToolResultBlock and b.tool_call_id in listed else b for b in m.content]
+            extra = {**m.extra, "microcompact_copy": True}
+            extra.pop("compact_boundary", None)
+            extra.pop("microcompact_boundary", None)
+            extra.pop("continues_context", None)
+            # a copied prompt opens no turn (as a Codex replacement history's): the calls after the
+            # boundary stay in the turn they continue
+            injected = m.injected or ("compaction" if m.role == "user" else None)
+            copy = new_message(len(self.messages), m.role, content, m.source, m.content_form, extra, name=m.name,
+                               injected=injected, resent=m.role == "assistant")
+            self.messages.append(copy)
+        head = self.messages[first]
+        head.starts_context, head.is_summary = True, False
+        head.extra["continues_context"] = True  # (analysis.session_facts.continues_context)
+        head.extra["microcompact_boundary"] = {"line": line_no, "uuid": uuid, "microcompactMetadata": meta, "cleared": cleared}
+        self.last_assistant = next((i for i in range(len(self.messages) - 1, first - 1, -1) if self.messages[i].role == "assistant"), None)
+        return None
+
     def _append(self, message: Message, starts: bool = False) -> None:
         if self.pending_boundary is not None:
             message.extra["compact_boundary"] = self.pending_boundary
@@ -324,6 +369,16 @@ class _Conversation:
         message.starts_context = starts
         message.index = len(self.messages)
         self.messages.append(message)
+
+
+#: What Claude Code sends instead of a tool result a microcompact cleared (its
+#: ``TIME_BASED_MC_CLEARED_MESSAGE``).
+MICROCOMPACT_CLEARED = "[Old tool result content cleared]"
+
+
+def _cleared(block: ToolResultBlock) -> ToolResultBlock:
+    return new_tool_result(block.tool_call_id, MICROCOMPACT_CLEARED, {**block.extra, "microcompact_cleared": True},
+                           is_error=block.is_error, name=block.name)
 
 
 #: Hook events whose output Claude Code adds to the model's context (the hooks reference: stdout of
@@ -467,10 +522,22 @@ class ClaudeCodeStream:
         elif is_message:
             if conv is self._main and parent is not None and parent != self._leaf and _is_human_prompt(entry):
                 self._rewind_to(parent)
+            if conv.pending_micro is not None:
+                self._microcompact(conv)
             conv.add(entry, msg, rtype, line_no)
         elif rtype == "attachment" and attachment_text(entry.get("attachment")):
+            if conv.pending_micro is not None:
+                self._microcompact(conv)
             conv.add_attachment(entry, attachment_text(entry["attachment"]), line_no)
+        elif rtype == "system" and entry.get("subtype") == "microcompact_boundary":
+            if conv.pending_micro is not None:
+                self._microcompact(conv)
+            conv.pending_micro = (entry, line_no, uuid, file)
         elif rtype == "system" and entry.get("subtype") == "compact_boundary":
+            if conv.pending_micro is not None:  # the compaction replaces the context it would have cleared
+                _, micro_line, _, micro_file = conv.pending_micro
+                conv.pending_micro = None
+                self.session.skipped.append(ignored(new_source(micro_line, None, micro_file), f"system/microcompact_boundary (superseded by the compaction at line {line_no} before any call)"))
             conv.pending_boundary = {
                 "line": line_no,
                 "uuid": uuid,
@@ -484,6 +551,20 @@ class ClaudeCodeStream:
             self._main_nodes.append(uuid)
             self._upto[uuid] = len(self._main.messages)
             self._leaf = uuid
+
+    def _microcompact(self, conv: _Conversation) -> None:
+        """Apply the microcompact ``conv`` holds (:meth:`_Conversation.microcompact`)."""
+        entry, line_no, uuid, file = conv.pending_micro  # type: ignore[misc]
+        conv.pending_micro = None
+        reason = conv.microcompact(entry, line_no, uuid)
+        if reason:
+            self.session.skipped.append(ignored(new_source(line_no, None, file), reason))
+
+    def finish(self) -> None:
+        """A microcompact the file ends on applies to the next call: apply it now."""
+        for conv in (self._main, *self._sides.values()):
+            if conv.pending_micro is not None:
+                self._microcompact(conv)
 
     def _skip_bookkeeping(self, entry: dict[str, Any], rtype: str, where: SourceRef) -> None:
         if rtype == "system":
@@ -586,6 +667,7 @@ def read(path: Path) -> Session:
     if not stream._sidechain_file:
         for side in _subagent_files(path, stream.session.extra.get("session_id")):
             stream.add_side_file(side, str(side.relative_to(path.parent)))
+    stream.finish()
     return stream.session
 
 

@@ -9,7 +9,8 @@ another). What the model was sent is that prefix, then this file.
 
 :func:`lineage` finds those prefixes, oldest first: the latest rollout of the thread named
 ``rollout-<time>-<thread id>[_<segment>].jsonl`` and written before this one (names sort by
-time), in the same ``sessions/YYYY/MM/DD`` tree (or the same folder), at least that long.
+time), in the same Codex home's ``sessions/YYYY/MM/DD`` tree or ``archived_sessions`` (or the
+same folder), at least that long.
 """
 
 from __future__ import annotations
@@ -60,10 +61,21 @@ def history_base(path: Path) -> dict[str, Any] | None:
     return None
 
 
+def _folders(path: Path) -> list[Path]:
+    """Where the rollouts of the same Codex home are: its ``sessions/YYYY/MM/DD`` folders and its
+    ``archived_sessions`` (a thread archived since may hold the prefix), else the file's own folder."""
+    folder = path.parent
+    if folder.name == "archived_sessions":
+        home = folder.parent
+    elif len(folder.parents) > 2 and folder.parents[2].name == "sessions":
+        home = folder.parents[3]
+    else:
+        return [folder]
+    return [*sorted((home / "sessions").glob("*/*/*")), home / "archived_sessions"]
+
+
 def _earlier(path: Path, thread: str, end: int, seen: set[Path]) -> Path | None:
-    day = path.parent
-    tree = day.parents[2] if len(day.parents) > 2 and day.parents[2].name.endswith("sessions") else None
-    folders = tree.glob("*/*/*") if tree is not None else [day]
+    folders = _folders(path)
     found: list[Path] = []
     for folder in folders:
         for pattern in (f"rollout-*-{thread}.jsonl", f"rollout-*-{thread}_*.jsonl"):

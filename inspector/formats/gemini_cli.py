@@ -16,6 +16,10 @@ compression there is a context start (``Message.starts_context``). How it become
   ``input - cached`` and ``cache_read_input_tokens`` is ``cached``; ``output_tokens`` is
   ``output + thoughts`` (the call generated both; Gemini does not send thoughts back). ``model``
   is ``Usage.model``; ``Session.model`` the most used one, ``Session.agent`` ``gemini-cli``.
+  ``tool`` (the API's ``toolUsePromptTokenCount``, apart from ``promptTokenCount``) is what a
+  built-in tool such as Google Search put before the model within the call, server side: the
+  client did not send it and later calls do not re-send it, so it is not in the recorded
+  context; when not 0 it is kept in ``extra["tool_use_prompt_tokens"]``.
 - From 0.44 the results sent back are also written as a user message of ``functionResponse``
   parts: those already read from the calls' ``toolCalls`` are skipped with that reason, others
   are ``tool`` messages. A checkpoint writes a model message's ``content`` as parts: its
@@ -198,6 +202,9 @@ def _read(path: Path) -> Session:
             ToolCallBlock(id=str(c.get("id", "")), name=str(c.get("name", "")), arguments=json_text(c.get("args", {})), extra={"agentId": c["agentId"]} if isinstance(c.get("agentId"), str) else {})
             for c in calls
         ]
+        tool_prompt = _count(raw["tokens"].get("tool")) if isinstance(raw.get("tokens"), dict) else None
+        if tool_prompt:  # read by the model within the call, never sent by the client (module doc)
+            extra["tool_use_prompt_tokens"] = tool_prompt
         add("assistant", content, source, usage=_usage(raw.get("tokens"), model), extra=extra)
         models.add(model)
         for j, call in enumerate(calls):

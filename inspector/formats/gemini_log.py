@@ -133,6 +133,9 @@ class _Replay:
             self.message(record, source)
         elif is_metadata_line(record):
             self.log.metadata.update(record)
+        elif isinstance(record.get("$patch"), dict):  # written by newer CLIs (0.6x, seen by third-party readers)
+            self.log.skipped.append(Skipped(where=str(source), reason="$patch record of a newer Gemini CLI (an edit of messages by id: not applied, its writer is not known here)"))
+            return
         else:
             self.log.skipped.append(ignored(source, "not a Gemini CLI log record"))
             return
