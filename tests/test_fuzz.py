@@ -41,6 +41,7 @@ def _seed_files() -> list[Path]:
 
 SEEDS = _seed_files()
 STRANDS = sorted((FIX / "real" / "strands").iterdir())
+OPENHANDS_V1 = sorted(p for p in (FIX / "constructed" / "openhands_v1").iterdir() if p.is_dir())
 
 
 # --- mutations ----------------------------------------------------------------------------------
@@ -195,6 +196,21 @@ def test_mutants_of_strands_message_files_fail_cleanly(capsys, tmp_path, session
             victim.write_bytes(mutate(victim.read_bytes(), rng))
         # the checks look at the session's parent: the case directory holds only the session
         check_run(capsys, case / session_dir.name, out_dir, f"seed {seed!r}")
+
+
+@pytest.mark.parametrize("conversation", OPENHANDS_V1, ids=lambda p: p.name[:8])
+def test_mutants_of_openhands_v1_event_files_fail_cleanly(capsys, tmp_path, conversation):
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    for n in range(6):
+        seed = f"{conversation.name}:{n}"
+        rng = random.Random(seed)
+        case = tmp_path / f"case{n}"
+        shutil.copytree(conversation, case / conversation.name)
+        files = sorted((case / conversation.name).rglob("*.json"))
+        for victim in rng.sample(files, 3):
+            victim.write_bytes(mutate(victim.read_bytes(), rng))
+        check_run(capsys, case / conversation.name, out_dir, f"seed {seed!r}")
 
 
 def _database(path: Path) -> Path:

@@ -30,6 +30,8 @@ sent, following the SDK's own ``View`` and ``LLMConvertibleEvent.events_to_messa
   ``cache_write_tokens`` as LiteLLM counts them, ``completion_tokens``, ``reasoning_tokens``).
   It is matched to the message of that ``llm_response_id``; calls no message answers (the
   condenser's summaries, usage id ``condenser``) are summed per usage id in ``extra["other_calls"]``.
+- ``session.provider`` is ``anthropic`` when the model LiteLLM was given is a Claude model (its
+  requests then have Anthropic's framing); the format's own provider (OpenAI's) otherwise.
 - Bookkeeping events (state updates, pauses, token ids, hooks, condensation requests, errors) and
   unknown kinds are skipped with ``kind="ignored"``.
 
@@ -327,6 +329,8 @@ def _state_facts(session: Session, state: dict[str, Any], models: ModelTally) ->
     agent = state.get("agent") if isinstance(state.get("agent"), dict) else {}
     llm = agent.get("llm") if isinstance(agent.get("llm"), dict) else {}
     models.fallback(llm.get("model") if isinstance(llm.get("model"), str) else None)
+    if session.model and ("claude" in session.model or session.model.split("/")[-2:-1] == ["anthropic"]):
+        session.provider = "anthropic"  # LiteLLM sends it through Anthropic's Messages API
     if isinstance(state.get("id"), str):
         session.extra["conversation_id"] = state["id"]
     if isinstance(state.get("execution_status"), str):

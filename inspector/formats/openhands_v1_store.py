@@ -126,13 +126,13 @@ def load(path: Path) -> Loaded:
     if directory is not None:
         out.conversation_dir = directory.parent if directory.name == EVENTS_DIR and directory != path else directory
         out.base_state = _base_state(out.conversation_dir, out.skipped)
-        expected = None
+        expected = 0
         for idx, file in event_files(directory):
-            if expected is not None and idx != expected:
-                out.skipped.append(Skipped(where=file.name, reason=f"event index gap: expected {expected:05d}; this and later files are not read (as the SDK does)"))
+            rel = file.name if directory == out.conversation_dir else f"{directory.name}/{file.name}"
+            if idx != expected:
+                out.skipped.append(Skipped(where=rel, reason=f"event index gap: expected {expected:05d}; this and later files are not read (as the SDK does)"))
                 break
             expected = idx + 1
-            rel = file.name if directory == out.conversation_dir else f"{directory.name}/{file.name}"
             event = _load_object(file, rel, out.skipped)
             if event is not None:
                 out.events.append((event, rel))
