@@ -52,7 +52,7 @@ def test_messages_as_the_sdk_sends_them():
     assert [(m.role, f) for m, f in zip(s.messages, files)] == [
         ("system", "00000"), ("user", "00001"), ("assistant", "00002"), ("tool", "00003"),
         ("assistant", "00004"), ("tool", "00006"), ("tool", "00007"), ("assistant", "00008"), ("tool", "00009"),
-        ("user", "00001"), ("user", "00010"), ("assistant", "00008"), ("tool", "00009"),
+        ("user", "00001"), ("assistant", "00008"), ("tool", "00009"),
         ("assistant", "00011"), ("tool", "00012"), ("assistant", "00013"),
     ]  # fmt: skip
     parallel = s.messages[4]  # events 4 and 5: one response, one message, both calls
@@ -78,34 +78,35 @@ def test_messages_as_the_sdk_sends_them():
 
 def test_condensation_sends_what_the_view_keeps():
     s = load(CONV)
-    copy_task, summary, copy_action, copy_result = s.messages[9:13]
-    # the SDK drops events 2-7 and inserts the summary at offset 2 (after the system prompt and the task)
-    assert (copy_task.starts_context, copy_task.is_summary, copy_task.extra["copy_of_event"]) == (True, False, eid(1))
-    assert (summary.is_summary, summary.injected, summary.extra["event_id"]) == (True, "compaction", f"{eid(10)}-summary")
-    assert summary.text.startswith("USER_CONTEXT: fix the failing tests")
+    start, copy_action, copy_result = s.messages[9:12]
+    # the SDK drops events 2-7 and inserts the summary at offset 2, after the system prompt and the
+    # task: two adjacent user messages, which it sends as one
+    assert (start.starts_context, start.is_summary, start.injected, start.extra["copy_of_event"]) == (True, True, "compaction", eid(1))
+    assert start.extra["merged_events"] == [eid(1), f"{eid(10)}-summary"]
+    assert [b.text[:30] for b in start.content] == ["The test suite in /workspace/c", "USER_CONTEXT: fix the failing "]
     assert (copy_action.resent, copy_action.usage, copy_action.extra["copy_of_event"]) == (True, None, eid(8))
     assert copy_result.tool_results[0].tool_call_id == "toolu_04"
     view = build_view(s)
     assert [(u.kind.value, u.indices) for u in view.units] == [
         ("system", (0,)), ("user", (1,)), ("tool_exchange", (2, 3)), ("tool_exchange", (4, 5, 6)), ("tool_exchange", (7, 8)),
-        ("user", (9,)), ("summary", (10,)), ("tool_exchange", (11, 12)), ("tool_exchange", (13, 14)), ("assistant", (15,)),
+        ("summary", (9,)), ("tool_exchange", (10, 11)), ("tool_exchange", (12, 13)), ("assistant", (14,)),
     ]  # fmt: skip
-    assert [(c.message_index, c.context_start) for c in view.calls] == [(2, 0), (4, 0), (7, 0), (13, 9), (15, 9)]
+    assert [(c.message_index, c.context_start) for c in view.calls] == [(2, 0), (4, 0), (7, 0), (12, 9), (14, 9)]
     assert s.extra["condensations"] == [{"event_id": eid(10), "forgotten": 6, "summary": True}]
 
 
 def test_recorded_usage_per_response_and_predictions():
     s = load(CONV)
     calls = [m for m in s.messages if m.usage is not None]
-    assert [m.index for m in calls] == [2, 4, 7, 13, 15]
+    assert [m.index for m in calls] == [2, 4, 7, 12, 14]
     assert [(u.input_tokens, u.cache_read_input_tokens, u.cache_creation_input_tokens, u.output_tokens) for u in (m.usage for m in calls)] == [
-        (4, 0, 3008, 61), (4, 3008, 199, 118), (4, 3207, 228, 142), (4, 2900, 330, 52), (4, 3230, 89, 38),
+        (4, 0, 3008, 61), (4, 3008, 199, 118), (4, 3207, 228, 142), (4, 2900, 327, 52), (4, 3230, 86, 38),
     ]  # fmt: skip
     assert s.extra["other_calls"] == {"condenser": {"calls": 1, "input_tokens": 1104, "output_tokens": 87}}
     analysis = inspector.analyze(s, None, default_profile(s))
     predicted = predictions(analysis.view, analysis.table)
     assert [(c.message_index, c.baseline_tokens, c.recorded_tokens, c.predicted_tokens) for c in predicted] == [
-        (2, 549, 3012, 549), (4, 748, 3211, 3211), (7, 976, 3439, 3439), (13, 771, 3234, 3234), (15, 860, 3323, 3323),
+        (2, 549, 3012, 549), (4, 748, 3211, 3211), (7, 976, 3439, 3439), (12, 768, 3231, 3231), (14, 857, 3320, 3320),
     ]  # fmt: skip
 
 
@@ -149,7 +150,7 @@ def test_a_json_file_of_events_reads_the_same_messages(tmp_path):
 def test_a_gap_in_the_event_indices_stops_reading_as_the_sdk_does(conv):
     (conv / "events" / f"event-00011-{eid(11)}.json").unlink()
     s = load(conv)
-    assert len(s.messages) == 13  # up to the condensation's copies
+    assert len(s.messages) == 12  # up to the condensation's copies
     assert s.skipped[0].where == f"events/event-00012-{eid(12)}.json"
     assert s.skipped[0].reason == "event index gap: expected 00011; this and later files are not read (as the SDK does)"
 
@@ -184,3 +185,40 @@ def test_discovery_lists_conversations(tmp_path, monkeypatch):
     assert [(p.name, size) for p, _, size in found] == [(CONV.name, sum(f.stat().st_size for f in EVENTS.iterdir()))]
     details = DISCOVERY.details(found[0][0])
     assert (details.session_id, details.messages) == (CONV.name, 15)
+
+
+def _ev(n: int, kind: str, source: str, **body) -> dict:
+    return {"id": eid(n), "timestamp": "2026-11-20T10:00:00", "source": source, **body, "kind": kind}
+
+
+def _text(t: str) -> list[dict]:
+    return [{"cache_prompt": False, "type": "text", "text": t}]
+
+
+def test_adjacent_user_messages_errors_and_rejections(tmp_path):
+    call = {"id": "c1", "name": "terminal", "arguments": '{"command": "ls"}', "origin": "completion"}
+    events = [
+        _ev(0, "MessageEvent", "user", llm_message={"role": "user", "content": _text("first")}),
+        _ev(1, "MessageEvent", "user", llm_message={"role": "user", "content": _text("second")}, extended_content=_text("<EXTRA_INFO>skill</EXTRA_INFO>")),
+        _ev(2, "ActionEvent", "agent", thought=[], tool_name="terminal", tool_call_id="c1", tool_call=call, llm_response_id="r1"),
+        _ev(3, "AgentErrorEvent", "agent", tool_name="terminal", tool_call_id="c1", error="Tool timed out"),
+        _ev(4, "ActionEvent", "agent", thought=[], tool_name="terminal", tool_call_id="c2", tool_call={**call, "id": "c2"}, llm_response_id="r2"),
+        _ev(5, "UserRejectObservation", "user", tool_name="terminal", tool_call_id="c2", rejection_reason="not now", action_id=eid(4)),
+        _ev(6, "ActionEvent", "agent", thought=[], tool_name="terminal", tool_call_id="c3", tool_call={**call, "id": "c3"}, llm_response_id="r3"),
+        _ev(7, "ObservationEvent", "environment", tool_name="terminal", tool_call_id="c3", action_id=eid(6),
+            observation={"content": _text("boom"), "is_error": True, "kind": "MCPToolObservation"}),
+        _ev(8, "PauseEvent", "user"),
+    ]
+    path = tmp_path / "events.json"
+    path.write_text(json.dumps(events))
+    s = load(path)
+    assert [m.role for m in s.messages] == ["user", "assistant", "tool", "assistant", "tool", "assistant", "tool"]
+    assert [b.text for b in s.messages[0].content] == ["first", "second", "<EXTRA_INFO>skill</EXTRA_INFO>"]
+    assert s.messages[0].extra["merged_events"] == [eid(0), eid(1)]
+    results = [m.tool_results[0] for m in s.messages if m.role == "tool"]
+    assert [(r.tool_call_id, r.text, r.is_error) for r in results] == [
+        ("c1", "Tool timed out", True), ("c2", "Action rejected: not now", False),
+        ("c3", "[An error occurred during execution.]\n\nboom", True),  # two parts, as the SDK sends them
+    ]  # fmt: skip
+    assert [p.text for p in results[2].content] == ["[An error occurred during execution.]\n", "boom"]
+    assert [(x.where, x.reason) for x in s.skipped] == [("$[8]", "PauseEvent")]

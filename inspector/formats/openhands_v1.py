@@ -35,8 +35,9 @@ sent, following the SDK's own ``View`` and ``LLMConvertibleEvent.events_to_messa
 - Bookkeeping events (state updates, pauses, token ids, hooks, condensation requests, errors) and
   unknown kinds are skipped with ``kind="ignored"``.
 
-Not modelled: the SDK merges adjacent plain user messages into one request message (a summary
-next to a user message); here they stay two messages, which differs by one message's framing.
+Adjacent plain user messages are one message, as the SDK sends them (``extra["merged_events"]``
+lists their events): after a condensation that keeps the task and inserts its summary after it,
+the task and the summary are one message that starts the context (a summary unit).
 """
 
 from __future__ import annotations
@@ -192,6 +193,10 @@ def tool_definitions(tools: Any) -> list[ToolDefinition]:
 # --- events -> messages -------------------------------------------------------------------------
 
 
+def _plain_user(m: Message) -> bool:
+    return m.role == "user" and not m.tool_results
+
+
 class Builder:
     """Feeds events in order; keeps the messages and the SDK's current view (a list of messages)."""
 
@@ -205,10 +210,25 @@ class Builder:
         self.batch: tuple[str, Message] | None = None  # the open action batch: (response id, message)
 
     def emit(self, msg: Message) -> Message:
+        self.view.append(msg)
+        self.send(msg)
+        return msg
+
+    def send(self, msg: Message) -> None:
+        """Add ``msg`` to the messages; a plain user message right after another joins it, as
+        ``events_to_messages`` does (not across a context start). The view keeps both apart."""
+        last = self.messages[-1] if self.messages else None
+        if last is not None and not msg.starts_context and _plain_user(msg) and _plain_user(last):
+            merged = last.model_copy(deep=True)  # the view may hold ``last`` itself
+            merged.content.extend(b.model_copy(deep=True) for b in msg.content)
+            merged.extra.setdefault("merged_events", [last.extra.get("copy_of_event", last.extra.get("event_id"))]).append(
+                msg.extra.get("copy_of_event", msg.extra.get("event_id")))
+            merged.is_summary = bool(merged.is_summary or msg.is_summary) if merged.is_summary is not None or msg.is_summary else None
+            merged.injected = merged.injected or msg.injected
+            self.messages[-1] = merged
+            return
         msg.index = len(self.messages)
         self.messages.append(msg)
-        self.view.append(msg)
-        return msg
 
     def call(self, msg: Message, response_id: Any) -> None:
         """Mark ``msg`` a model call with its recorded usage, or resent when its response was read."""
@@ -285,16 +305,13 @@ class Builder:
             self.view = view
             self.session.skipped.append(ignored(where, "Condensation (nothing kept)"))
             return
-        copies = {id(m): m if m is note else self._copy(m) for m in kept}  # the summary is new, not a copy
-        first = copies[id(kept[0])]
-        first.starts_context = True
-        if not first.is_summary:
-            first.is_summary = False
-        for m in kept:
-            c = copies[id(m)]
-            c.index = len(self.messages)
-            self.messages.append(c)
-        self.view = [copies.get(id(m), m) for m in view]
+        copies = [m if m is note else self._copy(m) for m in kept]  # the summary is new, not a copy
+        copies[0].starts_context = True
+        if copies[0].is_summary is None:
+            copies[0].is_summary = False
+        for c in copies:
+            self.send(c)
+        self.view = view
         self.batch = None
 
     @staticmethod
