@@ -42,6 +42,7 @@ the task and the summary are one message that starts the context (a summary unit
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -66,13 +67,7 @@ TOKEN_USAGE = UsageKeys(
     input_includes_cache=True,
 )
 #: Separately reported cache reads (ACP agents): ``prompt_tokens`` is then the uncached rest.
-SEPARATE_CACHE = UsageKeys(
-    input=("prompt_tokens",),
-    output=("completion_tokens",),
-    cache_read=("cache_read_tokens",),
-    cache_write=("cache_write_tokens",),
-    reasoning=("reasoning_tokens",),
-)
+SEPARATE_CACHE = replace(TOKEN_USAGE, input_includes_cache=False)
 
 
 def token_usage(record: dict[str, Any]) -> Usage | None:
@@ -223,7 +218,8 @@ class Builder:
             merged.content.extend(b.model_copy(deep=True) for b in msg.content)
             merged.extra.setdefault("merged_events", [last.extra.get("copy_of_event", last.extra.get("event_id"))]).append(
                 msg.extra.get("copy_of_event", msg.extra.get("event_id")))
-            merged.is_summary = bool(merged.is_summary or msg.is_summary) if merged.is_summary is not None or msg.is_summary else None
+            if msg.is_summary:
+                merged.is_summary = True
             merged.injected = merged.injected or msg.injected
             self.messages[-1] = merged
             return
