@@ -36,6 +36,7 @@ def _seed_files() -> list[Path]:
     files = sorted((ROOT / "sample_sessions").glob("*.json*"))
     files += sorted((FIX / "formats").iterdir())
     files += sorted(p for p in (FIX / "real").rglob("*") if p.is_file() and p.suffix in (".json", ".jsonl", ".traj") and "strands" not in p.parts)
+    files += [FIX / "constructed" / "langchain_cache_ttl" / "messages.json", FIX / "constructed" / "mini_swe_agent_responses" / "responses.traj.json"]
     return files
 
 
