@@ -183,35 +183,25 @@ def test_mutants_of_every_file_fail_cleanly(capsys, tmp_path, seed_file):
         check_run(capsys, session, out_dir, f"seed {seed!r}")
 
 
-@pytest.mark.parametrize("session_dir", STRANDS, ids=lambda p: p.name)
-def test_mutants_of_strands_message_files_fail_cleanly(capsys, tmp_path, session_dir):
+#: Sessions that are directories: (directory, mutants, files damaged per mutant).
+DIRECTORY_SESSIONS = [(d, 4, 2) for d in STRANDS] + [(d, 6, 3) for d in OPENHANDS_V1]
+
+
+@pytest.mark.parametrize("session_dir, mutants, victims", DIRECTORY_SESSIONS, ids=lambda p: p.name[:16] if isinstance(p, Path) else str(p))
+def test_mutants_of_session_directories_fail_cleanly(capsys, tmp_path, session_dir, mutants, victims):
+    """Strands message files and OpenHands V1 event files (and their agent.json / base_state.json)."""
     out_dir = tmp_path / "out"
     out_dir.mkdir()
-    for n in range(4):
+    for n in range(mutants):
         seed = f"{session_dir.name}:{n}"
         rng = random.Random(seed)
         case = tmp_path / f"case{n}"
         shutil.copytree(session_dir, case / session_dir.name)
         files = sorted((case / session_dir.name).rglob("*.json"))
-        for victim in rng.sample(files, 2):
+        for victim in rng.sample(files, victims):
             victim.write_bytes(mutate(victim.read_bytes(), rng))
         # the checks look at the session's parent: the case directory holds only the session
         check_run(capsys, case / session_dir.name, out_dir, f"seed {seed!r}")
-
-
-@pytest.mark.parametrize("conversation", OPENHANDS_V1, ids=lambda p: p.name[:8])
-def test_mutants_of_openhands_v1_event_files_fail_cleanly(capsys, tmp_path, conversation):
-    out_dir = tmp_path / "out"
-    out_dir.mkdir()
-    for n in range(6):
-        seed = f"{conversation.name}:{n}"
-        rng = random.Random(seed)
-        case = tmp_path / f"case{n}"
-        shutil.copytree(conversation, case / conversation.name)
-        files = sorted((case / conversation.name).rglob("*.json"))
-        for victim in rng.sample(files, 3):
-            victim.write_bytes(mutate(victim.read_bytes(), rng))
-        check_run(capsys, case / conversation.name, out_dir, f"seed {seed!r}")
 
 
 def _database(path: Path) -> Path:
