@@ -222,3 +222,21 @@ def test_adjacent_user_messages_errors_and_rejections(tmp_path):
     ]  # fmt: skip
     assert [p.text for p in results[2].content] == ["[An error occurred during execution.]\n", "boom"]
     assert [(x.where, x.reason) for x in s.skipped] == [("$[8]", "PauseEvent")]
+
+
+def test_wrongly_typed_ids_and_files_that_are_not_utf8(conv, tmp_path):
+    state = json.loads((conv / "base_state.json").read_text())
+    state["leaf_event_id"] = {"not": "an id"}
+    (conv / "base_state.json").write_text(json.dumps(state))
+    bad = json.loads((EVENTS / f"event-00012-{eid(12)}.json").read_text())
+    bad["parent_id"] = ["x"]
+    (conv / "events" / f"event-00012-{eid(12)}.json").write_text(json.dumps(bad))
+    (conv / "events" / f"event-00003-{eid(3)}.json").write_bytes('{"text": "caf\u00e9"}'.encode("latin-1"))
+    s = load(conv)
+    reasons = {x.where: x.reason for x in s.skipped}
+    assert reasons[f"events/event-00012-{eid(12)}.json"] == "parent_id is not an event id: events read in file order"
+    assert "UTF-8" in reasons[f"events/event-00003-{eid(3)}.json"]
+    assert s.messages[-1].text.startswith("Fixed:")
+    page = tmp_path / "events.json"
+    page.write_text(json.dumps([{"id": {"a": 1}, "kind": {"b": 2}}] + _events()))
+    assert main(["info", str(page)]) == 2  # not a list of V1 events (its first is not one), and no traceback

@@ -31,7 +31,7 @@ from typing import Any
 import orjson
 
 from ..model import Skipped
-from ..safeio import read_text
+from ..safeio import InputError, read_text
 from .discovery import Candidate, SessionDetails, scandir
 from .probe import SessionFormatError
 
@@ -85,7 +85,7 @@ def events_dir_of(path: Path) -> Path | None:
 
 
 def is_event(value: Any) -> bool:
-    return isinstance(value, dict) and value.get("kind") in KNOWN_KINDS and isinstance(value.get("id"), str)
+    return isinstance(value, dict) and isinstance(value.get("kind"), str) and value["kind"] in KNOWN_KINDS and isinstance(value.get("id"), str)
 
 
 def events_in_document(doc: Any) -> list[Any] | None:
@@ -102,6 +102,9 @@ def _load_object(path: Path, where: str, skipped: list[Skipped]) -> dict[str, An
         value = orjson.loads(read_text(path))
     except orjson.JSONDecodeError as exc:
         skipped.append(Skipped(where=where, reason=f"not valid JSON ({exc})"))
+        return None
+    except InputError as exc:  # not UTF-8, not a regular file...: this file only
+        skipped.append(Skipped(where=where, reason=str(exc.strerror)))
         return None
     if not isinstance(value, dict):
         skipped.append(Skipped(where=where, reason=f"expected a JSON object, got {type(value).__name__}"))
@@ -155,10 +158,10 @@ def active_branch(loaded: Loaded) -> None:
     events = loaded.events
     if not any("parent_id" in e for e, _ in events):
         return  # a linear log
-    index = {e.get("id"): k for k, (e, _) in enumerate(events)}
+    index = {e["id"]: k for k, (e, _) in enumerate(events) if isinstance(e.get("id"), str)}
     leaf = loaded.base_state.get("leaf_event_id")
-    if leaf not in index:
-        leaf = next((e.get("id") for e, _ in reversed(events) if e.get("kind") not in TREE_ARTIFACTS), None)
+    if not isinstance(leaf, str) or leaf not in index:
+        leaf = next((e.get("id") for e, _ in reversed(events) if e.get("kind") not in TREE_ARTIFACTS and isinstance(e.get("id"), str)), None)
     chain: list[int] = []
     seen: set[int] = set()
     k = index.get(leaf)
@@ -169,6 +172,9 @@ def active_branch(loaded: Loaded) -> None:
         seen.add(k)
         chain.append(k)
         parent = events[k][0].get("parent_id")
+        if parent is not None and not isinstance(parent, str):
+            loaded.skipped.append(Skipped(where=events[k][1], reason="parent_id is not an event id: events read in file order"))
+            return
         if parent == ROOT_PARENT_ID:
             break
         if parent is None:
