@@ -224,6 +224,14 @@ def test_adjacent_user_messages_errors_and_rejections(tmp_path):
     assert [(x.where, x.reason) for x in s.skipped] == [("$[8]", "PauseEvent")]
 
 
+def test_early_observations_with_string_content():
+    from inspector.formats.openhands_v1 import tool_result
+
+    early = _ev(0, "ObservationEvent", "environment", tool_name="execute_bash", tool_call_id="c9", action_id=eid(1),
+                observation={"kind": "ExecuteBashObservation", "content": "stdout\n"})
+    assert (tool_result(early).content, tool_result(early).name) == ("stdout\n", "execute_bash")
+
+
 def test_wrongly_typed_ids_and_files_that_are_not_utf8(conv, tmp_path):
     state = json.loads((conv / "base_state.json").read_text())
     state["leaf_event_id"] = {"not": "an id"}

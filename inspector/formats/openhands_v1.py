@@ -110,7 +110,10 @@ def unmatched_calls(recorded: dict[str, tuple[str, Usage]], matched: set[str]) -
 
 
 def content_blocks(parts: Any) -> list[Block]:
-    """SDK ``TextContent`` / ``ImageContent`` items as blocks (an image content holds URLs)."""
+    """SDK ``TextContent`` / ``ImageContent`` items as blocks (an image content holds URLs); a
+    plain string (early 1.0 observations such as ``ExecuteBashObservation``) is one text."""
+    if isinstance(parts, str):
+        return [TextBlock(text=parts)]
     out: list[Block] = []
     for p in parts if isinstance(parts, list) else []:
         if not isinstance(p, dict):
