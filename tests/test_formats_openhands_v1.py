@@ -47,7 +47,8 @@ def test_detection_of_the_directory_its_events_and_base_state():
 
 def test_messages_as_the_sdk_sends_them():
     s = load(CONV)
-    assert (s.format, s.agent, s.model, s.provider) == ("openhands_v1", "openhands", "anthropic/claude-sonnet-4-5-20250929", "anthropic")
+    assert (s.format, s.agent, s.model, s.provider) == ("openhands_v1", "openhands", "claude-sonnet-4-5-20250929", "anthropic")
+    assert s.extra["llm_model"] == "anthropic/claude-sonnet-4-5-20250929"
     files = [str(m.source).split("event-")[1][:5] for m in s.messages]
     assert [(m.role, f) for m, f in zip(s.messages, files)] == [
         ("system", "00000"), ("user", "00001"), ("assistant", "00002"), ("tool", "00003"),

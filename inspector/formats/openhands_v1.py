@@ -31,7 +31,9 @@ sent, following the SDK's own ``View`` and ``LLMConvertibleEvent.events_to_messa
   It is matched to the message of that ``llm_response_id``; calls no message answers (the
   condenser's summaries, usage id ``condenser``) are summed per usage id in ``extra["other_calls"]``.
 - ``session.provider`` is ``anthropic`` when the model LiteLLM was given is a Claude model (its
-  requests then have Anthropic's framing); the format's own provider (OpenAI's) otherwise.
+  requests then have Anthropic's framing); the format's own provider (OpenAI's) otherwise. Model
+  names lose LiteLLM's routing prefix (``anthropic/``, ``litellm_proxy/prod/``...);
+  ``extra["llm_model"]`` keeps the configured name.
 - Bookkeeping events (state updates, pauses, token ids, hooks, condensation requests, errors) and
   unknown kinds are skipped with ``kind="ignored"``.
 
@@ -74,8 +76,15 @@ def token_usage(record: dict[str, Any]) -> Usage | None:
     """One ``TokenUsage`` record as :class:`Usage`."""
     prompt = int_or_none(record.get("prompt_tokens")) or 0
     cached = (int_or_none(record.get("cache_read_tokens")) or 0) + (int_or_none(record.get("cache_write_tokens")) or 0)
-    model = record.get("model") if isinstance(record.get("model"), str) and record.get("model") else None
-    return usage_from(record, SEPARATE_CACHE if cached > prompt else TOKEN_USAGE, model)
+    return usage_from(record, SEPARATE_CACHE if cached > prompt else TOKEN_USAGE, served_model(record.get("model")))
+
+
+def served_model(configured: Any) -> str | None:
+    """The model name without LiteLLM's routing prefix (``litellm_proxy/prod/claude-opus-4-5``
+    -> ``claude-opus-4-5``), as price tables and tokenizers know it."""
+    if not isinstance(configured, str):
+        return None
+    return configured.rsplit("/", 1)[-1] or None
 
 
 def recorded_usage(base_state: dict[str, Any]) -> dict[str, tuple[str, Usage]]:
@@ -344,8 +353,11 @@ def to_session(path: Path, loaded: Loaded) -> Session:
 def _state_facts(session: Session, state: dict[str, Any], models: ModelTally) -> None:
     agent = state.get("agent") if isinstance(state.get("agent"), dict) else {}
     llm = agent.get("llm") if isinstance(agent.get("llm"), dict) else {}
-    models.fallback(llm.get("model") if isinstance(llm.get("model"), str) else None)
-    if session.model and ("claude" in session.model or session.model.split("/")[-2:-1] == ["anthropic"]):
+    configured = llm.get("model") if isinstance(llm.get("model"), str) else None
+    models.fallback(served_model(configured))
+    if configured:
+        session.extra["llm_model"] = configured
+    if session.model and ("claude" in session.model or "anthropic/" in (configured or "")):
         session.provider = "anthropic"  # LiteLLM sends it through Anthropic's Messages API
     if isinstance(state.get("id"), str):
         session.extra["conversation_id"] = state["id"]
