@@ -112,3 +112,41 @@ def test_calls_recorded_without_ids_are_paired_by_order(tmp_path):
     assert [view.flags[i] & 3 for i in range(len(s.messages))] == [0] * len(s.messages)  # no orphan call or result
     assert (len(s.messages), len(view.calls)) == (54, 26)
     assert inspector.validate(s.messages) == {"openai": [], "anthropic": []}
+
+
+ADVANCED = Path(__file__).parent / "fixtures" / "constructed" / "agents_sqlite_advanced" / "advanced_branches.sql"
+BRANCH = "branch_from_turn_2_1795518325"
+
+
+def test_advanced_session_reads_one_branch_and_its_turn_usage(tmp_path):
+    """An AdvancedSQLiteSession written by the SDK itself: a branch from turn 2 shares turn 1's rows.
+    Before: every row in id order, both second turns one after the other (8 messages)."""
+    path = tmp_path / "advanced.db"
+    con = sqlite3.connect(path)
+    con.executescript(ADVANCED.read_text())
+    con.commit()
+    con.close()
+    s = load(path)
+    assert (s.extra["branch"], s.extra["branches"]) == (BRANCH, [BRANCH, "main"])
+    assert [(m.role, m.text) for m in s.messages] == [
+        ("user", "What is the capital of Australia?"), ("assistant", "Canberra."),
+        ("user", "And its area?"), ("assistant", "About 814 square kilometres."),
+    ]  # fmt: skip
+    assert [str(m.source) for m in s.messages] == [f"agent_messages[id={k}].message_data" for k in (1, 2, 7, 8)]
+    main = s.sidechains["branch:main"]
+    assert [m.role for m in main] == ["user", "assistant", "user", "assistant", "tool", "assistant"]
+    assert main[3].tool_calls[0].name == "lookup_population"
+    # the branch recorded usage for its turn 2 only: one request, so that call's usage
+    assert [(t["turn"], t["requests"], t["input_tokens"], t["output_tokens"]) for t in s.extra["turn_usage"]] == [(2, 1, 70, 9)]
+    assert [(m.index, m.usage.input_tokens, m.usage.output_tokens, m.usage.cache_read_input_tokens, m.usage.cache_creation_input_tokens)
+            for m in s.messages if m.usage] == [(3, 70, 9, 0, 0)]
+    # the main branch read alone: turn 1 took one request (its call gets the usage), turn 2 two (none does)
+    from inspector.formats.agents_sqlite import SqliteSessionReader, connect, turn_usage
+
+    reader = SqliteSessionReader(path, "trip-7", "main")
+    con = connect(path)
+    reader.read_new(con)
+    turn_usage(con, reader)
+    con.close()
+    assert [(t["turn"], t["requests"], t["input_tokens"]) for t in reader.session.extra["turn_usage"]] == [(1, 1, 41), (2, 2, 262)]
+    assert [(m.index, m.usage.input_tokens, m.usage.output_tokens) for m in reader.session.messages if m.usage] == [(1, 41, 4)]

@@ -78,3 +78,13 @@ def test_not_a_message_names_the_path(tmp_path):
     with pytest.raises(SessionFormatError) as err:
         load(p, format="langchain")
     assert str(err.value).startswith(f"{p}, $[1]: not a LangChain message.")
+
+
+def test_anthropic_cache_writes_split_by_lifetime_are_cache_writes():
+    """langchain-anthropic 1.x (its own _create_usage_metadata wrote the fixture) reports the cache
+    writes as ephemeral_5m/1h_input_tokens and sets cache_creation to 0. Before: the 900 written
+    tokens were read as plain input (input 912, cache write 0) and priced as such."""
+    path = Path(__file__).parent / "fixtures" / "constructed" / "langchain_cache_ttl" / "messages.json"
+    usage = load(path).messages[2].usage
+    assert (usage.input_tokens, usage.cache_read_input_tokens, usage.cache_creation_input_tokens, usage.cache_creation_1h_input_tokens,
+            usage.output_tokens, usage.context_tokens) == (12, 1800, 900, 600, 25, 2712)

@@ -66,3 +66,23 @@ def test_bad_role_names_the_path(tmp_path):
     with pytest.raises(SessionFormatError) as err:
         load(p)
     assert str(err.value).startswith(f"{p}, $.history[1]: not a chat message.")
+
+
+def test_mini_swe_agent_responses_api_trajectory():
+    """mini-swe-agent's Responses API models save whole response objects (no role) and
+    function_call_output items. Before: the file was refused ("$.messages[2]: not a chat message")."""
+    path = Path(__file__).parent / "fixtures" / "constructed" / "mini_swe_agent_responses" / "responses.traj.json"
+    s = load(path)
+    assert [(m.role, str(m.source)) for m in s.messages] == [
+        ("system", "$.messages[0]"), ("user", "$.messages[1]"), ("assistant", "$.messages[2].output[0]"), ("tool", "$.messages[3]"),
+        ("assistant", "$.messages[4].output[0]"), ("tool", "$.messages[5]"), ("tool", "$.messages[6]"),
+        ("assistant", "$.messages[7].output[0]"), ("tool", "$.messages[8]"),
+    ]  # fmt: skip
+    assert [c.id for c in s.messages[4].tool_calls] == ["call_2", "call_3"]  # one response, one message
+    assert s.messages[4].text == "The sign is wrong; fixing it and running the tests."
+    assert s.messages[3].tool_results[0].text == "<returncode>0</returncode>\n<output>\ndef add(a, b):\n    return a - b\n</output>"
+    usage = [(m.index, m.usage.input_tokens, m.usage.cache_read_input_tokens, m.usage.output_tokens, m.usage.reasoning_tokens) for m in s.messages if m.usage]
+    assert usage == [(2, 1510, 0, 96, 64), (4, 214, 1408, 141, 32), (7, 204, 1536, 40, 0)]
+    assert (s.model, s.agent_version, s.extra["exit_status"]) == ("gpt-5-mini-2025-08-07", "2.3.0", "Submitted")
+    assert [x.where for x in s.skipped] == ["$.messages[9]"]
+    assert [(c.message_index, c.context_start) for c in build_view(s).calls] == [(2, 0), (4, 0), (7, 0)]

@@ -36,11 +36,13 @@ def _seed_files() -> list[Path]:
     files = sorted((ROOT / "sample_sessions").glob("*.json*"))
     files += sorted((FIX / "formats").iterdir())
     files += sorted(p for p in (FIX / "real").rglob("*") if p.is_file() and p.suffix in (".json", ".jsonl", ".traj") and "strands" not in p.parts)
+    files += [FIX / "constructed" / "langchain_cache_ttl" / "messages.json", FIX / "constructed" / "mini_swe_agent_responses" / "responses.traj.json"]
     return files
 
 
 SEEDS = _seed_files()
 STRANDS = sorted((FIX / "real" / "strands").iterdir())
+OPENHANDS_V1 = sorted(p for p in (FIX / "constructed" / "openhands_v1").iterdir() if p.is_dir())
 
 
 # --- mutations ----------------------------------------------------------------------------------
@@ -181,17 +183,22 @@ def test_mutants_of_every_file_fail_cleanly(capsys, tmp_path, seed_file):
         check_run(capsys, session, out_dir, f"seed {seed!r}")
 
 
-@pytest.mark.parametrize("session_dir", STRANDS, ids=lambda p: p.name)
-def test_mutants_of_strands_message_files_fail_cleanly(capsys, tmp_path, session_dir):
+#: Sessions that are directories: (directory, mutants, files damaged per mutant).
+DIRECTORY_SESSIONS = [(d, 4, 2) for d in STRANDS] + [(d, 6, 3) for d in OPENHANDS_V1]
+
+
+@pytest.mark.parametrize("session_dir, mutants, victims", DIRECTORY_SESSIONS, ids=lambda p: p.name[:16] if isinstance(p, Path) else str(p))
+def test_mutants_of_session_directories_fail_cleanly(capsys, tmp_path, session_dir, mutants, victims):
+    """Strands message files and OpenHands V1 event files (and their agent.json / base_state.json)."""
     out_dir = tmp_path / "out"
     out_dir.mkdir()
-    for n in range(4):
+    for n in range(mutants):
         seed = f"{session_dir.name}:{n}"
         rng = random.Random(seed)
         case = tmp_path / f"case{n}"
         shutil.copytree(session_dir, case / session_dir.name)
         files = sorted((case / session_dir.name).rglob("*.json"))
-        for victim in rng.sample(files, 2):
+        for victim in rng.sample(files, victims):
             victim.write_bytes(mutate(victim.read_bytes(), rng))
         # the checks look at the session's parent: the case directory holds only the session
         check_run(capsys, case / session_dir.name, out_dir, f"seed {seed!r}")

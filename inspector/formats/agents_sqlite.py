@@ -7,8 +7,15 @@ are configurable in the SDK, so the tables are found by their columns (``session
 ``message_data``). A database can hold several sessions: :func:`read` opens the one with the
 newest row and lists them all in ``Session.extra["sessions"]``; :func:`read_database` takes a
 ``session_id``. ``EncryptedSession`` rows (``{"__enc__": 1, ...}``) cannot be read and are skipped.
-The basic session records no usage (``AdvancedSQLiteSession``'s per-turn ``turn_usage`` is not
-per model call and is not read).
+The basic session records no usage.
+
+``AdvancedSQLiteSession`` adds ``message_structure`` (each row's ``branch_id``, sequence and user
+turn; a branch made with ``create_branch_from_turn`` shares the earlier rows, so reading every row
+in id order mixes the branches) and ``turn_usage`` (per user turn: ``requests``, input and output
+tokens with their details JSON). With that table the session is one branch, the one written last
+(the SDK keeps its current branch in memory only); the other branches are sidechains
+``branch:<id>``. ``turn_usage`` rows go to ``extra["turn_usage"]``; a turn of one request is one
+model call, and its usage is that call's when the turn has exactly one assistant message.
 
 The inspector never writes to the database, nor creates anything beside it: even a read-only
 SQLite connection leaves ``-wal`` and ``-shm`` files next to a WAL database (every real Agents SDK
@@ -29,6 +36,7 @@ from typing import Any
 import orjson
 
 from ..model import Message, Session, Skipped, SourceRef
+from .reading import OPENAI, usage_from
 from .base import Format, Probe, SessionFormatError, register
 from .openai_responses import ItemReader
 from ..safeio import open_input
@@ -100,10 +108,24 @@ def sessions(con: sqlite3.Connection, table: str) -> list[dict[str, Any]]:
     return [{"session_id": sid, "items": count, "last_id": last} for sid, count, last in rows]
 
 
-class SqliteSessionReader:
-    """Reads one session's rows into a Session; :meth:`read_new` adds rows appended since."""
+def _has_columns(con: sqlite3.Connection, table: str, columns: set[str]) -> bool:
+    return columns <= {r[1] for r in con.execute(f'PRAGMA table_info("{table}")')}
 
-    def __init__(self, path: Path, session_id: str | None = None) -> None:
+
+def branches(con: sqlite3.Connection, session_id: Any) -> list[str]:
+    """The session's ``AdvancedSQLiteSession`` branches, the one written last first ([] without
+    a ``message_structure`` table)."""
+    if not _has_columns(con, "message_structure", {"session_id", "message_id", "branch_id"}):
+        return []
+    rows = con.execute("SELECT branch_id, MAX(id) FROM message_structure WHERE session_id = ? GROUP BY branch_id ORDER BY MAX(id) DESC", (session_id,))
+    return [str(b) for b, _ in rows.fetchall()]
+
+
+class SqliteSessionReader:
+    """Reads one session's rows (of one branch, where the database has them) into a Session;
+    :meth:`read_new` adds rows appended since."""
+
+    def __init__(self, path: Path, session_id: str | None = None, branch: str | None = None) -> None:
         self.path = path
         try:
             con = connect(path)
@@ -112,27 +134,42 @@ class SqliteSessionReader:
                 if self.table is None:
                     raise SessionFormatError(path, None, "this SQLite database has no Agents SDK message table.", "a table with session_id and message_data columns (agent_messages)")
                 listed = sessions(con, self.table)
+                given = session_id
+                if session_id is None:
+                    session_id = listed[0]["session_id"] if listed else None
+                found = branches(con, session_id)
             finally:
                 con.close()
         except sqlite3.DatabaseError as exc:
             raise SessionFormatError(path, None, f"cannot read it as SQLite ({exc}).") from None
-        if session_id is None:
-            session_id = listed[0]["session_id"] if listed else None
-        elif not any(s["session_id"] == session_id for s in listed):
+        if given is not None and not any(s["session_id"] == given for s in listed):
             raise SessionFormatError(path, None, f"no session {session_id!r} in table {self.table}.")
         self.session_id = session_id
-        self.session = Session(path=str(path), format=NAME, agent="openai-agents", extra={"session_id": session_id, "table": self.table, "sessions": listed})
+        self.branch = branch if branch is not None else (found[0] if found else None)
+        extra: dict[str, Any] = {"session_id": session_id, "table": self.table, "sessions": listed}
+        if self.branch is not None:
+            extra.update(branch=self.branch, branches=found)
+        self.session = Session(path=str(path), format=NAME, agent="openai-agents", extra=extra)
         self.items = ItemReader(self.session.messages, self.session.skipped)
         self.last_id = 0
         self.rows = 0
 
+    def _where(self) -> tuple[str, tuple[Any, ...]]:
+        """The rows of this session (and branch): SQL condition and its parameters."""
+        if self.branch is None:
+            return "session_id = ?", (self.session_id,)
+        return ("session_id = ? AND id IN (SELECT message_id FROM message_structure WHERE session_id = ? AND branch_id = ?)",
+                (self.session_id, self.session_id, self.branch))
+
     def counts(self, con: sqlite3.Connection) -> tuple[int, int]:
         """``(rows, max id)`` of the session now."""
-        n, last = con.execute(f'SELECT COUNT(*), MAX(id) FROM "{self.table}" WHERE session_id = ?', (self.session_id,)).fetchone()
+        where, params = self._where()
+        n, last = con.execute(f'SELECT COUNT(*), MAX(id) FROM "{self.table}" WHERE {where}', params).fetchone()
         return n, last or 0
 
     def read_new(self, con: sqlite3.Connection) -> None:
-        rows = con.execute(f'SELECT id, message_data FROM "{self.table}" WHERE session_id = ? AND id > ? ORDER BY id', (self.session_id, self.last_id)).fetchall()
+        where, params = self._where()
+        rows = con.execute(f'SELECT id, message_data FROM "{self.table}" WHERE {where} AND id > ? ORDER BY id', (*params, self.last_id)).fetchall()
         for row_id, data in rows:
             self.last_id = row_id
             self.rows += 1
@@ -151,11 +188,59 @@ class SqliteSessionReader:
         return self.items.take()
 
 
+def turn_usage(con: sqlite3.Connection, reader: SqliteSessionReader) -> None:
+    """``AdvancedSQLiteSession``'s ``turn_usage`` rows of the reader's branch into
+    ``extra["turn_usage"]``; a one-request turn's usage goes to its one assistant message."""
+    if reader.branch is None or not _has_columns(con, "turn_usage", {"session_id", "branch_id", "user_turn_number", "requests"}):
+        return
+    rows = con.execute("SELECT user_turn_number, requests, input_tokens, output_tokens, input_tokens_details, output_tokens_details FROM turn_usage "
+                       "WHERE session_id = ? AND branch_id = ? ORDER BY user_turn_number", (reader.session_id, reader.branch)).fetchall()
+    turn_of = dict(con.execute("SELECT message_id, user_turn_number FROM message_structure WHERE session_id = ? AND branch_id = ?",
+                               (reader.session_id, reader.branch)).fetchall())
+    calls: dict[Any, list[Message]] = {}
+    for m in reader.session.messages:
+        row_id = _row_id(m.source.json_path)
+        if m.role == "assistant" and row_id is not None:
+            calls.setdefault(turn_of.get(row_id), []).append(m)
+    listed = []
+    for turn, requests, input_tokens, output_tokens, in_details, out_details in rows:
+        raw = {"input_tokens": input_tokens, "output_tokens": output_tokens, "input_tokens_details": _json(in_details), "output_tokens_details": _json(out_details)}
+        listed.append({"turn": turn, "requests": requests, **raw})
+        details = raw["input_tokens_details"]
+        if isinstance(details, dict) and "cache_write_tokens" in details:  # openai 2.x+ Responses usage
+            raw["cache_write_input_tokens"] = details["cache_write_tokens"]
+        in_turn = calls.get(turn, [])
+        if requests == 1 and len(in_turn) == 1 and in_turn[0].usage is None:
+            in_turn[0].usage = usage_from(raw, OPENAI)
+    if listed:
+        reader.session.extra["turn_usage"] = listed
+
+
+def _row_id(json_path: str | None) -> int | None:
+    """The row id in a source path ``table[id=N].message_data``."""
+    if not json_path or "[id=" not in json_path:
+        return None
+    digits = json_path.split("[id=", 1)[1].split("]", 1)[0]
+    return int(digits) if digits.isdigit() else None
+
+
+def _json(text: Any) -> Any:
+    try:
+        return orjson.loads(text) if isinstance(text, str) else None
+    except orjson.JSONDecodeError:
+        return None
+
+
 def read_database(path: Path, session_id: str | None = None) -> Session:
     reader = SqliteSessionReader(path, session_id)
     con = connect(path)
     try:
         reader.read_new(con)
+        turn_usage(con, reader)
+        for other in reader.session.extra.get("branches", [])[1:]:
+            side = SqliteSessionReader(path, reader.session_id, other)
+            side.read_new(con)
+            reader.session.sidechains[f"branch:{other}"] = side.session.messages
     except sqlite3.DatabaseError as exc:
         raise SessionFormatError(path, None, f"cannot read it as SQLite ({exc}).") from None
     finally:

@@ -11,6 +11,8 @@
   ``additional_kwargs.tool_calls`` (OpenAI raw) are read from there.
 - ``usage_metadata`` -> Usage; its ``input_tokens`` include ``input_token_details.cache_read`` /
   ``cache_creation``, which are split out so ``Usage.context_tokens`` equals the recorded input.
+  langchain-anthropic 1.x writes the cache writes as ``ephemeral_5m_input_tokens`` +
+  ``ephemeral_1h_input_tokens`` and sets ``cache_creation`` to 0: their sum is the cache write.
 - No native summary marker: a system or human message starting with a known summary prefix
   ("Here is a summary of the conversation to date") is a summary unit through the units module.
 """
@@ -142,6 +144,18 @@ def _tool_calls(data: dict[str, Any]) -> list[ToolCallBlock]:
     return calls
 
 
+def _usage_metadata(data: dict[str, Any]) -> Any:
+    """``usage_metadata`` with ``cache_creation`` the sum of the per-lifetime writes where
+    langchain-anthropic split them out (and left ``cache_creation`` 0)."""
+    raw = data.get("usage_metadata")
+    details = raw.get("input_token_details") if isinstance(raw, dict) else None
+    if not isinstance(details, dict) or details.get("cache_creation"):
+        return raw
+    parts = [details.get(k) for k in ("ephemeral_5m_input_tokens", "ephemeral_1h_input_tokens")]
+    written = sum(p for p in parts if type(p) is int and p > 0)
+    return {**raw, "input_token_details": {**details, "cache_creation": written}} if written else raw
+
+
 def _model(data: dict[str, Any]) -> str | None:
     meta = data.get("response_metadata") if isinstance(data.get("response_metadata"), dict) else {}
     model = meta.get("model_name") or meta.get("model")
@@ -192,7 +206,7 @@ def read(path: Path) -> Session:
                     role=role,
                     content=blocks + calls,
                     name=name,
-                    usage=usage_from(data.get("usage_metadata"), LANGCHAIN, _model(data)) if kind == "ai" else None,
+                    usage=usage_from(_usage_metadata(data), LANGCHAIN, _model(data)) if kind == "ai" else None,
                     source=source,
                     content_form=form,
                     extra=extra,

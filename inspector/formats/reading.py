@@ -185,6 +185,7 @@ LANGCHAIN = UsageKeys(
     output=("output_tokens",),
     cache_read=("input_token_details.cache_read",),
     cache_write=("input_token_details.cache_creation",),
+    cache_write_1h=("input_token_details.ephemeral_1h_input_tokens",),
     reasoning=("output_token_details.reasoning",),
     input_includes_cache=True,
 )

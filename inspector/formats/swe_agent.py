@@ -13,6 +13,11 @@
   ``extra.response.model`` is ``Usage.model``); LiteLLM's ``reasoning_content`` becomes a thinking
   block. 2.x ends with a ``{"role": "exit"}`` message (exit status and submission): skipped with
   that reason, as it is never sent to the model. ``info.mini_version`` is ``agent_version``.
+- mini-swe-agent's Responses API models (``litellm_response``, ``openrouter_response``,
+  ``portkey_response``) store each model response whole (``{"object": "response", "output": [...],
+  "usage"}``, no ``role``) and tool outputs as ``function_call_output`` items: such a trajectory
+  is read as Responses items, each response's output flattened as the agent sends it (one
+  assistant message with its ``usage``), chat-shaped system and task messages as they are.
 - Only the first id of a ``tool_call_ids`` list gets the result (one result per observation);
   the others are kept in ``extra["tool_call_ids"]``.
 """
@@ -24,6 +29,7 @@ from typing import Any
 
 from ..model import Message, Session, SourceRef, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock
 from .base import Format, Probe, SessionFormatError, register
+from .openai_responses import ItemReader
 from .reading import OPENAI, ModelTally, content_blocks, image_block, joined_text, usage_from
 from .records import FIELD_ERRORS, ignored, json_text, load_json, malformed
 
@@ -72,6 +78,35 @@ def _injected(raw: dict, prompted: bool) -> str | None:
     return "observation" if prompted else None
 
 
+def _responses_shaped(items: list[Any]) -> bool:
+    """A mini-swe-agent trajectory of a Responses API model (response objects, typed items)."""
+    return any(isinstance(m, dict) and (m.get("object") == "response" or m.get("type") in ("function_call_output", "message")) for m in items)
+
+
+def _read_responses(session: Session, items: list[Any], prefix: str, models: ModelTally) -> None:
+    """A Responses-shaped mini-swe-agent trajectory (module docstring) into ``session``."""
+    reader = ItemReader(session.messages, session.skipped)
+    for k, raw in enumerate(items):
+        where = f"{prefix}[{k}]"
+        if isinstance(raw, dict) and raw.get("role") == "exit":
+            session.skipped.append(ignored(where, "exit (mini-swe-agent's end of run: exit status and submission, not sent to the model)"))
+            continue
+        if not (isinstance(raw, dict) and raw.get("object") == "response"):
+            item = {key: v for key, v in raw.items() if key != "extra"} if isinstance(raw, dict) else raw
+            reader.close_response()
+            reader.add(item, SourceRef(json_path=where))
+            continue
+        reader.close_response()
+        for j, item in enumerate(raw.get("output") if isinstance(raw.get("output"), list) else []):
+            reader.add(item, SourceRef(json_path=f"{where}.output[{j}]"))
+        index = reader.close_response()
+        model = raw.get("model") if isinstance(raw.get("model"), str) else None
+        if index is not None:
+            session.messages[index].usage = usage_from(raw.get("usage"), OPENAI, model)
+            models.add(model)
+    reader.release()
+
+
 def read(path: Path) -> Session:
     doc = load_json(path)
     found = _conversation(doc)
@@ -80,6 +115,9 @@ def read(path: Path) -> Session:
     items, prefix, mini = found
     session = Session(path=str(path), format=NAME, agent="mini-swe-agent" if mini else "swe-agent")
     models = ModelTally(session)
+    if mini and _responses_shaped(items):
+        _read_responses(session, items, prefix, models)
+        items = []
     prompted = False  # the task prompt has been read: later user messages are observations
     for k, raw in enumerate(items):
         where = f"{prefix}[{k}]"
