@@ -45,3 +45,22 @@ def test_small_sessions_and_one_worker_do_not_fork():
     a = inspector.analyze(inspector.load("sample_sessions/coding_agent.jsonl"), "approx")
     assert len(a.view.calls) < MIN_CALLS and not may_fork(a.view, 2, 5)
     assert not may_fork(a.view, 1, 5)
+
+
+def test_a_failing_replay_in_the_caller_stops_the_workers(monkeypatch):
+    """An error while the workers run (here the stateful replay) stops them and is raised."""
+    import multiprocessing
+
+    import pytest
+
+    a = inspector.analyze(inspector.load("sample_sessions/coding_agent.jsonl"), "approx")
+    module = sys.modules["inspector.analysis.compare_forked"]
+    monkeypatch.setattr(module, "MIN_CALLS", 2)
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("stateful replay failed")
+
+    monkeypatch.setattr(sys.modules["inspector.analysis.compare"], "replay_and_validity", broken)
+    with pytest.raises(RuntimeError, match="stateful replay failed"):
+        _rows(a, 2, True)
+    assert multiprocessing.active_children() == []

@@ -80,7 +80,9 @@ def compare(
     shared: bool = False,
 ) -> list[CompareRow]:
     """One row for the baseline, then one per pipeline (``workers``, ``shared``: see
-    :func:`.replay.replay`; ``shared`` when the rows are priced next, which then replays nothing).
+    :func:`.replay.replay`; ``shared`` when the rows are priced next, which then replays nothing;
+    with ``workers > 1`` the stateless pipelines are replayed in forked workers meanwhile,
+    :mod:`.compare_forked`).
     ``presets``: one ``(name, settings)`` per pipeline, which then runs with its preset's settings."""
     view, table = analysis.view, analysis.table
     calls = len(view.calls)
@@ -91,28 +93,32 @@ def compare(
     forked = None
     if may_fork(view, workers, len(stateless)):  # replayed in workers while this process does the rest
         forked = ForkedReplays(view, table, [(tuple(pipelines[k - 1]), each[k]) for k in stateless], workers, shared)
-    results: list[Replay | None] = [replay(view, table, (), settings, workers=workers)]
-    checked: dict[int, CompactingValidity] = {}  # a compacting row's every-call validity, from its replay's pass
-    for k, (names, s) in enumerate(zip(pipelines, each[1:]), 1):
-        if forked is not None and k in stateless:
-            results.append(None)
-            continue
-        progress = progress_for(",".join(names), calls) if progress_for is not None else None
-        if compacting(tuple(names)) and calls:
-            result, checked[k] = replay_and_validity(view, table, tuple(names), s, shared)
-            if progress is not None:
-                progress(calls, calls)
-            results.append(result)
-            continue
-        results.append(replay(view, table, names, s, progress=progress, workers=workers, shared=shared))
-    all_names = [()] + list(pipelines)
-    plans = [plan(analysis, names, s, at) for names, s in zip(all_names, each)]
-    if forked is not None:
-        for j, result in forked:
-            k = stateless[j]
-            results[k] = result
-            if progress_for is not None and (progress := progress_for(",".join(pipelines[k - 1]), calls)) is not None:
-                progress(calls, calls)
+    try:
+        results: list[Replay | None] = [replay(view, table, (), settings, workers=workers)]
+        checked: dict[int, CompactingValidity] = {}  # a compacting row's every-call validity, from its replay's pass
+        for k, (names, s) in enumerate(zip(pipelines, each[1:]), 1):
+            if forked is not None and k in stateless:
+                results.append(None)
+                continue
+            progress = progress_for(",".join(names), calls) if progress_for is not None else None
+            if compacting(tuple(names)) and calls:
+                result, checked[k] = replay_and_validity(view, table, tuple(names), s, shared)
+                if progress is not None:
+                    progress(calls, calls)
+                results.append(result)
+                continue
+            results.append(replay(view, table, names, s, progress=progress, workers=workers, shared=shared))
+        all_names = [()] + list(pipelines)
+        plans = [plan(analysis, names, s, at) for names, s in zip(all_names, each)]
+        if forked is not None:
+            for j, result in forked:
+                k = stateless[j]
+                results[k] = result
+                if progress_for is not None and (progress := progress_for(",".join(pipelines[k - 1]), calls)) is not None:
+                    progress(calls, calls)
+    finally:
+        if forked is not None:
+            forked.close()
     baseline_total = results[0].predicted_total  # type: ignore[union-attr]  # the whole input, the part not in the file included
     rows = []
     for k, (names, result, s, label) in enumerate(zip(all_names, results, each, labels)):

@@ -62,8 +62,12 @@ class ForkedReplays:
                 yield k, assemble(self.view, self.table, names, settings, numbers, tokens, shares)
             self._pool.close()
         finally:
-            self._pool.terminate()
-            self._pool.join()
+            self.close()
+
+    def close(self) -> None:
+        """Stop the workers (any replay not collected yet is dropped)."""
+        self._pool.terminate()
+        self._pool.join()
 
 
 def may_fork(view: SessionView, workers: int, jobs: int) -> bool:
