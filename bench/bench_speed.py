@@ -23,7 +23,9 @@ The machine is shared and noisy: the ratios, not the absolute times, are what co
 ``replay`` and ``compare`` commands also price every call (:mod:`inspector.analysis.money`,
 whose cache model needs each call's shared prefix): their rows time the whole command (load,
 count, compare or replay, money; output discarded) against ``info`` (``compare`` / ``info``),
-so compare is reported with and without money (``--no-money`` skips these rows).
+so compare is reported with and without money (``--no-money`` skips these rows). The CLI
+forks its replays over the cores (:mod:`inspector.analysis.compare_forked`); the in-process
+``compare`` row does not.
 
 Times: wall for the replay, compare and info rows (seconds), CPU for the millisecond rows.
 
@@ -61,6 +63,14 @@ def wall(fn) -> tuple[float, object]:
     return time.perf_counter() - t0, result
 
 
+def _load() -> str:
+    """The 1-minute load average: on a shared machine the wall-time rows run longer under load."""
+    try:
+        return f"{os.getloadavg()[0]:.1f}"
+    except OSError:
+        return "unknown"
+
+
 def median_ms(fn, runs: int) -> float:
     """Median CPU time (``process_time``: on a shared machine wall time mostly measures the others)."""
     fn()  # warm-up: fills the per-view caches
@@ -87,7 +97,7 @@ def bench_size(n: int, path: str, a: argparse.Namespace) -> None:
     analysis = inspector.analyze(inspector.load(path), a.encoding)
     view, table = analysis.view, analysis.table
     print(f"\n{n:,} messages target: {len(view):,} messages, {len(view.calls):,} calls, {len(view.turns) - 1:,} turns; "
-          f"info {t_info:.2f} s ({a.encoding})")
+          f"info {t_info:.2f} s ({a.encoding}); load average {_load()}")
     print(f"  {'row':44} {'time':>11} {'floor':>11} {'ratio':>9}   goal")
     s = Settings(budget=BUDGET)
     for name in STRATEGIES:
@@ -117,7 +127,7 @@ def bench_size(n: int, path: str, a: argparse.Namespace) -> None:
             for extra in ([], ["--json"]):
                 t, _ = wall(lambda: quiet_cli(["compare", path, *encoding, "--budget", str(BUDGET), *extra]))
                 row(f"CLI compare{' --json' if extra else ''}, all {len(pipelines)} (load + money)", f"{t:.2f} s",
-                    f"{t_info:.2f} s", t / t_info, "<= 3 (compare / info)")
+                    f"{t_info:.2f} s", t / t_info, f"<= 3 (compare / info); load average {_load()}")
     # re-plan fifo, counts cached, against prefix sums + bisect + a per-message status list
     prefix = table.prefix
     stop = len(view)

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from ..strategies.params import SettingsBase as Settings
 from .compaction import CompactingValidity, compacting
+from .compare_forked import ForkedReplays, may_fork
 from .planning import CheckedPlan, plan
 from .replay import Replay, replay, replay_and_validity
 
@@ -79,30 +80,52 @@ def compare(
     shared: bool = False,
 ) -> list[CompareRow]:
     """One row for the baseline, then one per pipeline (``workers``, ``shared``: see
-    :func:`.replay.replay`; ``shared`` when the rows are priced next, which then replays nothing).
+    :func:`.replay.replay`; ``shared`` when the rows are priced next, which then replays nothing;
+    with ``workers > 1`` the stateless pipelines are replayed in forked workers meanwhile,
+    :mod:`.compare_forked`).
     ``presets``: one ``(name, settings)`` per pipeline, which then runs with its preset's settings."""
     view, table = analysis.view, analysis.table
     calls = len(view.calls)
     at = calls or None
     each = [settings] + ([s for _, s in presets] if presets else [settings] * len(pipelines))
     labels = [None] + ([n for n, _ in presets] if presets else [None] * len(pipelines))
-    results = [replay(view, table, (), settings, workers=workers)]
-    checked: dict[int, CompactingValidity] = {}  # a compacting row's every-call validity, from its replay's pass
-    for k, (names, s) in enumerate(zip(pipelines, each[1:]), 1):
-        progress = progress_for(",".join(names), calls) if progress_for is not None else None
-        if compacting(tuple(names)) and calls:
-            result, checked[k] = replay_and_validity(view, table, tuple(names), s, shared)
-            if progress is not None:
-                progress(calls, calls)
-            results.append(result)
-            continue
-        results.append(replay(view, table, names, s, progress=progress, workers=workers, shared=shared))
-    baseline_total = results[0].predicted_total  # the whole input, the part not in the file included
+    stateless = [k for k, names in enumerate(pipelines, 1) if names and not compacting(tuple(names))]
+    forked = None
+    if may_fork(view, workers, len(stateless)):  # replayed in workers while this process does the rest
+        forked = ForkedReplays(view, table, [(tuple(pipelines[k - 1]), each[k]) for k in stateless], workers, shared)
+    try:
+        results: list[Replay | None] = [replay(view, table, (), settings, workers=workers)]
+        checked: dict[int, CompactingValidity] = {}  # a compacting row's every-call validity, from its replay's pass
+        for k, (names, s) in enumerate(zip(pipelines, each[1:]), 1):
+            if forked is not None and k in stateless:
+                results.append(None)
+                continue
+            progress = progress_for(",".join(names), calls) if progress_for is not None else None
+            if compacting(tuple(names)) and calls:
+                result, checked[k] = replay_and_validity(view, table, tuple(names), s, shared)
+                if progress is not None:
+                    progress(calls, calls)
+                results.append(result)
+                continue
+            results.append(replay(view, table, names, s, progress=progress, workers=workers, shared=shared))
+        all_names = [()] + list(pipelines)
+        plans = [plan(analysis, names, s, at) for names, s in zip(all_names, each)]
+        if forked is not None:
+            for j, result in forked:
+                k = stateless[j]
+                results[k] = result
+                if progress_for is not None and (progress := progress_for(",".join(pipelines[k - 1]), calls)) is not None:
+                    progress(calls, calls)
+    finally:
+        if forked is not None:
+            forked.close()
+    baseline_total = results[0].predicted_total  # type: ignore[union-attr]  # the whole input, the part not in the file included
     rows = []
-    for k, (names, result, s, label) in enumerate(zip([()] + list(pipelines), results, each, labels)):
+    for k, (names, result, s, label) in enumerate(zip(all_names, results, each, labels)):
+        assert result is not None
         saving = round(100.0 * (baseline_total - result.total) / baseline_total, 1) if baseline_total else 0.0
         every_call = checked.get(k)
-        rows.append(CompareRow(tuple(names), plan(analysis, names, s, at), result, saving, label, every_call))
+        rows.append(CompareRow(tuple(names), plans[k], result, saving, label, every_call))
     return rows
 
 

@@ -135,10 +135,23 @@ def replay(
     for n in numbers:
         if not 1 <= n <= len(view.calls):
             raise ValueError(f"model call {n} out of range: the session has {len(view.calls)} calls")
-    facts = call_facts(view, table)
-    baselines, predicted, hidden = facts.baselines, facts.predicted, facts.hidden
     if compacting(names):  # the history after a compaction is a state: replay call by call
-        return _replay_compacting(view, table, names, settings, numbers, progress, predicted, hidden, shared, cancelled)
+        facts = call_facts(view, table)
+        return _replay_compacting(view, table, names, settings, numbers, progress, facts.predicted, facts.hidden, shared,
+                                  cancelled)
+    tokens, shares = replay_columns(view, table, names, settings, numbers, progress, workers, shared, cancelled)
+    return assemble(view, table, names, settings, numbers, tokens, shares)
+
+
+def replay_columns(
+    view: SessionView, table: TokenTable, names: tuple[str, ...], settings: Settings, numbers: Sequence[int],
+    progress: Callable[[int, int], None] | None = None, workers: int = 1, shared: bool = False,
+    cancelled: Callable[[], bool] | None = None,
+) -> tuple[Sequence[int], Sequence[int | None]]:
+    """:func:`replay`'s ``(tokens, shared_tokens)`` per call of ``numbers`` (1-based, sorted) of a
+    stateless pipeline ``names``: two columns, no rows (a forked compare sends them back)."""
+    facts = call_facts(view, table)
+    predicted, hidden = facts.predicted, facts.hidden
     shares: list[int | None] = [None] * len(numbers)
     fast = None
     if names and shared:  # one pass over the fast path's layouts gives both (None: plan every call)
@@ -164,12 +177,21 @@ def replay(
             shares.append(s)
             if progress is not None:
                 progress(done, len(numbers))
-    out = Replay(names, settings, session_calls=len(view.calls))
+    return tokens, shares
+
+
+def assemble(view: SessionView, table: TokenTable, names: tuple[str, ...], settings: Settings, numbers: Sequence[int],
+             tokens: Sequence[int], shares: Sequence[int | None]) -> Replay:
+    """The :class:`Replay` of the calls ``numbers`` from their :func:`replay_columns`."""
+    facts = call_facts(view, table)
+    baselines, predicted, recorded, calls = facts.baselines, facts.predicted, facts.recorded, view.calls
+    out = Replay(names, settings, session_calls=len(calls))
+    rows = out.calls
     for n, t, s in zip(numbers, tokens, shares):
-        call = view.calls[n - 1]
+        call = calls[n - 1]
         p = predicted[n - 1]
-        out.calls.append(CallReplay(n, call.message_index, call.turn, baselines[n - 1], facts.recorded[n - 1], t,
-                                    p.predicted_tokens, p.model, shared_tokens=s))
+        rows.append(CallReplay(n, call.message_index, call.turn, baselines[n - 1], recorded[n - 1], t,
+                               p.predicted_tokens, p.model, "call", None, s))
     return out
 
 
@@ -214,6 +236,11 @@ def _fast_requests(view, table, names, settings, facts: CallFacts, numbers: Sequ
         before = (last[1] if last[0] == n - 1 else layout_of(n - 1)) if n > 1 else None
         last = (n, layout)
         if layout is not None and (n == 1 or before is not None):
+            grown = chain.appended(n, before, layout) if n > 1 else None
+            if grown is not None:
+                out.append(grown[0])
+                tokens.append(overhead + hidden[n - 1] + grown[1])
+                continue
             out.append(chain.shared(n, before, layout) if n > 1 else 0)
             tokens.append(overhead + hidden[n - 1] + chain.sent(n, layout))
             continue

@@ -21,10 +21,11 @@ produced it. Two facts of the providers, as the no-strategy baseline has them
 from __future__ import annotations
 
 from bisect import bisect_left
+from dataclasses import dataclass
 from collections.abc import Hashable, Iterable, Iterator, Sequence
 
 from ..strategies.base import Inserted, Working
-from ..strategies.layouts import message_key
+from ..strategies.layouts import PLAIN, message_key
 from ..tokens import TokenTable
 from ..units import SessionView
 from .baseline import produced_reasoning, reasoning_resets
@@ -164,6 +165,48 @@ class RequestChain:
         return calls[k].message_index
 
 
+@dataclass(frozen=True, slots=True)
+class _ChainColumns:
+    """What every :class:`LayoutChain` of a view needs per call or message, whatever the
+    pipeline: built once per view, table and per-call fixed prefix (compare runs 15 chains)."""
+
+    table: TokenTable
+    not_in_file: tuple[int, ...]
+    resets: list[bool]
+    reasoning: list[int]  # per message: the reasoning its model call produced
+    with_reasoning: list[int]  # the messages that have some, in order
+    prefix: list[int]  # per call: the fixed prefix (overhead and what the file does not show)
+    window_lo: list[int]  # per call: the first message whose reasoning it re-sends (RequestChain.resent_at)
+    turn_first: list[int]  # per call: the message of the first call in its turn
+
+
+def _chain_columns(view: SessionView, table: TokenTable, not_in_file: Sequence[int]) -> _ChainColumns:
+    hidden = tuple(not_in_file)
+    kept = view.__dict__.get("_layout_chain_columns")
+    if kept is not None and kept.table is table and kept.not_in_file == hidden:
+        return kept
+    calls = view.calls
+    produced = produced_reasoning(view, table)
+    resets = reasoning_resets(view)
+    reasoning = [0] * len(view)
+    for c, r in zip(calls, produced):
+        reasoning[c.message_index] = r
+    window_lo: list[int] = []
+    k = 0  # the last call before which the re-sent reasoning started afresh
+    for n in range(1, len(calls) + 1):
+        if n >= 2 and resets[n - 1]:
+            k = n - 1
+        window_lo.append(calls[k].message_index if k < n - 1 else calls[n - 1].message_index)
+    turn_first: list[int] = []
+    for n, c in enumerate(calls):
+        same = n and calls[n - 1].turn == c.turn
+        turn_first.append(turn_first[-1] if same else c.message_index)
+    kept = view.__dict__["_layout_chain_columns"] = _ChainColumns(
+        table, hidden, resets, reasoning, [c.message_index for c, r in zip(calls, produced) if r],
+        [table.overhead + h for h in hidden], window_lo, turn_first)
+    return kept
+
+
 class LayoutChain:
     """What :meth:`RequestChain.feed` returns for consecutive calls, from their layouts
     (:mod:`inspector.strategies.layouts`) instead of their plans: the two requests are the same
@@ -173,30 +216,14 @@ class LayoutChain:
     def __init__(self, view: SessionView, table: TokenTable, facts, not_in_file: Sequence[int]) -> None:
         from ..strategies.layouts import Layouts
 
-        calls = view.calls
         self.view, self.table = view, table
         self.codex = view.session.format == "codex"
-        produced = produced_reasoning(view, table)
-        self.resets = resets = reasoning_resets(view)
-        reasoning = [0] * len(view)
-        for c, r in zip(calls, produced):
-            reasoning[c.message_index] = r
-        self.with_reasoning = [c.message_index for c, r in zip(calls, produced) if r]
-        self.layouts = Layouts(facts, reasoning)
-        self.prefix = [table.overhead + h for h in not_in_file]
-        # per call: the first message whose reasoning it re-sends (see RequestChain.resent_at)
-        self.window_lo: list[int] = []
-        k = 0  # the last call before which the re-sent reasoning started afresh
-        for n in range(1, len(calls) + 1):
-            if n >= 2 and resets[n - 1]:
-                k = n - 1
-            self.window_lo.append(calls[k].message_index if k < n - 1 else calls[n - 1].message_index)
+        c = _chain_columns(view, table, not_in_file)
+        self.resets, self.with_reasoning, self.prefix = c.resets, c.with_reasoning, c.prefix
+        self.window_lo, self.turn_first = c.window_lo, c.turn_first
+        self.layouts = Layouts(facts, c.reasoning)
         self._last_runs: tuple = (0, None, None)  # (call, its layout, its runs) of the last call asked
         self._last_sent: tuple[int, int] = (0, 0)  # (call, :meth:`sent`) of that call, its runs the ones kept
-        self.turn_first: list[int] = []  # per call: the message of the first call in its turn
-        for n, c in enumerate(calls):
-            same = n and calls[n - 1].turn == c.turn
-            self.turn_first.append(self.turn_first[-1] if same else c.message_index)
 
     def sent(self, n: int, layout) -> int:
         """Tokens of the messages call ``n``'s request sends under ``layout`` (edited as it
@@ -207,6 +234,36 @@ class LayoutChain:
         tokens = self.layouts.sent(runs, stop, stop)[0]
         self._last_sent = (n, tokens) if last[0] == n and last[1] is layout else (0, 0)
         return tokens
+
+    def appended(self, n: int, previous, current) -> tuple[int, int] | None:
+        """``(shared, sent)`` of call ``n`` (n >= 2) when its request is call n-1's with the
+        messages since appended: the same layout, wholly before call n-1 or its last run grown
+        from call n-1's end to call n's, no re-sent reasoning and no new Codex turn, and call
+        n-1's :meth:`sent` known. None otherwise (ask
+        :meth:`shared` and :meth:`sent`). Most calls of a replay keep the previous decision."""
+        last = self._last_sent
+        if last[0] != n - 1 or self.with_reasoning:
+            return None
+        calls = self.view.calls
+        stop_p, stop_c = calls[n - 2].message_index, calls[n - 1].message_index
+        if previous is current or previous == current:
+            if current and current[-1][1] > stop_p:
+                return None
+            op = PLAIN  # the messages since, as they are
+        elif (  # the last run grows with the history (an edit of every message, say): the messages since under its op
+            previous and current and len(previous) == len(current) and previous[-1][1] == stop_p
+            and current[-1][1] == stop_c and previous[-1][0] == current[-1][0] and previous[-1][2] == current[-1][2]
+            and previous[:-1] == current[:-1] and current[-1][2][0] != "point"
+        ):
+            op = current[-1][2]
+        else:
+            return None
+        if self.codex and calls[n - 1].turn != calls[n - 2].turn:
+            return None
+        since = self.layouts.op(op).sent
+        sent = last[1] + since[stop_c] - since[stop_p]
+        self._last_sent = (n, sent)
+        return self.prefix[n - 2] + last[1], sent
 
     def shared(self, n: int, previous, current) -> int:
         """Call ``n``'s shared tokens (n >= 2) from the layouts of calls n-1 and n."""

@@ -1,0 +1,81 @@
+"""A compare's stateless replays in forked worker processes, while the caller goes on with the
+rest (the stateful replays, the plans at the last call).
+
+``compare`` at 50,000 messages replays 15 pipelines over 22,000 calls each: Python work per call
+and pipeline that one core does in ~8 s, independent from pipeline to pipeline. Forked after the
+session is loaded and counted, the workers inherit the view, the table and the per-view facts
+(nothing is pickled on the way in) and send back two columns per pipeline (each call's tokens and
+shared prefix, :func:`.replay.replay_columns`); the caller builds the rows
+(:func:`.replay.assemble`), so the result is the serial one, call for call.
+
+Only for callers without threads of their own (the CLI passes ``workers``; the viewer does not),
+on Linux, outside another pool's worker, and for sessions with enough calls to pay for the fork.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+from collections.abc import Iterator, Sequence
+
+from ..strategies.params import SettingsBase as Settings
+from ..tokens import TokenTable
+from ..units import SessionView
+from .replay import Replay, assemble, replay_columns
+
+#: Fewer calls than this: the fork and the pool's start cost more than they save.
+MIN_CALLS = 1000
+
+_job: tuple | None = None  # (view, table, jobs, shared), inherited by the forked workers
+
+
+def _replay_job(k: int) -> tuple[int, Sequence[int], Sequence[int | None]]:
+    from ..tokens import pool
+
+    pool._mark_worker()  # nothing nests pools
+    view, table, jobs, shared = _job  # type: ignore[misc]
+    names, settings = jobs[k]
+    numbers = range(1, len(view.calls) + 1)
+    tokens, shares = replay_columns(view, table, names, settings, numbers, shared=shared)
+    return k, tokens, shares
+
+
+class ForkedReplays:
+    """Replays of ``jobs`` (``(pipeline, settings)``, stateless pipelines) started in ``workers``
+    forked processes; iterate for ``(index into jobs, Replay)`` as each one lands."""
+
+    def __init__(self, view: SessionView, table: TokenTable, jobs: Sequence[tuple[tuple[str, ...], Settings]],
+                 workers: int, shared: bool) -> None:
+        global _job
+        self.view, self.table, self.jobs = view, table, list(jobs)
+        _job = (view, table, self.jobs, shared)
+        try:  # the pool forks its workers as it starts: they hold the job from then on
+            self._pool = multiprocessing.get_context("fork").Pool(min(workers, len(self.jobs)))
+        finally:
+            _job = None
+        self._results = self._pool.imap_unordered(_replay_job, range(len(self.jobs)))
+
+    def __iter__(self) -> Iterator[tuple[int, Replay]]:
+        numbers = range(1, len(self.view.calls) + 1)
+        try:
+            for k, tokens, shares in self._results:
+                names, settings = self.jobs[k]
+                yield k, assemble(self.view, self.table, names, settings, numbers, tokens, shares)
+            self._pool.close()
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        """Stop the workers (any replay not collected yet is dropped)."""
+        self._pool.terminate()
+        self._pool.join()
+
+
+def may_fork(view: SessionView, workers: int, jobs: int) -> bool:
+    """Whether a compare of ``jobs`` stateless pipelines on ``view`` forks its replays."""
+    from ..tokens.pool import may_pool
+
+    return workers > 1 and jobs >= 2 and len(view.calls) >= MIN_CALLS and may_pool() \
+        and "fork" in multiprocessing.get_all_start_methods()
+
+
+__all__ = ["ForkedReplays", "MIN_CALLS", "may_fork"]
