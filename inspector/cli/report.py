@@ -32,6 +32,7 @@ from ..model import Session, Usage
 from ..strategies.base import Status
 from .jsonout import LazyRows
 from .money_report import CallMoney, compare_money, replay_money
+from .reason_text import ReasonText
 
 if TYPE_CHECKING:  # pragma: no cover
     from .. import Analysis
@@ -93,6 +94,7 @@ class PlanRows(LazyRows):
         self._status_value = {s: s.value for s in Status}
         self._order = plan.order()
         self._totals = plan.table.totals
+        self._reason = ReasonText(plan.reasons)
 
     def __len__(self) -> int:
         return len(self._order)
@@ -115,7 +117,6 @@ class PlanRows(LazyRows):
                 "replaces": list(x.replaces),
             }
         plan = self._plan  # Plan.decision(x)'s fields, read without building the Decision
-        why = plan.why(x)
         uid = self._unit_of[x]
         return {
             "index": x,
@@ -127,7 +128,7 @@ class PlanRows(LazyRows):
             "status": self._status_value[plan.status[x]],
             "tokens_after": plan.tokens[x] if plan.live[x] else 0,
             "by": plan.by[x],
-            "reason": "kept" if why is None else str(why),
+            "reason": self._reason(x),
         }
 
     def run_key(self, k: int) -> tuple[str, str | None]:
