@@ -14,13 +14,13 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..model import ImageBlock, Message, Skipped, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock
-from ..units import UnitKind
+from ..units import SessionView, UnitKind
 from .breakdown import flag_counts, largest_messages, tool_tokens, unit_kinds
 from .baseline import baseline_tokens
 from .calibrate import CallUsage
 from .context import next_call as visible_next_call
 from .predict import next_call, predictions
-from .session_facts import model_of
+from .session_facts import call_model, model_of, session_model
 from .usage_rows import UsageRows
 from .usage_rows import ratio as _ratio
 from .window import session_window
@@ -244,3 +244,20 @@ def usage_report(analysis: Analysis) -> dict[str, Any] | None:
         "ratio": _ratio(rows.recorded_total, rows.estimate_total),
         "calls": rows,
     }
+
+
+def unpriceable_calls(view: SessionView, model: str | None = None) -> list[int] | None:
+    """The numbers of the session's model calls when none of them can be priced, else None.
+
+    A call is priced as its model (``model``: ``--model``, else the call's, else the session's);
+    without one every cost is null and no model is unknown. So when no model is given or
+    recorded anywhere, and there is no sub-agent chain or recorded compaction to price apart,
+    the money of ``info`` is these calls with null costs, known without pricing 300,000 calls
+    one by one (:func:`~inspector.analysis.money.session_money` gives the same rows)."""
+    session = view.session
+    if model or session_model(session) or session.sidechains or session.format == "claude_code":
+        return None
+    messages = view.messages
+    if any(call_model(messages[c.message_index]) for c in view.calls):
+        return None
+    return [c.number for c in view.calls]

@@ -131,6 +131,16 @@ class CostRows(RowsWhenRead):
             self._parts.extend(cost.values() if cost is not None else _NO_PARTS)
         self.priced = sum(self._priced)
 
+    @classmethod
+    def unpriced(cls, numbers: Sequence[int]) -> CostRows:
+        """The rows of main-session calls ``numbers`` none of which has a model or a cost (what
+        :meth:`__init__` makes of their :class:`CallMoney`, without them)."""
+        rows = cls(())
+        rows._call = array("l", numbers)
+        rows._sidechain = rows._model = [None] * len(numbers)
+        rows._priced = array("b", bytes(len(numbers)))
+        return rows
+
     def __len__(self) -> int:
         return len(self._call)
 
