@@ -39,9 +39,14 @@ class RowsWhenRead(Sequence[dict[str, Any]]):
     def row(self, k: int) -> dict[str, Any]:
         raise NotImplementedError
 
+    def rows(self, start: int, stop: int) -> list[dict[str, Any]]:
+        """Rows ``start:stop`` (a report with many rows may build them in one pass)."""
+        return [self.row(j) for j in range(start, stop)]
+
     def __getitem__(self, k):  # type: ignore[override]
         if isinstance(k, slice):
-            return [self.row(j) for j in range(*k.indices(len(self)))]
+            start, stop, step = k.indices(len(self))
+            return self.rows(start, max(start, stop)) if step == 1 else [self.row(j) for j in range(start, stop, step)]
         if k < 0:
             k += len(self)
         if not 0 <= k < len(self):
