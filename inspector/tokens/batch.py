@@ -109,8 +109,10 @@ class Counting:
         """``{text: count}`` for every text; ``cancelled()`` returning True raises :class:`Cancelled`."""
         pending = self._pending
         submitted = None if self._futures is None else (self._futures, self._chunks)
+        self._futures = None  # the futures hold the workers' results: not past this call
         keys, lengths = array("Q"), array("Q")  # what the workers made (when self._keys is None)
         counts = _count(self._counter, pending, progress, cancelled, submitted, (keys, lengths))
+        del submitted
         known = self._known
         known.update(zip(pending, counts))
         if self._keys is not None:
@@ -201,7 +203,7 @@ def _submit(pool, counter: TiktokenCounter, texts: list[str], total: int, keyed:
 
 
 def _collect(futures: dict, chunks: int, total: int, progress, cancelled) -> tuple[list[int], array, array]:
-    results: list[list[int] | tuple[list[int], list[int], list[int]] | None] = [None] * chunks
+    results: list[list[int] | tuple[list[int], bytes, bytes] | None] = [None] * chunks
     done_chars = 0
     pending = set(futures)
     try:
@@ -223,8 +225,8 @@ def _collect(futures: dict, chunks: int, total: int, progress, cancelled) -> tup
     for part in results:
         if type(part) is tuple:  # counts, then the keys and lengths of the chunk's first texts
             counts += part[0]
-            keys.extend(part[1])
-            lengths.extend(part[2])
+            keys.frombytes(part[1])
+            lengths.frombytes(part[2])
         else:
             counts += part  # type: ignore[arg-type]
     return counts, keys, lengths
@@ -266,7 +268,7 @@ def _chunks(texts: list[str], size: int) -> list[list[str]]:
     return chunks
 
 
-def _count_chunk(name: str, texts: list[str], keyed: int = 0) -> list[int] | tuple[list[int], list[int], list[int]]:
+def _count_chunk(name: str, texts: list[str], keyed: int = 0) -> list[int] | tuple[list[int], bytes, bytes]:
     """In a pool worker: the counts of ``texts`` (the encoding is loaded once per worker); with
     ``keyed``, also the cache keys and UTF-8 lengths of the first ``keyed`` texts."""
     encode = get_counter(name)._enc.encode_ordinary  # type: ignore[attr-defined]
@@ -274,7 +276,7 @@ def _count_chunk(name: str, texts: list[str], keyed: int = 0) -> list[int] | tup
     if not keyed:
         return counts
     keys, lengths = _keys_of(texts[:keyed])
-    return counts, keys.tolist(), lengths.tolist()
+    return counts, keys.tobytes(), lengths.tobytes()  # bytes: no Python int per key on either side
 
 
 class Prefetched:
