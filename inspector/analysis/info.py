@@ -20,7 +20,7 @@ from .baseline import baseline_tokens
 from .calibrate import CallUsage
 from .context import next_call as visible_next_call
 from .predict import next_call, predictions
-from .session_facts import call_model, model_of, session_model
+from .session_facts import model_of
 from .usage_rows import UsageRows
 from .usage_rows import ratio as _ratio
 from .window import session_window
@@ -254,6 +254,8 @@ def unpriceable_calls(view: SessionView, model: str | None = None) -> list[int] 
     recorded anywhere, and there is no sub-agent chain or recorded compaction to price apart,
     the money of ``info`` is these calls with null costs, known without pricing 300,000 calls
     one by one (:func:`~inspector.analysis.money.session_money` gives the same rows)."""
+    from .session_facts import call_model, session_model
+
     session = view.session
     if model or session_model(session) or session.sidechains or session.format == "claude_code":
         return None
