@@ -99,6 +99,27 @@ def test_the_pool_counts_what_one_process_counts(cache_dir, monkeypatch):
     assert seen[-1] == (sum(map(len, texts)),) * 2
 
 
+def test_on_a_first_open_the_workers_make_the_cache_keys_and_the_cache_is_the_same(cache_dir, monkeypatch):
+    """Nothing remembered: the texts' cache keys are made by the workers that count them, not by
+    this process, and what is stored is what this process would have stored."""
+    monkeypatch.setattr(batch, "PARALLEL_MIN_CHARS", 0)
+    texts = [f"{k} {LONG}" for k in range(40)] + ["short", "x" * 40]
+    enc = get_counter("cl100k_base")
+    try:
+        pool_mod.shared_pool()  # forked before this process's key function is watched
+        made_here = []
+        key = cache.key
+        monkeypatch.setattr(cache, "key", lambda data: made_here.append(data) or key(data))
+        assert batch.count_texts("cl100k_base", texts) == [enc.count(t) for t in texts]
+    finally:
+        pool_mod.shutdown()
+    assert made_here == []
+    monkeypatch.setattr(cache, "key", key)
+    cache.clear_memory()
+    expected = {cache.key(t.encode()): cache.pack(len(t.encode()), enc.count(t)) for t in texts if len(t) >= cache.MIN_CHARS}
+    assert cache.load(batch.namespace(enc)) == expected and len(expected) == 41
+
+
 def test_a_process_whose_texts_the_pool_or_the_cache_counts_never_loads_the_tokenizer(cache_dir, monkeypatch):
     from inspector.tokens.counters import TiktokenCounter, _cl100k_encoding
 

@@ -218,3 +218,25 @@ def test_lines_with_openai_shaped_tool_calls(tmp_path):
     assert [(c.id, c.name, c.arguments) for c in s.messages[1].tool_calls] == [("call_a", "ls", '{"path": "."}'), ("call_b", "pwd", "{}")]
     assert lines_of(jsonl.write(s)) == lines
     assert lines_of(jsonl.dump_lines(s.model_copy(update={"format": "openai"})))[1]["tool_calls"][1] == {"id": "call_b", "name": "pwd", "arguments": "{}"}
+
+
+def test_a_plain_chat_line_reads_as_parse_message_makes_it():
+    """feed's shortcut for ``{"role", "content": "text"}`` lines makes what parse_message makes."""
+    import orjson
+
+    from inspector.formats.jsonl import JsonlStream, parse_message
+
+    lines = [b'{"role": "system", "content": "be brief"}', b'{"content": "hi", "role": "user"}',
+             b'{"role": "assistant", "content": ""}', b'{"role": "user", "content": "x", "name": "ann"}']
+    stream = JsonlStream()
+    for n, line in enumerate(lines, 1):
+        stream.feed(line, n)
+    got = [m.model_dump() for m in stream.session.messages]
+    assert got == [parse_message(orjson.loads(line), k, k + 1).model_dump() for k, line in enumerate(lines)]
+    # what the shortcut does not take still goes through the checks, with their errors
+    for n, line in enumerate([b'{"role": "tool", "content": "42"}', b'{"role": {"a": 1}, "content": "x"}'], 5):
+        stream.feed(line, n)
+    assert [(s.where, s.reason) for s in stream.session.skipped] == [
+        ("line 5", '$.tool_call_id: a "tool" message needs the id of the call it answers.'),
+        ("line 6", '$.role: expected "system", "user", "assistant" or "tool", found an object.'),
+    ]

@@ -74,3 +74,36 @@ def test_cost_rows_equal_the_dicts_of_every_priced_call():
     assert rows.priced == sum(r["recorded_cost"] is not None for r in expected)
     # the dollars are the same floats, written the same way
     assert json_text(list(rows)) == json_text(expected)
+
+
+def _chat_without_model(tmp_path, pairs: int):
+    path = tmp_path / "chat.jsonl"
+    lines = ['{"role": "system", "content": "You are helpful."}']
+    for i in range(pairs):
+        lines += [f'{{"role": "user", "content": "question {i}"}}', f'{{"role": "assistant", "content": "answer {i}"}}']
+    path.write_text("\n".join(lines) + "\n")
+    return inspector.analyze(inspector.load(path), "cl100k_base")
+
+
+def test_info_money_of_a_session_naming_no_model_is_known_without_pricing(tmp_path):
+    from inspector.analysis.info import unpriceable_calls
+    from inspector.analysis.money import session_money
+    from inspector.cli.money_report import info_money, unpriced_info_money
+
+    analysis = _chat_without_model(tmp_path, 40)
+    numbers = unpriceable_calls(analysis.view)
+    assert numbers == list(range(1, 41))
+    fast, priced = unpriced_info_money(numbers), info_money(session_money(analysis.view, analysis.table))
+    assert json_text(fast) == json_text(priced)
+    assert fast["calls"][3] == {"call": 4, "sidechain": None, "model": None, "recorded_cost": None}
+
+
+def test_calls_are_priced_once_a_model_is_named(tmp_path):
+    from inspector.analysis.info import unpriceable_calls
+
+    analysis = _chat_without_model(tmp_path, 3)
+    assert unpriceable_calls(analysis.view, "gpt-4o") is None  # --model
+    analysis.view.session.model = "gpt-4o"
+    assert unpriceable_calls(analysis.view) is None
+    # a file naming its models (Claude Code) is always priced
+    assert unpriceable_calls(inspector.analyze(inspector.load(CLAUDE), "cl100k_base").view) is None

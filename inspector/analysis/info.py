@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..model import ImageBlock, Message, Skipped, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock
-from ..units import UnitKind
+from ..units import SessionView, UnitKind
 from .breakdown import flag_counts, largest_messages, tool_tokens, unit_kinds
 from .baseline import baseline_tokens
 from .calibrate import CallUsage
@@ -244,3 +244,22 @@ def usage_report(analysis: Analysis) -> dict[str, Any] | None:
         "ratio": _ratio(rows.recorded_total, rows.estimate_total),
         "calls": rows,
     }
+
+
+def unpriceable_calls(view: SessionView, model: str | None = None) -> list[int] | None:
+    """The numbers of the session's model calls when none of them can be priced, else None.
+
+    A call is priced as its model (``model``: ``--model``, else the call's, else the session's);
+    without one every cost is null and no model is unknown. So when no model is given or
+    recorded anywhere, and there is no sub-agent chain or recorded compaction to price apart,
+    the money of ``info`` is these calls with null costs, known without pricing 300,000 calls
+    one by one (:func:`~inspector.analysis.money.session_money` gives the same rows)."""
+    from .session_facts import call_model, session_model
+
+    session = view.session
+    if model or session_model(session) or session.sidechains or session.format == "claude_code":
+        return None
+    messages = view.messages
+    if any(call_model(messages[c.message_index]) for c in view.calls):
+        return None
+    return [c.number for c in view.calls]

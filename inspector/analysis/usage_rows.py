@@ -39,9 +39,14 @@ class RowsWhenRead(Sequence[dict[str, Any]]):
     def row(self, k: int) -> dict[str, Any]:
         raise NotImplementedError
 
+    def rows(self, start: int, stop: int) -> list[dict[str, Any]]:
+        """Rows ``start:stop`` (a report with many rows may build them in one pass)."""
+        return [self.row(j) for j in range(start, stop)]
+
     def __getitem__(self, k):  # type: ignore[override]
         if isinstance(k, slice):
-            return [self.row(j) for j in range(*k.indices(len(self)))]
+            start, stop, step = k.indices(len(self))
+            return self.rows(start, max(start, stop)) if step == 1 else [self.row(j) for j in range(start, stop, step)]
         if k < 0:
             k += len(self)
         if not 0 <= k < len(self):
@@ -130,6 +135,16 @@ class CostRows(RowsWhenRead):
             self._priced.append(cost is not None)
             self._parts.extend(cost.values() if cost is not None else _NO_PARTS)
         self.priced = sum(self._priced)
+
+    @classmethod
+    def unpriced(cls, numbers: Sequence[int]) -> CostRows:
+        """The rows of main-session calls ``numbers`` none of which has a model or a cost (what
+        :meth:`__init__` makes of their :class:`CallMoney`, without them)."""
+        rows = cls(())
+        rows._call = array("l", numbers)
+        rows._sidechain = rows._model = [None] * len(numbers)
+        rows._priced = array("b", bytes(len(numbers)))
+        return rows
 
     def __len__(self) -> int:
         return len(self._call)

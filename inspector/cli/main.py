@@ -263,15 +263,19 @@ def _plan(args: argparse.Namespace):
 def cmd_info(args: argparse.Namespace) -> int:
     from .report import info_report
 
+    from ..analysis.info import unpriceable_calls
     from ..analysis.money import session_money
-    from .money_report import info_money, money_options
+    from .money_report import info_money, money_options, unpriced_info_money
 
     options = money_options(args)
     analysis = _load(args)
     report = info_report(analysis, largest=max(0, args.largest))
     # the tables show money only beside recorded usage: without any, pricing every call is wasted
-    report["money"] = info_money(session_money(analysis.view, analysis.table, options=options)) if (
-        args.json or _records_usage(analysis.session)) else None
+    report["money"] = None
+    if args.json or _records_usage(analysis.session):
+        unpriced = unpriceable_calls(analysis.view, options.model)
+        report["money"] = info_money(session_money(analysis.view, analysis.table, options=options)) if unpriced is None \
+            else unpriced_info_money(unpriced)
     _show(args, report, "info")
     return 0
 

@@ -125,4 +125,23 @@ def info_money(money: Money) -> dict[str, Any]:
     }
 
 
-__all__ = ["CACHE_AWARE", "CallMoney", "add_money_options", "cache_aware_rows", "compare_money", "info_money", "money_options", "replay_money"]
+def unpriced_info_money(numbers: Sequence[int]) -> dict[str, Any]:
+    """:func:`info_money` of a session none of whose calls ``numbers`` can be priced
+    (:func:`~inspector.analysis.info.unpriceable_calls`): the same dict, no call priced."""
+    from ..analysis.prices import prices_as_of
+
+    return {
+        "recorded_cost_total": None,
+        "recorded_cost_sidechains": None,
+        "calls_priced": 0,
+        "cost_per_call": None,
+        "prices_as_of": prices_as_of(),
+        "unknown_models": [],
+        "calls": CostRows.unpriced(numbers),
+    }
+
+
+__all__ = [
+    "CACHE_AWARE", "CallMoney", "add_money_options", "cache_aware_rows", "compare_money", "info_money", "money_options",
+    "replay_money", "unpriced_info_money",
+]
