@@ -1,0 +1,66 @@
+"""The OpenAI reader's shortcut for the message forms nearly every file writes builds exactly
+what its general reader builds, and leaves every other form to it."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from inspector.formats.openai_chat import _common_message, _MessageReader
+
+CALL = {"id": "call_1", "type": "function", "function": {"name": "read", "arguments": '{"p": 1}'}}
+CALL2 = {"id": "call_2", "type": "function", "function": {"name": "grep", "arguments": "{}"}}
+
+TAKEN = [
+    {"role": "system", "content": "be brief"},
+    {"role": "user", "content": "hi"},
+    {"role": "user", "content": ""},
+    {"role": "assistant", "content": "hello"},
+    {"role": "assistant", "content": "let me look", "tool_calls": [CALL, CALL2]},
+    {"role": "assistant", "content": None, "tool_calls": [CALL]},
+    {"role": "assistant", "content": "", "tool_calls": [CALL]},
+    {"role": "tool", "content": "42 lines", "tool_call_id": "call_1"},
+    {"role": "tool", "content": None, "tool_call_id": "call_1"},
+    {"role": "tool", "content": "", "tool_call_id": "call_1"},
+]
+
+LEFT = [
+    {"role": "developer", "content": "rules"},  # the source role is kept in extra
+    {"role": "user", "content": None},
+    {"role": "user", "content": [{"type": "text", "text": "hi"}]},
+    {"role": "user", "content": "hi", "name": "ann"},
+    {"role": "user"},
+    {"role": ["user"], "content": "hi"},  # unhashable: the general reader names it
+    {"role": "tool", "content": "x"},  # no tool_call_id
+    {"role": "user", "content": "x", "tool_call_id": "call_1"},  # kept in extra for a user
+    {"role": "tool", "content": [{"type": "text", "text": "x"}], "tool_call_id": "call_1"},
+    {"role": "tool", "content": "x", "tool_call_id": 7},
+    {"role": "assistant", "content": "x", "tool_calls": []},
+    {"role": "assistant", "content": "x", "tool_calls": None},
+    {"role": "assistant", "content": 5, "tool_calls": [CALL]},
+    {"role": "assistant", "content": "x", "tool_calls": [{**CALL, "index": 0}]},
+    {"role": "assistant", "content": "x", "tool_calls": [CALL, {"id": "c", "function": {"name": "f", "arguments": "{}"}}]},
+    {"role": "user", "content": "x", "tool_calls": [CALL]},  # kept in extra for a user
+    {"role": "function", "content": "x", "name": "f"},
+    {"role": "assistant", "content": "x", "usage": {"prompt_tokens": 3, "completion_tokens": 1}},
+    ["not", "a", "message"],
+]
+
+
+def _general(d, i):
+    return _MessageReader(("messages",)).message(copy.deepcopy(d), i)
+
+
+@pytest.mark.parametrize("d", TAKEN, ids=lambda d: f"{d['role']}-{sorted(d)}-{type(d['content']).__name__}")
+def test_a_common_form_is_built_as_the_general_reader_builds_it(d):
+    made = _common_message(copy.deepcopy(d), 7, "$.messages")
+    assert made is not None
+    assert made == _general(d, 7)
+    assert made.model_dump() == _general(d, 7).model_dump()
+    assert str(made.source) == "$.messages[7]"
+
+
+@pytest.mark.parametrize("d", LEFT, ids=repr)
+def test_every_other_form_is_left_to_the_general_reader(d):
+    assert _common_message(copy.deepcopy(d), 3, "$") is None
