@@ -84,7 +84,8 @@ class JsonlStream:
             if isinstance(d, dict) and d.get("type") == "session" and "role" not in d:
                 self._header(d)
             else:
-                self.session.messages.append(parse_message(d, len(self.session.messages), line_no))
+                index = len(self.session.messages)
+                self.session.messages.append(_common_message(d, index, line_no) or parse_message(d, index, line_no))
         except ShapeError as err:
             where = "" if not err.path else json_path(err.path) + ": "
             self._bad(line_no, f"{where}{err.problem}.")
@@ -117,6 +118,61 @@ def _tool(t: Any, path: PathParts) -> ToolDefinition:
         raise ShapeError(path, f'expected a tool definition {{"name", "description", "parameters"}}, found {describe(t)}')
     description, parameters, extra = tool_fields(t, path, "parameters")
     return ToolDefinition.model_construct(name=t["name"], description=description, parameters=parameters, extra=extra)
+
+
+_TEXT_KEYS = frozenset({"role", "content"})
+_CALLS_KEYS = frozenset({"role", "content", "tool_calls"})
+_RESULT_KEYS = frozenset({"role", "content", "tool_call_id"})
+_CALL_KEYS = frozenset({"id", "name", "arguments"})
+_TEXT_ROLES = frozenset({"system", "user", "assistant"})
+
+
+def _common_message(d: Any, index: int, line_no: int) -> Message | None:
+    """A message line in one of the forms nearly every file writes (a system, user or assistant
+    message with string content; an assistant message whose tool calls are plain ``id``, ``name``
+    and ``arguments`` strings; a tool result with string or null content), built as
+    :func:`parse_message` builds it, checked in a few comparisons; None for any other form."""
+    if type(d) is not dict:
+        return None
+    keys = d.keys()
+    role = d.get("role")
+    content = d.get("content")
+    if keys == _TEXT_KEYS:
+        if type(content) is not str or type(role) is not str or role not in _TEXT_ROLES:
+            return None
+        blocks = [new_text(content, {})]
+        form = "string"
+    elif keys == _CALLS_KEYS:
+        calls = d["tool_calls"]
+        if role != "assistant" or type(calls) is not list or not calls:
+            return None
+        if type(content) is str:
+            blocks, form = [new_text(content, {})], "string"
+        elif content is None:
+            blocks, form = [], "null"
+        else:
+            return None
+        for c in calls:
+            if type(c) is not dict or c.keys() != _CALL_KEYS:
+                return None
+            call_id, name, args = c["id"], c["name"], c["arguments"]
+            if type(call_id) is not str or type(name) is not str or type(args) is not str:
+                return None
+            blocks.append(new_tool_call(call_id, name, args, {}))
+    elif keys == _RESULT_KEYS:
+        call_id = d["tool_call_id"]
+        if role != "tool" or type(call_id) is not str:
+            return None
+        if type(content) is str:
+            form = "string"
+        elif content is None:
+            content, form = "", "null"
+        else:
+            return None
+        blocks = [new_tool_result(call_id, content, {})]
+    else:
+        return None
+    return new_message(index, role, blocks, new_source(line_no, None, None), form, {})
 
 
 def parse_message(d: Any, index: int, line_no: int | None = None) -> Message:

@@ -1,4 +1,4 @@
-"""The OpenAI reader's shortcut for the message forms nearly every file writes builds exactly
+"""The readers' shortcut for the message forms nearly every file writes (OpenAI, the inspector's JSONL) builds exactly
 what its general reader builds, and leaves every other form to it."""
 
 from __future__ import annotations
@@ -64,3 +64,53 @@ def test_a_common_form_is_built_as_the_general_reader_builds_it(d):
 @pytest.mark.parametrize("d", LEFT, ids=repr)
 def test_every_other_form_is_left_to_the_general_reader(d):
     assert _common_message(copy.deepcopy(d), 3, "$") is None
+
+
+# -- the inspector's JSONL reader: the same shortcut, its own forms ----------------------------------
+
+from inspector.formats.jsonl import _common_message as _jsonl_common  # noqa: E402
+from inspector.formats.jsonl import parse_message  # noqa: E402
+
+JSONL_CALL = {"id": "call_1", "name": "read", "arguments": '{"p": 1}'}
+
+JSONL_TAKEN = [
+    {"role": "system", "content": "be brief"},
+    {"role": "user", "content": ""},
+    {"role": "assistant", "content": "hello"},
+    {"role": "assistant", "content": "let me look", "tool_calls": [JSONL_CALL, {**JSONL_CALL, "id": "call_2"}]},
+    {"role": "assistant", "content": None, "tool_calls": [JSONL_CALL]},
+    {"role": "tool", "content": "42 lines", "tool_call_id": "call_1"},
+    {"role": "tool", "content": None, "tool_call_id": "call_1"},
+]
+
+JSONL_LEFT = [
+    {"role": "tool", "content": "no id"},  # an error line: parse_message names it
+    {"role": "user", "content": None},
+    {"role": "user", "content": [{"type": "text", "text": "hi"}]},
+    {"role": {"a": 1}, "content": "hi"},
+    {"role": "user", "content": "x", "tool_call_id": "call_1"},
+    {"role": "user", "content": "x", "tool_calls": [JSONL_CALL]},
+    {"role": "assistant", "content": "x", "tool_calls": []},
+    {"role": "assistant", "content": "x", "tool_calls": [{**JSONL_CALL, "type": "function"}]},
+    {"role": "assistant", "content": "x", "tool_calls": [{"id": "c", "function": {"name": "f", "arguments": "{}"}}]},
+    {"role": "assistant", "content": "x", "tool_calls": [{**JSONL_CALL, "arguments": {"p": 1}}]},
+    {"role": "tool", "content": [{"type": "text", "text": "x"}], "tool_call_id": "call_1"},
+    {"role": "tool", "content": "x", "tool_call_id": "call_1", "is_error": True},
+    {"role": "assistant", "content": "x", "summary": True},
+    {"role": "assistant", "content": "x", "usage": {"input_tokens": 3}},
+    {"role": "user", "content": "x", "ts": 1},
+    "a string",
+]
+
+
+@pytest.mark.parametrize("d", JSONL_TAKEN, ids=repr)
+def test_a_common_jsonl_line_is_built_as_parse_message_builds_it(d):
+    made = _jsonl_common(copy.deepcopy(d), 4, 12)
+    assert made is not None
+    assert made == parse_message(copy.deepcopy(d), 4, 12)
+    assert made.model_dump() == parse_message(copy.deepcopy(d), 4, 12).model_dump()
+
+
+@pytest.mark.parametrize("d", JSONL_LEFT, ids=repr)
+def test_every_other_jsonl_line_is_left_to_parse_message(d):
+    assert _jsonl_common(copy.deepcopy(d), 4, 12) is None
