@@ -37,6 +37,9 @@ PREFIX = "[Earlier conversation summary]:"
 _REPLACED = "summarized by summarize: among the oldest {} messages replaced by one summary while {} > budget {}"
 _INSERTED = "inserted by summarize: simulated extractive summary of {} messages, at most {} tokens"
 _LINE_CHARS = 160
+#: The summary's first part up to the number of messages it replaces, and the tool tally's head.
+_TITLE = f"{PREFIX} (simulated offline summary of"
+_TALLY = "Tools used:"
 _SNAPSHOT = 512  # tool tallies kept every this many summarised messages
 
 
@@ -163,6 +166,7 @@ class _SummaryBuilder:
         #: ``(part, last, n)`` -> the head of its piece within ``n`` tokens and that head's tokens
         self._heads: dict[tuple[str, bool, int], tuple[str, int]] = {}
         self._by_lines = _additive_encoding(counter)
+        self._pieces: dict[str, int] = {}  # the tokens of the pieces of the title and tool tally
         self.line_uptos: list[int] = []  # each line's seq positions scanned when it was added
         self.line_sizes: list[int] = []  # the first lines' tokens, each with its newline
         self.lines_additive = 0  # how many of the first lines have the shape _additive_parts needs
@@ -219,16 +223,17 @@ class _SummaryBuilder:
         seq = self.seq
         first_turn, last_turn = view.turn_of[seq[0]], view.turn_of[seq[cut - 1]]
         span = f"turn {first_turn}" if first_turn == last_turn else f"turns {first_turn}-{last_turn}"
-        parts = [f"{PREFIX} (simulated offline summary of {cut} earlier messages, {span})"]
-        if self.tools:
-            ranked = sorted(self.tools.items(), key=lambda kv: (-kv[1], kv[0]))
-            parts.append("Tools used: " + ", ".join(f"{name} x{n}" for name, n in ranked) + ".")
+        parts = [f"{_TITLE} {cut} earlier messages, {span})"]
+        ranked = sorted(self.tools.items(), key=lambda kv: (-kv[1], kv[0]))
+        if ranked:
+            parts.append(_TALLY + "".join(f" {name} x{n}," for name, n in ranked)[:-1] + ".")
         shown = bisect_right(self.line_uptos, cut)  # the lines a cut shows are the first ones
         # _line_additive(counter, parts), its lines' part checked once per line
         if self._by_lines and _additive_parts(parts) and shown <= self.lines_additive:
-            head, parts = parts, parts + self.lines[:shown]
-            last = len(parts) - 1
-            sizes = [self._part_tokens(p, k == last) for k, p in enumerate(head)]
+            sizes = [self._title_tokens(cut, span, not ranked and not shown)]
+            if ranked:
+                sizes.append(self._tally_tokens(ranked, not shown))
+            parts += self.lines[:shown]
             if shown:
                 sizes += self._line_sizes(shown - 1)
                 sizes.append(self._part_tokens(self.lines[shown - 1], True))
@@ -271,6 +276,34 @@ class _SummaryBuilder:
             if tokens <= cap or limit <= 0:
                 return ("\n".join(parts[:k]) + "\n" if k else "") + partial, tokens
             limit -= 1
+
+    def _title_tokens(self, cut: int, span: str, last: bool) -> int:
+        """``_part_tokens`` of the summary's first part, from the tokens of its pieces (each
+        counted once): the pre-tokenizer of an additive encoding (:data:`_LINE_ADDITIVE`) ends a
+        piece before the space and the number, between groups of three digits (it takes at most
+        three at a time, from the left) and after them (``test_incremental_summary`` checks it)."""
+        digits = str(cut)
+        tokens = self._piece_tokens(_TITLE) + self._piece_tokens(" ")
+        for k in range(0, len(digits), 3):
+            tokens += self._piece_tokens(digits[k : k + 3])
+        return tokens + self._piece_tokens(f" earlier messages, {span})" if last else f" earlier messages, {span})\n")
+
+    def _tally_tokens(self, ranked: list[tuple[str, int]], last: bool) -> int:
+        """``_part_tokens`` of the tool tally, from the tokens of its items, each with the comma
+        after it (the last with its full stop): an additive encoding's pre-tokenizer ends a
+        piece at a comma (or colon) followed by a space, whatever the tool's name holds."""
+        tokens = self._piece_tokens(_TALLY)
+        for name, n in ranked[:-1]:
+            tokens += self._piece_tokens(f" {name} x{n},")
+        name, n = ranked[-1]
+        return tokens + self._piece_tokens(f" {name} x{n}." if last else f" {name} x{n}.\n")
+
+    def _piece_tokens(self, piece: str) -> int:
+        counted = self._pieces
+        size = counted.get(piece)
+        if size is None:
+            size = counted[piece] = self.counter.count(piece)
+        return size
 
     def _part_tokens(self, part: str, last: bool) -> int:
         """The tokens of ``part`` followed by its newline (the last part: without)."""
