@@ -280,23 +280,24 @@ class _SummaryBuilder:
     def _title_tokens(self, cut: int, span: str, last: bool) -> int:
         """``_part_tokens`` of the summary's first part, from the tokens of its pieces (each
         counted once): the pre-tokenizer of an additive encoding (:data:`_LINE_ADDITIVE`) ends a
-        piece before the space and the number, between groups of three digits (it takes at most
-        three at a time, from the left) and after them (``test_incremental_summary`` checks it)."""
-        digits = str(cut)
-        tokens = self._piece_tokens(_TITLE) + self._piece_tokens(" ")
-        for k in range(0, len(digits), 3):
-            tokens += self._piece_tokens(digits[k : k + 3])
+        piece before the space and the number and after the number (``test_incremental_summary``
+        checks it)."""
+        tokens = self._piece_tokens(_TITLE) + self._piece_tokens(" ") + self._number_tokens(cut)
         return tokens + self._piece_tokens(f" earlier messages, {span})" if last else f" earlier messages, {span})\n")
 
     def _tally_tokens(self, ranked: list[tuple[str, int]], last: bool) -> int:
-        """``_part_tokens`` of the tool tally, from the tokens of its items, each with the comma
-        after it (the last with its full stop): an additive encoding's pre-tokenizer ends a
-        piece at a comma (or colon) followed by a space, whatever the tool's name holds."""
+        """``_part_tokens`` of the tool tally, from the tokens of its pieces: an additive
+        encoding's pre-tokenizer ends a piece at a comma (or colon) followed by a space, before
+        and after each count, whatever the tool's name holds."""
         tokens = self._piece_tokens(_TALLY)
-        for name, n in ranked[:-1]:
-            tokens += self._piece_tokens(f" {name} x{n},")
-        name, n = ranked[-1]
-        return tokens + self._piece_tokens(f" {name} x{n}." if last else f" {name} x{n}.\n")
+        for name, n in ranked:
+            tokens += self._piece_tokens(f" {name} x") + self._number_tokens(n)
+        return tokens + self._piece_tokens(",") * (len(ranked) - 1) + self._piece_tokens("." if last else ".\n")
+
+    def _number_tokens(self, n: int) -> int:
+        """The tokens of ``n``'s digits: pieces of at most three, from the left."""
+        digits = str(n)
+        return sum(self._piece_tokens(digits[k : k + 3]) for k in range(0, len(digits), 3))
 
     def _piece_tokens(self, piece: str) -> int:
         counted = self._pieces
