@@ -184,7 +184,8 @@ class _SummaryBuilder:
         tools = self.tools
         for k, i in enumerate(seq[self.tallied : cut], self.tallied):
             if call_ids[i]:
-                tools.update(tool_names[i])
+                for name in tool_names[i]:  # (Counter.update's type checks cost more than the count)
+                    tools[name] += 1
             if (k + 1) % _SNAPSHOT == 0 and k + 1 > self.snapshots[-1][0]:
                 self.snapshots.append((k + 1, Counter(tools)))
         self.tallied = max(self.tallied, cut)
