@@ -7,7 +7,21 @@ import copy
 
 import pytest
 
-from inspector.formats.openai_chat import _common_message, _MessageReader
+from inspector.formats.common_forms import common_message
+from inspector.formats.jsonl import _plain_tool_call, parse_message
+from inspector.formats.openai_chat import _common_tool_call, _MessageReader
+from inspector.model import new_source
+
+
+def _common_message(d, i, prefix_path):
+    """As the OpenAI reader calls it."""
+    return common_message(d, i, new_source(None, f"{prefix_path}[{i}]", None), _common_tool_call)
+
+
+def _jsonl_common(d, index, line_no):
+    """As the JSONL reader calls it."""
+    return common_message(d, index, new_source(line_no, None, None), _plain_tool_call)
+
 
 CALL = {"id": "call_1", "type": "function", "function": {"name": "read", "arguments": '{"p": 1}'}}
 CALL2 = {"id": "call_2", "type": "function", "function": {"name": "grep", "arguments": "{}"}}
@@ -68,8 +82,6 @@ def test_every_other_form_is_left_to_the_general_reader(d):
 
 # -- the inspector's JSONL reader: the same shortcut, its own forms ----------------------------------
 
-from inspector.formats.jsonl import _common_message as _jsonl_common  # noqa: E402
-from inspector.formats.jsonl import parse_message  # noqa: E402
 
 JSONL_CALL = {"id": "call_1", "name": "read", "arguments": '{"p": 1}'}
 

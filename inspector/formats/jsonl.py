@@ -40,6 +40,7 @@ from ..model import (
 from ..safeio import read_line
 from . import hints as H
 from .base import Format, Probe, SessionFormatError, register
+from .common_forms import common_message
 from .probe import HEAD_BYTES
 from .imagesize import image_size
 from .jsondoc import PathParts, ShapeError, describe, json_path, paused_gc, tool_fields
@@ -85,7 +86,8 @@ class JsonlStream:
                 self._header(d)
             else:
                 index = len(self.session.messages)
-                self.session.messages.append(_common_message(d, index, line_no) or parse_message(d, index, line_no))
+                made = common_message(d, index, new_source(line_no, None, None), _plain_tool_call)
+                self.session.messages.append(made or parse_message(d, index, line_no))
         except ShapeError as err:
             where = "" if not err.path else json_path(err.path) + ": "
             self._bad(line_no, f"{where}{err.problem}.")
@@ -120,59 +122,18 @@ def _tool(t: Any, path: PathParts) -> ToolDefinition:
     return ToolDefinition.model_construct(name=t["name"], description=description, parameters=parameters, extra=extra)
 
 
-_TEXT_KEYS = frozenset({"role", "content"})
-_CALLS_KEYS = frozenset({"role", "content", "tool_calls"})
-_RESULT_KEYS = frozenset({"role", "content", "tool_call_id"})
 _CALL_KEYS = frozenset({"id", "name", "arguments"})
-_TEXT_ROLES = frozenset({"system", "user", "assistant"})
 
 
-def _common_message(d: Any, index: int, line_no: int) -> Message | None:
-    """A message line in one of the forms nearly every file writes (a system, user or assistant
-    message with string content; an assistant message whose tool calls are plain ``id``, ``name``
-    and ``arguments`` strings; a tool result with string or null content), built as
-    :func:`parse_message` builds it, checked in a few comparisons; None for any other form."""
-    if type(d) is not dict:
+def _plain_tool_call(c: Any) -> ToolCallBlock | None:
+    """A tool call of plain ``id``, ``name`` and ``arguments`` strings as :func:`_tool_call`
+    builds it; None for any other form."""
+    if type(c) is not dict or c.keys() != _CALL_KEYS:
         return None
-    keys = d.keys()
-    role = d.get("role")
-    content = d.get("content")
-    if keys == _TEXT_KEYS:
-        if type(content) is not str or type(role) is not str or role not in _TEXT_ROLES:
-            return None
-        blocks = [new_text(content, {})]
-        form = "string"
-    elif keys == _CALLS_KEYS:
-        calls = d["tool_calls"]
-        if role != "assistant" or type(calls) is not list or not calls:
-            return None
-        if type(content) is str:
-            blocks, form = [new_text(content, {})], "string"
-        elif content is None:
-            blocks, form = [], "null"
-        else:
-            return None
-        for c in calls:
-            if type(c) is not dict or c.keys() != _CALL_KEYS:
-                return None
-            call_id, name, args = c["id"], c["name"], c["arguments"]
-            if type(call_id) is not str or type(name) is not str or type(args) is not str:
-                return None
-            blocks.append(new_tool_call(call_id, name, args, {}))
-    elif keys == _RESULT_KEYS:
-        call_id = d["tool_call_id"]
-        if role != "tool" or type(call_id) is not str:
-            return None
-        if type(content) is str:
-            form = "string"
-        elif content is None:
-            content, form = "", "null"
-        else:
-            return None
-        blocks = [new_tool_result(call_id, content, {})]
-    else:
+    call_id, name, args = c["id"], c["name"], c["arguments"]
+    if type(call_id) is not str or type(name) is not str or type(args) is not str:
         return None
-    return new_message(index, role, blocks, new_source(line_no, None, None), form, {})
+    return new_tool_call(call_id, name, args, {})
 
 
 def parse_message(d: Any, index: int, line_no: int | None = None) -> Message:

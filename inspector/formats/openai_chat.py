@@ -36,6 +36,7 @@ from ..model import (
 )
 from . import hints as H
 from .base import Format, Probe, register
+from .common_forms import common_message
 from .jsondoc import (
     PathParts,
     ShapeError,
@@ -85,71 +86,19 @@ def session_from_document(doc: Any, path: str | None = None, *, consume: bool = 
     items, prefix, extra = message_items(doc, _TOP_HANDLED, 'a list of chat messages or an object with "messages"')
     tools = _read_tools(doc, extra) if isinstance(doc, dict) else []
     reader = _MessageReader(prefix)
-    common, general = _common_message, reader.message
-    prefix_path = reader.prefix_path
+    general, prefix_path = reader.message, reader.prefix_path
     with paused_gc():
         messages = []
         append = messages.append
         for i, item in enumerate(items):
-            append(common(item, i, prefix_path) or general(item, i))
+            source = new_source(None, f"{prefix_path}[{i}]", None)
+            append(common_message(item, i, source, _common_tool_call) or general(item, i))
             if consume:
                 items[i] = None
     model = extra.get("model") if isinstance(extra.get("model"), str) else None  # the request's model
     return Session.model_construct(
         path=path, format=NAME, messages=messages, tools=tools, extra=extra, sidechains={}, skipped=[], model=model
     )
-
-
-_TEXT_KEYS = frozenset({"role", "content"})
-_CALLS_KEYS = frozenset({"role", "content", "tool_calls"})
-_RESULT_KEYS = frozenset({"role", "content", "tool_call_id"})
-_TEXT_ROLES = frozenset({"system", "user", "assistant"})
-
-
-def _common_message(d: Any, i: int, prefix_path: str) -> Message | None:
-    """A message in one of the forms nearly every file writes (a system, user or assistant message
-    with string content; an assistant message with tool calls in their common form; a tool result
-    with string or null content), built as :meth:`_MessageReader.message` builds it, checked in a
-    few comparisons; None for any other form (the general reader then takes it)."""
-    if type(d) is not dict:
-        return None
-    keys = d.keys()
-    role = d.get("role")
-    content = d.get("content")
-    if keys == _TEXT_KEYS:
-        if type(content) is not str or type(role) is not str or role not in _TEXT_ROLES:
-            return None
-        blocks = [new_text(content, {})]
-        form = "string"
-    elif keys == _CALLS_KEYS:
-        calls = d["tool_calls"]
-        if role != "assistant" or type(calls) is not list or not calls:
-            return None
-        if type(content) is str:
-            blocks, form = [new_text(content, {})], "string"
-        elif content is None:
-            blocks, form = [], "null"
-        else:
-            return None
-        for call in calls:
-            block = _common_tool_call(call)
-            if block is None:
-                return None
-            blocks.append(block)
-    elif keys == _RESULT_KEYS:
-        call_id = d["tool_call_id"]
-        if role != "tool" or type(call_id) is not str:
-            return None
-        if type(content) is str:
-            form = "string"
-        elif content is None:
-            content, form = "", "null"
-        else:
-            return None
-        blocks = [new_tool_result(call_id, content, {})]
-    else:
-        return None
-    return new_message(i, role, blocks, new_source(None, f"{prefix_path}[{i}]", None), form, {})
 
 
 class _MessageReader:
