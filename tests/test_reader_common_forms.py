@@ -126,3 +126,20 @@ def test_a_common_jsonl_line_is_built_as_parse_message_builds_it(d):
 @pytest.mark.parametrize("d", JSONL_LEFT, ids=repr)
 def test_every_other_jsonl_line_is_left_to_parse_message(d):
     assert _jsonl_common(copy.deepcopy(d), 4, 12) is None
+
+
+@pytest.mark.parametrize("d", [
+    {"role": "assistant", "tool_calls": [CALL], "tool_call_id": "call_1"},  # three keys, no content
+    {"role": "tool", "tool_call_id": "call_1", "name": "read"},
+    {"role": "assistant", "content": None, "tool_calls": [{"id": "c", "type": "function", "function": {"name": "f"}, "x": 1}]},
+    {"role": "assistant", "content": None, "tool_calls": [{"type": "function", "function": {"name": "f", "arguments": "{}"}, "x": "c"}]},
+    {"role": "assistant", "content": None, "tool_calls": [{**CALL, "function": {"name": "f", "description": "{}"}}]},
+    {"content": "hi", "name": "x"},
+], ids=repr)
+def test_a_message_with_the_right_number_of_other_keys_is_left_to_the_general_reader(d):
+    assert _common_message(copy.deepcopy(d), 3, "$") is None
+
+
+@pytest.mark.parametrize("c", [{"id": "c", "name": "f", "input": "{}"}, {"id": "c", "arguments": "{}", "type": "x"}], ids=repr)
+def test_a_jsonl_call_with_other_keys_is_left_to_parse_message(c):
+    assert _jsonl_common({"role": "assistant", "content": "x", "tool_calls": [c]}, 0, 1) is None

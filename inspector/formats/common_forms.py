@@ -16,9 +16,6 @@ from typing import Any
 
 from ..model import Message, SourceRef, ToolCallBlock, new_message, new_text, new_tool_result
 
-_TEXT_KEYS = frozenset({"role", "content"})
-_CALLS_KEYS = frozenset({"role", "content", "tool_calls"})
-_RESULT_KEYS = frozenset({"role", "content", "tool_call_id"})
 _TEXT_ROLES = frozenset({"system", "user", "assistant"})
 
 
@@ -29,15 +26,19 @@ def common_message(
     a call in the reader's common call form, None for any other (then the message is None)."""
     if type(d) is not dict:
         return None
-    keys = d.keys()
+    # the keys are checked by their number and the values' types (a str or a list is present;
+    # a None content may be absent): comparing d.keys() to a set costs several times more
+    size = len(d)
     role = d.get("role")
     content = d.get("content")
-    if keys == _TEXT_KEYS:
+    if size == 2:
         if type(content) is not str or type(role) is not str or role not in _TEXT_ROLES:
             return None
         blocks = [new_text(content, {})]
         form = "string"
-    elif keys == _CALLS_KEYS:
+    elif size != 3 or (content is None and "content" not in d):
+        return None
+    elif "tool_calls" in d:
         calls = d["tool_calls"]
         if role != "assistant" or type(calls) is not list or not calls:
             return None
@@ -52,7 +53,7 @@ def common_message(
             if block is None:
                 return None
             blocks.append(block)
-    elif keys == _RESULT_KEYS:
+    elif "tool_call_id" in d:
         call_id = d["tool_call_id"]
         if role != "tool" or type(call_id) is not str:
             return None

@@ -122,15 +122,12 @@ def _tool(t: Any, path: PathParts) -> ToolDefinition:
     return ToolDefinition.model_construct(name=t["name"], description=description, parameters=parameters, extra=extra)
 
 
-_CALL_KEYS = frozenset({"id", "name", "arguments"})
-
-
 def _plain_tool_call(c: Any) -> ToolCallBlock | None:
     """A tool call of plain ``id``, ``name`` and ``arguments`` strings as :func:`_tool_call`
     builds it; None for any other form."""
-    if type(c) is not dict or c.keys() != _CALL_KEYS:
+    if type(c) is not dict or len(c) != 3:
         return None
-    call_id, name, args = c["id"], c["name"], c["arguments"]
+    call_id, name, args = c.get("id"), c.get("name"), c.get("arguments")
     if type(call_id) is not str or type(name) is not str or type(args) is not str:
         return None
     return new_tool_call(call_id, name, args, {})
