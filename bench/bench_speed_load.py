@@ -9,7 +9,8 @@ Code transcript and a Codex rollout.
 Rows:
 
 - **load**: ``inspector.load`` against the floor ``read + orjson.loads`` (JSON) or orjson per line
-  (JSONL formats), in wall and in CPU time; goal <= 1.5x at 50k.
+  (JSONL formats), both with the cyclic GC paused (the figures below, from before that, had the
+  floor's GC on: 3-5% slower at 10k, 10-85% at 50k), in wall and in CPU time; goal <= 1.5x.
 - **peak memory of ``info``**: ``python -m inspector info`` in a fresh process (ru_maxrss),
   against the file size; goal <= 2.5x at 50k.
 - **exact count**: every text of the 50k session counted (cl100k_base, no cache) against the
