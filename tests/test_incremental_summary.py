@@ -48,3 +48,43 @@ def test_only_the_named_encodings_and_line_shapes_are_counted_by_lines():
     assert not _line_additive(counter, ["a ", "- b"])  # a part ending in a space
     assert not _line_additive(counter, ["a", "b"])  # a part that starts neither a line nor the tally
     assert _line_additive(counter, ["a", "Tools used: x x1.", "- User: hi"])
+
+
+#: Tool names as sessions hold them: any text (spaces, digits, punctuation, newlines, other scripts).
+any_tool = st.text(max_size=16)
+
+
+@pytest.mark.parametrize("encoding", ENCODINGS)
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(
+    cut=st.integers(1, 10**9),
+    turns=st.tuples(st.integers(0, 99999), st.integers(0, 99999)),
+    tools=st.lists(st.tuples(any_tool, st.integers(1, 10**7)), min_size=1, max_size=6),
+    last=st.booleans(),
+)
+def test_the_title_and_tool_tally_counted_by_pieces_are_counted_whole(encoding, cut, turns, tools, last):
+    from inspector.strategies.summarize import _TALLY, _TITLE
+
+    counter = get_counter(encoding)
+    builder = _SummaryBuilder(SimpleNamespace(view=None), [], counter, get_profile("openai"), 300)
+    end = "" if last else "\n"
+    for span in (f"turn {turns[0]}", f"turns {turns[0]}-{turns[1]}"):
+        title = f"{_TITLE} {cut} earlier messages, {span})"
+        assert builder._title_tokens(cut, span, last) == counter.count(title + end)
+    tally = _TALLY + " " + ", ".join(f"{name} x{n}" for name, n in tools) + "."
+    assert builder._tally_tokens(tools, last) == counter.count(tally + end)
+
+
+@pytest.mark.parametrize("encoding", ENCODINGS)
+@pytest.mark.parametrize("name", ["", " ", "\n", "'s", "'S", "x1", "1", "123456", ",", ", ", "\r\n", "  a  ", "Ünïcødé", "a/b", "-", "日本"])
+def test_a_tally_of_odd_tool_names_is_counted_as_whole(encoding, name):
+    from inspector.strategies.summarize import _TALLY
+
+    counter = get_counter(encoding)
+    builder = _SummaryBuilder(SimpleNamespace(view=None), [], counter, get_profile("openai"), 300)
+    tools = [(name, 1234), ("read", 7), (name, 5)]
+    for last in (True, False):
+        tally = _TALLY + " " + ", ".join(f"{n} x{k}" for n, k in tools) + "." + ("" if last else "\n")
+        assert builder._tally_tokens(tools, last) == counter.count(tally)
+    assert builder._title_tokens(1234567, "turns 3-4", False) == counter.count(
+        "[Earlier conversation summary]: (simulated offline summary of 1234567 earlier messages, turns 3-4)\n")

@@ -40,6 +40,7 @@ from ..model import (
 from ..safeio import read_line
 from . import hints as H
 from .base import Format, Probe, SessionFormatError, register
+from .common_forms import common_message
 from .probe import HEAD_BYTES
 from .imagesize import image_size
 from .jsondoc import PathParts, ShapeError, describe, json_path, paused_gc, tool_fields
@@ -90,7 +91,9 @@ class JsonlStream:
             elif isinstance(d, dict) and d.get("type") == "session" and "role" not in d:
                 self._header(d)
             else:
-                self.session.messages.append(parse_message(d, len(self.session.messages), line_no))
+                index = len(self.session.messages)
+                made = common_message(d, index, new_source(line_no, None, None), _plain_tool_call)
+                self.session.messages.append(made or parse_message(d, index, line_no))
         except ShapeError as err:
             where = "" if not err.path else json_path(err.path) + ": "
             self._bad(line_no, f"{where}{err.problem}.")
@@ -123,6 +126,17 @@ def _tool(t: Any, path: PathParts) -> ToolDefinition:
         raise ShapeError(path, f'expected a tool definition {{"name", "description", "parameters"}}, found {describe(t)}')
     description, parameters, extra = tool_fields(t, path, "parameters")
     return ToolDefinition.model_construct(name=t["name"], description=description, parameters=parameters, extra=extra)
+
+
+def _plain_tool_call(c: Any) -> ToolCallBlock | None:
+    """A tool call of plain ``id``, ``name`` and ``arguments`` strings as :func:`_tool_call`
+    builds it; None for any other form."""
+    if type(c) is not dict or len(c) != 3:
+        return None
+    call_id, name, args = c.get("id"), c.get("name"), c.get("arguments")
+    if type(call_id) is not str or type(name) is not str or type(args) is not str:
+        return None
+    return new_tool_call(call_id, name, args, {})
 
 
 def parse_message(d: Any, index: int, line_no: int | None = None) -> Message:

@@ -36,6 +36,7 @@ from ..model import (
 )
 from . import hints as H
 from .base import Format, Probe, register
+from .common_forms import common_message
 from .jsondoc import (
     PathParts,
     ShapeError,
@@ -85,10 +86,13 @@ def session_from_document(doc: Any, path: str | None = None, *, consume: bool = 
     items, prefix, extra = message_items(doc, _TOP_HANDLED, 'a list of chat messages or an object with "messages"')
     tools = _read_tools(doc, extra) if isinstance(doc, dict) else []
     reader = _MessageReader(prefix)
+    general, prefix_path = reader.message, reader.prefix_path
     with paused_gc():
         messages = []
+        append = messages.append
         for i, item in enumerate(items):
-            messages.append(reader.message(item, i))
+            source = new_source(None, f"{prefix_path}[{i}]", None)
+            append(common_message(item, i, source, _common_tool_call) or general(item, i))
             if consume:
                 items[i] = None
     model = extra.get("model") if isinstance(extra.get("model"), str) else None  # the request's model
@@ -262,18 +266,16 @@ def _arguments(obj: dict, path: PathParts) -> tuple[str, dict[str, Any]]:
     return text, extra
 
 
-_CALL_KEYS = frozenset({"id", "type", "function"})
-_FUNCTION_KEYS = frozenset({"name", "arguments"})
-
 
 def _common_tool_call(call: Any) -> ToolCallBlock | None:
     """A tool call in the form nearly every file writes (``id``, ``type: function``, ``function``
     with string ``name`` and ``arguments``, nothing else) as :func:`_tool_call` builds it, checked
     in a few comparisons; None for any other form."""
-    if type(call) is dict and call.keys() == _CALL_KEYS and call["type"] == "function":
-        fn = call["function"]
-        if type(fn) is dict and fn.keys() == _FUNCTION_KEYS:
-            call_id, name, args = call["id"], fn["name"], fn["arguments"]
+    # (the keys by their number and the values' types, as common_message checks a message's)
+    if type(call) is dict and len(call) == 3 and call.get("type") == "function":
+        fn = call.get("function")
+        if type(fn) is dict and len(fn) == 2:
+            call_id, name, args = call.get("id"), fn.get("name"), fn.get("arguments")
             if type(call_id) is str and type(name) is str and type(args) is str:
                 return new_tool_call(call_id, intern(name), args, {"type": "function"})
     return None

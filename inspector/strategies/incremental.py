@@ -678,7 +678,21 @@ class _Candidates:
             p -= y - x
         raise IndexError(p)
 
-    __getitem__ = index
+    def __getitem__(self, p: int | slice) -> int | list[int]:
+        """``seq[p]``, or the message indices of ``seq[lo:hi]`` (a step-less slice) as a list."""
+        if type(p) is not slice:
+            return self.index(p)
+        lo, hi, _ = p.indices(self.m)
+        out: list[int] = []
+        ns_index, offset = self.f.ns_index, 0
+        for x, y in self.runs:
+            if hi <= offset:
+                break
+            end = offset + y - x
+            if lo < end:
+                out += ns_index[x + max(lo - offset, 0) : x + min(hi, end) - offset]
+            offset = end
+        return out
 
     def __len__(self) -> int:
         return self.m

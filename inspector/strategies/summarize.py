@@ -37,6 +37,9 @@ PREFIX = "[Earlier conversation summary]:"
 _REPLACED = "summarized by summarize: among the oldest {} messages replaced by one summary while {} > budget {}"
 _INSERTED = "inserted by summarize: simulated extractive summary of {} messages, at most {} tokens"
 _LINE_CHARS = 160
+#: The summary's first part up to the number of messages it replaces, and the tool tally's head.
+_TITLE = f"{PREFIX} (simulated offline summary of"
+_TALLY = "Tools used:"
 _SNAPSHOT = 512  # tool tallies kept every this many summarised messages
 
 
@@ -154,11 +157,19 @@ class _SummaryBuilder:
         #: ``(tallied, tools)`` every ``_SNAPSHOT`` positions: a smaller cut than one tallied
         #: before (the next call's, in a replay) restarts from the nearest one, not from 0.
         self.snapshots: list[tuple[int, Counter[str]]] = [(0, Counter())]
-        self.lines: list[tuple[int, str]] = []  # (seq positions scanned when added, line)
+        self.lines: list[str] = []  # the user's and final answers' first lines, oldest first
         self.lines_upto = 0  # seq positions scanned for lines
         self.lines_chars = 0
         self._memo: dict[int, tuple[str, int]] = {}
-        self._counted: dict[str, int] = {}  # a part's tokens (with its newline), for _fit_lines
+        #: a part's tokens, with its newline (True: the last part, without), for _fit_lines
+        self._counted: dict[bool, dict[str, int]] = {False: {}, True: {}}
+        #: ``(part, last, n)`` -> the head of its piece within ``n`` tokens and that head's tokens
+        self._heads: dict[tuple[str, bool, int], tuple[str, int]] = {}
+        self._by_lines = _additive_encoding(counter)
+        self._pieces: dict[str, int] = {}  # the tokens of the pieces of the title and tool tally
+        self.line_uptos: list[int] = []  # each line's seq positions scanned when it was added
+        self.line_sizes: list[int] = []  # the first lines' tokens, each with its newline
+        self.lines_additive = 0  # how many of the first lines have the shape _additive_parts needs
 
     def _message_tokens(self, text: str) -> int:
         return count_message(Message(index=-1, role=self.role, content=[TextBlock(text=text)]), self.counter, self.profile).total
@@ -171,10 +182,10 @@ class _SummaryBuilder:
             self.tallied, tools = self.snapshots[at]
             self.tools = Counter(tools)
         tools = self.tools
-        for k in range(self.tallied, cut):
-            i = seq[k]
+        for k, i in enumerate(seq[self.tallied : cut], self.tallied):
             if call_ids[i]:
-                tools.update(tool_names[i])
+                for name in tool_names[i]:  # (Counter.update's type checks cost more than the count)
+                    tools[name] += 1
             if (k + 1) % _SNAPSHOT == 0 and k + 1 > self.snapshots[-1][0]:
                 self.snapshots.append((k + 1, Counter(tools)))
         self.tallied = max(self.tallied, cut)
@@ -197,7 +208,10 @@ class _SummaryBuilder:
             if len(first) > _LINE_CHARS:
                 first = first[: _LINE_CHARS - 3].rstrip() + "..."
             line = f"- {who}: {first}"
-            self.lines.append((k, line))
+            if self.lines_additive == len(self.lines) and _additive_line(line):
+                self.lines_additive += 1
+            self.lines.append(line)
+            self.line_uptos.append(k)
             self.lines_chars += len(line) + 1
         self.lines_upto = k
 
@@ -210,46 +224,106 @@ class _SummaryBuilder:
         seq = self.seq
         first_turn, last_turn = view.turn_of[seq[0]], view.turn_of[seq[cut - 1]]
         span = f"turn {first_turn}" if first_turn == last_turn else f"turns {first_turn}-{last_turn}"
-        parts = [f"{PREFIX} (simulated offline summary of {cut} earlier messages, {span})"]
-        if self.tools:
-            ranked = sorted(self.tools.items(), key=lambda kv: (-kv[1], kv[0]))
-            parts.append("Tools used: " + ", ".join(f"{name} x{n}" for name, n in ranked) + ".")
-        parts.extend(line for upto, line in self.lines if upto <= cut)
-        if _line_additive(self.counter, parts):
-            text, tokens = self._fit_lines(parts)
+        parts = [f"{_TITLE} {cut} earlier messages, {span})"]
+        ranked = sorted(self.tools.items(), key=lambda kv: (-kv[1], kv[0]))
+        if ranked:
+            parts.append(_TALLY + "".join(f" {name} x{n}," for name, n in ranked)[:-1] + ".")
+        shown = bisect_right(self.line_uptos, cut)  # the lines a cut shows are the first ones
+        # _line_additive(counter, parts), its lines' part checked once per line
+        if self._by_lines and _additive_parts(parts) and shown <= self.lines_additive:
+            sizes = [self._title_tokens(cut, span, not ranked and not shown)]
+            if ranked:
+                sizes.append(self._tally_tokens(ranked, not shown))
+            parts += self.lines[:shown]
+            if shown:
+                sizes += self._line_sizes(shown - 1)
+                sizes.append(self._part_tokens(self.lines[shown - 1], True))
+            text, tokens = self._fit_lines(parts, sizes)
         else:
+            parts += self.lines[:shown]
             text, tokens = fit_counted("\n".join(parts), self.counter, self.cap)
         result = (text, self.framing + tokens)  # a one-text message: its framing plus the text
         self._memo[cut] = result
         return result
 
-    def _fit_lines(self, parts: list[str]) -> tuple[str, int]:
+    def _line_sizes(self, n: int) -> list[int]:
+        """The tokens of each of the first ``n`` lines with its newline."""
+        sizes = self.line_sizes
+        while len(sizes) < n:
+            sizes.append(self._part_tokens(self.lines[len(sizes)], False))
+        return sizes[:n]
+
+    def _fit_lines(self, parts: list[str], sizes: list[int] | None = None) -> tuple[str, int]:
         """:func:`fit_counted` of ``"\\n".join(parts)`` from each part's own count (the lines'
         counted once per builder): where the text encodes as the concatenation of its parts'
         encodings (:func:`_line_additive`), its first ``limit`` tokens are whole parts and the
-        head of one part, and so is their count."""
-        counter, cap, counted = self.counter, self.cap, self._counted
-        last = len(parts) - 1
-        pieces = [p if k == last else p + "\n" for k, p in enumerate(parts)]
-        sizes = []
-        for piece in pieces:
-            size = counted.get(piece)
-            if size is None:
-                size = counted[piece] = counter.count(piece)
-            sizes.append(size)
-        if sum(sizes) <= cap:
-            return "\n".join(parts), sum(sizes)
+        head of one part, and so is their count (each head, and its count, taken once per
+        builder: successive cuts mostly cut the same line at the same place). ``sizes``: the
+        parts' tokens (:meth:`_part_tokens`) when the caller has them."""
+        cap, last = self.cap, len(parts) - 1
+        if sizes is None:
+            sizes = [self._part_tokens(p, k == last) for k, p in enumerate(parts)]
+        total = sum(sizes)
+        if total <= cap:
+            return "\n".join(parts), total
         limit = cap
         while True:
             whole, k = 0, 0
             while whole + sizes[k] <= limit:  # the parts wholly within the first limit tokens
                 whole += sizes[k]
                 k += 1
-            partial = counter.head(pieces[k], limit - whole)
-            tokens = whole + counter.count(partial)
+            partial, size = self._head(parts[k], k == last, limit - whole)
+            tokens = whole + size
             if tokens <= cap or limit <= 0:
-                return "".join(pieces[:k]) + partial, tokens
+                return ("\n".join(parts[:k]) + "\n" if k else "") + partial, tokens
             limit -= 1
+
+    def _title_tokens(self, cut: int, span: str, last: bool) -> int:
+        """``_part_tokens`` of the summary's first part, from the tokens of its pieces (each
+        counted once): the pre-tokenizer of an additive encoding (:data:`_LINE_ADDITIVE`) ends a
+        piece before the space and the number and after the number (``test_incremental_summary``
+        checks it)."""
+        tokens = self._piece_tokens(_TITLE) + self._piece_tokens(" ") + self._number_tokens(cut)
+        return tokens + self._piece_tokens(f" earlier messages, {span})" if last else f" earlier messages, {span})\n")
+
+    def _tally_tokens(self, ranked: list[tuple[str, int]], last: bool) -> int:
+        """``_part_tokens`` of the tool tally, from the tokens of its pieces: an additive
+        encoding's pre-tokenizer ends a piece at a comma (or colon) followed by a space, before
+        and after each count, whatever the tool's name holds."""
+        tokens = self._piece_tokens(_TALLY)
+        for name, n in ranked:
+            tokens += self._piece_tokens(f" {name} x") + self._number_tokens(n)
+        return tokens + self._piece_tokens(",") * (len(ranked) - 1) + self._piece_tokens("." if last else ".\n")
+
+    def _number_tokens(self, n: int) -> int:
+        """The tokens of ``n``'s digits: pieces of at most three, from the left."""
+        digits = str(n)
+        return sum(self._piece_tokens(digits[k : k + 3]) for k in range(0, len(digits), 3))
+
+    def _piece_tokens(self, piece: str) -> int:
+        counted = self._pieces
+        size = counted.get(piece)
+        if size is None:
+            size = counted[piece] = self.counter.count(piece)
+        return size
+
+    def _part_tokens(self, part: str, last: bool) -> int:
+        """The tokens of ``part`` followed by its newline (the last part: without)."""
+        counted = self._counted[last]
+        size = counted.get(part)
+        if size is None:
+            size = counted[part] = self.counter.count(part if last else part + "\n")
+        return size
+
+    def _head(self, part: str, last: bool, limit: int) -> tuple[str, int]:
+        """The head of ``part``'s piece (with its newline unless last) within ``limit`` tokens,
+        and the tokens of that head."""
+        key = (part, last, limit)
+        found = self._heads.get(key)
+        if found is None:
+            partial = self.counter.head(part if last else part + "\n", limit)
+            found = self._heads[key] = (partial, self.counter.count(partial))
+        return found
 
     def text(self, cut: int) -> str:
         return self._build(cut)[0]
@@ -269,9 +343,23 @@ def _line_additive(counter, parts: list[str]) -> bool:
     """Whether ``"\\n".join(parts)`` encodes as its parts do, each with its newline: a tiktoken
     encoding of :data:`_LINE_ADDITIVE`, every part ending in a non-space character and every
     part after the first starting with ``-`` or ``T`` (the summary's lines and tool tally)."""
-    if not (isinstance(counter, TiktokenCounter) and counter.name in _LINE_ADDITIVE):
-        return False
-    return all(p and not p[-1].isspace() for p in parts) and all(p[0] in "-T" for p in parts[1:])
+    return _additive_encoding(counter) and _additive_parts(parts)
+
+
+def _additive_encoding(counter) -> bool:
+    return isinstance(counter, TiktokenCounter) and counter.name in _LINE_ADDITIVE
+
+
+def _additive_parts(parts: list[str]) -> bool:
+    if not parts:
+        return True
+    return bool(parts[0]) and not parts[0][-1].isspace() and all(map(_additive_line, parts[1:]))
+
+
+def _additive_line(part: str) -> bool:
+    """A part after the first as :func:`_line_additive` needs it: starting with ``-`` or ``T``,
+    ending in a non-space character."""
+    return bool(part) and part[0] in "-T" and not part[-1].isspace()
 
 
 def fit(text: str, counter, cap: int) -> str:
