@@ -50,34 +50,36 @@ class Prunable:
 
 def _prunable(view: SessionView) -> Prunable:
     cache = view_cache(view)
-    roles = view.roles
     flags = view.flags  # SUMMARY is set when the view is built: no need to scan for markers
     bits = flags.known_bits() if isinstance(flags, LazyFlags) else flags
-    kept_with = {i for number, before in cache.opening_unit_before.items() for i in (cache.turn_start[number], *before)}
+    # what is never dropped wherever it stands (few messages): the runs go between them
+    never = {i for number, before in cache.opening_unit_before.items() for i in (cache.turn_start[number], *before)}
+    never.update(cache.system_indices)
+    never.update(i for i, f in enumerate(bits) if f & SUMMARY)
+    fixed = sorted(never)
     indices: list[int] = []
     runs: list[tuple[int, int]] = []
     for turn in view.turns:
         if turn.number == 0:
             continue
-        skip = {turn.user_index, turn.final_index}
-        a = None
-        for i in range(turn.start, turn.stop):
-            if i in skip or i in kept_with or roles[i] == "system" or bits[i] & SUMMARY:
-                if a is not None:
-                    runs.append((a, i))
-                    a = None
-                continue
-            indices.append(i)
-            if a is None:
-                a = i
-        if a is not None:
-            runs.append((a, turn.stop))
+        start, stop = turn.start, turn.stop
+        cuts = {turn.user_index, turn.final_index}
+        cuts.update(fixed[bisect_left(fixed, start) : bisect_left(fixed, stop)])
+        cuts.discard(None)
+        a = start
+        for cut in sorted(cuts):
+            if a < cut:
+                runs.append((a, cut))
+            a = cut + 1
+        if a < stop:
+            runs.append((a, stop))
     merged: list[tuple[int, int]] = []
     for a, b in runs:  # turns touch: a run may go on into the next turn
         if merged and merged[-1][1] == a:
             merged[-1] = (merged[-1][0], b)
         else:
             merged.append((a, b))
+        indices.extend(range(a, b))
     return Prunable(indices, merged, [b for _, b in merged])
 
 
