@@ -62,7 +62,7 @@ def clear_tool_uses(w: Working) -> None:
     view = w.view
     cache = view_cache(view)
     call_ids, tool_names = view.call_ids, view.tool_names
-    live, stop, edits, counts = w.live, w.stop, w.edits, w.table.counts
+    live, stop, edits = w.live, w.stop, w.edits
     call_messages = [i for i in cache.call_messages[: bisect_left(cache.call_messages, stop)] if live[i]]
     eligible = sum(map(len, map(call_ids.__getitem__, call_messages))) - s.keep
     if eligible <= 0:
@@ -93,13 +93,8 @@ def clear_tool_uses(w: Working) -> None:
             r, rk = where
             if r >= stop or not live[r] or r in guarded:
                 continue  # the result is not in this history, or the call needs it
-            if r in edits:
-                if w.block_edited(r, rk, "clear"):
-                    continue
-                before = w.block_tokens(r, rk)
-            else:
-                before = counts[r].blocks[rk]
-            if before <= placeholder_tokens:
+            before = w.uncleared_tokens(r, rk)
+            if before is None or before <= placeholder_tokens:
                 continue
             why = result_why.get(name)
             if why is None:

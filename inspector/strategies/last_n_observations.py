@@ -60,17 +60,14 @@ def last_n_observations(w: Working) -> None:
     count = len(observations)
     last_removed = max(0, (count // s.polling) * s.polling - s.observations_keep)
     encoding = w.table.encoding
-    edits, counts, blocks = w.edits, w.table.counts, cache.result_blocks
+    blocks = cache.result_blocks
     lines = kept_on_view(view, "_observation_lines", _line_counts)
     for position, i in enumerate(observations[1:last_removed], 2):
         why = reason(_WHY, (position, count, s.observations_keep, s.polling))
         for k in blocks[i]:
-            if i in edits:
-                if w.block_edited(i, k, "clear"):
-                    continue
-                before = w.block_tokens(i, k)
-            else:
-                before = counts[i].blocks[k]
+            before = w.uncleared_tokens(i, k)
+            if before is None:
+                continue
             n = lines.get((i, k))
             if n is None:
                 n = lines[(i, k)] = len(messages[i].content[k].text.splitlines())

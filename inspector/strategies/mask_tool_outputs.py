@@ -95,16 +95,13 @@ def mask_tool_outputs(w: Working) -> None:
     seen_results = 0
     planned: list[tuple[int, int, int, str]] = []
     freed = 0
-    guarded, edits, counts = protected_in_turn(w).members, w.edits, w.table.counts
+    guarded = protected_in_turn(w).members
     for r, k, name, _call in reversed(slots):
         if r in guarded:  # never the prompt's or the latest exchange
             continue
-        if r in edits:
-            if w.block_edited(r, k, "clear"):
-                continue
-            tokens = w.block_tokens(r, k)
-        else:
-            tokens = counts[r].blocks[k]
+        tokens = w.uncleared_tokens(r, k)
+        if tokens is None:
+            continue
         seen_tokens += tokens
         seen_results += 1
         if seen_tokens <= s.mask_protect_tokens:
