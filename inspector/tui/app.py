@@ -582,7 +582,8 @@ class InspectorApp(ViewActions, App[int]):
         self.search.done(message)
 
     def on_follow_polled(self, message: FollowPolled) -> None:
-        self.follow.polled(message)
+        if self.query_one_optional(StatusLine) is not None:  # None: the app is closing
+            self.follow.polled(message)
 
     def action_call(self, delta: int) -> None:
         self._last_change = "call"
