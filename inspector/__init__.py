@@ -50,10 +50,16 @@ def _as_analysis(target: Session | Analysis, encoding: str | None, profile: str)
     return target if isinstance(target, Analysis) else analyze(target, encoding, profile)
 
 
-def _settings(settings: Settings | None, params: dict[str, Any]) -> Settings:
+def _settings(settings: Settings | None, params: dict[str, Any], analysis: Analysis | None = None) -> Settings:
+    """``settings`` with ``params`` over them; with neither settings nor a ``budget`` given, the
+    session's default budget (what the commands and the viewer plan with: :func:`default_budget`)."""
     from .analysis.planning import settings_of
+    from .analysis.window import with_default_budget
 
-    return settings_of(settings, params)
+    made = settings_of(settings, params)
+    if settings is None and analysis is not None:
+        made = with_default_budget(made, analysis.session, set(params))
+    return made
 
 
 def plan(
@@ -70,11 +76,13 @@ def plan(
     ``at_call`` (None: the next call) and return its plan, with ``.violations``/``.valid``.
 
     Keyword arguments are :class:`~inspector.strategies.Settings` fields (``budget=8000``,
-    ``window_turns=5``...), applied over ``settings``. Pass an :class:`Analysis` to plan
-    repeatedly without recounting."""
+    ``window_turns=5``...), applied over ``settings``. With neither ``settings`` nor ``budget``,
+    the budget is the session's default (:func:`default_budget`, as the commands and the viewer
+    plan; ``budget=None``: none). Pass an :class:`Analysis` to plan repeatedly without recounting."""
     from .analysis.planning import plan as _plan
 
-    return _plan(_as_analysis(target, encoding, profile), pipeline, _settings(settings, params), at_call)
+    a = _as_analysis(target, encoding, profile)
+    return _plan(a, pipeline, _settings(settings, params, a), at_call)
 
 
 def replay(
@@ -97,7 +105,7 @@ def replay(
     from .analysis.replay import replay as _replay
 
     a = _as_analysis(target, encoding, profile)
-    return _replay(a.view, a.table, pipeline, _settings(settings, params), calls=calls, progress=progress, workers=workers,
+    return _replay(a.view, a.table, pipeline, _settings(settings, params, a), calls=calls, progress=progress, workers=workers,
                    shared=shared)
 
 
@@ -121,7 +129,8 @@ def compare(
     from .strategies import parse_pipeline
 
     names = [parse_pipeline(p) for p in pipelines]
-    return _compare(_as_analysis(target, encoding, profile), names, _settings(settings, params),
+    a = _as_analysis(target, encoding, profile)
+    return _compare(a, names, _settings(settings, params, a),
                     presets=presets, progress_for=progress_for, workers=workers, shared=shared)
 
 

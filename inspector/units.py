@@ -168,6 +168,11 @@ class LazyFlags(Sequence[int]):
                 self._scan(j)
         return self._flags[i]
 
+    def known_bits(self) -> list[int]:
+        """The flags without scanning anything: every bit but TRUNCATED_IN_SOURCE is final when
+        the view is built (that one is set only on the messages read so far)."""
+        return self._flags
+
     def __iter__(self):
         for j in sorted(self._unscanned):
             self._scan(j)

@@ -18,7 +18,8 @@ def test_export_anthropic_truncated(capsys, tmp_path):
                          "--max-result-tokens", "500", "--to", "anthropic", "-o", out_path, "--encoding", "cl100k_base")
     assert code == 0 and out == ""
     assert err == (f"wrote {out_path}: anthropic request body with 14 messages "
-                   "(2,471 tokens by cl100k_base, anthropic profile; 9,263 before truncate_results).\n")
+                   "(2,471 tokens by cl100k_base, anthropic profile; 9,263 before truncate_results; budget 200,000 = "
+                   "the 200,000-token window of claude-sonnet-4-5-20250929 (genai-prices)).\n")
     body = json.loads(out_path.read_text())
     assert isinstance(body["system"], str) and body["system"].startswith("You are Harbor")
     assert [m["role"] for m in body["messages"]] == ["user", "assistant"] * 7

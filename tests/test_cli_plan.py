@@ -122,7 +122,7 @@ def test_plan_table(capsys):
     words = " ".join(out.split())
     assert "Input of the next model call (current turn 3); pipeline: fifo(budget=9300, min_history_messages=2, pair_safe=False)" in words
     assert "9,507 -> 9,020 tokens, saving 487 (5.1%)" in words
-    assert "budget 9,300: fits." in words
+    assert "budget 9,300, as set: fits." in words
     assert "total 9,507 9,020" in words
     assert "OpenAI: 1 violation" in words and "Anthropic: 1 violation" in words
     assert "message 5 (position 1 in the request): Invalid parameter" in words

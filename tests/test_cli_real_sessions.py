@@ -231,7 +231,7 @@ def test_plan_claude_code_budget_counts_the_part_not_in_the_file(capsys):
     assert [(m["index"], m["status"]) for m in d["messages"][:4]] == [(0, "dropped"), (1, "dropped"), (2, "dropped"), (3, "kept")]
     code, out, _ = run(capsys, *args)
     assert ("17,200 -> 16,923 tokens, saving 277 (1.6%); includes 16,675 not in the file and 3 of tool definitions "
-            "and reply priming; budget 17,000: fits.") in words(out)
+            "and reply priming; budget 17,000, as set: fits.") in words(out)
 
 
 def test_info_claude_code_not_in_file_window_and_next_call(capsys):

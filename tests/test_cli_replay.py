@@ -107,5 +107,5 @@ def test_compare_shows_invalid_naive_fifo(capsys):
     code, out, _ = run(capsys, "compare", THREE, *CL100K, "--budget", "9300", "--no-pair-safe", "--strategy", "fifo;tool_pruning")
     words = " ".join(out.split())
     assert "fifo 8,942 54,522 1.0% 1 violation 1 violation" in words
-    assert "Budget 9,300, window 10 turns" in words
+    assert "Budget 9,300, as set; window 10 turns" in words
     assert "tool_pruning 2,178 15,832 71.2% valid valid" in words

@@ -27,7 +27,7 @@ def test_each_idle_strategy_says_why_with_its_figures():
         "clear_tool_uses": "trigger 100,000 not reached at 4,402",
         "truncate_results": "no tool result over 2,000 tokens",
     }
-    assert idle_reasons(inspector.plan(a, ("fifo",))) == {"fifo": "no budget set: nothing to fit"}
+    assert idle_reasons(inspector.plan(a, ("fifo",), budget=None)) == {"fifo": "no budget set: nothing to fit"}
     assert idle_reasons(inspector.plan(a, ("sliding_window",), window_mode="messages")) == {
         "sliding_window": "window of 40 messages covers all 34"}
     assert idle_reasons(inspector.plan(a, ("tool_pruning",), at_call=1)) == {
@@ -88,5 +88,5 @@ def test_plan_prints_and_carries_the_idle_reason(capsys):
     assert "clear_tool_uses: 4,402 -> 4,402 (trigger 100,000 not reached at 4,402)" in out
     d = as_json(capsys, "plan", SAMPLE, "--strategy", "fifo,tool_pruning", "--budget", "3000")
     assert [s["idle_reason"] for s in d["stages"]] == [None, None]
-    d = as_json(capsys, "plan", SAMPLE, "--strategy", "fifo")
-    assert d["stages"][0]["idle_reason"] == "no budget set: nothing to fit"
+    d = as_json(capsys, "plan", SAMPLE, "--strategy", "fifo")  # the session's default budget
+    assert d["budget"] == 200_000 and d["stages"][0]["idle_reason"] == "budget 200,000 not exceeded at 4,402"

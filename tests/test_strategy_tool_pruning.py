@@ -142,3 +142,82 @@ def test_result_arriving_after_the_user_spoke_again_keeps_its_exchange_whole():
     plan = inspector.plan(a, "tool_pruning", at_call=2)
     assert dropped(plan) == []
     assert plan.valid == {"openai": False, "anthropic": False}  # the source itself is invalid here
+
+
+# --- the run-based planning equals the per-message definition ---------------------------------
+
+from hypothesis import HealthCheck, given, settings as hyp_settings  # noqa: E402
+
+from inspector.strategies import Settings  # noqa: E402
+from inspector.strategies.base import PerIndex, Working, reason  # noqa: E402
+from inspector.strategies.common import current_opening_unit, current_turn_start, keep_units_whole, view_cache  # noqa: E402
+from inspector.strategies.pipeline import STRATEGIES, start  # noqa: E402
+from inspector.units import SUMMARY  # noqa: E402
+
+from test_incremental_replay import sessions  # noqa: E402
+
+
+def per_message_tool_pruning(w: Working) -> None:
+    """tool_pruning as it was written first: every message of every prior turn looked at in turn."""
+    view = w.view
+    roles, call_ids, result_ids, flags = view.roles, view.call_ids, view.result_ids, view.flags
+    live, limit, cache = w.live, current_turn_start(w), view_cache(view)
+    kept_with = {}
+    for number, before in cache.opening_unit_before.items():
+        opening = cache.turn_start[number]
+        if opening >= limit:
+            continue
+        kept_with[opening] = reason("kept by tool_pruning: opens turn {} and also carries tool results, so their "
+                                    "call (message {}) is kept with it", (number, before[0]))
+        for j in before:
+            kept_with[j] = reason("kept by tool_pruning: its results are in message {}, which opens turn {} with "
+                                  "the user's text; kept with it", (opening, number))
+    protected = set(current_opening_unit(w))
+    drop, reasons = [], []
+    for turn in view.turns:
+        if turn.number == 0:
+            continue
+        if turn.start >= limit:
+            break
+        for i in range(turn.start, min(turn.stop, limit)):
+            if i in (turn.user_index, turn.final_index) or not live[i] or roles[i] == "system" or flags[i] & SUMMARY:
+                continue
+            if i in kept_with or i in protected:
+                continue
+            drop.append(i)
+            kind = "tool call" if call_ids[i] else "tool result" if result_ids[i] else "intermediate message"
+            reasons.append(reason("dropped by tool_pruning: {} in prior turn {} (only its question and final answer "
+                                  "are kept)", (kind, turn.number)))
+    if drop:
+        keep = set(keep_units_whole(w, drop))
+        reasons = [r for i, r in zip(drop, reasons) if i in keep]
+        w.drop_many([i for i in drop if i in keep], "tool_pruning", reasons)
+    for i, why in kept_with.items():
+        if i < w.stop and live[i] and w.reasons[i] is None:
+            w.by[i] = "tool_pruning"
+            w.reasons[i] = why
+
+
+def _rendered(w: Working) -> list[str]:
+    return ["kept" if r is None else str(r.at(i) if isinstance(r, PerIndex) else r) for i, r in enumerate(w.reasons)]
+
+
+@hyp_settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(sessions())
+def test_tool_pruning_by_runs_equals_the_per_message_definition(session):
+    """Order, statuses, reasons (rendered), tokens and total at every call, alone and after a stage
+    that dropped or edited messages first (then not every message is live)."""
+    a = inspector.analyze(session, encoding="approx")
+    view, table = a.view, a.table
+    for before, s in (((), Settings()), (("truncate_results",), Settings(max_result_tokens=20)),
+                      (("sliding_window",), Settings(window_mode="messages", window_messages=3))):
+        for n in [*range(1, len(view.calls) + 1), None]:
+            ours, ref = start(view, table, s, n, 5), start(view, table, s, n, 5)
+            for name in before:
+                STRATEGIES[name].apply(ours)
+                STRATEGIES[name].apply(ref)
+            STRATEGIES["tool_pruning"].apply(ours)
+            per_message_tool_pruning(ref)
+            assert ours.order == ref.order and ours.status == ref.status and ours.by == ref.by, (before, n)
+            assert _rendered(ours) == _rendered(ref) and ours.tokens == ref.tokens
+            assert ours.total() == ref.total() == ours.recount()

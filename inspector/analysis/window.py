@@ -161,13 +161,40 @@ def with_session_window(settings, session: Session, explicit: set[str], model: s
     (``explicit``) or the file names no model whose window is known; with ``preset`` (a
     :class:`~inspector.presets.Preset` or its name), also the parameters the preset gives the
     agent version the session records (:meth:`inspector.presets.Preset.for_agent`), where the
-    user did not set them."""
+    user did not set them; and the default budget (:func:`with_default_budget`). Every command,
+    the Python API and the viewer build their settings here."""
     if preset is not None:
         settings = for_session_version(settings, session, explicit, preset)
+    settings = with_default_budget(settings, session, explicit, model)
     tokens = strategy_window(session, model)
     if "context_window" in explicit or "context_window" not in type(settings).model_fields or tokens is None:
         return settings
     return settings.model_copy(update={"context_window": tokens})
+
+
+def with_default_budget(settings, session: Session, explicit: set[str] = frozenset(), model: str | None = None):
+    """``settings`` with ``budget`` set to what the agent can fill before it compacts
+    (:func:`default_budget`; ``model`` overrides the model the file names), unless the user set
+    the budget (``explicit``) or the settings carry one already (a preset's)."""
+    if "budget" in explicit or "budget" not in type(settings).model_fields or settings.budget is not None:
+        return settings
+    return settings.model_copy(update={"budget": session_window(session, model).budget})
+
+
+def budget_note(session: Session, budget: int | None, model: str | None = None) -> str:
+    """Which budget a plan used and why, in words: the default one says where it comes from
+    ("budget 167,000 = the 200,000-token window of claude-opus-4 (Claude Code's 200K default)
+    minus 33,000 the agent keeps free: Claude Code compacts at ...")."""
+    if budget is None:
+        return "no budget"
+    window = session_window(session, model)
+    if budget != window.budget:
+        return f"budget {budget:,}, as set"
+    model = window.model or "the session's model"
+    text = f"budget {budget:,} = the {window.tokens:,}-token window of {model} ({window.source})"
+    if window.reserved:
+        text += f" minus {window.reserved:,} the agent keeps free: {window.reserved_note}"
+    return text
 
 
 def strategy_window(session: Session, model: str | None = None) -> int | None:
@@ -194,5 +221,5 @@ def for_session_version(settings, session: Session, explicit: set[str], preset):
     return settings.model_copy(update=update) if update else settings
 
 
-__all__ = ["DEFAULT_WINDOW", "claude_code_reservation", "for_session_version", "Window", "codex_limit", "codex_reported_window", "default_budget", "recorded_window", "session_window", "strategy_window", "window_for",
-           "with_session_window"]
+__all__ = ["DEFAULT_WINDOW", "budget_note", "claude_code_reservation", "for_session_version", "Window", "codex_limit", "codex_reported_window", "default_budget", "recorded_window", "session_window", "strategy_window", "window_for",
+           "with_default_budget", "with_session_window"]

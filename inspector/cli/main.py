@@ -245,6 +245,14 @@ def _windowed(settings, analysis, args: argparse.Namespace, preset: str | None =
     return with_session_window(settings, analysis.session, explicit_params(args), args.model, preset)
 
 
+def _budget_note(analysis, settings, args: argparse.Namespace) -> str:
+    """Which budget the command used and why (the default one: the session's window less what
+    the agent keeps free)."""
+    from ..analysis.window import budget_note
+
+    return budget_note(analysis.session, settings.budget, args.model)
+
+
 def _plan(args: argparse.Namespace):
     """The session counted, the pipeline, and its plan at ``--at`` (plan and export share it)."""
     import inspector
@@ -298,6 +306,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
     analysis, pipeline, result = _plan(args)
     report = plan_report(analysis, result)
+    report["budget_note"] = _budget_note(analysis, result.settings, args)
     _show(args, report, "plan")
     return 0
 
@@ -369,7 +378,9 @@ def replay_data(args: argparse.Namespace, analysis=None) -> dict[str, Any]:
         progress = bar.stage(",".join(pipeline) or "baseline", len(analysis.view.calls))
         result = inspector.replay(analysis, pipeline, settings=settings, progress=progress, workers=_workers(), shared=True)
     money = session_money(analysis.view, analysis.table, pipeline, settings, options, replay=result)
-    return replay_report(analysis, result, pipeline_report(pipeline, settings), money)
+    report = replay_report(analysis, result, pipeline_report(pipeline, settings), money)
+    report["budget_note"] = _budget_note(analysis, settings, args)
+    return report
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
@@ -420,6 +431,7 @@ def compare_data(args: argparse.Namespace, analysis=None) -> dict[str, Any]:
               else baseline_money for row, s in zip(rows, row_settings)]
     report = compare_report(analysis, settings, rows, baseline_money, moneys)
     report["cache_aware"] = cache_aware_rows(analysis.view, analysis.table, rows, row_settings, baseline_money, options)
+    report["budget_note"] = _budget_note(analysis, settings, args)
     return report
 
 
@@ -441,7 +453,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     sys.stderr.write(
         f"wrote {visible(args.output)}: {args.to} request body with {sent} messages "
         f"({result.tokens_after:,} tokens by {analysis.table.encoding}, {analysis.table.profile} profile; "
-        f"{result.tokens_before:,} before {','.join(pipeline) or 'no strategy'}).\n"
+        f"{result.tokens_before:,} before {','.join(pipeline) or 'no strategy'}; {visible(_budget_note(analysis, result.settings, args))}).\n"
     )
     return 0
 

@@ -496,7 +496,7 @@ def _totals_text(report: dict[str, Any]) -> Text:
                 f"the file and {report['overhead']:,} of tool definitions and reply priming")
     if budget is not None:
         fits = report["fits"]
-        text.append(f"; budget {budget:,}: ")
+        text.append(f"; {report.get('budget_note') or f'budget {budget:,}'}: ")
         text.append("fits" if fits else "over budget", style="green" if fits else "red")
     text.append(".")
     return text
@@ -534,6 +534,8 @@ def render_replay(report: dict[str, Any], out: Console, every: bool = False) -> 
     out.print(_session_line(report))
     out.print(_counting_line(report))
     out.print(Text(f"Pipeline: {_pipeline_text(report['pipeline'])}"))
+    if report.get("budget_note") and any("budget" in stage["params"] for stage in report["pipeline"]):
+        out.print(Text(report["budget_note"][:1].upper() + report["budget_note"][1:] + "."))
     columns = [Column("call", right=True, footer=T("total")), Column("msg", right=True), Column("turn", right=True),
                Column("baseline", right=True, footer=N(report["baseline_total"])),
                Column("predicted", right=True, footer=N(report["predicted_total"]))]
@@ -642,8 +644,9 @@ def render_compare(report: dict[str, Any], out: Console) -> None:
         out.print(Text("Validity: a compacting pipeline is checked at every call of its stateful replay; the others by their plan at the last call."))
     render_compare_money(report, out)
     s = report["settings"]
+    budget = report.get("budget_note") or f"budget {'none' if s['budget'] is None else format(s['budget'], ',')}"
     out.print(Text(
-        f"Budget {'none' if s['budget'] is None else format(s['budget'], ',')}, window {s['window_turns']} turns, "
+        f"{budget[:1].upper() + budget[1:]}; window {s['window_turns']} turns, "
         f"results capped at {s['max_result_tokens']:,} tokens, "
         f"summary {s['summary_ratio']} of history in {s['summary_tokens']} tokens, clear_tool_uses trigger "
         f"{s['trigger']:,} keep {s['keep']}. Saving is over the replay total of every model call.",

@@ -143,6 +143,12 @@ class WireFacts:
         messages = self.view.messages
         return frozenset(i for i in view_cache(self.view).result_parts if openai.result_images(messages[i]))
 
+    @cached_property
+    def whole_checks(self) -> dict[tuple[int, frozenset[int]], dict[str, list[Violation]]]:
+        """:func:`validate_plan`'s verdicts on plans that send every message before a stop, by
+        (stop, messages whose results hold images)."""
+        return {}
+
     def facts(self, images: frozenset[int] | None = None) -> Facts:
         view, cache = self.view, view_cache(self.view)
         return Facts(
@@ -178,9 +184,20 @@ def validate_plan(plan: Plan) -> dict[str, list[Violation]]:
         images = images.difference(
             i for i in edited if not openai.result_images(apply_edits(messages[i], plan.edits[i], encoding))
         )
+    # A plan that sends every message it saw (it edits blocks, drops none, inserts none) is
+    # checked like any other with the same stop and images: once (72 ms at 50,000 messages).
+    stop, live = getattr(plan, "stop", None), getattr(plan, "live", None)  # also a bare request (compaction_requests)
+    whole = live is not None and len(plan.sequence) == stop and live.count(1) == stop
+    if whole:
+        kept = wire.whole_checks.get((stop, images))
+        if kept is not None:
+            return {p: list(items) for p, items in kept.items()}
     facts = wire.facts(images)
     with gc_paused():
-        return {p: _check(plan.sequence, facts, p) for p in PROVIDERS}
+        found = {p: _check(plan.sequence, facts, p) for p in PROVIDERS}
+    if whole:
+        wire.whole_checks[(stop, images)] = {p: list(items) for p, items in found.items()}
+    return found
 
 
 def validate_session(view: SessionView) -> dict[str, list[Violation]]:

@@ -286,6 +286,13 @@ class Working:
                 return e.tokens_after
         return self.table.counts[i].blocks[k]
 
+    def uncleared_tokens(self, i: int, k: int) -> int | None:
+        """:meth:`block_tokens`, or None when an earlier stage cleared the block (the hot loops
+        of the clearing strategies: most messages have no edit, and their count is the table's)."""
+        if i not in self.edits:
+            return self.table.counts[i].blocks[k]
+        return None if self.block_edited(i, k, "clear") else self.block_tokens(i, k)
+
     def block_edited(self, i: int, k: int, kind: str) -> bool:
         return any(e.block == k and e.kind == kind for e in self.edits.get(i, ()))
 

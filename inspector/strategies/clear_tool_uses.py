@@ -62,7 +62,7 @@ def clear_tool_uses(w: Working) -> None:
     view = w.view
     cache = view_cache(view)
     call_ids, tool_names = view.call_ids, view.tool_names
-    live, stop, edits, counts = w.live, w.stop, w.edits, w.table.counts
+    live, stop, edits = w.live, w.stop, w.edits
     call_messages = [i for i in cache.call_messages[: bisect_left(cache.call_messages, stop)] if live[i]]
     eligible = sum(map(len, map(call_ids.__getitem__, call_messages))) - s.keep
     if eligible <= 0:
@@ -71,10 +71,12 @@ def clear_tool_uses(w: Working) -> None:
     placeholder_tokens = count_text(encoding, PLACEHOLDER)
     empty_input_tokens = count_text(encoding, "{}")
     excluded = set(s.exclude_tools)
-    guard = protected_in_turn(w)
-    call_results, call_blocks = cache.call_results, cache.call_blocks
+    guarded = protected_in_turn(w).members
+    call_results = cache.call_results
     reasons: dict[tuple[str, str], Reason] = {}
+    result_why: dict[str, Reason] = {}  # the same reasons by tool name: the hot loop's lookup
     planned: list[tuple[int, BlockEdit, Reason]] = []
+    add = planned.append
     freed = 0
     seen = 0
     for i in call_messages:
@@ -83,27 +85,24 @@ def clear_tool_uses(w: Working) -> None:
             if seen == eligible:
                 break
             seen += 1
+            if where is None:
+                continue
             name = names[n]
-            if where is None or (excluded and name in excluded):
+            if excluded and name in excluded:
                 continue
             r, rk = where
-            if r >= stop or not live[r] or r in guard:
+            if r >= stop or not live[r] or r in guarded:
                 continue  # the result is not in this history, or the call needs it
-            if r in edits:
-                if w.block_edited(r, rk, "clear"):
-                    continue
-                before = w.block_tokens(r, rk)
-            else:
-                before = counts[r].blocks[rk]
-            if before <= placeholder_tokens:
+            before = w.uncleared_tokens(r, rk)
+            if before is None or before <= placeholder_tokens:
                 continue
-            why = reasons.get(("result", name))
+            why = result_why.get(name)
             if why is None:
-                why = reasons[("result", name)] = reason(_RESULT, (name, total, s.trigger, s.keep))
-            planned.append((r, _new_tuple(BlockEdit, (rk, "clear", PLACEHOLDER, before, placeholder_tokens, 0, "tokens", "", NAME)), why))
+                why = result_why[name] = reasons[("result", name)] = reason(_RESULT, (name, total, s.trigger, s.keep))
+            add((r, _new_tuple(BlockEdit, (rk, "clear", PLACEHOLDER, before, placeholder_tokens, 0, "tokens", "", NAME)), why))
             freed += before - placeholder_tokens
             if s.clear_tool_inputs:
-                k = call_blocks[i][n]
+                k = cache.call_blocks[i][n]  # built on first use: only this option needs it
                 if w.block_edited(i, k, "clear_input"):
                     continue
                 before_input = w.block_tokens(i, k)

@@ -12,7 +12,8 @@ changes only every ``polling`` calls (sweagent/agent/history_processors.py; the 
 from __future__ import annotations
 
 from .base import BlockEdit, Status, Working, reason
-from .common import count_text, view_cache
+from ..units import SessionView
+from .common import count_text, kept_on_view, view_cache
 from .params import Param
 from .pipeline import register
 
@@ -22,7 +23,18 @@ _WHY = "cleared by last_n_observations: observation {} of {} elided (keeps the l
 
 def elided_text(text: str) -> str:
     """SWE-agent's replacement for an elided observation."""
-    return f"Old environment output: ({len(text.splitlines())} lines omitted)"
+    return elided_note(len(text.splitlines()))
+
+
+def elided_note(lines: int) -> str:
+    """The replacement of an observation of ``lines`` lines."""
+    return f"Old environment output: ({lines} lines omitted)"
+
+
+def _line_counts(view: SessionView) -> dict[tuple[int, int], int]:
+    """Lines of each tool result (message, block), filled as plans read them: a view's results
+    never change, and splitting 100 MB of results into lines was most of a plan at 50,000."""
+    return {}
 
 
 @register(
@@ -48,12 +60,16 @@ def last_n_observations(w: Working) -> None:
     count = len(observations)
     last_removed = max(0, (count // s.polling) * s.polling - s.observations_keep)
     encoding = w.table.encoding
+    blocks = cache.result_blocks
+    lines = kept_on_view(view, "_observation_lines", _line_counts)
     for position, i in enumerate(observations[1:last_removed], 2):
         why = reason(_WHY, (position, count, s.observations_keep, s.polling))
-        message = messages[i]
-        for k in cache.result_blocks[i]:
-            if w.block_edited(i, k, "clear"):
+        for k in blocks[i]:
+            before = w.uncleared_tokens(i, k)
+            if before is None:
                 continue
-            text = elided_text(message.content[k].text)
-            before, after = w.block_tokens(i, k), count_text(encoding, text)
-            w.edit(i, BlockEdit(k, "clear", text, before, after, by=NAME), Status.CLEARED, why)
+            n = lines.get((i, k))
+            if n is None:
+                n = lines[(i, k)] = len(messages[i].content[k].text.splitlines())
+            text = elided_note(n)
+            w.edit(i, BlockEdit(k, "clear", text, before, count_text(encoding, text), by=NAME), Status.CLEARED, why)

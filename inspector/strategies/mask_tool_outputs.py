@@ -20,7 +20,8 @@ from bisect import bisect_left
 from typing import Literal
 
 from .base import BlockEdit, Status, Working, reason
-from .common import count_text, current_turn_start, protected_in_turn, view_cache
+from ..units import SessionView
+from .common import count_text, current_turn_start, kept_on_view, protected_in_turn, view_cache
 from .params import Param
 from .pipeline import register
 
@@ -35,17 +36,25 @@ _WHY = (
 def result_slots(w: Working, before: int) -> list[tuple[int, int, str, int]]:
     """The live tool results in messages before ``before``, oldest first, as
     ``(message, block, tool name, call message)``; results whose call is not live are skipped."""
-    cache = view_cache(w.view)
-    live, tool_names = w.live, w.view.tool_names
-    out: list[tuple[int, int, str, int]] = []
-    for i in cache.call_messages[: bisect_left(cache.call_messages, w.stop)]:
-        if not live[i]:
-            continue
-        for n, where in enumerate(cache.call_results[i]):
-            if where is not None and where[0] < before and live[where[0]]:
-                out.append((where[0], where[1], tool_names[i][n], i))
+    slots, messages = kept_on_view(w.view, "_result_slots", _all_slots)
+    live = w.live
+    return [s for s in slots[: bisect_left(messages, before)] if live[s[0]] and live[s[3]]]
+
+
+def _all_slots(view: SessionView) -> tuple[list[tuple[int, int, str, int]], list[int]]:
+    """Every tool result with its call, as :func:`result_slots` gives them, and each one's
+    message (for bisection), once per view. A result comes after its call, so a result before a
+    history's stop has its call in the history."""
+    cache = view_cache(view)
+    tool_names = view.tool_names
+    out = [
+        (where[0], where[1], tool_names[i][n], i)
+        for i in cache.call_messages
+        for n, where in enumerate(cache.call_results[i])
+        if where is not None
+    ]
     out.sort()
-    return out
+    return out, [s[0] for s in out]
 
 
 @register(
@@ -86,11 +95,13 @@ def mask_tool_outputs(w: Working) -> None:
     seen_results = 0
     planned: list[tuple[int, int, int, str]] = []
     freed = 0
-    guard = protected_in_turn(w)
+    guarded = protected_in_turn(w).members
     for r, k, name, _call in reversed(slots):
-        if w.block_edited(r, k, "clear") or r in guard:  # never the prompt's or the latest exchange
+        if r in guarded:  # never the prompt's or the latest exchange
             continue
-        tokens = w.block_tokens(r, k)
+        tokens = w.uncleared_tokens(r, k)
+        if tokens is None:
+            continue
         seen_tokens += tokens
         seen_results += 1
         if seen_tokens <= s.mask_protect_tokens:

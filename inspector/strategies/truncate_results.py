@@ -24,12 +24,14 @@ other blocks are untouched.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from typing import Literal
 
 from ..model import TextBlock, ToolResultBlock
 from ..tokens import get_counter, get_profile
+from ..units import SessionView
 from .base import BlockEdit, Reason, Status, Working
-from .common import count_text, view_cache
+from .common import count_text, kept_on_view, view_cache
 from .params import Param
 from .pipeline import register
 
@@ -64,18 +66,21 @@ def truncate_results(w: Working) -> None:
     chars = w.settings.truncate_unit == "chars"
     encoding = w.table.encoding
     view = w.view
-    result_ids = view.result_ids
     tokens = w.tokens
     cache = view_cache(view)
     keep_chars = cap * 4
+    holders = kept_on_view(view, "_result_messages", _result_messages)
+    live = w.live
+    holders = holders[: bisect_left(holders, w.stop)]
     if chars:
         longest, edits = cache.result_max_chars, w.edits
-        todo = [i for i in w.order if type(i) is int and (longest[i] > keep_chars or (i in edits and result_ids[i]))]
+        todo = [i for i in holders if live[i] and (longest[i] > keep_chars or i in edits)]
     else:  # a message's tokens bound each of its blocks
-        todo = [i for i in w.order if type(i) is int and tokens[i] > cap and result_ids[i]]
+        todo = [i for i in holders if tokens[i] > cap and live[i]]
+    blocks, parts = cache.result_blocks, cache.result_parts
     for i in todo:
-        for n, k in enumerate(cache.result_blocks[i]):
-            if i in cache.result_parts:
+        for n, k in enumerate(blocks[i]):
+            if i in parts:
                 block = _current_block(w, i, k)
                 if not isinstance(block.content, str):
                     planned = _truncate_parts(w, i, k, block, cap, chars)
@@ -108,6 +113,11 @@ def truncate_results(w: Working) -> None:
                 edit = BlockEdit(k, "truncate", None, before, after, cap, "tokens", tail, NAME)
                 reason = Reason(_REASON, (before, cap, tail_tokens))
             w.edit(i, edit, Status.TRUNCATED, reason)
+
+
+def _result_messages(view: SessionView) -> list[int]:
+    """The messages holding tool results, ascending."""
+    return [i for i, ids in enumerate(view.result_ids) if ids]
 
 
 def _truncate_parts(w: Working, i: int, k: int, block: ToolResultBlock, cap: int, chars: bool):

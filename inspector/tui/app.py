@@ -205,6 +205,10 @@ class InspectorApp(ViewActions, App[int]):
         encoding = counter.name if counter is not None else encoding
         self.state = PipelineState.initial(encoding=encoding, profile=profile, enabled=pipeline)
         self.explicit_budget = budget
+        #: The budget is the user's (--budget, or stepped or typed since): a preset keeps it, as
+        #: ``--budget`` wins over a preset's on the command line.
+        self.budget_explicit = budget is not None
+        self._applying_preset = False
         #: What every preset starts from: the defaults with the budget and window seeded (_seed_budget).
         self.preset_base = None
         self.table: TokenTable | None = None
@@ -578,7 +582,8 @@ class InspectorApp(ViewActions, App[int]):
         self.search.done(message)
 
     def on_follow_polled(self, message: FollowPolled) -> None:
-        self.follow.polled(message)
+        if self.query_one_optional(StatusLine) is not None:  # None: the app is closing
+            self.follow.polled(message)
 
     def action_call(self, delta: int) -> None:
         self._last_change = "call"
@@ -704,6 +709,8 @@ class InspectorApp(ViewActions, App[int]):
                 self._update_status(f"{state.encoding} unavailable: still counting with {self.state.encoding}")
                 state = replace(state, encoding=self.state.encoding)
         recount = state.encoding != self.state.encoding or state.profile != self.state.profile
+        if not self._applying_preset and state.settings.budget != self.state.settings.budget:
+            self.budget_explicit = True
         self.state = state
         self.panel.set_state(state)
         if recount and self.table is not None:  # else the preparing worker's estimate is counted with it
@@ -745,7 +752,14 @@ class InspectorApp(ViewActions, App[int]):
     def apply_preset(self, preset: Preset) -> None:
         preset = fit_to_session(preset, self.session)
         # from the settings the viewer opened with, as --preset starts from the defaults
-        self.set_state(self.state.apply_preset(preset, self.preset_base))
+        state = self.state.apply_preset(preset, self.preset_base)
+        if self.budget_explicit:  # the user's budget stays, as --budget does with --preset
+            state = state.set("budget", self.state.settings.budget)
+        self._applying_preset = True
+        try:
+            self.set_state(state)
+        finally:
+            self._applying_preset = False
         # an agent preset's note says its version, what it does and where that comes from
         self.notify(f"preset: {preset.name}" + (f" · {preset.note}" if preset.note else ""), timeout=8 if preset.note else 2)
 

@@ -264,7 +264,7 @@ def build_rows(plan: CheckedPlan) -> tuple[Sequence[Row], Sequence[int]]:
     messages where they are sent (the same order as :meth:`Plan.decisions`, without formatting
     any reason)."""
     n = len(plan.view)
-    if not plan.inserted:  # every message before the stop, in order: ranges, not lists
+    if not inserted_of(plan):  # every message before the stop, in order: ranges, not lists
         return range(plan.stop), RowsUpTo(plan.stop, n)
     rows: list[Row] = []
     row_of = [-1] * n
@@ -283,6 +283,12 @@ def build_rows(plan: CheckedPlan) -> tuple[Sequence[Row], Sequence[int]]:
         append(next_source)
         next_source += 1
     return rows, row_of
+
+
+def inserted_of(plan: CheckedPlan) -> list:
+    """``plan.inserted``, without walking a sequence of source messages only (the sequence holds
+    each live message once and the inserted ones: counting the live ones is done in C)."""
+    return plan.inserted if len(plan.sequence) != plan.live.count(1) else []
 
 
 def result_key(snap: Snapshot) -> tuple:
@@ -358,7 +364,7 @@ def _by_category(plan: CheckedPlan, info: ViewInfo) -> tuple[list[int], list[int
             not_sent.append((i, category[i]))
     before, after = window_categories(
         info.of_kind(stop), plan.table.totals.__getitem__, plan.tokens_after_of.__getitem__,
-        [(item.kind, item.tokens) for item in plan.inserted], not_sent=not_sent,
+        [(item.kind, item.tokens) for item in inserted_of(plan)], not_sent=not_sent,
         before=info.sent_by_kind(plan.table, stop))
     rest = [0] * (len(CATEGORIES) - len(MESSAGE_CATEGORIES))
     return after + rest, before + rest

@@ -73,7 +73,8 @@ async def test_cycling_to_a_preset_shows_the_plan_of_opening_with_it():
 
 async def test_a_big_session_opened_with_a_preset_cycles_from_the_same_base(monkeypatch):
     # a session prepared after its first paint seeds the budget before the preset is applied,
-    # and not again when its counts arrive (claude-code plans with no budget, as --preset does)
+    # and not again when its counts arrive (claude-code sets no budget: it plans with the
+    # session's default one, as --preset does)
     import inspector.tui.app as app_module
 
     monkeypatch.setattr(app_module, "DEFER_MESSAGES", 1)
@@ -83,7 +84,7 @@ async def test_a_big_session_opened_with_a_preset_cycles_from_the_same_base(monk
         await settle(pilot, app)
         assert app.deferred and app.state.preset == "claude-code"
         assert app.state.settings == command_line_settings("claude-code", app.session, 200_000)
-        assert app.state.settings.budget is None
+        assert app.state.settings.budget == 200_000
         await pilot.press("p")
         await settle(pilot, app)
         following = names[names.index("claude-code") + 1]

@@ -128,7 +128,7 @@ async def test_detail_screen_pretty_prints_arguments_and_gives_the_reason():
         assert isinstance(screen, TextScreen)
         text = "\n".join(t for t, _ in screen.query_one(TextView).lines)
         assert f"#{call}" in text and "DROPPED by tool_pruning" in text
-        assert "why: " + str(app.result.plan.reasons[call]) in text
+        assert "why: " + app.result.plan.reason(call) in text
         args = view.messages[call].tool_calls[0].arguments
         pretty = json.dumps(json.loads(args), indent=2, ensure_ascii=False)
         assert pretty.splitlines()[1] in text  # indented, one key per line
