@@ -236,7 +236,7 @@ def _fast_requests(view, table, names, settings, facts: CallFacts, numbers: Sequ
         before = (last[1] if last[0] == n - 1 else layout_of(n - 1)) if n > 1 else None
         last = (n, layout)
         if layout is not None and (n == 1 or before is not None):
-            grown = chain.appended(n, before, layout) if n > 1 else None
+            grown = (chain.appended(n, before, layout) or chain.head_dropped(n, before, layout)) if n > 1 else None
             if grown is not None:
                 out.append(grown[0])
                 tokens.append(overhead + hidden[n - 1] + grown[1])

@@ -265,6 +265,41 @@ class LayoutChain:
         self._last_sent = (n, sent)
         return self.prefix[n - 2] + last[1], sent
 
+    def head_dropped(self, n: int, previous, current) -> tuple[int, int] | None:
+        """``(shared, sent)`` of call ``n`` (n >= 2) when both calls' layouts drop a head of
+        the history under one drop-only op (fifo's cut: ``()`` or ``((0, cut, op),)``) and the
+        cut did not move back: the requests agree up to the first message the new cut drops
+        that the old one kept, which is sent by call n-1 and not by call n, so the match ends
+        there (as :meth:`shared` finds it, in O(1)). None otherwise (no reasoning re-sent, no
+        Codex: ask :meth:`shared`)."""
+        if self.codex or self.with_reasoning or len(previous) > 1 or len(current) > 1:
+            return None
+        op = current[0][2] if current else previous[0][2] if previous else None
+        if op is None or op[1] is not None or op[0] == "point":
+            return None
+        if (previous and (previous[0][0] != 0 or previous[0][2] != op)) or (current and current[0][0] != 0):
+            return None
+        a = previous[0][1] if previous else 0
+        b = current[0][1] if current else 0
+        if b < a:
+            return None
+        L = self.layouts
+        calls = self.view.calls
+        stop_p, stop_c = calls[n - 2].message_index, calls[n - 1].message_index
+        dropping, plain = L.op(op), L.op(PLAIN)
+        a_p, b_p = min(a, stop_p), min(b, stop_p)
+        d = stop_p  # the first message call n-1 sends and call n drops, or stop_p
+        if b_p > a_p and (j := L._next_difference(op, PLAIN)[a_p]) < b_p:
+            d = j
+        prefix_p = self.prefix[n - 2]
+        shared = prefix_p + dropping.sent[a_p] + plain.sent[d] - plain.sent[a_p]
+        if d < stop_p:  # call n-1 sends message d, call n does not: the match ends there
+            shared -= max(0, prefix_p - self.prefix[n - 1])
+        b_c = min(b, stop_c)
+        sent = dropping.sent[b_c] + plain.sent[stop_c] - plain.sent[b_c]
+        self._last_sent = (n, sent)
+        return shared, sent
+
     def shared(self, n: int, previous, current) -> int:
         """Call ``n``'s shared tokens (n >= 2) from the layouts of calls n-1 and n."""
         calls, L = self.view.calls, self.layouts

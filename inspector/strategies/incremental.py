@@ -40,6 +40,7 @@ mask_tool_outputs hands a call whose masking reaches the current turn to its own
 
 from __future__ import annotations
 
+from array import array
 from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from functools import cached_property
@@ -83,7 +84,8 @@ class Facts:
             ns_prefix[i + 1] = running
             ns_count[i + 1] = count
         ns_index.append(n)  # position len: "past the end"
-        self.ns_prefix, self.ns_count, self.ns_index = ns_prefix, ns_count, ns_index
+        # machine-integer arrays: 8 bytes an entry where a list holds an int object each (600k messages: ~55 MB less)
+        self.ns_prefix, self.ns_count, self.ns_index = array("q", ns_prefix), array("q", ns_count), array("q", ns_index)
         cache = view_cache(view)
         self.turn_start = cache.turn_start
         self.stops = [c.message_index for c in view.calls]
@@ -96,7 +98,7 @@ class Facts:
         return view_cache(view).units_simple and all(c.context_start == 0 for c in view.calls)
 
     @cached_property
-    def unit_bounds(self) -> tuple[list[int], list[int]]:
+    def unit_bounds(self) -> tuple[Sequence[int], Sequence[int]]:
         """``(start, end)``: the first index and one past the last of each message's unit."""
         view = self.view
         start, end = [0] * self.n, [0] * self.n
@@ -104,7 +106,7 @@ class Facts:
             a, b = u.indices[0], u.indices[-1] + 1
             for i in u.indices:
                 start[i], end[i] = a, b
-        return start, end
+        return array("q", start), array("q", end)
 
     def next_where(self, flags: Sequence[int]) -> list[int]:
         """``out[j]``: the first index >= j whose flag is set (``n`` when none)."""

@@ -472,6 +472,8 @@ class Layouts:
         return stop
 
     def _next_difference(self, a: Op, b: Op) -> Sequence[int]:
+        """Per message index j: the first index at or after j whose key differs under ops
+        ``a`` and ``b`` (n: none)."""
         out = self._pairs.get((a, b))
         if out is None:
             ka, kb = self.op(a).keys, self.op(b).keys
