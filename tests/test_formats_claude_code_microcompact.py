@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from inspector.formats import load
 from inspector.units import build_view
 
@@ -158,3 +160,19 @@ def test_a_file_ending_on_a_microcompact_has_the_next_call_see_it(tmp_path):
     path.write_text("".join(json.dumps(line) + "\n" for line in _lines()[:6]))
     s = load(path)
     assert len(s.messages) == 10 and s.messages[5].starts_context and s.messages[7].tool_results[0].text == CLEARED
+
+
+@pytest.mark.xfail(strict=True, reason="fix is in inspector/analysis/money.py (rep6's file, left to the lead): "
+                   "_price_recorded_compactions must skip a start that continues_context(m)")
+def test_a_microcompact_is_not_priced_as_a_compaction_summary_call(tmp_path):
+    """A microcompact clears results in the client: no model call summarises anything, so money
+    lists no summary call for it (a compact_boundary's, which Claude Code makes, is priced). Before:
+    the copy that starts the context was priced as 'the summary call of the compaction after call 2'
+    (the real 2.1.17 two-microcompact file: 3 summary calls, $0.366, where it records 1)."""
+    import inspector
+    from inspector.analysis.money import session_money
+
+    analysis = inspector.analyze(_session(tmp_path))
+    money = session_money(analysis.view, analysis.table)
+    assert [(c.call, c.kind) for c in money.calls] == [(1, "call"), (2, "call"), (3, "call")]
+    assert not any("summary call of the compaction" in note for note in money.notes)

@@ -5,6 +5,7 @@ per response, the active branch of the event tree, and bad input."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -249,3 +250,26 @@ def test_wrongly_typed_ids_and_files_that_are_not_utf8(conv, tmp_path):
     page = tmp_path / "events.json"
     page.write_text(json.dumps([{"id": {"a": 1}, "kind": {"b": 2}}] + _events()))
     assert main(["info", str(page)]) == 2  # not a list of V1 events (its first is not one), and no traceback
+
+
+def test_an_event_or_base_state_that_is_not_a_regular_file_is_named(conv):
+    """A FIFO (or a device, a link loop) among the events is skipped with its own name and why,
+    and the events after it read on, as a file that is not JSON; before, it was left out of the
+    listing and reported as 'event index gap: expected 00002' at event 00003, with every later
+    event dropped (2 messages, 0 calls instead of 15 and 5). A base_state.json that is not a file
+    is named too (it was ignored without a word)."""
+    fifo = conv / "events" / f"event-00002-{eid(2)}.json"
+    fifo.unlink()
+    os.mkfifo(fifo)
+    (conv / "base_state.json").unlink()
+    (conv / "base_state.json").symlink_to("/dev/zero")
+    s = load(conv)
+    reasons = {x.where: x.reason for x in s.skipped}
+    assert reasons[f"events/event-00002-{eid(2)}.json"] == (
+        "it is a FIFO (named pipe), not a regular file; the inspector reads only session files (and session "
+        "directories), so it does not open it.")
+    assert reasons["base_state.json"] == (
+        "it is a character device, not a regular file; the inspector reads only session files (and session "
+        "directories), so it does not open it.")
+    assert not any("gap" in r for r in reasons.values())
+    assert (len(s.messages), len(build_view(s).calls)) == (14, 4)

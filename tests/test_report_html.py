@@ -193,3 +193,13 @@ def test_the_window_before_leaves_out_what_a_recorded_compaction_removed(tmp_pat
     assert plan["tokens_before"] == 4402
     assert int(figures["window.used_before"]) == plan["tokens_before"]
     assert int(figures["window.used_after"]) == plan["tokens_after"]
+
+
+def test_the_page_says_which_budget_and_why(tmp_path):
+    """As plan, replay, compare and export print it: the default budget with its reason, or the one set."""
+    default, as_set = tmp_path / "default.html", tmp_path / "set.html"
+    assert main(["report", str(SAMPLE), "--strategy", "fifo", "--html", str(default)]) == 0
+    assert main(["report", str(SAMPLE), "--strategy", "fifo", "--budget", "4000", "--html", str(as_set)]) == 0
+    assert ("Budget 1,000,000 = the 1,000,000-token window of gpt-4.1-2025-04-14 (genai-prices)."
+            in default.read_text(encoding="utf-8"))
+    assert "Budget 4,000, as set." in as_set.read_text(encoding="utf-8")

@@ -39,15 +39,18 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 def page_data(args: argparse.Namespace, plan_step: Callable, replay_data: Callable, compare_data: Callable) -> tuple[Any, dict[str, Any]]:
     """The counted session, and the four reports with the message previews (counted once)."""
+    from ..analysis.window import budget_note
     from .report import info_report, message_preview, plan_report
 
     analysis, _pipeline, plan = plan_step(args)
+    plan_data = plan_report(analysis, plan)
+    plan_data["budget_note"] = budget_note(analysis.session, plan.settings.budget, args.model)
     compare_args = copy.copy(args)  # with --preset: no strategy against that preset; else every strategy
     compare_args.strategy = ""
     messages = analysis.session.messages
     return analysis, {
         "info": info_report(analysis),
-        "plan": plan_report(analysis, plan),
+        "plan": plan_data,
         "replay": replay_data(args, analysis),
         "compare": compare_data(compare_args, analysis),
         "previews": {i: message_preview(m, 120) for i, m in enumerate(messages)},

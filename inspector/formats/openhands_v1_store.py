@@ -22,6 +22,7 @@ are left out with a notice. A file that does not parse is skipped with its name.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -68,7 +69,7 @@ def event_files(directory: Path) -> list[tuple[int, Path]]:
     found = []
     for entry in scandir(directory):
         m = EVENT_FILE.fullmatch(entry.name)
-        if m and entry.is_file():
+        if m:  # whatever it is: one that is not a regular file is skipped with its name when read
             found.append((int(m.group(1)), Path(entry.path)))
     return sorted(found)
 
@@ -115,7 +116,7 @@ def _load_object(path: Path, where: str, skipped: list[Skipped]) -> dict[str, An
 def _base_state(conversation_dir: Path, skipped: list[Skipped]) -> dict[str, Any]:
     for name in (BASE_STATE, "meta.json"):
         p = conversation_dir / name
-        if p.is_file():
+        if os.path.lexists(p):  # a FIFO, device or link loop is named (by _load_object), not ignored
             return _load_object(p, name, skipped) or {}
     return {}
 

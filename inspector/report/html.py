@@ -176,6 +176,15 @@ def compare_section(compare: dict[str, Any]) -> str:
     return "".join(out)
 
 
+def budget_sentence(plan: dict[str, Any]) -> str:
+    """Which budget the pipeline planned with and why (as the CLI prints it), when one of its
+    strategies takes a budget."""
+    note = plan.get("budget_note")
+    if not note or not any("budget" in stage["params"] for stage in plan["pipeline"]):
+        return ""
+    return " " + text(note[:1].upper() + note[1:] + ".")
+
+
 def render_page(data: dict[str, Any], colours: dict[str, dict[str, str]], *, redact: bool = False) -> str:
     """The whole page. ``data`` holds the ``info``, ``plan``, ``replay`` and ``compare`` reports and
     ``previews`` and ``tool_of`` (message index -> its text, the first tool it calls or answers);
@@ -188,7 +197,7 @@ def render_page(data: dict[str, Any], colours: dict[str, dict[str, str]], *, red
             f'{session["turns"]:,} turns, {session["model_calls"]:,} model calls. Pipeline: {text(pipeline)}; planned at '
             f'{"call " + str(plan["at_call"]) if plan["at_call"] else "the next call"}: {fig("plan.tokens_before", plan["tokens_before"])} → {fig("plan.tokens_after", plan["tokens_after"])} '
             f'tokens (saving {fig("plan.saving", plan["saving"])}). Counted with {escape(str(plan["tokenizer"]))}, '
-            f'{escape(str(plan["profile"]))} framing.' + (" Message text redacted." if redact else "") + "</p>")
+            f'{escape(str(plan["profile"]))} framing.' + budget_sentence(plan) + (" Message text redacted." if redact else "") + "</p>")
     body = "".join((
         head,
         window_section(window_breakdown(info, plan, data.get("tool_of", {}))),
