@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 
-import pytest
 
 from inspector.formats import load
 from inspector.units import build_view
@@ -162,8 +161,6 @@ def test_a_file_ending_on_a_microcompact_has_the_next_call_see_it(tmp_path):
     assert len(s.messages) == 10 and s.messages[5].starts_context and s.messages[7].tool_results[0].text == CLEARED
 
 
-@pytest.mark.xfail(strict=True, reason="fix is in inspector/analysis/money.py (rep6's file, left to the lead): "
-                   "_price_recorded_compactions must skip a start that continues_context(m)")
 def test_a_microcompact_is_not_priced_as_a_compaction_summary_call(tmp_path):
     """A microcompact clears results in the client: no model call summarises anything, so money
     lists no summary call for it (a compact_boundary's, which Claude Code makes, is priced). Before:

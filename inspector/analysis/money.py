@@ -34,7 +34,7 @@ from ..tokens import TokenTable, count_session
 from ..units import SessionView, build_view
 from .cache import ANTHROPIC_TTL_1H, CachePolicy, CacheSplit, policy_for, simulate, split_call
 from .session_facts import call_model as _message_model
-from .session_facts import session_model
+from .session_facts import continues_context, session_model
 from .predict import predictions
 from .prices import NO_OVERRIDES, Cost, Overrides, TokenSplit, price, prices_as_of
 from .replay import Replay, ReplayCancelled, call_facts, with_shared_tokens
@@ -369,7 +369,7 @@ def _price_recorded_compactions(
                       key=lambda t: t[0] or 0.0)
     used: set[str] = set()
     stops = [c.message_index for c in calls]
-    for start in (i for i, m in enumerate(messages) if m.starts_context):
+    for start in (i for i, m in enumerate(messages) if m.starts_context and not continues_context(m)):  # a microcompact calls no model
         k = bisect_left(stops, start)  # calls[k - 1] is the last call before the summary, calls[k] the next
         if k == 0:
             continue
