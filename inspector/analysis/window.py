@@ -181,15 +181,16 @@ def with_default_budget(settings, session: Session, explicit: set[str] = frozens
     return settings.model_copy(update={"budget": session_window(session, model).budget})
 
 
-def budget_note(session: Session, budget: int | None, model: str | None = None) -> str:
+def budget_note(session: Session, budget: int | None, model: str | None = None, given_by: str = "as set") -> str:
     """Which budget a plan used and why, in words: the default one says where it comes from
     ("budget 167,000 = the 200,000-token window of claude-opus-4 (Claude Code's 200K default)
-    minus 33,000 the agent keeps free: Claude Code compacts at ...")."""
+    minus 33,000 the agent keeps free: Claude Code compacts at ..."); another one is ``given_by``
+    ("as set", or "the preset's" where a preset chose it)."""
     if budget is None:
         return "no budget"
     window = session_window(session, model)
     if budget != window.budget:
-        return f"budget {budget:,}, as set"
+        return f"budget {budget:,}, {given_by}"
     model = window.model or "the session's model"
     text = f"budget {budget:,} = the {window.tokens:,}-token window of {model} ({window.source})"
     if window.reserved:

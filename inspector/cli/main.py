@@ -250,7 +250,9 @@ def _budget_note(analysis, settings, args: argparse.Namespace) -> str:
     the agent keeps free)."""
     from ..analysis.window import budget_note
 
-    return budget_note(analysis.session, settings.budget, args.model)
+    preset = getattr(args, "preset", None)
+    by_preset = preset is not None and "budget" not in explicit_params(args)
+    return budget_note(analysis.session, settings.budget, args.model, f"the preset {preset}'s" if by_preset else "as set")
 
 
 def _plan(args: argparse.Namespace):

@@ -114,3 +114,16 @@ async def test_budget_given_to_the_viewer_wins_over_a_presets():
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app)
         assert app.state.preset == "langchain-trim-last" and app.state.settings.budget == 50_000
+
+
+def test_a_budget_the_preset_chose_is_named_as_the_presets(tmp_path, capsys):
+    """Review finding: ``--preset langchain-trim-last`` printed "budget 8,000, as set" though the
+    user set nothing; the budget is the preset's (its max_tokens), and ``--budget`` is the user's."""
+    path = tmp_path / "s.jsonl"
+    write_session(path)
+    note = as_json(capsys, "plan", path, "--preset", "langchain-trim-last")["budget_note"]
+    assert note == "budget 8,000, the preset langchain-trim-last's"
+    note = as_json(capsys, "plan", path, "--preset", "langchain-trim-last", "--budget", "5000")["budget_note"]
+    assert note == "budget 5,000, as set"
+    note = as_json(capsys, "plan", path, "--preset", "langchain-trim-last", "--set", "budget=6000")["budget_note"]
+    assert note == "budget 6,000, as set"
