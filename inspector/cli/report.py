@@ -32,7 +32,6 @@ from ..model import Session, Usage
 from ..strategies.base import Status
 from .jsonout import LazyRows
 from .money_report import CallMoney, compare_money, replay_money
-from .reason_text import ReasonText
 
 if TYPE_CHECKING:  # pragma: no cover
     from .. import Analysis
@@ -94,7 +93,6 @@ class PlanRows(LazyRows):
         self._status_value = {s: s.value for s in Status}
         self._order = plan.order()
         self._totals = plan.table.totals
-        self._reason = ReasonText(plan.reasons)
 
     def __len__(self) -> int:
         return len(self._order)
@@ -123,7 +121,8 @@ class PlanRows(LazyRows):
     def rows(self, start: int, stop: int) -> list[dict[str, Any]]:
         """Rows ``start:stop`` in one pass (``--json`` writes 600,000): a message's decision
         (:meth:`Plan.decision`'s fields, read without building the Decision)."""
-        plan, reason = self._plan, self._reason
+        plan = self._plan
+        reason = plan.reason
         roles, turn_of, unit_of, kind_of_unit, totals = self._roles, self._turn_of, self._unit_of, self._kind_of_unit, self._totals
         status, status_value, live, tokens, by = plan.status, self._status_value, plan.live, plan.tokens, plan.by
         out = []

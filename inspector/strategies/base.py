@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
 from operator import mul
+from string import Formatter
 from enum import Enum
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Union
 
@@ -75,7 +76,37 @@ class Reason(NamedTuple):
     args: tuple[Any, ...] = ()
 
     def __str__(self) -> str:
-        return self.template.format(*(f"{a:,}" if isinstance(a, int) and not isinstance(a, bool) else a for a in self.args))
+        template, args = self
+        for a in args:
+            if type(a) is not int:  # bool, float, str, an int subclass...: the general rendering
+                return template.format(*(f"{a:,}" if isinstance(a, int) and not isinstance(a, bool) else a for a in args))
+        comma = _COMMA_TEMPLATES.get(template, "")
+        if comma == "":
+            comma = _comma_template(template)
+            if len(_COMMA_TEMPLATES) < 4096:  # templates are the strategies' own: a few hundred at most
+                _COMMA_TEMPLATES[template] = comma
+        if comma is None:
+            return template.format(*(f"{a:,}" for a in args))
+        return comma.format(*args)
+
+
+#: template -> the same template with each bare ``{}`` written ``{:,}`` (None: a field is not bare),
+#: so a reason of int arguments renders with one ``str.format`` (``plan --json`` renders 600,000).
+_COMMA_TEMPLATES: dict[str, str | None] = {}
+
+
+def _comma_template(template: str) -> str | None:
+    """``template`` with each bare ``{}`` field written ``{:,}``; None if any field is not bare."""
+    try:
+        fields = list(Formatter().parse(template))
+    except ValueError:
+        return None
+    if any(name is not None and (name != "" or spec or conversion) for _, name, spec, conversion in fields):
+        return None
+    return "".join(
+        literal.replace("{", "{{").replace("}", "}}") + ("" if name is None else "{:,}")
+        for literal, name, _, _ in fields
+    )
 
 
 _new_tuple = tuple.__new__
