@@ -51,7 +51,6 @@ from .records import iter_lines
 NAME = "jsonl"
 VERSION = 1
 ROLES = ("system", "user", "assistant", "tool")
-_PLAIN_ROLES = ("system", "user", "assistant")  # a tuple: a role that is an object compares, never hashes
 _HANDLED = frozenset({"role", "content", "tool_calls", "tool_call_id", "is_error", "name", "summary", "usage"})
 _USAGE_KEYS = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
 EXPECTED = (
@@ -83,12 +82,7 @@ class JsonlStream:
             self._bad(line_no, f"not valid JSON ({exc.msg} at column {exc.colno}).")
             return
         try:
-            if type(d) is dict and len(d) == 2 and type(d.get("content")) is str and d.get("role") in _PLAIN_ROLES:
-                # {"role", "content": "text"}, most lines of a chat: what parse_message makes of it
-                messages = self.session.messages
-                messages.append(new_message(len(messages), d["role"], [new_text(d["content"], {})],
-                                            new_source(line_no, None, None), "string", {}))
-            elif isinstance(d, dict) and d.get("type") == "session" and "role" not in d:
+            if isinstance(d, dict) and d.get("type") == "session" and "role" not in d:
                 self._header(d)
             else:
                 index = len(self.session.messages)
