@@ -9,27 +9,18 @@ tokens: predicted 136,423 (+77 %) with the results whole, 73,278 (-4.9 %) with t
 from __future__ import annotations
 
 import json
+from functools import partial
 
 
+from claude_code_builders import entry, reply
 from inspector.formats import load
 from inspector.units import build_view
 
 CLEARED = "[Old tool result content cleared]"
 
 
-def _entry(uuid, parent, rtype, message=None, **fields):
-    entry = {"parentUuid": parent, "isSidechain": False, "userType": "external", "cwd": "/w", "sessionId": "s",
-             "version": "2.1.20", "type": rtype, "uuid": uuid, "timestamp": "2026-01-28T23:00:00.000Z"}
-    if message is not None:
-        entry["message"] = message
-    entry.update(fields)
-    return entry
-
-
-def _call(mid, content, read):
-    usage = {"input_tokens": 3, "cache_creation_input_tokens": 0, "cache_read_input_tokens": read, "output_tokens": 20}
-    return {"id": mid, "type": "message", "role": "assistant", "model": "claude-opus-4-5", "content": content,
-            "stop_reason": "tool_use", "usage": usage}
+_entry = partial(entry, version="2.1.20", timestamp="2026-01-28T23:00:00.000Z")
+_call = partial(reply, model="claude-opus-4-5", stop_reason="tool_use")
 
 
 def _use(tid):

@@ -6,22 +6,18 @@ one with a ``preservedSegment``); the lines below are constructed to that shape.
 from __future__ import annotations
 
 import json
+from functools import partial
 
+from claude_code_builders import entry, reply
 from inspector.formats import load
 from inspector.units import build_view
 
 
-def _entry(uuid, parent, rtype, message=None, **fields):
-    entry = {"parentUuid": parent, "isSidechain": False, "userType": "external", "cwd": "/w", "sessionId": "s", "version": "2.1.230", "type": rtype, "uuid": uuid, "timestamp": "2026-10-01T10:00:00.000Z"}
-    if message is not None:
-        entry["message"] = message
-    entry.update(fields)
-    return entry
+_entry = partial(entry, version="2.1.230", timestamp="2026-10-01T10:00:00.000Z")
 
 
 def _reply(mid, text, read):
-    usage = {"input_tokens": 3, "cache_creation_input_tokens": 0, "cache_read_input_tokens": read, "output_tokens": 20}
-    return {"id": mid, "type": "message", "role": "assistant", "model": "claude-opus-5", "content": [{"type": "text", "text": text}], "stop_reason": "end_turn", "usage": usage}
+    return reply(mid, [{"type": "text", "text": text}], read, model="claude-opus-5", stop_reason="end_turn")
 
 
 def test_the_preserved_segment_is_read_after_the_summary_once(tmp_path):
