@@ -1,6 +1,7 @@
 """Live-follow the session formats that are not one append-only file: Strands directories (a new
 ``message_<n>.json`` per message), OpenAI Agents SDK SQLite databases (a new row per item) and
-files rewritten whole on each change (Gemini CLI chats). No Textual here.
+files rewritten whole on each change (Gemini CLI chats) or directories whose files are (OpenHands
+V1 conversations). No Textual here.
 
 Both followers have the shape of :class:`inspector.follow.Follower`: ``session``, ``stopped``,
 ``notice`` and ``poll() -> FollowUpdate`` (``messages`` = ``session.messages[first:]``, new or
@@ -17,7 +18,8 @@ valid.
   copied only when the database or its ``-wal``/``-journal`` changed since the last poll, once
   per poll.
 
-- :class:`RewriteFollower` re-reads a file whose size or modification time changed, and the
+- :class:`RewriteFollower` re-reads a file whose size or modification time changed (for a
+  directory: the directory's or any entry's directly inside it), and the
   update starts at the first message that differs. A file that does not parse (caught
   mid-write) is retried at the next poll.
 
@@ -221,6 +223,18 @@ class SqliteFollower(_Base):
         return FollowUpdate(first, self.session.messages[first:], notice, self.session)
 
 
+def _tree_signature(path: Path | str, depth: int) -> tuple:
+    """``(name, time, size)`` of each entry of directory ``path``, with the entries of its
+    subdirectories down to ``depth`` levels, in name order."""
+    out = []
+    with os.scandir(path) as entries:
+        for e in sorted(entries, key=lambda e: e.name):
+            st = e.stat()
+            inner = _tree_signature(e.path, depth - 1) if depth > 1 and e.is_dir() else ()
+            out.append((e.name, st.st_mtime_ns, st.st_size, inner))
+    return tuple(out)
+
+
 class RewriteFollower(_Base):
     """Follows a file its agent writes again whole on every change (read with its format)."""
 
@@ -231,12 +245,17 @@ class RewriteFollower(_Base):
         self.session = self._read(self.path)
         self._sig = self._signature()
 
-    def _signature(self) -> tuple[int, int, int] | None:
+    def _signature(self) -> tuple | None:
+        """The file's identity, time and size; for a session kept as a directory (OpenHands V1:
+        ``base_state.json`` rewritten, event files added to ``events/`` and possibly written in
+        place), the time and size of every file in it and in its subdirectories one level down."""
         try:
             st = os.stat(self.path)
+            if not self.path.is_dir():
+                return st.st_ino, st.st_mtime_ns, st.st_size
+            return st.st_ino, _tree_signature(self.path, depth=2)
         except FileNotFoundError:
             return None
-        return st.st_ino, st.st_mtime_ns, st.st_size
 
     def poll(self) -> FollowUpdate:
         if self.stopped:

@@ -273,3 +273,30 @@ def test_an_event_or_base_state_that_is_not_a_regular_file_is_named(conv):
         "directories), so it does not open it.")
     assert not any("gap" in r for r in reasons.values())
     assert (len(s.messages), len(build_view(s).calls)) == (14, 4)
+
+
+def test_a_conversation_is_followed_while_the_sdk_writes_it(conv, tmp_path):
+    from inspector.follow_dir import RewriteFollower, can_follow, follower_for
+
+    later = tmp_path / "later"
+    later.mkdir()
+    for n in (11, 12, 13, 14):
+        (conv / "events" / f"event-{n:05d}-{eid(n)}.json").rename(later / f"event-{n:05d}-{eid(n)}.json")
+    assert can_follow("openhands_v1")
+    follower = follower_for(conv, "openhands_v1")
+    assert isinstance(follower, RewriteFollower) and len(follower.session.messages) == 12
+    assert follower.poll().messages == []
+    for n in (11, 12):
+        (later / f"event-{n:05d}-{eid(n)}.json").rename(conv / "events" / f"event-{n:05d}-{eid(n)}.json")
+    update = follower.poll()
+    assert (update.first, [m.role for m in update.messages], update.notice) == (12, ["assistant", "tool"], None)
+    # an event file written in place (not renamed in): its completion is seen though the directory's entries stay
+    name = f"event-00013-{eid(13)}.json"
+    text = (later / name).read_text()
+    (conv / "events" / name).write_text(text[:10])
+    half = follower.poll()
+    assert (half.messages, half.notice, [k.where for k in follower.session.skipped]) == ([], None, [f"events/{name}"])
+    (conv / "events" / name).write_text(text)
+    update = follower.poll()
+    assert (update.first, [m.role for m in update.messages]) == (14, ["assistant"])
+    assert follower.session.messages[-1].usage is not None

@@ -398,6 +398,7 @@ FORMAT = register(
         description="OpenHands V1 conversation (software-agent-sdk: base_state.json + events/event-NNNNN-<id>.json)",
         detect=detect,
         read=read,
+        follow="rewrite",
         discovery=DISCOVERY,
     )
 )

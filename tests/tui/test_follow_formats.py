@@ -1,5 +1,5 @@
 """Following every live format in the app: the inspector's JSONL, Claude Code and Codex JSONL files,
-a Strands session directory and an Agents SDK SQLite database. Each test opens the app on a small
+a Strands session directory, an OpenHands V1 conversation and an Agents SDK SQLite database. Each test opens the app on a small
 session copied from the fixtures, adds records, message files or rows the way the agent would
 while the app follows it (woken by watchfiles, or its one-second poll), and checks what the user
 sees: the new rows in the list as drawn on screen, and the message count in the header."""
@@ -181,6 +181,22 @@ async def test_strands_directory(tmp_path):
         message_file(agent, 8, "user", "Read my notes back.")
         await grows_to(pilot, app, 9)
         assert "Read my notes back." in on_screen(app)
+
+
+async def test_openhands_v1_conversation(tmp_path):
+    conv = tmp_path / "5f1e2d3c4b5a69788796a5b4c3d2e1f0"
+    shutil.copytree(FIX / "constructed" / "openhands_v1" / conv.name, conv)
+    later = {p.name: p.read_text() for p in sorted((conv / "events").iterdir()) if p.name >= "event-00011"}
+    for name in later:
+        (conv / "events" / name).unlink()
+    app = await open_following(conv, "openhands_v1", 12)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        assert app.follow.following and "● following" in status_text(app)
+        for name in sorted(later)[:2]:  # the agent's next call and its observation
+            (conv / "events" / name).write_text(later[name])
+        await grows_to(pilot, app, 14)
+        assert "terminal" in row_of(app, 13) and "Re-running the tests." in row_of(app, 12)
 
 
 def make_db(tmp_path: Path) -> Path:
