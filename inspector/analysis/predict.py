@@ -78,6 +78,11 @@ TYPICAL: tuple[Typical, ...] = (
         "codex", "", 9_400,
         "median first-call gap of 4 public Codex 0.58-0.145 rollouts (7,096 to 19,056)",
     ),
+    Typical(
+        "gemini-cli", "", 12_100,
+        "median first-call gap of 4 public Gemini CLI sessions of 2025-10 to 2026-02 (5,353 to 12,858: "
+        "system prompt, tool definitions, GEMINI.md)",
+    ),
 )
 
 

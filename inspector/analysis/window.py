@@ -150,9 +150,10 @@ def session_window(session: Session, model: str | None = None) -> Window:
                       agent_version_of(session))
 
 
-def default_budget(session: Session) -> int:
-    """The token budget a view starts with: what the agent can fill before it compacts."""
-    return session_window(session).budget
+def default_budget(session: Session, model: str | None = None) -> int:
+    """The token budget a view starts with: what the agent can fill before it compacts
+    (``model`` overrides the model the file names, as ``--model`` does)."""
+    return session_window(session, model).budget
 
 
 def with_session_window(settings, session: Session, explicit: set[str], model: str | None = None, preset=None):
@@ -198,6 +199,33 @@ def budget_note(session: Session, budget: int | None, model: str | None = None, 
     return text
 
 
+def budget_unused_note(settings, pipeline, tokens: int, who: str | None = None) -> str:
+    """Why a plan over its budget may change nothing, in words, when no strategy of ``pipeline``
+    takes the budget: "" when one does or the pipeline is empty. A compaction with a trigger of
+    its own (the claude-code and codex presets) fires there, not at the budget: "the preset
+    claude-code compacts at its own trigger (167,000 tokens), not at the budget; this call
+    (53,301 tokens) does not reach it". ``who`` names the pipeline (a preset); ``tokens`` is the
+    input the plan starts from. The one home of this wording (CLI, HTML report, viewer)."""
+    from ..strategies.compact import trigger_tokens
+    from ..strategies.pipeline import STRATEGIES
+
+    pipeline = tuple(pipeline)
+    if not pipeline:
+        return ""
+    limit = trigger_tokens(settings) if "compact" in pipeline else None
+    messages = settings.compact_messages if "compact" in pipeline else None
+    own_trigger = limit is not None or messages is not None
+    if any("budget" in STRATEGIES[name].params and not (name == "compact" and own_trigger) for name in pipeline):
+        return ""
+    who = who or (pipeline[0] if len(pipeline) == 1 else "this pipeline")
+    if not own_trigger:
+        return f"no strategy of {who} reads the budget"
+    if limit is not None:
+        reach = "reaches it" if tokens >= limit else "does not reach it"
+        return f"{who} compacts at its own trigger ({limit:,} tokens), not at the budget; this call ({tokens:,} tokens) {reach}"
+    return f"{who} compacts at its own trigger (more than {messages:,} messages), not at the budget"
+
+
 def strategy_window(session: Session, model: str | None = None) -> int | None:
     """The ``context_window`` the compacting strategies take for ``session`` (the window of its
     model, as its agent reports it); None when the window would only be assumed."""
@@ -222,5 +250,5 @@ def for_session_version(settings, session: Session, explicit: set[str], preset):
     return settings.model_copy(update=update) if update else settings
 
 
-__all__ = ["DEFAULT_WINDOW", "budget_note", "claude_code_reservation", "for_session_version", "Window", "codex_limit", "codex_reported_window", "default_budget", "recorded_window", "session_window", "strategy_window", "window_for",
+__all__ = ["DEFAULT_WINDOW", "budget_note", "budget_unused_note", "claude_code_reservation", "for_session_version", "Window", "codex_limit", "codex_reported_window", "default_budget", "recorded_window", "session_window", "strategy_window", "window_for",
            "with_default_budget", "with_session_window"]

@@ -255,6 +255,14 @@ def _budget_note(analysis, settings, args: argparse.Namespace) -> str:
     return budget_note(analysis.session, settings.budget, args.model, f"the preset {preset}'s" if by_preset else "as set")
 
 
+def _budget_unused_note(plan, pipeline, args: argparse.Namespace) -> str:
+    """Why being over the budget need not change the plan (a preset compacting at its own trigger)."""
+    from ..analysis.window import budget_unused_note
+
+    preset = getattr(args, "preset", None)
+    return budget_unused_note(plan.settings, pipeline, plan.tokens_before, f"the preset {preset}" if preset else None)
+
+
 def _plan(args: argparse.Namespace):
     """The session counted, the pipeline, and its plan at ``--at`` (plan and export share it)."""
     import inspector
@@ -309,6 +317,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
     analysis, pipeline, result = _plan(args)
     report = plan_report(analysis, result)
     report["budget_note"] = _budget_note(analysis, result.settings, args)
+    report["budget_unused_note"] = _budget_unused_note(result, pipeline, args) if report["fits"] is False else ""
     _show(args, report, "plan")
     return 0
 
@@ -497,6 +506,8 @@ def cmd_tui(args: argparse.Namespace) -> int:
     side = {"sidechain": args.sidechain} if args.sidechain is not None else {}
     if args.preset:
         side["preset"] = args.preset
+    if args.model:
+        side["model"] = args.model
     return run(path, theme=args.theme, follow=args.follow, format=args.format, encoding=encoding, **side)
 
 

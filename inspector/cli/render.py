@@ -498,6 +498,8 @@ def _totals_text(report: dict[str, Any]) -> Text:
         fits = report["fits"]
         text.append(f"; {report.get('budget_note') or f'budget {budget:,}'}: ")
         text.append("fits" if fits else "over budget", style="green" if fits else "red")
+        if report.get("budget_unused_note"):
+            text.append(f"; {report['budget_unused_note']}")
     text.append(".")
     return text
 

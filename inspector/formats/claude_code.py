@@ -297,6 +297,14 @@ class _Conversation:
                 prev.extra.setdefault("lines", [prev.source.line]).append(source.line)
                 self._touch(len(self.messages) - 1)
                 return
+            if prev.injected == "attachment" and len(self.messages) > 1 and self.messages[-2].tool_calls:
+                # hook text written between a call and its result (a PreToolUse hook's context):
+                # Claude Code merges the two user messages, the results first as the API requires
+                blocks = blocks + prev.content
+                extra["lines"] = [prev.source.line, source.line]
+                source = prev.source
+                del self.messages[-1]
+                self._touch(len(self.messages))
         if summary:
             extra["isCompactSummary"] = True
         injected = "meta" if extra.get("isMeta") else None  # written by Claude Code, not typed

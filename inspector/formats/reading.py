@@ -176,7 +176,8 @@ OPENAI = UsageKeys(
     input=("input_tokens", "prompt_tokens"),
     output=("output_tokens", "completion_tokens"),
     cache_read=("cached_input_tokens", "input_tokens_details.cached_tokens", "prompt_tokens_details.cached_tokens", "cache_read_input_tokens"),
-    cache_write=("cache_creation_input_tokens", "cache_write_input_tokens"),
+    # Codex's rollouts; the Responses usage's input_tokens_details (Azure OpenAI documents it)
+    cache_write=("cache_creation_input_tokens", "cache_write_input_tokens", "input_tokens_details.cache_write_tokens"),
     reasoning=("reasoning_output_tokens", "output_tokens_details.reasoning_tokens", "completion_tokens_details.reasoning_tokens"),
     input_includes_cache=True,
 )

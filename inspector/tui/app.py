@@ -177,15 +177,18 @@ class InspectorApp(ViewActions, App[int]):
         lesson: bool = False,
         lesson_step: int = 0,
         preset: str | None = None,
+        model: str | None = None,
     ) -> None:
         """``keymap``: the keymap file (default: keymap.toml in the user's config directory);
         ``lesson``: open on the lesson screen, at step ``lesson_step`` (0-based); ``preset``: open
-        with that preset applied."""
+        with that preset applied; ``model``: the model the session was sent to, instead of the one
+        the file names (its window sets the default budget, as ``--model`` does for the commands)."""
         super().__init__()
         self.open_lesson = lesson
         self._lesson_start = lesson_step
         self.open_preset = preset
         self.session = session
+        self.model = model
         self.session_path = path or session.path
         self.format_name = format or session.format
         self.theme_file = resolve(theme) if not isinstance(theme, ThemeFile) else theme
@@ -267,7 +270,7 @@ class InspectorApp(ViewActions, App[int]):
     # --- layout -----------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
         yield StatusLine(id="status")
-        yield TotalsBar(id="totals")
+        yield TotalsBar(id="totals", model=self.model)
         yield ReplayChart(id="chart")
         with Horizontal(id="body"):
             with Vertical(id="left"):
@@ -406,10 +409,10 @@ class InspectorApp(ViewActions, App[int]):
         session model's window."""
         if self.preset_base is not None:  # seeded already (a big session: before its counts), perhaps changed since
             return
-        budget = self.explicit_budget if self.explicit_budget is not None else default_budget(self.session)
+        budget = self.explicit_budget if self.explicit_budget is not None else default_budget(self.session, self.model)
         self.state = self.state.set("budget", budget)
         self.panel.reference_budget = budget
-        window = strategy_window(self.session)  # the compacting strategies' window, as the commands take it
+        window = strategy_window(self.session, self.model)  # the compacting strategies' window, as the commands take it
         if window is not None:
             self.state = self.state.set("context_window", window)
         self.preset_base = self.state.settings
@@ -750,7 +753,7 @@ class InspectorApp(ViewActions, App[int]):
         self.apply_preset(presets[k])
 
     def apply_preset(self, preset: Preset) -> None:
-        preset = fit_to_session(preset, self.session)
+        preset = fit_to_session(preset, self.session, self.model)
         # from the settings the viewer opened with, as --preset starts from the defaults
         state = self.state.apply_preset(preset, self.preset_base)
         if self.budget_explicit:  # the user's budget stays, as --budget does with --preset
@@ -875,10 +878,11 @@ def run(
     lesson: bool = False,
     lesson_step: int = 0,
     preset: str | None = None,
+    model: str | None = None,
 ) -> int:
     """Open the TUI on ``path`` (a bundled sample when None), on its sidechain ``sidechain`` when
     given (not followed: the file grows with the main conversation), on the lesson screen with
-    ``lesson`` (at step ``lesson_step``, 0-based), with preset ``preset`` applied. Returns the exit code: 0, or 2 when the session or the theme cannot be used (the
+    ``lesson`` (at step ``lesson_step``, 0-based), with preset ``preset`` applied, with the window of ``model`` (``--model``). Returns the exit code: 0, or 2 when the session or the theme cannot be used (the
     reason is printed to stderr, no traceback)."""
     from .. import load
     from ..formats import SessionFormatError
@@ -923,7 +927,7 @@ def run(
             return 2
         app = InspectorApp(shown, path=str(path), theme=theme_file, follow=False if sidechain is not None else follow,
                            format=format or session.format, encoding=encoding, profile=profile, lesson=lesson,
-                           lesson_step=lesson_step, preset=preset)
+                           lesson_step=lesson_step, preset=preset, model=model)
         lesson = False  # the lesson opens once, not again on a sidechain switch
         app.sidechain, app.sidechain_choices = sidechain, tuple(sidechain_ids(main))
         app.run()

@@ -89,11 +89,11 @@ def agent_presets() -> list[Preset]:
     return out
 
 
-def fit_to_session(preset: Preset, session) -> Preset:
+def fit_to_session(preset: Preset, session, model: str | None = None) -> Preset:
     """The agent preset ``preset`` as the commands' ``--preset`` applies it to ``session``
     (:func:`inspector.analysis.window.with_session_window`: the parameters it gives the agent
     version the session records, the session model's window); the note says which version's
-    parameters differ. Any other preset as it is."""
+    parameters differ. Any other preset as it is. ``model``: the viewer's ``--model``."""
     from ..analysis.session_facts import agent_of, agent_version_of
     from ..analysis.window import with_session_window
     from ..presets import PresetError, get_preset, settings_for
@@ -102,7 +102,7 @@ def fit_to_session(preset: Preset, session) -> Preset:
         source = get_preset(preset.name)
     except PresetError:
         return preset
-    settings = with_session_window(settings_for(source, {}), session, set(), preset=source)
+    settings = with_session_window(settings_for(source, {}), session, set(), model, preset=source)
     values = tuple((k, getattr(settings, k)) for k, _ in preset.settings)
     if values == preset.settings:
         return preset

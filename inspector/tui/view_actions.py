@@ -6,7 +6,7 @@ detail pane (F2 / F3 / F4, for small terminals), an SVG screenshot (``S``) and e
 preset compared side by side (``m``, :mod:`.screens.compare`).
 
 :class:`ViewActions` is mixed into the app; it needs ``result``, ``list``, ``replay``,
-``session_path`` and ``notify``. Screenshots are written to the current directory, or to the
+``session_path``, ``model`` and ``notify``. Screenshots are written to the current directory, or to the
 user data directory when the current directory is the session's own (nothing is ever written
 beside a session), through :func:`inspector.safeio.write_atomic`.
 """
@@ -97,7 +97,7 @@ class ViewActions:
 
     def action_window(self) -> None:
         if self.result is not None and self.result.plan is not None:
-            self.push_screen(WindowScreen(self.result, self.call_label()))
+            self.push_screen(WindowScreen(self.result, self.call_label(), self.model))
 
     def action_compare(self) -> None:
         if self.table is None:
@@ -105,7 +105,7 @@ class ViewActions:
             return
         state = self.state
         choices = [Choice(name, (name,), state.settings) for name in state.order]
-        choices += [Choice(p.name, p.pipeline, state.apply_preset(fit_to_session(p, self.session)).settings, preset=True)
+        choices += [Choice(p.name, p.pipeline, state.apply_preset(fit_to_session(p, self.session, self.model)).settings, preset=True)
                     for p in available_presets()]
         screen = CompareScreen(analysis_of(self.view, self.table), choices, Choice("none", (), state.settings),
                                self.replay.at_call, self.call_label())

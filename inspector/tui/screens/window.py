@@ -160,15 +160,16 @@ class WindowScreen(ModalScreen[None]):
     WindowScreen #window-hint { width: auto; color: $text-muted; padding: 0 1; }
     """
 
-    def __init__(self, result: PlanResult, call_label: str) -> None:
+    def __init__(self, result: PlanResult, call_label: str, model: str | None = None) -> None:
         super().__init__()
         self.result = result
         self.call_label = call_label
+        self.model = model  # the viewer's --model
 
     def compose(self) -> ComposeResult:
         from textual.containers import Vertical
 
-        window = session_window(self.result.snapshot.view.session)
+        window = session_window(self.result.snapshot.view.session, self.model)
         with Vertical(id="window-box"):
             yield Static(Text(f"The model's window at {self.call_label}"), id="window-title")
             yield WindowGrid(self.result, window, id="window-grid")

@@ -20,7 +20,7 @@ from rich.text import Text
 from textual.widget import Widget
 
 from ...analysis.money import Money
-from ...analysis.window import Window, session_window
+from ...analysis.window import Window, budget_unused_note, session_window
 from ...providers.exportable import pending_tool_call
 from ..engine import CATEGORIES, PlanResult
 from ...numbers import usd
@@ -108,8 +108,9 @@ class TotalsBar(Widget):
     TotalsBar > .totals--not-in-file { color: $gauge-overhead; text-style: italic; }
     """
 
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(self, *, id: str | None = None, model: str | None = None) -> None:
         super().__init__(id=id)
+        self.model = model  # the viewer's --model: its window, not the file's model's
         self.result: PlanResult | None = None
         self.recorded: int | None = None
         self.counting: str = ""
@@ -132,7 +133,7 @@ class TotalsBar(Widget):
         session = result.snapshot.view.session
         key = (id(session), len(session.messages))  # a followed session grows: its model may change
         if key != self._window_of:
-            self.window, self._window_of = session_window(session), key
+            self.window, self._window_of = session_window(session, self.model), key
         self.result = result
         self.recorded = recorded
         self.counting = counting
@@ -229,13 +230,17 @@ class TotalsBar(Widget):
         if free_cells > 0:
             gauge.append((FREE_GLYPH * free_cells, self.s("totals--free")))
         used_pct = 100.0 * total_after / budget if budget else 100.0 * total_after / max(r.tokens_before, 1)
+        unused = ""
         if budget and total_after > budget:
             gauge.append((f" {used_pct:.0f}% over by {total_after - budget:,}", self.s("totals--over")))
+            state = r.snapshot.state
+            unused = budget_unused_note(state.settings, state.pipeline, r.tokens_before,
+                                        f"the preset {state.preset}" if state.preset else None)
         elif budget:
             gauge.append((f" {used_pct:.0f}% of budget", label))
         else:
             gauge.append((f" {used_pct:.0f}% of before", label))
-        lines.append([gauge])
+        lines.append([gauge, [(f" ({unused})", label)]] if unused else [gauge])
         # line 3: legend that sums to "after"
         line = []
         for k, (_, name) in enumerate(CATEGORIES):
@@ -286,7 +291,7 @@ class TotalsBar(Widget):
         """Line 5: the model's window, what this call uses of it, what is free, and how much of
         that the agent keeps in reserve before it compacts (the budget's "free" is what is left
         below the agent's compaction point)."""
-        window = self.window or session_window(r.snapshot.view.session)
+        window = self.window or session_window(r.snapshot.view.session, self.model)
         used = r.tokens_after
         line: list[Segment] = [[("window ", label), (f"{window.tokens:,}", num),
                                 (f" ({window.model + ', ' if window.model else ''}{window.source}):", label)],

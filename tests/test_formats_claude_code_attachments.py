@@ -1,0 +1,49 @@
+"""Claude Code attachment records written between a tool call and its result (real excerpt)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import inspector
+from inspector.model import TextBlock, ToolResultBlock
+from inspector.providers import check
+
+FIX = Path(__file__).parent / "fixtures" / "real" / "claude_code"
+PRETOOL = FIX / "entiresem_cc2.1.218_pretooluse_context.jsonl"
+
+
+def test_a_pre_tool_hooks_context_written_before_the_result_travels_after_the_result():
+    """Claude Code 2.1.218 (entire-sem b9, lines 844-848): a PreToolUse hook's additional context
+    is written between the Read call and its result. Claude Code merges the two user messages with
+    the tool result first (the API rejects anything else); before, the reader sent the hook text
+    as its own message between call and result, and both providers' checks refused the request."""
+    session = inspector.load(PRETOOL)
+    assert [(m.role, m.source.line) for m in session.messages] == [("assistant", 1), ("user", 3), ("assistant", 5)]
+    merged = session.messages[1]
+    assert [type(b) for b in merged.content] == [ToolResultBlock, TextBlock]
+    assert merged.content[0].tool_call_id == "toolu_01FxdZD2JhaiN7KUYZSqaJ2t"
+    assert merged.content[1].extra == {"attachment": "hook_additional_context"}
+    assert merged.content[1].text.startswith("[vercel-plugin] Best practices auto-suggested")
+    assert merged.extra["lines"] == [3, 4] and merged.injected is None
+    assert check(session.messages) == {"openai": [], "anthropic": []}
+    reasons = [s.reason for s in session.skipped]
+    assert reasons == ["attachment/hook_success (no text the file holds reaches the model; not counted)"]
+
+
+def test_followed_the_hook_text_waits_as_a_message_then_joins_the_result(tmp_path):
+    """Followed line by line, the hook text is a message of its own until the result comes; then
+    the update replaces it (from its index) by the merged message, as reading the file whole does."""
+    from inspector.follow import Follower
+
+    lines = PRETOOL.read_bytes().splitlines()
+    live = tmp_path / "live.jsonl"
+    live.write_bytes(b"\n".join(lines[:3]) + b"\n")
+    follower = Follower(live, "claude_code")
+    assert [m.source.line for m in follower.session.messages] == [1, 3]
+    with open(live, "ab") as fh:
+        fh.write(b"\n".join(lines[3:]) + b"\n")
+    update = follower.poll()
+    assert update.first == 1
+    whole = inspector.load(PRETOOL)
+    assert [(m.role, [type(b) for b in m.content]) for m in follower.session.messages] == \
+        [(m.role, [type(b) for b in m.content]) for m in whole.messages]
