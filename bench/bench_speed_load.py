@@ -153,24 +153,38 @@ def codex_lines(session) -> list[bytes]:
     return lines
 
 
+FORMATS = ("openai", "jsonl", "claude_code", "codex")
+
+
+def input_path(directory: Path, fmt: str, n: int) -> Path:
+    """Where the ``n``-message session in format ``fmt`` lives in ``directory``."""
+    return directory / f"{fmt}-{n}.{'json' if fmt == 'openai' else 'jsonl'}"
+
+
+def write_format(fmt: str, session, path: Path) -> None:
+    """``session`` written as ``fmt``: OpenAI chat JSON, the inspector's JSONL, a Claude Code
+    transcript or a Codex rollout."""
+    if fmt == "openai":
+        path.write_bytes(orjson.dumps(openai_messages(session)))
+    elif fmt == "jsonl":
+        write_jsonl(session, path)
+    else:
+        build = {"claude_code": claude_code_lines, "codex": codex_lines}[fmt]
+        path.write_bytes(b"\n".join(build(session)) + b"\n")
+
+
 def make_inputs(directory: Path, sizes: list[int]) -> dict[str, Path]:
     files: dict[str, Path] = {}
-    for n in sizes:
-        path = directory / f"openai-{n}.json"
-        if not path.exists():
-            path.write_bytes(orjson.dumps(openai_messages(generate(n))))
-        files[f"openai {n // 1000}k"] = path
     small = min(sizes)
-    session = None
-    for name, build in (("jsonl", None), ("claude_code", claude_code_lines), ("codex", codex_lines)):
-        path = directory / f"{name}-{small}.jsonl"
+    sessions: dict[int, object] = {}
+    wanted = [("openai", n) for n in sizes] + [(fmt, small) for fmt in FORMATS[1:]]
+    for fmt, n in wanted:
+        path = input_path(directory, fmt, n)
         if not path.exists():
-            session = session or generate(small)
-            if build is None:
-                write_jsonl(session, path)
-            else:
-                path.write_bytes(b"\n".join(build(session)) + b"\n")
-        files[f"{name} {small // 1000}k"] = path
+            if n not in sessions:
+                sessions[n] = generate(n)
+            write_format(fmt, sessions[n], path)
+        files[f"{fmt} {n // 1000}k"] = path
     return files
 
 
