@@ -9,7 +9,8 @@ Code transcript and a Codex rollout.
 Rows:
 
 - **load**: ``inspector.load`` against the floor ``read + orjson.loads`` (JSON) or orjson per line
-  (JSONL formats), both with the cyclic GC paused (the figures below, from before that, had the
+  read a block at a time (JSONL formats; until 2026-11-24 the file read whole and split, 12-17%
+  slower than this, still printed for comparability), both with the cyclic GC paused (the figures below, from before that, had the
   floor's GC on: 3-5% slower at 10k, 10-85% at 50k), in wall and in CPU time; goal <= 1.5x.
 - **peak memory of ``info``**: ``python -m inspector info`` in a fresh process (ru_maxrss),
   against the file size; goal <= 2.5x at 50k.
@@ -191,10 +192,29 @@ def make_inputs(directory: Path, sizes: list[int]) -> dict[str, Path]:
 # --- measuring ----------------------------------------------------------------------------------
 
 
+def _trim() -> None:
+    """Give the memory freed so far back to the system (glibc ``malloc_trim``), so every timed
+    run starts as a fresh process does: its objects on pages first touched then. Without it a
+    run reused whatever the run before it left in the allocator, or not, so the same floor took
+    40-48 ms in one run of this bench and 68-76 ms in the next (Claude Code 10k, CPU)."""
+    if _LIBC is not None:
+        _LIBC.malloc_trim(0)
+
+
+try:
+    import ctypes
+
+    _LIBC = ctypes.CDLL("libc.so.6")
+    _LIBC.malloc_trim  # noqa: B018 (glibc only)
+except (OSError, AttributeError):
+    _LIBC = None
+
+
 def best(fn, repeat: int, clock=time.perf_counter) -> float:
     times = []
     for _ in range(repeat):
         gc.collect()
+        _trim()
         t = clock()
         result = fn()
         times.append(clock() - t)
@@ -209,13 +229,45 @@ def floor_parse(path: Path):
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        data = path.read_bytes()
         if path.suffix == ".jsonl":
-            return [orjson.loads(line) for line in data.split(b"\n") if line]
-        return orjson.loads(data)
+            return _lines_by_block(path)
+        return orjson.loads(path.read_bytes())
     finally:
         if was_enabled:
             gc.enable()
+
+
+def _lines_by_block(path: Path, size: int = 1 << 20) -> list:
+    """orjson per line, the file read a block at a time: the fastest plain way tried (10k files,
+    CPU, median of 7: 30-38 ms; the whole file read and split at newlines, the floor before
+    2026-11-24, 38-52 ms: its copies of every line cost 12-17%, which made each JSONL reader's
+    ratio look that much better)."""
+    out, loads = [], orjson.loads
+    with open(path, "rb") as fh:
+        rest = b""
+        while block := fh.read(size):
+            if rest:
+                block = rest + block
+            last, start, find = block.rfind(b"\n") + 1, 0, block.find
+            while start < last:
+                end = find(b"\n", start)
+                if end > start:
+                    out.append(loads(block[start:end]))
+                start = end + 1
+            rest = block[last:]
+        if rest.strip():
+            out.append(loads(rest))
+    return out
+
+
+def floor_split(path: Path):
+    """The JSONL floor before 2026-11-24 (the file read whole and split at newlines), printed
+    beside the new one so that figures from before stay comparable."""
+    gc.disable()
+    try:
+        return [orjson.loads(line) for line in path.read_bytes().split(b"\n") if line]
+    finally:
+        gc.enable()
 
 
 def row(label: str, floor: float, ours: float, goal: str, unit: str = "s") -> None:
@@ -232,15 +284,28 @@ def bench_load(files: dict[str, Path], repeat: int) -> None:
         # interleaved, so both see the same machine
         # wall time, and CPU time (this process's user + system: what other engineers' jobs on the
         # shared cores disturb least)
-        floors, ours, floors_cpu, ours_cpu = [], [], [], []
+        floors, ours, floors_cpu, ours_cpu, split_cpu = [], [], [], [], []
         for _ in range(repeat):
             floors.append(best(lambda: floor_parse(path), 1))
             ours.append(best(lambda: load(path), 1))
             floors_cpu.append(best(lambda: floor_parse(path), 1, time.process_time))
             ours_cpu.append(best(lambda: load(path), 1, time.process_time))
+            if path.suffix == ".jsonl":
+                split_cpu.append(best(lambda: floor_split(path), 1, time.process_time))
         size = f"({path.stat().st_size / 1e6:.0f} MB)"
         row(f"load {label} {size}", statistics.median(floors), statistics.median(ours), "<= 1.5x orjson")
         row("  the same, CPU time", statistics.median(floors_cpu), statistics.median(ours_cpu), "<= 1.5x orjson")
+        spread(floors_cpu, ours_cpu)
+        if split_cpu:
+            row("  CPU, against the floor before (split)", statistics.median(split_cpu), statistics.median(ours_cpu), "(comparability)")
+
+
+def spread(floors: list[float], ours: list[float]) -> None:
+    """Each side's CPU range over the repeats and the ratio of the two minimums: when the
+    floor's spread is as large as the gap, the medians' ratio says little, and the minimum (the
+    run the shared machine disturbed least, the same rule for both sides) says more."""
+    print(f"{'  CPU min-max, floor / ours; ratio of mins':<44} {min(floors):.3f}-{max(floors):.3f} "
+          f"{min(ours):.3f}-{max(ours):.3f} s {min(ours) / min(floors):>5.2f}x")
 
 
 PEAK = (
