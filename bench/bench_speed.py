@@ -33,7 +33,9 @@ Every command row (``info`` included) runs as a process reopening the file would
 disk in the bench's own cache folder (one untimed ``info`` per file writes them), none kept in
 memory from the row before, the tokenizer already loaded. Before this, the first file's ``info``
 counted everything (1.18 s at 10k) and a later format's found the counts in memory (0.39 s), so
-the ratios of one run were not comparable between formats.
+the ratios of one run were not comparable between formats; ``info`` also read the user's whole
+count cache (up to 64 MB), so its time depended on the machine's history. ``--as-before`` runs
+the command rows that way, to compare with figures measured before.
 
 ``--formats`` runs every row on the session written in each named format (the writers of
 bench/bench_speed_load.py): ``openai`` (OpenAI chat JSON), ``jsonl`` (the inspector's JSONL, the
@@ -42,7 +44,7 @@ recorded usage on every call) and ``codex`` (a Codex rollout). ``--dir`` keeps t
 (and reuses them) instead of a temporary folder.
 
 Usage: python bench/bench_speed.py [--sizes 10000,50000] [--formats jsonl,openai,claude_code,codex] [--dir DIR]
-                                   [--runs 21] [--encoding cl100k_base] [--compare-max N] [--no-money]
+                                   [--runs 21] [--encoding cl100k_base] [--compare-max N] [--no-money] [--as-before]
 """
 
 from __future__ import annotations
@@ -74,6 +76,8 @@ from inspector.strategies.common import count_text  # noqa: E402
 
 #: What a process remembers from one command to the next (a fresh process starts without it).
 _MEMOS = (_library_price, count_text)
+#: ``--as-before``: the command rows as this bench ran them before 2026-11-24.
+AS_BEFORE = False
 
 BUDGET = 128_000
 
@@ -108,9 +112,10 @@ def quiet_cli(argv: list[str]) -> None:
     the counts on disk (the bench's own cache folder, warmed by one untimed ``info`` per file), none
     remembered in memory from the commands before: neither counts nor prices (in one process the
     Codex ``compare --json`` row took 5.0 s after the text row's 15.5 s had filled the price memo)."""
-    cache.clear_memory()
-    for memo in _MEMOS:
-        memo.cache_clear()
+    if not AS_BEFORE:
+        cache.clear_memory()
+        for memo in _MEMOS:
+            memo.cache_clear()
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         cli(argv)
 
@@ -121,7 +126,8 @@ def row(label: str, value: str, floor: str, ratio: float, goal: str) -> None:
 
 def bench_size(n: int, path: str, a: argparse.Namespace, fmt: str) -> None:
     encoding = ["--encoding", a.encoding]
-    quiet_cli(["info", path, *encoding])  # the counts on disk: every timed command below reopens the file
+    if not AS_BEFORE:
+        quiet_cli(["info", path, *encoding])  # the counts on disk: every timed command below reopens the file
     t_info, _ = wall(lambda: quiet_cli(["info", path, *encoding]))
     analysis = inspector.analyze(inspector.load(path), a.encoding)
     view, table = analysis.view, analysis.table
@@ -227,14 +233,21 @@ def main() -> None:
                     help="skip the CLI compare and replay rows (the commands price every call)")
     ap.add_argument("--formats", default="jsonl", help=f"comma-separated, of {','.join(FORMATS)}")
     ap.add_argument("--dir", default=None, help="write the sessions here (kept, and reused if present)")
+    ap.add_argument("--as-before", action="store_true",
+                    help="the command rows as before 2026-11-24: the user's cache folder, no untimed info, counts "
+                         "and prices remembered from row to row (to compare with figures measured then)")
     a = ap.parse_args()
     formats = a.formats.split(",")
     unknown = sorted(set(formats) - set(FORMATS))
     if unknown:
         ap.error(f"unknown format(s) {', '.join(unknown)}: choose from {', '.join(FORMATS)}")
-    get_counter(a.encoding).count("warm")  # the tokenizer loaded once, before any row (not a row's cost)
+    global AS_BEFORE
+    AS_BEFORE = a.as_before
+    if not AS_BEFORE:
+        get_counter(a.encoding).count("warm")  # the tokenizer loaded once, before any row (not a row's cost)
     with contextlib.ExitStack() as stack:
-        os.environ["CONTEXT_INSPECTOR_CACHE_DIR"] = stack.enter_context(tempfile.TemporaryDirectory(prefix="bench-cache-"))
+        if not AS_BEFORE:
+            os.environ["CONTEXT_INSPECTOR_CACHE_DIR"] = stack.enter_context(tempfile.TemporaryDirectory(prefix="bench-cache-"))
         directory = Path(a.dir) if a.dir else Path(stack.enter_context(tempfile.TemporaryDirectory()))
         directory.mkdir(parents=True, exist_ok=True)
         for n in (int(x) for x in a.sizes.split(",")):
