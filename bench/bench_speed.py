@@ -29,7 +29,22 @@ forks its replays over the cores (:mod:`inspector.analysis.compare_forked`); the
 
 Times: wall for the replay, compare and info rows (seconds), CPU for the millisecond rows.
 
-Usage: python bench/bench_speed.py [--sizes 10000,50000] [--runs 21] [--encoding cl100k_base] [--compare-max N] [--no-money]
+Every command row (``info`` included) runs as a process reopening the file would: its counts on
+disk in the bench's own cache folder (one untimed ``info`` per file writes them), none kept in
+memory from the row before, the tokenizer already loaded. Before this, the first file's ``info``
+counted everything (1.18 s at 10k) and a later format's found the counts in memory (0.39 s), so
+the ratios of one run were not comparable between formats; ``info`` also read the user's whole
+count cache (up to 64 MB), so its time depended on the machine's history. ``--as-before`` runs
+the command rows that way, to compare with figures measured before.
+
+``--formats`` runs every row on the session written in each named format (the writers of
+bench/bench_speed_load.py): ``openai`` (OpenAI chat JSON), ``jsonl`` (the inspector's JSONL, the
+default and what the figures above were measured on), ``claude_code`` (a Claude Code transcript:
+recorded usage on every call) and ``codex`` (a Codex rollout). ``--dir`` keeps the written files
+(and reuses them) instead of a temporary folder.
+
+Usage: python bench/bench_speed.py [--sizes 10000,50000] [--formats jsonl,openai,claude_code,codex] [--dir DIR]
+                                   [--runs 21] [--encoding cl100k_base] [--compare-max N] [--no-money] [--as-before]
 """
 
 from __future__ import annotations
@@ -43,16 +58,26 @@ import sys
 import tempfile
 import time
 from bisect import bisect_left
+from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from gen_session import generate, write_jsonl  # noqa: E402
+from bench_speed_load import FORMATS, input_path, write_format  # noqa: E402
+from gen_session import generate  # noqa: E402
 
 import inspector  # noqa: E402
 from inspector.cli.main import main as cli  # noqa: E402
 from inspector.strategies import STRATEGIES, Settings, plan  # noqa: E402
 from inspector.strategies.base import Status  # noqa: E402
 from inspector.strategies.incremental import INCREMENTAL, PIPELINES, _trim_cut, facts  # noqa: E402
+from inspector.tokens import cache, get_counter  # noqa: E402
+from inspector.analysis.prices import _library_price  # noqa: E402
+from inspector.strategies.common import count_text  # noqa: E402
+
+#: What a process remembers from one command to the next (a fresh process starts without it).
+_MEMOS = (_library_price, count_text)
+#: ``--as-before``: the command rows as this bench ran them before 2026-11-24.
+AS_BEFORE = False
 
 BUDGET = 128_000
 
@@ -83,6 +108,14 @@ def median_ms(fn, runs: int) -> float:
 
 
 def quiet_cli(argv: list[str]) -> None:
+    """``argv`` run as a command in this process, as a fresh process reopening the file would run it:
+    the counts on disk (the bench's own cache folder, warmed by one untimed ``info`` per file), none
+    remembered in memory from the commands before: neither counts nor prices (in one process the
+    Codex ``compare --json`` row took 5.0 s after the text row's 15.5 s had filled the price memo)."""
+    if not AS_BEFORE:
+        cache.clear_memory()
+        for memo in _MEMOS:
+            memo.cache_clear()
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         cli(argv)
 
@@ -91,12 +124,14 @@ def row(label: str, value: str, floor: str, ratio: float, goal: str) -> None:
     print(f"  {label:44} {value:>11} {floor:>11} {ratio:8.2f}x   {goal}")
 
 
-def bench_size(n: int, path: str, a: argparse.Namespace) -> None:
+def bench_size(n: int, path: str, a: argparse.Namespace, fmt: str) -> None:
     encoding = ["--encoding", a.encoding]
+    if not AS_BEFORE:
+        quiet_cli(["info", path, *encoding])  # the counts on disk: every timed command below reopens the file
     t_info, _ = wall(lambda: quiet_cli(["info", path, *encoding]))
     analysis = inspector.analyze(inspector.load(path), a.encoding)
     view, table = analysis.view, analysis.table
-    print(f"\n{n:,} messages target: {len(view):,} messages, {len(view.calls):,} calls, {len(view.turns) - 1:,} turns; "
+    print(f"\n{fmt}, {n:,} messages target: {len(view):,} messages, {len(view.calls):,} calls, {len(view.turns) - 1:,} turns; "
           f"info {t_info:.2f} s ({a.encoding}); load average {_load()}")
     print(f"  {'row':44} {'time':>11} {'floor':>11} {'ratio':>9}   goal")
     s = Settings(budget=BUDGET)
@@ -145,8 +180,10 @@ def bench_size(n: int, path: str, a: argparse.Namespace) -> None:
         for name in ("fifo", "truncate_results,fifo"):
             t, _ = wall(lambda: quiet_cli(["replay", path, *encoding, "--strategy", name, "--budget", str(BUDGET), "--json"]))
             row(f"CLI replay --json {name} (load + money)", f"{t:.2f} s", f"{t_info:.2f} s", t / t_info, "<= 1.5")
-    if n <= 10_000:
+    if n <= 10_000 and fmt in ("openai", "jsonl"):
         langchain_row(view, table, a.runs)
+    elif n <= 10_000:
+        print("  (the trim_messages row runs on the openai and jsonl files: its message conversion knows their roles)")
 
 
 def langchain_row(view, table, runs: int) -> None:
@@ -194,12 +231,33 @@ def main() -> None:
     ap.add_argument("--compare-max", type=int, default=10_000, help="time compare up to this size")
     ap.add_argument("--no-money", dest="money", action="store_false",
                     help="skip the CLI compare and replay rows (the commands price every call)")
+    ap.add_argument("--formats", default="jsonl", help=f"comma-separated, of {','.join(FORMATS)}")
+    ap.add_argument("--dir", default=None, help="write the sessions here (kept, and reused if present)")
+    ap.add_argument("--as-before", action="store_true",
+                    help="the command rows as before 2026-11-24: the user's cache folder, no untimed info, counts "
+                         "and prices remembered from row to row (to compare with figures measured then)")
     a = ap.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
+    formats = a.formats.split(",")
+    unknown = sorted(set(formats) - set(FORMATS))
+    if unknown:
+        ap.error(f"unknown format(s) {', '.join(unknown)}: choose from {', '.join(FORMATS)}")
+    global AS_BEFORE
+    AS_BEFORE = a.as_before
+    if not AS_BEFORE:
+        get_counter(a.encoding).count("warm")  # the tokenizer loaded once, before any row (not a row's cost)
+    with contextlib.ExitStack() as stack:
+        if not AS_BEFORE:
+            os.environ["CONTEXT_INSPECTOR_CACHE_DIR"] = stack.enter_context(tempfile.TemporaryDirectory(prefix="bench-cache-"))
+        directory = Path(a.dir) if a.dir else Path(stack.enter_context(tempfile.TemporaryDirectory()))
+        directory.mkdir(parents=True, exist_ok=True)
         for n in (int(x) for x in a.sizes.split(",")):
-            path = os.path.join(tmp, f"session_{n}.jsonl")
-            write_jsonl(generate(n), path)
-            bench_size(n, path, a)
+            session = None
+            for fmt in formats:
+                path = input_path(directory, fmt, n)
+                if not path.exists():
+                    session = session or generate(n)
+                    write_format(fmt, session, path)
+                bench_size(n, str(path), a, fmt)
 
 
 if __name__ == "__main__":

@@ -11,9 +11,10 @@ run of the strategy's own code, :func:`.incremental.transform_run`); messages ou
 are sent as they are. Each message's request-piece key and tokens under an op are per-session
 arrays (:class:`Layouts`), so two calls' first difference is found per run pair, not per message.
 
-Fast paths without a layout (summaries; a clearing or masking that splits one message's
-results; masking that reaches what the current turn protects) give None: the caller plans those
-calls. The property test
+Fast paths without a layout (summaries; a clearing that splits one message's results;
+masking that reaches what the current turn protects) give None: the caller plans those calls.
+A masking that splits one message's results lays that message out as a "point": the one
+message, keyed and sized as its edits leave it. The property test
 (tests/test_incremental_replay.py) checks every layout's shared prefix against the plans.
 """
 
@@ -268,16 +269,26 @@ def _mask_tool_outputs(f: Facts, s: Settings, stop: int, turn: int, total: int) 
         return ()
     slots = _derived(f, "result_slots", _ResultSlots)
     values = _mask_values(f, s)
-    r = slots.messages[last]
+    messages = slots.messages
+    r = messages[last]
     j = last + 1
-    while j < len(slots.messages) and slots.messages[j] == r:
-        if values[j]:
-            return None  # the message keeps some of its results and loses others: planned
+    while j < len(messages) and messages[j] == r and not values[j]:
         j += 1
     key = "run:" + mask_key(s)
-    _derived(f, key, lambda f: _edited(f, [(m, k, t, v) for (m, k, t, v) in zip(slots.messages, slots.blocks, slots.tokens, values) if v],
+    _derived(f, key, lambda f: _edited(f, [(m, k, t, v) for (m, k, t, v) in zip(messages, slots.blocks, slots.tokens, values) if v],
                                        s.mask_placeholder, "mask_tool_outputs"))
-    return ((0, r + 1, (None, key[4:])),)
+    if j == len(messages) or messages[j] != r:
+        return ((0, r + 1, (None, key[4:])),)
+    # message r keeps some of its results and loses others (a Claude Code user message answers
+    # every call of one assistant message): the messages before it under the run's edit, r
+    # itself as the one message it becomes
+    if f.view.roles[r] == "assistant":
+        return None  # (a message that may re-send reasoning is never a point: planned)
+    first = bisect_left(messages, r)
+    edits = [BlockEdit(slots.blocks[k], "clear", s.mask_placeholder, slots.tokens[k], slots.tokens[k] - values[k], by="mask_tool_outputs")
+             for k in range(first, last + 1) if values[k]]
+    point: Segment = (r, r + 1, ("point", message_key(r, edits), f.table.totals[r] - sum(values[first : last + 1])))
+    return ((0, r, (None, key[4:])), point) if r else (point,)
 
 
 def _edited(f: Facts, cleared: list[tuple[int, int, int, int]], text: str, by: str) -> SimpleNamespace:
@@ -508,10 +519,13 @@ class Layouts:
     def before_source(self, runs: list[Segment], stop: int) -> int:
         """Tokens of the leading pieces up to the first message sent at or after ``stop``, as
         :func:`inspector.analysis.requests.tokens_before_source` counts them: an inserted piece
-        (a point) has no source, so it counts wherever it stands before that message."""
+        (a point whose key is not a message's) has no source, so it counts wherever it stands
+        before that message."""
         tokens = 0
         for lo, hi, op in runs:
             if op[0] == "point":
+                if lo >= stop and type(op[1]) is tuple and type(op[1][0]) is int:
+                    return tokens  # an edited message (its key names it): sent at or after stop
                 tokens += op[2]
                 continue
             arrays = self.op(op)
@@ -561,7 +575,8 @@ class Layouts:
 
 class _Point:
     """A "point" op ``("point", key, tokens)``: its one message dropped and an inserted piece
-    sent in its place (no reasoning before it). Only its key is read here; the runs' walks
+    sent in its place, or the message sent as its edits leave it (its key then names it); no
+    reasoning before it. Only its key is read here; the runs' walks
     (:meth:`Layouts.sent`, :meth:`Layouts.pieces`) read its tokens off the op."""
 
     def __init__(self, n: int, op) -> None:
