@@ -837,12 +837,23 @@ def summarize_cut(f: Facts, s: Settings, stop: int, turn: int, total: int):
     framing, ratio = summaries.framing, s.summary_ratio
     estimate = framing + s.summary_tokens
     history = f.ns_count[stop]
+    # A cut inside the first run of candidates (a replay's usual case) is a non-system position:
+    # its unit's end and its tokens are read off one array each, without _past_unit's walk.
+    x0, first_end = seq.runs[0]
+    first = first_end - x0
+    ns_tokens, starts = seq.ns_tokens, _derived(f, "unit_starts", _unit_starts)
     cut = 0
     while cut < m:  # summarize's own rounds (safe cuts: between units)
         remaining = history - cut + (1 if cut else 0)
         n = max(1, int(remaining * ratio)) - (1 if cut else 0)
-        cut = _past_unit(f, seq, min(m, cut + max(1, n)))
-        rest = total - seq.tokens(cut)
+        p = min(m, cut + max(1, n))
+        q = starts[x0 + p] if p < first else first_end
+        if q < first_end:  # _past_unit(f, seq, p) within the first run
+            cut = q - x0
+            rest = total - (ns_tokens[q] - ns_tokens[x0])
+        else:
+            cut = _past_unit(f, seq, p)
+            rest = total - seq.tokens(cut)
         if rest + estimate <= budget:
             break
         if rest + framing <= budget and rest + summaries.tokens(seq, cut) <= budget:
