@@ -525,3 +525,34 @@ def test_compacts_shared_prefixes_come_from_layouts_between_compactions():
     summaries = [c.call for c in r.calls if c.kind == "summary"]
     assert summaries and len(r.calls) - len(summaries) == len(a.view.calls)
     assert set(built) <= {k for n in summaries for k in (n - 1, n, n + 1)}
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(sessions(), st.sampled_from([0.05, 0.3]), st.sampled_from([6, 300]))
+def test_summarize_at_the_edge_of_its_checks_equals_planning(session, ratio, cap):
+    """summarize's rounds stop when the rest plus the summary fits: budgets that make the rest
+    after a cut fit with that cut's summary exactly (and one token either side), for every cut
+    of the last call's history, are replayed as planning that call decides."""
+    from types import SimpleNamespace
+
+    from inspector.strategies.summarize import _SummaryBuilder
+    from inspector.tokens import get_counter, get_profile
+
+    a = analyze(session, encoding="approx")
+    view, table = a.view, a.table
+    if not view.calls:
+        return
+    hidden = hidden_per_call(view, table)
+    n = len(view.calls)
+    stop = view.calls[-1].message_index
+    total = table.overhead + hidden[-1] + table.prefix[stop]
+    seq = [i for i in range(stop) if view.roles[i] != "system"]
+    builder = _SummaryBuilder(SimpleNamespace(view=view), seq, get_counter(table.encoding), get_profile(table.profile), cap)
+    replaced = 0
+    budgets = set()
+    for p, i in enumerate(seq, 1):
+        replaced += table.totals[i]
+        budgets.update(total - replaced + builder.tokens(p) + d for d in (-1, 0, 1))
+    for budget in sorted(b for b in budgets if b >= 0):
+        s = Settings(budget=budget, summary_ratio=ratio, summary_tokens=cap)
+        assert replay_tokens(view, table, ("summarize",), s, hidden, [n]) == [reference(view, table, ("summarize",), s, n, hidden[-1]).total()], budget

@@ -842,22 +842,29 @@ def summarize_cut(f: Facts, s: Settings, stop: int, turn: int, total: int):
     x0, first_end = seq.runs[0]
     first = first_end - x0
     ns_tokens, starts = seq.ns_tokens, _derived(f, "unit_starts", _unit_starts)
-    cut = 0
+    base = ns_tokens[x0]
+    # ns_tokens at the end of what is replaced when the rest fits with a summary of the cap
+    # (it surely fits), and when it may fit with the actual summary (summarize's two checks)
+    surely, maybe = base + total - budget + estimate, base + total - budget + framing
+    cut, step = 0, max(1, int(history * ratio))
     while cut < m:  # summarize's own rounds (safe cuts: between units)
-        remaining = history - cut + (1 if cut else 0)
-        n = max(1, int(remaining * ratio)) - (1 if cut else 0)
-        p = min(m, cut + max(1, n))
+        p = cut + step
+        if p > m:
+            p = m
         q = starts[x0 + p] if p < first else first_end
         if q < first_end:  # _past_unit(f, seq, p) within the first run
             cut = q - x0
-            rest = total - (ns_tokens[q] - ns_tokens[x0])
+            replaced = ns_tokens[q]
         else:
             cut = _past_unit(f, seq, p)
-            rest = total - seq.tokens(cut)
-        if rest + estimate <= budget:
+            replaced = base + seq.tokens(cut)
+        if replaced >= surely:
             break
-        if rest + framing <= budget and rest + summaries.tokens(seq, cut) <= budget:
+        if replaced >= maybe and total - (replaced - base) + summaries.tokens(seq, cut) <= budget:
             break
+        step = int((history - cut + 1) * ratio) - 1  # of the rest, the summary counting as one message
+        if step < 1:
+            step = 1
     return seq, cut, summaries
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections import Counter
+from functools import cached_property
 from itertools import accumulate
 
 from ..model import Message, TextBlock
@@ -177,6 +178,7 @@ class _SummaryBuilder:
         self._by_lines = _additive_encoding(counter)
         self._pieces: dict[str, int] = {}  # the tokens of the pieces of the title and tool tally
         self._numbers: dict[int, int] = {}  # a count's tokens (:meth:`_number_tokens`)
+        self._steps: list[int] = [0]  # ``_steps[n]``: what a count's tokens grow by from n to n + 1
         self.line_uptos: list[int] = []  # each line's seq positions scanned when it was added
         self.line_prefix: list[int] = [0]  # prefix sums of the first lines' tokens, each with its newline
         self.lines_additive = 0  # how many of the first lines have the shape _additive_parts needs
@@ -198,14 +200,18 @@ class _SummaryBuilder:
             at = bisect_right(self.snapshots, cut, key=lambda snap: snap[0]) - 1
             self.tallied, tools, self.tally_sum = self.snapshots[at]
             self.tools = Counter(tools)
-        tools, tally = self.tools, self.tally_sum
-        number = self._number_tokens
+        tools, tally, steps = self.tools, self.tally_sum, self._steps
         for k, i in enumerate(seq[self.tallied : cut], self.tallied):
             if call_ids[i]:
                 for name in tool_names[i]:  # (Counter.update's type checks cost more than the count)
                     n = tools[name]
                     tools[name] = n + 1
-                    tally += number(n + 1) - number(n) if n else self._tool_tokens(name, 1)
+                    if not n:
+                        tally += self._tool_tokens(name, 1)
+                    else:
+                        while len(steps) <= n:
+                            steps.append(self._number_tokens(len(steps) + 1) - self._number_tokens(len(steps)))
+                        tally += steps[n]
             if (k + 1) % _SNAPSHOT == 0 and k + 1 > self.snapshots[-1][0]:
                 self.snapshots.append((k + 1, Counter(tools), tally))
         self.tally_sum = tally
@@ -242,9 +248,13 @@ class _SummaryBuilder:
         self.lines_upto = k
 
     def _span(self, cut: int) -> str:
-        turn_of, seq = self.w.view.turn_of, self.seq
-        first_turn, last_turn = turn_of[seq[0]], turn_of[seq[cut - 1]]
+        turn_of = self.w.view.turn_of
+        first_turn, last_turn = self._first_turn, turn_of[self.seq[cut - 1]]
         return f"turn {first_turn}" if first_turn == last_turn else f"turns {first_turn}-{last_turn}"
+
+    @cached_property
+    def _first_turn(self) -> int:
+        return self.w.view.turn_of[self.seq[0]]
 
     def _head_parts(self, cut: int) -> list[str]:
         """The summary's parts before its lines: the title and, when a tool was used, the tally."""
