@@ -556,3 +556,58 @@ def test_summarize_at_the_edge_of_its_checks_equals_planning(session, ratio, cap
     for budget in sorted(b for b in budgets if b >= 0):
         s = Settings(budget=budget, summary_ratio=ratio, summary_tokens=cap)
         assert replay_tokens(view, table, ("summarize",), s, hidden, [n]) == [reference(view, table, ("summarize",), s, n, hidden[-1]).total()], budget
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(sessions(), st.sampled_from([(0, 0, ()), (0, 2, ()), (800, 0, ("bash",))]))
+def test_the_first_candidate_prefix_reaching_a_size_is_the_binary_search(session, clearing):
+    """fifo's cut (fifo_in_turn_cut) bisects the candidates' prefix sums, with tool results as
+    they are and as clear_tool_uses leaves them (one array in the first run of candidates): for
+    every call and every size a prefix has (and one token either side), the prefix found is the
+    one the generic binary search over ``tokens(q)`` finds."""
+    trigger, keep, excluded = clearing
+    _check_first_reaching(session, Settings(trigger=trigger, keep=keep, exclude_tools=excluded))
+
+
+def test_the_first_prefix_reaching_a_size_after_a_protected_exchange_is_the_binary_search():
+    """The same where the candidates start after protected results clear_tool_uses keeps (the
+    exchange whose results the turn's prompt carries, at the start of the history). The replay
+    hands such a session to planning (its exchange crosses into the turn: not units_simple), but
+    the search is the same arithmetic on the same spans."""
+    messages: list[Message] = []
+
+    def add(role: str, content: list, **kw) -> None:
+        messages.append(Message(index=len(messages), role=role, content=content, **kw))
+
+    add("assistant", [ToolCallBlock(id="c0", name="bash", arguments="{}")])
+    add("user", [ToolResultBlock(tool_call_id="c0", content="w " * 300), TextBlock(text="ask w w")], content_form="blocks")
+    for k in range(1, 6):
+        add("assistant", [ToolCallBlock(id=f"c{k}", name="grep", arguments="{}")])
+        add("tool", [ToolResultBlock(tool_call_id=f"c{k}", content="w " * (50 * k))])
+    add("assistant", [TextBlock(text="done")])
+    session = Session(format="inspector", messages=messages)
+    a = analyze(session, encoding="approx")
+    f = facts(a.view, a.table)
+    assert f.stops[-1] == len(messages) - 1 and _guard_spans(f, f.stops[-1], f.turns[-1])[0] == (0, 2)
+    _check_first_reaching(session, Settings(trigger=0, keep=0))
+
+
+def _check_first_reaching(session: Session, s: Settings) -> None:
+    from inspector.strategies.incremental import _Candidates, _ClearedCandidates, _clearing, _derived, _first_reaching, _ns_tokens
+
+    a = analyze(session, encoding="approx")
+    view, table = a.view, a.table
+    if not view.calls:
+        return
+    f = facts(view, table)
+    for stop, turn in zip(f.stops, f.turns):
+        seq = _Candidates(f, stop, turn, _derived(f, "ns_tokens", _ns_tokens))
+        if not seq.m:
+            continue
+        sequences = [seq]
+        freed, eligible, spans = _clearing(f, s, stop, turn, table.prefix[stop] + table.overhead)
+        if freed:
+            sequences.append(_ClearedCandidates(f, s, seq, eligible, spans))
+        for c in sequences:
+            needs = sorted({c.tokens(q) + d for q in range(c.m + 1) for d in (-1, 0, 1)})
+            assert [c.first_reaching(need) for need in needs] == [_first_reaching(c, need, 1) for need in needs]

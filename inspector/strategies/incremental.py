@@ -491,6 +491,7 @@ class _ClearedCandidates:
         self.partial = [(uses.result[u], values[u + 1] - values[u]) for u in range(first, eligible)]
         before = uses.uses_before
         self.protected = [(b, values[min(eligible, before[b])] - values[min(eligible, before[a])]) for a, b in spans]
+        self.f, self.key = f, s.exclude_tools
 
     def tokens(self, q: int) -> int:
         """The tokens of ``seq[:q]`` after clearing."""
@@ -501,6 +502,30 @@ class _ClearedCandidates:
         freed += sum(v for r, v in self.partial if 0 <= r < x)
         freed -= sum(v for end, v in self.protected if end <= x)  # protected results are not cleared
         return self.seq.tokens(q) - freed
+
+    def first_reaching(self, need: int) -> int:
+        """The first ``q >= 1`` with ``tokens(q) >= need``, else ``m``. Inside the first run of
+        candidates and before the boundary message (and any result of its uses), ``tokens(q)`` is
+        one entry of the cleared sizes' prefix sums (:func:`_cleared_ns_tokens`) less a constant:
+        the protected spans it passes are those before the run (spans split runs)."""
+        f, (x0, y0) = self.f, self.seq.runs[0]
+        before = min([self.boundary, *(r for r, _ in self.partial if r >= 0)])  # seq[:length] ends before it
+        length = min(y0, f.ns_count[before]) - x0  # tokens(q) = cleared[x0 + q] - base for q <= length
+        if length >= 1:
+            cleared = _derived(f, f"cleared-ns:{','.join(sorted(self.key))}", lambda f: _cleared_ns_tokens(f, self.by_message))
+            first = f.ns_index[x0] + 1
+            base = self.seq.ns_tokens[x0] - sum(v for end, v in self.protected if end <= first)
+            if cleared[x0 + length] - base >= need:
+                return bisect_left(cleared, need + base, x0 + 1, x0 + length + 1) - x0
+        return _first_reaching(self, need, max(length, 0) + 1)
+
+
+def _cleared_ns_tokens(f: Facts, by_message: Sequence[int]) -> array:
+    """Per non-system position j: the tokens of the non-system messages before it, less what
+    clearing every tool result in the messages up to the one before j frees (``by_message``,
+    by message index): the prefix sums of the sizes fifo sees after clear_tool_uses."""
+    ns_tokens, ns_index = _derived(f, "ns_tokens", _ns_tokens), f.ns_index
+    return array("q", [0, *(ns_tokens[j] - by_message[ns_index[j - 1] + 1] for j in range(1, len(ns_index)))])
 
 
 def _per_message(n: int, pairs: list[tuple[int, int]]) -> list[int]:
@@ -709,6 +734,15 @@ class _Candidates:
             q -= y - x
         return out
 
+    def first_reaching(self, need: int) -> int:
+        """The first ``q >= 1`` with ``tokens(q) >= need``, else ``m``: in the first run, a
+        bisection of the prefix sums."""
+        x, y = self.runs[0]
+        t = self.ns_tokens
+        if t[y] - t[x] >= need:
+            return bisect_left(t, need + t[x], x + 1, y + 1) - x
+        return _first_reaching(self, need, y - x + 1)
+
     def key(self, q: int) -> tuple:
         """What ``seq[:q]`` depends on: the runs it covers (the last one by its start)."""
         out = []
@@ -719,6 +753,19 @@ class _Candidates:
             out.append((x, y))
             q -= y - x
         return tuple(out)
+
+
+def _first_reaching(seq, need: int, lo: int) -> int:
+    """The first ``q`` in ``[lo, m]`` with ``seq.tokens(q) >= need`` (non-decreasing in q), else
+    ``m``; ``tokens(q) < need`` below ``lo``."""
+    hi = seq.m
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if seq.tokens(mid) >= need:
+            hi = mid
+        else:
+            lo = mid + 1
+    return min(lo, hi)
 
 
 def _ns_tokens(f: Facts) -> list[int]:
@@ -783,15 +830,7 @@ def fifo_in_turn_cut(f: Facts, s: Settings, stop: int, total: int, seq: _Candida
     m = seq.m
     if not m:
         return 0
-    need = total - budget
-    lo, hi = 1, m  # the first q >= 1 with tokens(seq[:q]) >= need, else m
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if seq.tokens(mid) >= need:
-            hi = mid
-        else:
-            lo = mid + 1
-    k = _past_unit(f, seq, lo)
+    k = _past_unit(f, seq, seq.first_reaching(total - budget))
     limit = f.ns_count[stop] - s.min_history_messages
     if k > limit:
         k = max(limit, 0)
