@@ -90,6 +90,7 @@ class Facts:
         self.turn_start = cache.turn_start
         self.stops = [c.message_index for c in view.calls]
         self.turns = [c.turn for c in view.calls]
+        self._derived: dict = {}  # :func:`_derived`'s values
 
     @cached_property
     def eligible(self) -> bool:
@@ -435,19 +436,35 @@ class _ToolUses:
 
 
 
-def _clear_values(f: Facts, s: Settings) -> list[int]:
-    """Prefix sums, over tool uses, of what clearing each use's result frees."""
-    uses = _derived(f, "tool_uses", _ToolUses)
-    placeholder = count_text(f.table.encoding, CLEARED)
+class _ClearSizes:
+    """What clear_tool_uses frees, per ``exclude_tools``: by tool use (prefix sums), by result
+    message (prefix sums over message indices) and, as fifo after it sees the sizes, by
+    non-system position (:func:`_cleared_ns_tokens`, made when first asked)."""
 
-    def make(f: Facts) -> list[int]:
+    def __init__(self, f: Facts, s: Settings) -> None:
+        uses = _derived(f, "tool_uses", _ToolUses)
+        placeholder = count_text(f.table.encoding, CLEARED)
         excluded = set(s.exclude_tools)
-        return _prefix([
+        self.f = f
+        self.values = values = _prefix([
             t - placeholder if r >= 0 and name not in excluded and t > placeholder else 0
             for r, t, name in zip(uses.result, uses.tokens, uses.names)
         ])
+        # by result message: what clearing every use whose result lies before index x frees
+        self.by_message = _prefix(_per_message(f.n, [(r, values[u + 1] - values[u]) for u, r in enumerate(uses.result) if r >= 0]))
 
-    return _derived(f, f"clear:{','.join(sorted(s.exclude_tools))}", make)
+    @cached_property
+    def cleared_ns(self) -> array:
+        return _cleared_ns_tokens(self.f, self.by_message)
+
+
+def _clear_sizes(f: Facts, s: Settings) -> _ClearSizes:
+    return _derived(f, ("clear", s.exclude_tools), lambda f: _ClearSizes(f, s))
+
+
+def _clear_values(f: Facts, s: Settings) -> list[int]:
+    """Prefix sums, over tool uses, of what clearing each use's result frees."""
+    return _clear_sizes(f, s).values
 
 
 def _clearing(f: Facts, s: Settings, stop: int, turn: int, total: int) -> tuple[int, int, list[tuple[int, int]]]:
@@ -479,11 +496,10 @@ class _ClearedCandidates:
 
     def __init__(self, f: Facts, s: Settings, seq: _Candidates, eligible: int, spans: list[tuple[int, int]]) -> None:
         uses = _derived(f, "tool_uses", _ToolUses)
-        values = _clear_values(f, s)
+        self.sizes = sizes = _clear_sizes(f, s)
+        values = sizes.values
         self.seq, self.m, self.index = seq, seq.m, seq.index
-        # by result message: what clearing every use whose result lies before index x frees
-        self.by_message = _derived(f, f"clear-by-message:{','.join(sorted(s.exclude_tools))}", lambda f: _prefix(
-            _per_message(f.n, [(r, values[u + 1] - values[u]) for u, r in enumerate(uses.result) if r >= 0])))
+        self.by_message = sizes.by_message
         # the uses before ``eligible`` have their results before the call message of use
         # ``eligible``, but for that message's own uses (they share its exchange)
         self.boundary = uses.call_msg[eligible] if eligible < len(uses.call_msg) else f.n
@@ -491,7 +507,7 @@ class _ClearedCandidates:
         self.partial = [(uses.result[u], values[u + 1] - values[u]) for u in range(first, eligible)]
         before = uses.uses_before
         self.protected = [(b, values[min(eligible, before[b])] - values[min(eligible, before[a])]) for a, b in spans]
-        self.f, self.key = f, s.exclude_tools
+        self.f = f
 
     def tokens(self, q: int) -> int:
         """The tokens of ``seq[:q]`` after clearing."""
@@ -512,7 +528,7 @@ class _ClearedCandidates:
         before = min([self.boundary, *(r for r, _ in self.partial if r >= 0)])  # seq[:length] ends before it
         length = min(y0, f.ns_count[before]) - x0  # tokens(q) = cleared[x0 + q] - base for q <= length
         if length >= 1:
-            cleared = _derived(f, f"cleared-ns:{','.join(sorted(self.key))}", lambda f: _cleared_ns_tokens(f, self.by_message))
+            cleared = self.sizes.cleared_ns
             first = f.ns_index[x0] + 1
             base = self.seq.ns_tokens[x0] - sum(v for end, v in self.protected if end <= first)
             if cleared[x0 + length] - base >= need:
@@ -950,9 +966,9 @@ def _turn_floor(f: Facts, stop: int, turn: int) -> int:
     return min(start, *opening) if opening else start
 
 
-def _derived(f: Facts, key: str, make: Callable[[Facts], object]):
+def _derived(f: Facts, key: str | tuple, make: Callable[[Facts], object]):
     """``make(f)``, computed once per Facts under ``key`` (keys name the settings they read)."""
-    cache = f.__dict__.setdefault("_derived", {})
+    cache = f._derived
     value = cache.get(key)
     if value is None:
         value = cache[key] = make(f)
