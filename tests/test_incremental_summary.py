@@ -70,9 +70,10 @@ def test_the_title_and_tool_tally_counted_by_pieces_are_counted_whole(encoding, 
     counter = get_counter(encoding)
     builder = _SummaryBuilder(SimpleNamespace(view=None), [], counter, get_profile("openai"), 300)
     end = "" if last else "\n"
-    for span in (f"turn {turns[0]}", f"turns {turns[0]}-{turns[1]}"):
+    for first, last_turn in ((turns[0], turns[0]), turns):
+        span = f"turn {first}" if first == last_turn else f"turns {first}-{last_turn}"
         title = f"{_TITLE} {cut} earlier messages, {span})"
-        assert builder._title_tokens(cut, span, last) == counter.count(title + end)
+        assert builder._title_tokens(cut, first, last_turn, last) == counter.count(title + end)
     tally = _TALLY + " " + ", ".join(f"{name} x{n}" for name, n in tools) + "."
     assert builder._tally_tokens(tools, last) == counter.count(tally + end)
 
@@ -88,7 +89,7 @@ def test_a_tally_of_odd_tool_names_is_counted_as_whole(encoding, name):
     for last in (True, False):
         tally = _TALLY + " " + ", ".join(f"{n} x{k}" for n, k in tools) + "." + ("" if last else "\n")
         assert builder._tally_tokens(tools, last) == counter.count(tally)
-    assert builder._title_tokens(1234567, "turns 3-4", False) == counter.count(
+    assert builder._title_tokens(1234567, 3, 4, False) == counter.count(
         "[Earlier conversation summary]: (simulated offline summary of 1234567 earlier messages, turns 3-4)\n")
 
 

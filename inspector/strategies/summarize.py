@@ -170,7 +170,8 @@ class _SummaryBuilder:
         self.lines_upto = 0  # seq positions scanned for lines
         self.lines_chars = 0
         self.lines_limit = cap * 8 + 200  # enough characters to reach the cap with any tokenizer
-        self._memo: dict[int, tuple[str, int]] = {}
+        self._memo: dict[int, tuple[str, int]] = {}  # cut -> text, tokens
+        self._counts: dict[int, int] = {}  # cut -> tokens
         #: a part's tokens, with its newline (True: the last part, without), for _fit_lines
         self._counted: dict[bool, dict[str, int]] = {False: {}, True: {}}
         #: ``(part, last, n)`` -> the head of its piece within ``n`` tokens and that head's tokens
@@ -268,7 +269,8 @@ class _SummaryBuilder:
         """:meth:`_part_tokens` of each of :meth:`_head_parts`, from their pieces (the tally's
         from :attr:`tally_sum`)."""
         tallied = len(self.tools)
-        sizes = [self._title_tokens(cut, self._span(cut), not tallied and not shown)]
+        last_turn = self.w.view.turn_of[self.seq[cut - 1]]
+        sizes = [self._title_tokens(cut, self._first_turn, last_turn, not tallied and not shown)]
         if tallied:
             sizes.append(self._tally_frame(tallied, not shown) + self.tally_sum)
         return sizes
@@ -354,13 +356,18 @@ class _SummaryBuilder:
         sizes = [self._part_tokens(p, k == last) for k, p in enumerate(parts)]
         return self._assemble(parts, self._fit_decision(sizes, 0, parts.__getitem__))
 
-    def _title_tokens(self, cut: int, span: str, last: bool) -> int:
+    def _title_tokens(self, cut: int, first_turn: int, last_turn: int, last: bool) -> int:
         """``_part_tokens`` of the summary's first part, from the tokens of its pieces (each
         counted once): the pre-tokenizer of an additive encoding (:data:`_LINE_ADDITIVE`) ends a
-        piece before the space and the number and after the number (``test_incremental_summary``
-        checks it)."""
-        tokens = self._piece_tokens(_TITLE) + self._piece_tokens(" ") + self._number_tokens(cut)
-        return tokens + self._piece_tokens(f" earlier messages, {span})" if last else f" earlier messages, {span})\n")
+        piece before a space and a number, after a number and after a ``-`` before a number
+        (``test_incremental_summary`` checks it)."""
+        piece, number = self._piece_tokens, self._number_tokens
+        tokens = piece(_TITLE) + piece(" ") + number(cut)
+        if first_turn == last_turn:
+            tokens += piece(" earlier messages, turn") + piece(" ") + number(first_turn)
+        else:
+            tokens += piece(" earlier messages, turns") + piece(" ") + number(first_turn) + piece("-") + number(last_turn)
+        return tokens + piece(")" if last else ")\n")
 
     def _tally_tokens(self, ranked: list[tuple[str, int]], last: bool) -> int:
         """``_part_tokens`` of the tool tally, from the tokens of its pieces: an additive
@@ -415,14 +422,16 @@ class _SummaryBuilder:
     def tokens(self, cut: int) -> int:
         """The summary message's tokens: :meth:`text`'s, its text built only where the summary
         cannot be counted by parts."""
-        memo = self._memo.get(cut)
-        if memo is not None:
-            return memo[1]
+        counted = self._counts.get(cut)
+        if counted is not None:
+            return counted
         shown = self._by_parts(cut)
         if shown is None:
-            return self._build(cut)[1]
-        decision = self._fit_decision(self._head_sizes(cut, shown), shown, lambda k: self._head_parts(cut)[k])
-        return self.framing + decision[2]
+            counted = self._build(cut)[1]
+        else:
+            counted = self.framing + self._fit_decision(self._head_sizes(cut, shown), shown, lambda k: self._head_parts(cut)[k])[2]
+        self._counts[cut] = counted
+        return counted
 
 
 #: Encodings whose pre-tokenizer ends a piece at a newline that follows a non-space character and
