@@ -124,17 +124,19 @@ def summarized_sessions(draw):
 
 
 @pytest.mark.parametrize("encoding", ENCODINGS)
+@pytest.mark.parametrize("snapshot", [3, 10**6])
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(case=summarized_sessions(), cap=st.sampled_from([1, 12, 25, 40, 80, 300]))
-def test_a_summary_counted_without_its_text_is_the_text_fitted_whole(encoding, case, cap, monkeypatch):
+def test_a_summary_counted_without_its_text_is_the_text_fitted_whole(encoding, snapshot, case, cap, monkeypatch):
     """_SummaryBuilder.tokens (title, tally, line prefix sums, one bisection; no text) at each
     cut a replay asks, in its order, equals the count of the text fitted whole (fit_counted), and
-    the text built after it is that text. Snapshots every 3 positions: the tally restarts from
-    one when a cut goes back."""
+    the text built after it is that text. A cut that goes back restarts the tally from the
+    nearest snapshot (every 3 positions) or, when nearer, takes the tools back off it (a snapshot
+    only at 0)."""
     from inspector import analyze
     from inspector.strategies import summarize
 
-    monkeypatch.setattr(summarize, "_SNAPSHOT", 3)
+    monkeypatch.setattr(summarize, "_SNAPSHOT", snapshot)
     session, cuts = case
     view = analyze(session, encoding=encoding).view
     seq = [i for i, r in enumerate(view.roles) if r != "system"]

@@ -197,11 +197,27 @@ class _SummaryBuilder:
     def _tally(self, cut: int) -> None:
         view = self.w.view
         seq, call_ids, tool_names = self.seq, view.call_ids, view.tool_names
+        steps = self._steps
         if cut < self.tallied:
             at = bisect_right(self.snapshots, cut, key=lambda snap: snap[0]) - 1
-            self.tallied, tools, self.tally_sum = self.snapshots[at]
-            self.tools = Counter(tools)
-        tools, tally, steps = self.tools, self.tally_sum, self._steps
+            if cut - self.snapshots[at][0] < self.tallied - cut:  # nearer the snapshot: from there on
+                self.tallied, tools, self.tally_sum = self.snapshots[at]
+                self.tools = Counter(tools)
+            else:  # back from where it is
+                tools, tally = self.tools, self.tally_sum
+                for i in seq[cut : self.tallied]:
+                    if call_ids[i]:
+                        for name in tool_names[i]:
+                            n = tools[name] - 1
+                            if n:
+                                tools[name] = n
+                                tally -= steps[n]
+                            else:
+                                del tools[name]
+                                tally -= self._tool_tokens(name, 1)
+                self.tally_sum, self.tallied = tally, cut
+                return
+        tools, tally = self.tools, self.tally_sum
         for k, i in enumerate(seq[self.tallied : cut], self.tallied):
             if call_ids[i]:
                 for name in tool_names[i]:  # (Counter.update's type checks cost more than the count)
@@ -361,13 +377,21 @@ class _SummaryBuilder:
         counted once): the pre-tokenizer of an additive encoding (:data:`_LINE_ADDITIVE`) ends a
         piece before a space and a number, after a number and after a ``-`` before a number
         (``test_incremental_summary`` checks it)."""
-        piece, number = self._piece_tokens, self._number_tokens
-        tokens = piece(_TITLE) + piece(" ") + number(cut)
+        head, one, many, dash, end, end_line = self._title_pieces
+        number = self._number_tokens
         if first_turn == last_turn:
-            tokens += piece(" earlier messages, turn") + piece(" ") + number(first_turn)
+            tokens = head + number(cut) + one + number(first_turn)
         else:
-            tokens += piece(" earlier messages, turns") + piece(" ") + number(first_turn) + piece("-") + number(last_turn)
-        return tokens + piece(")" if last else ")\n")
+            tokens = head + number(cut) + many + number(first_turn) + dash + number(last_turn)
+        return tokens + (end if last else end_line)
+
+    @cached_property
+    def _title_pieces(self) -> tuple[int, ...]:
+        """The tokens of the title's fixed pieces: up to its count, before a single turn, before
+        a span of turns, the span's ``-``, and its end (last part, or followed by a newline)."""
+        piece = self._piece_tokens
+        return (piece(_TITLE) + piece(" "), piece(" earlier messages, turn") + piece(" "),
+                piece(" earlier messages, turns") + piece(" "), piece("-"), piece(")"), piece(")\n"))
 
     def _tally_tokens(self, ranked: list[tuple[str, int]], last: bool) -> int:
         """``_part_tokens`` of the tool tally, from the tokens of its pieces: an additive
@@ -377,7 +401,13 @@ class _SummaryBuilder:
 
     def _tally_frame(self, tools: int, last: bool) -> int:
         """The tokens of a tally of ``tools`` tools but its tools' own pieces (:meth:`_tool_tokens`)."""
-        return self._piece_tokens(_TALLY) + self._piece_tokens(",") * (tools - 1) + self._piece_tokens("." if last else ".\n")
+        head, comma, end, end_line = self._tally_pieces
+        return head + comma * (tools - 1) + (end if last else end_line)
+
+    @cached_property
+    def _tally_pieces(self) -> tuple[int, ...]:
+        piece = self._piece_tokens
+        return piece(_TALLY), piece(","), piece("."), piece(".\n")
 
     def _tool_tokens(self, name: str, n: int) -> int:
         """The tokens of one tool's pieces in the tally: `` name x`` and its count."""
