@@ -657,6 +657,7 @@ class _Shape:
             for i in u.indices:
                 ustart[i], uend[i] = a, b
         self.ustart, self.uend = ustart, uend
+        self.opening = view_cache(view).opening_unit_before
 
 
 def _guard_spans(f: Facts, stop: int, turn: int) -> list[tuple[int, int]]:
@@ -672,17 +673,24 @@ def _guard_spans(f: Facts, stop: int, turn: int) -> list[tuple[int, int]]:
 
 def _spans(f: Facts, stop: int, turn: int) -> list[tuple[int, int]]:
     sh = _derived(f, "shape", _Shape)
-    start = min(f.turn_start.get(turn, 0), stop)
-    first_reply = min(sh.next_assistant[start], stop)
+    start = f.turn_start.get(turn, 0)
+    if start > stop:
+        start = stop
+    first_reply = sh.next_assistant[start]
+    if first_reply > stop:
+        first_reply = stop
     tail = sh.last_assistant_before[stop]
     if tail < first_reply:
         tail = start
     raw = [(start, first_reply), (tail, stop)]
-    opening = [i for i in view_cache(f.view).opening_unit_before.get(turn, ()) if i < stop]
+    opening = sh.opening.get(turn)
     if opening:
-        raw.append((min(opening), max(opening) + 1))
+        opening = [i for i in opening if i < stop]
+        if opening:
+            raw.append((min(opening), max(opening) + 1))
     ustart, uend = sh.ustart, sh.uend
-    spans = sorted((min(ustart[a], a), min(max(uend[b - 1], b), stop)) for a, b in raw if a < b)
+    spans = [(min(ustart[a], a), min(max(uend[b - 1], b), stop)) for a, b in raw if a < b]
+    spans.sort()
     merged: list[tuple[int, int]] = []
     for a, b in spans:
         if merged and a <= merged[-1][1]:
