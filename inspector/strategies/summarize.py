@@ -172,6 +172,7 @@ class _SummaryBuilder:
         self.lines_limit = cap * 8 + 200  # enough characters to reach the cap with any tokenizer
         self._memo: dict[int, tuple[str, int]] = {}  # cut -> text, tokens
         self._counts: dict[int, int] = {}  # cut -> tokens
+        self._fitted: dict[tuple[int, ...], int] = {}  # (*head sizes, lines shown) -> tokens fitted in lines
         #: a part's tokens, with its newline (True: the last part, without), for _fit_lines
         self._counted: dict[bool, dict[str, int]] = {False: {}, True: {}}
         #: ``(part, last, n)`` -> the head of its piece within ``n`` tokens and that head's tokens
@@ -459,7 +460,15 @@ class _SummaryBuilder:
         if shown is None:
             counted = self._build(cut)[1]
         else:
-            counted = self.framing + self._fit_decision(self._head_sizes(cut, shown), shown, lambda k: self._head_parts(cut)[k])[2]
+            heads = self._head_sizes(cut, shown)
+            # where the cap cuts a line, the count follows from the heads' sizes and the lines shown
+            key = (*heads, shown)
+            fitted = self._fitted.get(key)
+            if fitted is None:
+                k, _, fitted = self._fit_decision(heads, shown, lambda k: self._head_parts(cut)[k])
+                if k >= len(heads):
+                    self._fitted[key] = fitted
+            counted = self.framing + fitted
         self._counts[cut] = counted
         return counted
 
