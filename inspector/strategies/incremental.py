@@ -23,7 +23,10 @@ the candidates fifo, summarize and clear_tool_uses work on are runs of non-syste
 (:class:`_Candidates`) and their decisions there are bisections too: fifo, summarize,
 clear_tool_uses and ``clear_tool_uses,fifo`` never hand a call to the strategy's own code.
 summarize replays its rounds on prefix sums; its summary (whose size depends on the text of what
-it replaces) is built once per replaced prefix, with the tool tally carried from call to call.
+it replaces) is counted, not built, for each replaced prefix a call asks, with the tool tally
+carried from call to call (:meth:`~inspector.strategies.summarize._SummaryBuilder.tokens`). fifo's
+cut, after clear_tool_uses too, is one bisection of prefix sums in the first run of candidates
+(``first_reaching``).
 
 Per-message transforms are derived, not re-implemented: their per-message effect is read off
 one run of the strategy's own code over the whole session (:func:`_transform_savings`).
@@ -934,7 +937,8 @@ def summarize_cut(f: Facts, s: Settings, stop: int, turn: int, total: int):
 class _Summaries:
     """The summary tokens of each replaced prefix of candidates, one
     :class:`~inspector.strategies.summarize._SummaryBuilder` per prefix shape (the runs it
-    covers), so successive calls extend the same tally instead of starting over."""
+    covers), so successive calls move the same tally instead of starting over; a count builds no
+    text (only a plan that inserts the summary builds it)."""
 
     def __init__(self, f: Facts, cap: int, role: str) -> None:
         from types import SimpleNamespace
