@@ -593,7 +593,7 @@ def test_the_first_prefix_reaching_a_size_after_a_protected_exchange_is_the_bina
 
 
 def _check_first_reaching(session: Session, s: Settings) -> None:
-    from inspector.strategies.incremental import _Candidates, _ClearedCandidates, _clearing, _derived, _first_reaching, _ns_tokens
+    from inspector.strategies.incremental import _Candidates, _ClearedCandidates, _clearing, _derived, _bisect_tokens, _ns_tokens
 
     a = analyze(session, encoding="approx")
     view, table = a.view, a.table
@@ -610,4 +610,4 @@ def _check_first_reaching(session: Session, s: Settings) -> None:
             sequences.append(_ClearedCandidates(f, s, seq, eligible, spans))
         for c in sequences:
             needs = sorted({c.tokens(q) + d for q in range(c.m + 1) for d in (-1, 0, 1)})
-            assert [c.first_reaching(need) for need in needs] == [_first_reaching(c, need, 1) for need in needs]
+            assert [c.first_reaching(need) for need in needs] == [_bisect_tokens(c, need, 1) for need in needs]

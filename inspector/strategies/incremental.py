@@ -536,7 +536,7 @@ class _ClearedCandidates:
             base = self.seq.ns_tokens[x0] - sum(v for end, v in self.protected if end <= first)
             if cleared[x0 + length] - base >= need:
                 return bisect_left(cleared, need + base, x0 + 1, x0 + length + 1) - x0
-        return _first_reaching(self, need, max(length, 0) + 1)
+        return _bisect_tokens(self, need, max(length, 0) + 1)
 
 
 def _cleared_ns_tokens(f: Facts, by_message: Sequence[int]) -> array:
@@ -768,7 +768,7 @@ class _Candidates:
         t = self.ns_tokens
         if t[y] - t[x] >= need:
             return bisect_left(t, need + t[x], x + 1, y + 1) - x
-        return _first_reaching(self, need, y - x + 1)
+        return _bisect_tokens(self, need, y - x + 1)
 
     def key(self, q: int) -> tuple:
         """What ``seq[:q]`` depends on: the runs it covers (the last one by its start)."""
@@ -782,7 +782,7 @@ class _Candidates:
         return tuple(out)
 
 
-def _first_reaching(seq, need: int, lo: int) -> int:
+def _bisect_tokens(seq, need: int, lo: int) -> int:
     """The first ``q`` in ``[lo, m]`` with ``seq.tokens(q) >= need`` (non-decreasing in q), else
     ``m``; ``tokens(q) < need`` below ``lo``."""
     hi = seq.m
