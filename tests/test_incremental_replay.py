@@ -525,3 +525,89 @@ def test_compacts_shared_prefixes_come_from_layouts_between_compactions():
     summaries = [c.call for c in r.calls if c.kind == "summary"]
     assert summaries and len(r.calls) - len(summaries) == len(a.view.calls)
     assert set(built) <= {k for n in summaries for k in (n - 1, n, n + 1)}
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(sessions(), st.sampled_from([0.05, 0.3]), st.sampled_from([6, 300]))
+def test_summarize_at_the_edge_of_its_checks_equals_planning(session, ratio, cap):
+    """summarize's rounds stop when the rest plus the summary fits: budgets that make the rest
+    after a cut fit with that cut's summary exactly (and one token either side), for every cut
+    of the last call's history, are replayed as planning that call decides."""
+    from types import SimpleNamespace
+
+    from inspector.strategies.summarize import _SummaryBuilder
+    from inspector.tokens import get_counter, get_profile
+
+    a = analyze(session, encoding="approx")
+    view, table = a.view, a.table
+    if not view.calls:
+        return
+    hidden = hidden_per_call(view, table)
+    n = len(view.calls)
+    stop = view.calls[-1].message_index
+    total = table.overhead + hidden[-1] + table.prefix[stop]
+    seq = [i for i in range(stop) if view.roles[i] != "system"]
+    builder = _SummaryBuilder(SimpleNamespace(view=view), seq, get_counter(table.encoding), get_profile(table.profile), cap)
+    replaced = 0
+    budgets = set()
+    for p, i in enumerate(seq, 1):
+        replaced += table.totals[i]
+        budgets.update(total - replaced + builder.tokens(p) + d for d in (-1, 0, 1))
+    for budget in sorted(b for b in budgets if b >= 0):
+        s = Settings(budget=budget, summary_ratio=ratio, summary_tokens=cap)
+        assert replay_tokens(view, table, ("summarize",), s, hidden, [n]) == [reference(view, table, ("summarize",), s, n, hidden[-1]).total()], budget
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(sessions(), st.sampled_from([(0, 0, ()), (0, 2, ()), (800, 0, ("bash",))]))
+def test_the_first_candidate_prefix_reaching_a_size_is_the_binary_search(session, clearing):
+    """fifo's cut (fifo_in_turn_cut) bisects the candidates' prefix sums, with tool results as
+    they are and as clear_tool_uses leaves them (one array in the first run of candidates): for
+    every call and every size a prefix has (and one token either side), the prefix found is the
+    one the generic binary search over ``tokens(q)`` finds."""
+    trigger, keep, excluded = clearing
+    _check_first_reaching(session, Settings(trigger=trigger, keep=keep, exclude_tools=excluded))
+
+
+def test_the_first_prefix_reaching_a_size_after_a_protected_exchange_is_the_binary_search():
+    """The same where the candidates start after protected results clear_tool_uses keeps (the
+    exchange whose results the turn's prompt carries, at the start of the history). The replay
+    hands such a session to planning (its exchange crosses into the turn: not units_simple), but
+    the search is the same arithmetic on the same spans."""
+    messages: list[Message] = []
+
+    def add(role: str, content: list, **kw) -> None:
+        messages.append(Message(index=len(messages), role=role, content=content, **kw))
+
+    add("assistant", [ToolCallBlock(id="c0", name="bash", arguments="{}")])
+    add("user", [ToolResultBlock(tool_call_id="c0", content="w " * 300), TextBlock(text="ask w w")], content_form="blocks")
+    for k in range(1, 6):
+        add("assistant", [ToolCallBlock(id=f"c{k}", name="grep", arguments="{}")])
+        add("tool", [ToolResultBlock(tool_call_id=f"c{k}", content="w " * (50 * k))])
+    add("assistant", [TextBlock(text="done")])
+    session = Session(format="inspector", messages=messages)
+    a = analyze(session, encoding="approx")
+    f = facts(a.view, a.table)
+    assert f.stops[-1] == len(messages) - 1 and _guard_spans(f, f.stops[-1], f.turns[-1])[0] == (0, 2)
+    _check_first_reaching(session, Settings(trigger=0, keep=0))
+
+
+def _check_first_reaching(session: Session, s: Settings) -> None:
+    from inspector.strategies.incremental import _Candidates, _ClearedCandidates, _clearing, _derived, _bisect_tokens, _ns_tokens
+
+    a = analyze(session, encoding="approx")
+    view, table = a.view, a.table
+    if not view.calls:
+        return
+    f = facts(view, table)
+    for stop, turn in zip(f.stops, f.turns):
+        seq = _Candidates(f, stop, turn, _derived(f, "ns_tokens", _ns_tokens))
+        if not seq.m:
+            continue
+        sequences = [seq]
+        freed, eligible, spans = _clearing(f, s, stop, turn, table.prefix[stop] + table.overhead)
+        if freed:
+            sequences.append(_ClearedCandidates(f, s, seq, eligible, spans))
+        for c in sequences:
+            needs = sorted({c.tokens(q) + d for q in range(c.m + 1) for d in (-1, 0, 1)})
+            assert [c.first_reaching(need) for need in needs] == [_bisect_tokens(c, need, 1) for need in needs]

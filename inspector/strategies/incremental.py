@@ -23,7 +23,10 @@ the candidates fifo, summarize and clear_tool_uses work on are runs of non-syste
 (:class:`_Candidates`) and their decisions there are bisections too: fifo, summarize,
 clear_tool_uses and ``clear_tool_uses,fifo`` never hand a call to the strategy's own code.
 summarize replays its rounds on prefix sums; its summary (whose size depends on the text of what
-it replaces) is built once per replaced prefix, with the tool tally carried from call to call.
+it replaces) is counted, not built, for each replaced prefix a call asks, with the tool tally
+carried from call to call (:meth:`~inspector.strategies.summarize._SummaryBuilder.tokens`). fifo's
+cut, after clear_tool_uses too, is one bisection of prefix sums in the first run of candidates
+(``first_reaching``).
 
 Per-message transforms are derived, not re-implemented: their per-message effect is read off
 one run of the strategy's own code over the whole session (:func:`_transform_savings`).
@@ -90,6 +93,7 @@ class Facts:
         self.turn_start = cache.turn_start
         self.stops = [c.message_index for c in view.calls]
         self.turns = [c.turn for c in view.calls]
+        self._derived: dict = {}  # :func:`_derived`'s values
 
     @cached_property
     def eligible(self) -> bool:
@@ -435,19 +439,35 @@ class _ToolUses:
 
 
 
-def _clear_values(f: Facts, s: Settings) -> list[int]:
-    """Prefix sums, over tool uses, of what clearing each use's result frees."""
-    uses = _derived(f, "tool_uses", _ToolUses)
-    placeholder = count_text(f.table.encoding, CLEARED)
+class _ClearSizes:
+    """What clear_tool_uses frees, per ``exclude_tools``: by tool use (prefix sums), by result
+    message (prefix sums over message indices) and, as fifo after it sees the sizes, by
+    non-system position (:func:`_cleared_ns_tokens`, made when first asked)."""
 
-    def make(f: Facts) -> list[int]:
+    def __init__(self, f: Facts, s: Settings) -> None:
+        uses = _derived(f, "tool_uses", _ToolUses)
+        placeholder = count_text(f.table.encoding, CLEARED)
         excluded = set(s.exclude_tools)
-        return _prefix([
+        self.f = f
+        self.values = values = _prefix([
             t - placeholder if r >= 0 and name not in excluded and t > placeholder else 0
             for r, t, name in zip(uses.result, uses.tokens, uses.names)
         ])
+        # by result message: what clearing every use whose result lies before index x frees
+        self.by_message = _prefix(_per_message(f.n, [(r, values[u + 1] - values[u]) for u, r in enumerate(uses.result) if r >= 0]))
 
-    return _derived(f, f"clear:{','.join(sorted(s.exclude_tools))}", make)
+    @cached_property
+    def cleared_ns(self) -> array:
+        return _cleared_ns_tokens(self.f, self.by_message)
+
+
+def _clear_sizes(f: Facts, s: Settings) -> _ClearSizes:
+    return _derived(f, ("clear", s.exclude_tools), lambda f: _ClearSizes(f, s))
+
+
+def _clear_values(f: Facts, s: Settings) -> list[int]:
+    """Prefix sums, over tool uses, of what clearing each use's result frees."""
+    return _clear_sizes(f, s).values
 
 
 def _clearing(f: Facts, s: Settings, stop: int, turn: int, total: int) -> tuple[int, int, list[tuple[int, int]]]:
@@ -479,11 +499,10 @@ class _ClearedCandidates:
 
     def __init__(self, f: Facts, s: Settings, seq: _Candidates, eligible: int, spans: list[tuple[int, int]]) -> None:
         uses = _derived(f, "tool_uses", _ToolUses)
-        values = _clear_values(f, s)
+        self.sizes = sizes = _clear_sizes(f, s)
+        values = sizes.values
         self.seq, self.m, self.index = seq, seq.m, seq.index
-        # by result message: what clearing every use whose result lies before index x frees
-        self.by_message = _derived(f, f"clear-by-message:{','.join(sorted(s.exclude_tools))}", lambda f: _prefix(
-            _per_message(f.n, [(r, values[u + 1] - values[u]) for u, r in enumerate(uses.result) if r >= 0])))
+        self.by_message = sizes.by_message
         # the uses before ``eligible`` have their results before the call message of use
         # ``eligible``, but for that message's own uses (they share its exchange)
         self.boundary = uses.call_msg[eligible] if eligible < len(uses.call_msg) else f.n
@@ -491,6 +510,7 @@ class _ClearedCandidates:
         self.partial = [(uses.result[u], values[u + 1] - values[u]) for u in range(first, eligible)]
         before = uses.uses_before
         self.protected = [(b, values[min(eligible, before[b])] - values[min(eligible, before[a])]) for a, b in spans]
+        self.f = f
 
     def tokens(self, q: int) -> int:
         """The tokens of ``seq[:q]`` after clearing."""
@@ -501,6 +521,30 @@ class _ClearedCandidates:
         freed += sum(v for r, v in self.partial if 0 <= r < x)
         freed -= sum(v for end, v in self.protected if end <= x)  # protected results are not cleared
         return self.seq.tokens(q) - freed
+
+    def first_reaching(self, need: int) -> int:
+        """The first ``q >= 1`` with ``tokens(q) >= need``, else ``m``. Inside the first run of
+        candidates and before the boundary message (and any result of its uses), ``tokens(q)`` is
+        one entry of the cleared sizes' prefix sums (:func:`_cleared_ns_tokens`) less a constant:
+        the protected spans it passes are those before the run (spans split runs)."""
+        f, (x0, y0) = self.f, self.seq.runs[0]
+        before = min([self.boundary, *(r for r, _ in self.partial if r >= 0)])  # seq[:length] ends before it
+        length = min(y0, f.ns_count[before]) - x0  # tokens(q) = cleared[x0 + q] - base for q <= length
+        if length >= 1:
+            cleared = self.sizes.cleared_ns
+            first = f.ns_index[x0] + 1
+            base = self.seq.ns_tokens[x0] - sum(v for end, v in self.protected if end <= first)
+            if cleared[x0 + length] - base >= need:
+                return bisect_left(cleared, need + base, x0 + 1, x0 + length + 1) - x0
+        return _bisect_tokens(self, need, max(length, 0) + 1)
+
+
+def _cleared_ns_tokens(f: Facts, by_message: Sequence[int]) -> array:
+    """Per non-system position j: the tokens of the non-system messages before it, less what
+    clearing every tool result in the messages up to the one before j frees (``by_message``,
+    by message index): the prefix sums of the sizes fifo sees after clear_tool_uses."""
+    ns_tokens, ns_index = _derived(f, "ns_tokens", _ns_tokens), f.ns_index
+    return array("q", [0, *(ns_tokens[j] - by_message[ns_index[j - 1] + 1] for j in range(1, len(ns_index)))])
 
 
 def _per_message(n: int, pairs: list[tuple[int, int]]) -> list[int]:
@@ -616,6 +660,7 @@ class _Shape:
             for i in u.indices:
                 ustart[i], uend[i] = a, b
         self.ustart, self.uend = ustart, uend
+        self.opening = view_cache(view).opening_unit_before
 
 
 def _guard_spans(f: Facts, stop: int, turn: int) -> list[tuple[int, int]]:
@@ -631,17 +676,24 @@ def _guard_spans(f: Facts, stop: int, turn: int) -> list[tuple[int, int]]:
 
 def _spans(f: Facts, stop: int, turn: int) -> list[tuple[int, int]]:
     sh = _derived(f, "shape", _Shape)
-    start = min(f.turn_start.get(turn, 0), stop)
-    first_reply = min(sh.next_assistant[start], stop)
+    start = f.turn_start.get(turn, 0)
+    if start > stop:
+        start = stop
+    first_reply = sh.next_assistant[start]
+    if first_reply > stop:
+        first_reply = stop
     tail = sh.last_assistant_before[stop]
     if tail < first_reply:
         tail = start
     raw = [(start, first_reply), (tail, stop)]
-    opening = [i for i in view_cache(f.view).opening_unit_before.get(turn, ()) if i < stop]
+    opening = sh.opening.get(turn)
     if opening:
-        raw.append((min(opening), max(opening) + 1))
+        opening = [i for i in opening if i < stop]
+        if opening:
+            raw.append((min(opening), max(opening) + 1))
     ustart, uend = sh.ustart, sh.uend
-    spans = sorted((min(ustart[a], a), min(max(uend[b - 1], b), stop)) for a, b in raw if a < b)
+    spans = [(min(ustart[a], a), min(max(uend[b - 1], b), stop)) for a, b in raw if a < b]
+    spans.sort()
     merged: list[tuple[int, int]] = []
     for a, b in spans:
         if merged and a <= merged[-1][1]:
@@ -709,6 +761,15 @@ class _Candidates:
             q -= y - x
         return out
 
+    def first_reaching(self, need: int) -> int:
+        """The first ``q >= 1`` with ``tokens(q) >= need``, else ``m``: in the first run, a
+        bisection of the prefix sums."""
+        x, y = self.runs[0]
+        t = self.ns_tokens
+        if t[y] - t[x] >= need:
+            return bisect_left(t, need + t[x], x + 1, y + 1) - x
+        return _bisect_tokens(self, need, y - x + 1)
+
     def key(self, q: int) -> tuple:
         """What ``seq[:q]`` depends on: the runs it covers (the last one by its start)."""
         out = []
@@ -719,6 +780,19 @@ class _Candidates:
             out.append((x, y))
             q -= y - x
         return tuple(out)
+
+
+def _bisect_tokens(seq, need: int, lo: int) -> int:
+    """The first ``q`` in ``[lo, m]`` with ``seq.tokens(q) >= need`` (non-decreasing in q), else
+    ``m``; ``tokens(q) < need`` below ``lo``."""
+    hi = seq.m
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if seq.tokens(mid) >= need:
+            hi = mid
+        else:
+            lo = mid + 1
+    return min(lo, hi)
 
 
 def _ns_tokens(f: Facts) -> list[int]:
@@ -783,15 +857,7 @@ def fifo_in_turn_cut(f: Facts, s: Settings, stop: int, total: int, seq: _Candida
     m = seq.m
     if not m:
         return 0
-    need = total - budget
-    lo, hi = 1, m  # the first q >= 1 with tokens(seq[:q]) >= need, else m
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if seq.tokens(mid) >= need:
-            hi = mid
-        else:
-            lo = mid + 1
-    k = _past_unit(f, seq, lo)
+    k = _past_unit(f, seq, seq.first_reaching(total - budget))
     limit = f.ns_count[stop] - s.min_history_messages
     if k > limit:
         k = max(limit, 0)
@@ -837,23 +903,42 @@ def summarize_cut(f: Facts, s: Settings, stop: int, turn: int, total: int):
     framing, ratio = summaries.framing, s.summary_ratio
     estimate = framing + s.summary_tokens
     history = f.ns_count[stop]
-    cut = 0
+    # A cut inside the first run of candidates (a replay's usual case) is a non-system position:
+    # its unit's end and its tokens are read off one array each, without _past_unit's walk.
+    x0, first_end = seq.runs[0]
+    first = first_end - x0
+    ns_tokens, starts = seq.ns_tokens, _derived(f, "unit_starts", _unit_starts)
+    base = ns_tokens[x0]
+    # ns_tokens at the end of what is replaced when the rest fits with a summary of the cap
+    # (it surely fits), and when it may fit with the actual summary (summarize's two checks)
+    surely, maybe = base + total - budget + estimate, base + total - budget + framing
+    cut, step = 0, max(1, int(history * ratio))
     while cut < m:  # summarize's own rounds (safe cuts: between units)
-        remaining = history - cut + (1 if cut else 0)
-        n = max(1, int(remaining * ratio)) - (1 if cut else 0)
-        cut = _past_unit(f, seq, min(m, cut + max(1, n)))
-        rest = total - seq.tokens(cut)
-        if rest + estimate <= budget:
+        p = cut + step
+        if p > m:
+            p = m
+        q = starts[x0 + p] if p < first else first_end
+        if q < first_end:  # _past_unit(f, seq, p) within the first run
+            cut = q - x0
+            replaced = ns_tokens[q]
+        else:
+            cut = _past_unit(f, seq, p)
+            replaced = base + seq.tokens(cut)
+        if replaced >= surely:
             break
-        if rest + framing <= budget and rest + summaries.tokens(seq, cut) <= budget:
+        if replaced >= maybe and total - (replaced - base) + summaries.tokens(seq, cut) <= budget:
             break
+        step = int((history - cut + 1) * ratio) - 1  # of the rest, the summary counting as one message
+        if step < 1:
+            step = 1
     return seq, cut, summaries
 
 
 class _Summaries:
     """The summary tokens of each replaced prefix of candidates, one
     :class:`~inspector.strategies.summarize._SummaryBuilder` per prefix shape (the runs it
-    covers), so successive calls extend the same tally instead of starting over."""
+    covers), so successive calls move the same tally instead of starting over; a count builds no
+    text (only a plan that inserts the summary builds it)."""
 
     def __init__(self, f: Facts, cap: int, role: str) -> None:
         from types import SimpleNamespace
@@ -893,9 +978,9 @@ def _turn_floor(f: Facts, stop: int, turn: int) -> int:
     return min(start, *opening) if opening else start
 
 
-def _derived(f: Facts, key: str, make: Callable[[Facts], object]):
+def _derived(f: Facts, key: str | tuple, make: Callable[[Facts], object]):
     """``make(f)``, computed once per Facts under ``key`` (keys name the settings they read)."""
-    cache = f.__dict__.setdefault("_derived", {})
+    cache = f._derived
     value = cache.get(key)
     if value is None:
         value = cache[key] = make(f)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections import Counter
+from functools import cached_property
 from itertools import accumulate
 
 from ..model import Message, TextBlock
@@ -146,7 +147,13 @@ def _safe_cuts(w: Working, seq: list[int]) -> bytearray:
 class _SummaryBuilder:
     """Builds the extractive stand-in for ``seq[:cut]``: what the user asked and the assistant
     answered (first lines, oldest first), and the tools used; cut to ``cap`` tokens. The tool
-    tally grows with the cut, so successive rounds cost only what they add."""
+    tally grows with the cut, so successive rounds cost only what they add.
+
+    Its token count (:meth:`tokens`) is found without building its text where the encoding lets
+    the summary be counted by parts (:func:`_line_additive`): the title from its pieces, the tool
+    tally from a running sum of its tools' pieces, the lines from prefix sums of their counts,
+    and the one part the cap cuts by a bisection (:meth:`_fit_decision`); the text is built only
+    when asked for (:meth:`text`: a plan's inserted message), from the same decision."""
 
     def __init__(self, w: Working, seq: list[int], counter, profile, cap: int, role: str = "system") -> None:
         self.w, self.seq, self.counter, self.profile, self.cap = w, seq, counter, profile, cap
@@ -154,44 +161,87 @@ class _SummaryBuilder:
         self.framing = self._message_tokens("")
         self.tools: Counter[str] = Counter()
         self.tallied = 0
-        #: ``(tallied, tools)`` every ``_SNAPSHOT`` positions: a smaller cut than one tallied
-        #: before (the next call's, in a replay) restarts from the nearest one, not from 0.
-        self.snapshots: list[tuple[int, Counter[str]]] = [(0, Counter())]
+        #: sum over the tallied tools of :meth:`_tool_tokens` (the tally's tokens but its frame)
+        self.tally_sum = 0
+        #: ``(tallied, tools, tally_sum)`` every ``_SNAPSHOT`` positions: a smaller cut than one
+        #: tallied before (the next call's, in a replay) restarts from the nearest one, not from 0.
+        self.snapshots: list[tuple[int, Counter[str], int]] = [(0, Counter(), 0)]
         self.lines: list[str] = []  # the user's and final answers' first lines, oldest first
         self.lines_upto = 0  # seq positions scanned for lines
         self.lines_chars = 0
-        self._memo: dict[int, tuple[str, int]] = {}
+        self.lines_limit = cap * 8 + 200  # enough characters to reach the cap with any tokenizer
+        self._memo: dict[int, tuple[str, int]] = {}  # cut -> text, tokens
+        self._counts: dict[int, int] = {}  # cut -> tokens
+        self._fitted: dict[tuple[int, ...], int] = {}  # (*head sizes, lines shown) -> tokens fitted in lines
         #: a part's tokens, with its newline (True: the last part, without), for _fit_lines
         self._counted: dict[bool, dict[str, int]] = {False: {}, True: {}}
         #: ``(part, last, n)`` -> the head of its piece within ``n`` tokens and that head's tokens
         self._heads: dict[tuple[str, bool, int], tuple[str, int]] = {}
         self._by_lines = _additive_encoding(counter)
         self._pieces: dict[str, int] = {}  # the tokens of the pieces of the title and tool tally
+        self._numbers: dict[int, int] = {}  # a count's tokens (:meth:`_number_tokens`)
+        self._steps: list[int] = [0]  # ``_steps[n]``: what a count's tokens grow by from n to n + 1
         self.line_uptos: list[int] = []  # each line's seq positions scanned when it was added
-        self.line_sizes: list[int] = []  # the first lines' tokens, each with its newline
+        self.line_prefix: list[int] = [0]  # prefix sums of the first lines' tokens, each with its newline
         self.lines_additive = 0  # how many of the first lines have the shape _additive_parts needs
 
     def _message_tokens(self, text: str) -> int:
         return count_message(Message(index=-1, role=self.role, content=[TextBlock(text=text)]), self.counter, self.profile).total
 
     def _extend(self, cut: int) -> None:
+        """Tally the tools of ``seq[:cut]`` and gather the lines up to ``cut``."""
+        if cut != self.tallied:
+            self._tally(cut)
+        if self.lines_upto < cut and self.lines_chars <= self.lines_limit:
+            self._gather_lines(cut)
+
+    def _tally(self, cut: int) -> None:
         view = self.w.view
         seq, call_ids, tool_names = self.seq, view.call_ids, view.tool_names
+        steps = self._steps
         if cut < self.tallied:
             at = bisect_right(self.snapshots, cut, key=lambda snap: snap[0]) - 1
-            self.tallied, tools = self.snapshots[at]
-            self.tools = Counter(tools)
-        tools = self.tools
+            if cut - self.snapshots[at][0] < self.tallied - cut:  # nearer the snapshot: from there on
+                self.tallied, tools, self.tally_sum = self.snapshots[at]
+                self.tools = Counter(tools)
+            else:  # back from where it is
+                tools, tally = self.tools, self.tally_sum
+                for i in seq[cut : self.tallied]:
+                    if call_ids[i]:
+                        for name in tool_names[i]:
+                            n = tools[name] - 1
+                            if n:
+                                tools[name] = n
+                                tally -= steps[n]
+                            else:
+                                del tools[name]
+                                tally -= self._tool_tokens(name, 1)
+                self.tally_sum, self.tallied = tally, cut
+                return
+        tools, tally = self.tools, self.tally_sum
         for k, i in enumerate(seq[self.tallied : cut], self.tallied):
             if call_ids[i]:
                 for name in tool_names[i]:  # (Counter.update's type checks cost more than the count)
-                    tools[name] += 1
+                    n = tools[name]
+                    tools[name] = n + 1
+                    if not n:
+                        tally += self._tool_tokens(name, 1)
+                    else:
+                        while len(steps) <= n:
+                            steps.append(self._number_tokens(len(steps) + 1) - self._number_tokens(len(steps)))
+                        tally += steps[n]
             if (k + 1) % _SNAPSHOT == 0 and k + 1 > self.snapshots[-1][0]:
-                self.snapshots.append((k + 1, Counter(tools)))
-        self.tallied = max(self.tallied, cut)
+                self.snapshots.append((k + 1, Counter(tools), tally))
+        self.tally_sum = tally
+        self.tallied = cut
+
+    def _gather_lines(self, cut: int) -> None:
+        """The first lines of the user's and final answers' messages of ``seq[:cut]``, until
+        there are enough characters to reach the cap with any tokenizer."""
+        view, seq = self.w.view, self.seq
         plain_user = view_cache(view).plain_user
         roles, flags, messages = view.roles, view.flags, view.messages
-        limit = self.cap * 8 + 200  # enough characters to reach the cap with any tokenizer
+        limit = self.lines_limit
         k = self.lines_upto
         while k < cut and self.lines_chars <= limit:
             i = seq[k]
@@ -215,90 +265,162 @@ class _SummaryBuilder:
             self.lines_chars += len(line) + 1
         self.lines_upto = k
 
+    def _span(self, cut: int) -> str:
+        turn_of = self.w.view.turn_of
+        first_turn, last_turn = self._first_turn, turn_of[self.seq[cut - 1]]
+        return f"turn {first_turn}" if first_turn == last_turn else f"turns {first_turn}-{last_turn}"
+
+    @cached_property
+    def _first_turn(self) -> int:
+        return self.w.view.turn_of[self.seq[0]]
+
+    def _head_parts(self, cut: int) -> list[str]:
+        """The summary's parts before its lines: the title and, when a tool was used, the tally."""
+        parts = [f"{_TITLE} {cut} earlier messages, {self._span(cut)})"]
+        ranked = sorted(self.tools.items(), key=lambda kv: (-kv[1], kv[0]))
+        if ranked:
+            parts.append(_TALLY + "".join(f" {name} x{n}," for name, n in ranked)[:-1] + ".")
+        return parts
+
+    def _head_sizes(self, cut: int, shown: int) -> list[int]:
+        """:meth:`_part_tokens` of each of :meth:`_head_parts`, from their pieces (the tally's
+        from :attr:`tally_sum`)."""
+        tallied = len(self.tools)
+        last_turn = self.w.view.turn_of[self.seq[cut - 1]]
+        sizes = [self._title_tokens(cut, self._first_turn, last_turn, not tallied and not shown)]
+        if tallied:
+            sizes.append(self._tally_frame(tallied, not shown) + self.tally_sum)
+        return sizes
+
+    def _by_parts(self, cut: int) -> int | None:
+        """How many lines the summary of ``seq[:cut]`` shows when it is counted by parts
+        (:func:`_line_additive`), else None. Tallies the tools to ``cut``."""
+        self._extend(cut)
+        shown = bisect_right(self.line_uptos, cut)  # the lines a cut shows are the first ones
+        # _line_additive(counter, parts), its lines' part checked once per line
+        return shown if self._by_lines and shown <= self.lines_additive else None
+
     def _build(self, cut: int) -> tuple[str, int]:
         memo = self._memo.get(cut)
         if memo is not None:
             return memo
-        self._extend(cut)
-        view = self.w.view
-        seq = self.seq
-        first_turn, last_turn = view.turn_of[seq[0]], view.turn_of[seq[cut - 1]]
-        span = f"turn {first_turn}" if first_turn == last_turn else f"turns {first_turn}-{last_turn}"
-        parts = [f"{_TITLE} {cut} earlier messages, {span})"]
-        ranked = sorted(self.tools.items(), key=lambda kv: (-kv[1], kv[0]))
-        if ranked:
-            parts.append(_TALLY + "".join(f" {name} x{n}," for name, n in ranked)[:-1] + ".")
-        shown = bisect_right(self.line_uptos, cut)  # the lines a cut shows are the first ones
-        # _line_additive(counter, parts), its lines' part checked once per line
-        if self._by_lines and _additive_parts(parts) and shown <= self.lines_additive:
-            sizes = [self._title_tokens(cut, span, not ranked and not shown)]
-            if ranked:
-                sizes.append(self._tally_tokens(ranked, not shown))
+        shown = self._by_parts(cut)
+        parts = self._head_parts(cut)
+        if shown is not None:
             parts += self.lines[:shown]
-            if shown:
-                sizes += self._line_sizes(shown - 1)
-                sizes.append(self._part_tokens(self.lines[shown - 1], True))
-            text, tokens = self._fit_lines(parts, sizes)
+            text, tokens = self._assemble(parts, self._fit_decision(self._head_sizes(cut, shown), shown, parts.__getitem__))
         else:
-            parts += self.lines[:shown]
+            parts += self.lines[: bisect_right(self.line_uptos, cut)]
             text, tokens = fit_counted("\n".join(parts), self.counter, self.cap)
         result = (text, self.framing + tokens)  # a one-text message: its framing plus the text
         self._memo[cut] = result
         return result
 
-    def _line_sizes(self, n: int) -> list[int]:
-        """The tokens of each of the first ``n`` lines with its newline."""
-        sizes = self.line_sizes
-        while len(sizes) < n:
-            sizes.append(self._part_tokens(self.lines[len(sizes)], False))
-        return sizes[:n]
+    def _line_prefix(self, n: int) -> list[int]:
+        """Prefix sums (at least ``n + 1`` of them) of the lines' tokens, each with its newline."""
+        prefix = self.line_prefix
+        while len(prefix) <= n:
+            prefix.append(prefix[-1] + self._part_tokens(self.lines[len(prefix) - 1], False))
+        return prefix
 
-    def _fit_lines(self, parts: list[str], sizes: list[int] | None = None) -> tuple[str, int]:
-        """:func:`fit_counted` of ``"\\n".join(parts)`` from each part's own count (the lines'
-        counted once per builder): where the text encodes as the concatenation of its parts'
-        encodings (:func:`_line_additive`), its first ``limit`` tokens are whole parts and the
-        head of one part, and so is their count (each head, and its count, taken once per
-        builder: successive cuts mostly cut the same line at the same place). ``sizes``: the
-        parts' tokens (:meth:`_part_tokens`) when the caller has them."""
-        cap, last = self.cap, len(parts) - 1
-        if sizes is None:
-            sizes = [self._part_tokens(p, k == last) for k, p in enumerate(parts)]
-        total = sum(sizes)
+    def _fit_decision(self, heads: list[int], shown: int, part) -> tuple[int, int, int]:
+        """Where :func:`fit_counted` cuts ``"\\n".join(parts)``, the parts being ``len(heads)``
+        parts of tokens ``heads`` (:meth:`_part_tokens`) then the first ``shown`` lines, in an
+        encoding that counts them by parts (:func:`_line_additive`): ``(k, room, tokens)``, the
+        text is the first ``k`` parts whole and the head of part ``k`` (``part(k)``, asked only
+        for a head part) within ``room`` tokens (:meth:`_head`), or every part when ``k`` is
+        their number; ``tokens`` its count. Its first ``limit`` tokens are whole parts and the
+        head of one part, and so is their count; the whole lines are found by a bisection."""
+        cap, count = self.cap, len(heads)
+        last = count + shown - 1
+        total = sum(heads)
+        prefix = self.line_prefix
+        if shown:
+            prefix = self._line_prefix(shown - 1)
+            total += prefix[shown - 1] + self._part_tokens(self.lines[shown - 1], True)
         if total <= cap:
-            return "\n".join(parts), total
+            return last + 1, 0, total
         limit = cap
         while True:
             whole, k = 0, 0
-            while whole + sizes[k] <= limit:  # the parts wholly within the first limit tokens
-                whole += sizes[k]
+            while k < count and whole + heads[k] <= limit:  # the parts wholly within the first limit tokens
+                whole += heads[k]
                 k += 1
-            partial, size = self._head(parts[k], k == last, limit - whole)
-            tokens = whole + size
+            if k < count:
+                text = part(k)
+            else:  # the last line is never whole: the text is over the cap
+                j = bisect_right(prefix, limit - whole, 0, shown) - 1
+                whole += prefix[j]
+                k += j
+                text = self.lines[j]
+            tokens = whole + self._head(text, k == last, limit - whole)[1]
             if tokens <= cap or limit <= 0:
-                return ("\n".join(parts[:k]) + "\n" if k else "") + partial, tokens
+                return k, limit - whole, tokens
             limit -= 1
 
-    def _title_tokens(self, cut: int, span: str, last: bool) -> int:
+    def _assemble(self, parts: list[str], decision: tuple[int, int, int]) -> tuple[str, int]:
+        """The text and tokens of :meth:`_fit_decision` ``decision`` on ``parts``."""
+        k, room, tokens = decision
+        if k == len(parts):
+            return "\n".join(parts), tokens
+        partial = self._head(parts[k], k == len(parts) - 1, room)[0]
+        return ("\n".join(parts[:k]) + "\n" if k else "") + partial, tokens
+
+    def _fit_lines(self, parts: list[str]) -> tuple[str, int]:
+        """:func:`fit_counted` of ``"\\n".join(parts)`` from each part's own count, where the text
+        encodes as the concatenation of its parts' encodings (:func:`_line_additive`)."""
+        last = len(parts) - 1
+        sizes = [self._part_tokens(p, k == last) for k, p in enumerate(parts)]
+        return self._assemble(parts, self._fit_decision(sizes, 0, parts.__getitem__))
+
+    def _title_tokens(self, cut: int, first_turn: int, last_turn: int, last: bool) -> int:
         """``_part_tokens`` of the summary's first part, from the tokens of its pieces (each
         counted once): the pre-tokenizer of an additive encoding (:data:`_LINE_ADDITIVE`) ends a
-        piece before the space and the number and after the number (``test_incremental_summary``
-        checks it)."""
-        tokens = self._piece_tokens(_TITLE) + self._piece_tokens(" ") + self._number_tokens(cut)
-        return tokens + self._piece_tokens(f" earlier messages, {span})" if last else f" earlier messages, {span})\n")
+        piece before a space and a number, after a number and after a ``-`` before a number
+        (``test_incremental_summary`` checks it)."""
+        head, one, many, dash, end, end_line = self._title_pieces
+        number = self._number_tokens
+        if first_turn == last_turn:
+            tokens = head + number(cut) + one + number(first_turn)
+        else:
+            tokens = head + number(cut) + many + number(first_turn) + dash + number(last_turn)
+        return tokens + (end if last else end_line)
+
+    @cached_property
+    def _title_pieces(self) -> tuple[int, ...]:
+        """The tokens of the title's fixed pieces: up to its count, before a single turn, before
+        a span of turns, the span's ``-``, and its end (last part, or followed by a newline)."""
+        piece = self._piece_tokens
+        return (piece(_TITLE) + piece(" "), piece(" earlier messages, turn") + piece(" "),
+                piece(" earlier messages, turns") + piece(" "), piece("-"), piece(")"), piece(")\n"))
 
     def _tally_tokens(self, ranked: list[tuple[str, int]], last: bool) -> int:
         """``_part_tokens`` of the tool tally, from the tokens of its pieces: an additive
         encoding's pre-tokenizer ends a piece at a comma (or colon) followed by a space, before
         and after each count, whatever the tool's name holds."""
-        tokens = self._piece_tokens(_TALLY)
-        for name, n in ranked:
-            tokens += self._piece_tokens(f" {name} x") + self._number_tokens(n)
-        return tokens + self._piece_tokens(",") * (len(ranked) - 1) + self._piece_tokens("." if last else ".\n")
+        return self._tally_frame(len(ranked), last) + sum(self._tool_tokens(name, n) for name, n in ranked)
+
+    def _tally_frame(self, tools: int, last: bool) -> int:
+        """The tokens of a tally of ``tools`` tools but its tools' own pieces (:meth:`_tool_tokens`)."""
+        head, comma, end, end_line = self._tally_pieces
+        return head + comma * (tools - 1) + (end if last else end_line)
+
+    @cached_property
+    def _tally_pieces(self) -> tuple[int, ...]:
+        piece = self._piece_tokens
+        return piece(_TALLY), piece(","), piece("."), piece(".\n")
+
+    def _tool_tokens(self, name: str, n: int) -> int:
+        """The tokens of one tool's pieces in the tally: `` name x`` and its count."""
+        return self._piece_tokens(f" {name} x") + self._number_tokens(n)
 
     def _number_tokens(self, n: int) -> int:
         """The tokens of ``n``'s digits: pieces of at most three, from the left."""
-        digits = str(n)
-        return sum(self._piece_tokens(digits[k : k + 3]) for k in range(0, len(digits), 3))
+        size = self._numbers.get(n)
+        if size is None:
+            digits = str(n)
+            size = self._numbers[n] = sum(self._piece_tokens(digits[k : k + 3]) for k in range(0, len(digits), 3))
+        return size
 
     def _piece_tokens(self, piece: str) -> int:
         counted = self._pieces
@@ -329,7 +451,26 @@ class _SummaryBuilder:
         return self._build(cut)[0]
 
     def tokens(self, cut: int) -> int:
-        return self._build(cut)[1]
+        """The summary message's tokens: :meth:`text`'s, its text built only where the summary
+        cannot be counted by parts."""
+        counted = self._counts.get(cut)
+        if counted is not None:
+            return counted
+        shown = self._by_parts(cut)
+        if shown is None:
+            counted = self._build(cut)[1]
+        else:
+            heads = self._head_sizes(cut, shown)
+            # where the cap cuts a line, the count follows from the heads' sizes and the lines shown
+            key = (*heads, shown)
+            fitted = self._fitted.get(key)
+            if fitted is None:
+                k, _, fitted = self._fit_decision(heads, shown, lambda k: self._head_parts(cut)[k])
+                if k >= len(heads):
+                    self._fitted[key] = fitted
+            counted = self.framing + fitted
+        self._counts[cut] = counted
+        return counted
 
 
 #: Encodings whose pre-tokenizer ends a piece at a newline that follows a non-space character and
