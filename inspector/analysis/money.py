@@ -124,6 +124,36 @@ class Money:
 
 
 @dataclass(frozen=True, slots=True)
+class MoneyTotals:
+    """What a compare row shows of a :class:`Money` (:func:`money_totals`): a few sums, small
+    enough for a forked worker to send back instead of a row per call."""
+
+    baseline_tokens: int  # every call's input with no strategy, as the cache model splits it
+    tokens: int  # the same under the pipeline
+    baseline_cost: Decimal | None  # Money.total("baseline_cost")
+    cost: Decimal | None  # Money.total("cost")
+    cache_break_calls: tuple[int, ...]  # main-session calls whose request the pipeline rewrote
+    read_tokens: int
+    write_tokens: int
+    summary_calls: int
+    summary_cost: Decimal | None  # Money.summary_total()
+
+
+def money_totals(money: Money | MoneyTotals) -> MoneyTotals:
+    """The :class:`MoneyTotals` of ``money`` (one already made is returned as it is)."""
+    if isinstance(money, MoneyTotals):
+        return money
+    calls = money.calls
+    return MoneyTotals(
+        sum(c.baseline_cache.total for c in calls), sum(c.cache.total for c in calls),
+        money.total("baseline_cost"), money.total("cost"),
+        tuple(c.call for c in calls if c.breaks_cache and c.sidechain is None),
+        sum(c.cache.read_tokens for c in calls), sum(c.cache.write_tokens for c in calls),
+        sum(1 for c in calls if c.kind == "summary"), money.summary_total(),
+    )
+
+
+@dataclass(frozen=True, slots=True)
 class CallDollars:
     """One main-session model call's money as the viewer draws it (USD; None: not priced)."""
 
@@ -632,6 +662,6 @@ def _rewritten(baseline: list[tuple[int, int]], pipeline: list[tuple[int, int]])
 
 
 __all__ = [
-    "CallDollars", "CallMoney", "Money", "MoneyOptions", "baseline_requests", "call_dollars", "call_model", "call_time",
-    "recorded_split", "replay_requests", "session_money", "warm_prefix_tokens",
+    "CallDollars", "CallMoney", "Money", "MoneyOptions", "MoneyTotals", "baseline_requests", "call_dollars", "call_model",
+    "call_time", "money_totals", "recorded_split", "replay_requests", "session_money", "warm_prefix_tokens",
 ]

@@ -36,7 +36,7 @@ from .money_report import CallMoney, compare_money, replay_money
 if TYPE_CHECKING:  # pragma: no cover
     from .. import Analysis
     from ..analysis.compare import CompareRow
-    from ..analysis.money import Money
+    from ..analysis.money import Money, MoneyTotals
     from ..analysis.replay import Replay
     from ..analysis.planning import CheckedPlan
     from ..strategies import Settings
@@ -316,7 +316,7 @@ def replay_report(analysis: Analysis, result: Replay, pipeline: list[dict[str, A
 
 
 def compare_report(
-    analysis: Analysis, settings: Settings, rows: Sequence[CompareRow], baseline_money: Money, moneys: Sequence[Money]
+    analysis: Analysis, settings: Settings, rows: Sequence[CompareRow], baseline_money: Money, moneys: Sequence[Money | MoneyTotals]
 ) -> dict[str, Any]:
     """The ``compare --json`` object: one row per pipeline with its tokens at the last call and
     its replay total (both with what the file does not show), its saving, its validity and its
