@@ -37,7 +37,7 @@ from .session_facts import call_model as _message_model
 from .session_facts import continues_context, session_model
 from .predict import predictions
 from .prices import NO_OVERRIDES, Cost, Overrides, TokenSplit, price, prices_as_of
-from .replay import Replay, ReplayCancelled, call_facts, with_shared_tokens
+from .replay import CallRows, Replay, ReplayCancelled, call_facts, with_shared_tokens
 from .replay import replay as replay_calls
 
 
@@ -450,6 +450,8 @@ def _between(t: float | None, low: datetime | None, high: datetime | None) -> bo
 
 def _has_requests(replay: Replay, calls: int) -> bool:
     """Whether ``replay`` covers every call and knows each one's shared prefix."""
+    if type(replay.calls) is CallRows:  # its columns, no rows built
+        return len(replay.calls) == calls and None not in replay.calls.shares
     main = [c for c in replay.calls if c.kind == "call"]
     return len(main) == calls and all(c.shared_tokens is not None for c in main)
 
@@ -459,6 +461,8 @@ def replay_requests(replay: Replay) -> list[tuple[int, int]]:
     shared prefixes: exactly the tokens it reports for each call (the cache model reads no
     more than a call's total; what is shared is left as the plan found it, as in
     :func:`baseline_requests`, so a strategy that changes nothing rewrites nothing)."""
+    if type(replay.calls) is CallRows:  # its columns, no rows built
+        return [(max(t, 0), s or 0) for t, s in zip(replay.calls.tokens, replay.calls.shares)]
     return [(max(c.tokens, 0), c.shared_tokens or 0) for c in replay.calls if c.kind == "call"]
 
 
@@ -632,6 +636,8 @@ def _price_summaries(money: Money, view: SessionView, replay: Replay, policy: Ca
     of the call before it and adds that call's results, so that request is read from the cache
     and the rest written or sent uncached, as for any call; its output is the summary the
     compact strategy asks for (``summary_tokens``), no more than its input."""
+    if type(replay.calls) is CallRows:  # a stateless replay: model calls only
+        return
     summaries = [c for c in replay.calls if c.kind == "summary"]
     if not summaries:
         return
