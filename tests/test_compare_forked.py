@@ -94,3 +94,13 @@ def test_a_failing_replay_in_the_caller_stops_the_workers(monkeypatch):
     with pytest.raises(RuntimeError, match="stateful replay failed"):
         _rows(a, 2, True)
     assert multiprocessing.active_children() == []
+
+
+def test_batches_keep_pipelines_with_one_first_stage_together_longest_first():
+    from inspector.analysis.compare_forked import batches
+
+    jobs = [(tuple(p.split(",")), None) for p in (
+        "fifo", "clear_tool_uses", "summarize", "tool_pruning", "clear_tool_uses,fifo", "tool_pruning,sliding_window",
+        "tool_pruning,truncate_results", "tool_pruning,fifo", "truncate_results")]
+    assert batches(jobs) == [[3, 5, 6], [1, 4], [7], [0], [2], [8]]  # at most 3 a batch; 5, 3, 2 stages, then one each
+    assert sorted(k for b in batches(jobs) for k in b) == list(range(len(jobs)))
