@@ -435,9 +435,10 @@ def compare_data(args: argparse.Namespace, analysis=None) -> dict[str, Any]:
         rows = inspector.compare(analysis, pipelines, settings=settings, presets=presets, progress_for=bar.stage,
                                  workers=_workers(), shared=True, price=price)
     row_settings = [settings] + [s for _, s in presets] if presets else [settings] * len(rows)
-    moneys = [row.money if row.pipeline else baseline_money for row in rows]
+    base_totals = money_totals(baseline_money)
+    moneys = [row.money if row.pipeline else base_totals for row in rows]
     report = compare_report(analysis, settings, rows, baseline_money, moneys)
-    report["cache_aware"] = cache_aware_rows(analysis.view, analysis.table, rows, row_settings, baseline_money, options)
+    report["cache_aware"] = cache_aware_rows(analysis.view, analysis.table, rows, row_settings, base_totals, options)
     report["budget_note"] = _budget_note(analysis, settings, args)
     return report
 

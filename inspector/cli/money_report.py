@@ -90,7 +90,8 @@ CACHE_AWARE = (("clear_tool_uses", "clear_at_least", 0), ("last_n_observations",
 
 
 def cache_aware_rows(
-    view: Any, table: Any, rows: Sequence[Any], row_settings: Sequence[Any], baseline: Money, options: MoneyOptions
+    view: Any, table: Any, rows: Sequence[Any], row_settings: Sequence[Any], baseline: Money | MoneyTotals,
+    options: MoneyOptions
 ) -> list[dict[str, Any]]:
     """For each compare row whose pipeline uses a cache-aware setting set away from its off
     value, the same pipeline with it off, priced the same way (:func:`compare_money`): what the

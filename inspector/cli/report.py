@@ -321,7 +321,10 @@ def compare_report(
     """The ``compare --json`` object: one row per pipeline with its tokens at the last call and
     its replay total (both with what the file does not show), its saving, its validity and its
     money (``moneys[i]`` is row i's, :func:`~inspector.cli.money_report.compare_money`)."""
+    from ..analysis.money import money_totals
+
     last = analysis.view.calls[-1].number if analysis.view.calls else None
+    base = money_totals(baseline_money)  # once: summing 22,000 calls per row took ~0.02 s a row at 50k
     return {
         "session": session_report(analysis),
         **counting_report(analysis),
@@ -339,7 +342,7 @@ def compare_report(
                 "violations": row.violations,
                 "validity_scope": row.validity_scope,
                 **({"invalid_calls": {p: list(c) for p, c in row.invalid_calls.items()}} if row.every_call else {}),
-                **compare_money(baseline_money, money),
+                **compare_money(base, money),
             }
             for row, money in zip(rows, moneys)
         ],
