@@ -48,10 +48,11 @@ def test_forked_workers_price_their_replays_as_the_caller_would(monkeypatch):
     view, table = a.view, a.table
 
     def price(names, settings, replay):
+        import gc
         import os
 
         return os.getpid(), money_totals(session_money(view, table, names, settings, MoneyOptions(model="gpt-4.1"),
-                                                       replay=replay))
+                                                       replay=replay)), gc.isenabled()
 
     def rows(workers):
         return inspector.compare(a, PIPELINES, settings=Settings(budget=1500), workers=workers, shared=True, price=price)
@@ -67,6 +68,12 @@ def test_forked_workers_price_their_replays_as_the_caller_would(monkeypatch):
 
     pids = {f.money[0] for f in forked[1:]}
     assert os.getpid() in pids and len(pids) >= 2  # compact priced by the caller, the rest in workers
+    import gc
+
+    # the workers collect no garbage; the caller's collector is left as it was
+    assert {f.money[2] for f in forked[1:] if f.money[0] == os.getpid()} == {True}
+    assert {f.money[2] for f in forked[1:] if f.money[0] != os.getpid()} == {False}
+    assert gc.isenabled()
 
 
 def test_small_sessions_and_one_worker_do_not_fork():
