@@ -118,20 +118,22 @@ def compare(
     progress_for: ProgressFor | None = None,
     workers: int = 1,
     shared: bool = False,
+    price: Callable[..., Any] | None = None,
     encoding: str | None = None,
     profile: str = "openai",
     **params: Any,
 ) -> list[CompareRow]:
     """The baseline and each pipeline side by side: plan at the last call, replay over all.
     ``presets``: one ``(name, settings)`` per pipeline, run with its own settings. ``shared``:
-    each replay knows every call's shared prefix, as money prices it (``replay(..., shared=True)``)."""
+    each replay knows every call's shared prefix, as money prices it (``replay(..., shared=True)``).
+    ``price(pipeline, settings, replay)``: kept as each row's ``money`` (a forked worker prices its own)."""
     from .analysis.compare import compare as _compare
     from .strategies import parse_pipeline
 
     names = [parse_pipeline(p) for p in pipelines]
     a = _as_analysis(target, encoding, profile)
     return _compare(a, names, _settings(settings, params, a),
-                    presets=presets, progress_for=progress_for, workers=workers, shared=shared)
+                    presets=presets, progress_for=progress_for, workers=workers, shared=shared, price=price)
 
 
 def validate(target: Plan | Sequence[Message], provider: Provider | None = None) -> Any:

@@ -127,3 +127,33 @@ def test_forked_replay_equals_the_serial_one(monkeypatch):
     assert [c.tokens for c in forked.calls] == [c.tokens for c in serial.calls]
     assert forked.total == serial.total < serial.baseline_total
     assert seen[-1] == (35, 35) and len(seen) == 2  # two chunks of at most 32 calls
+
+
+def test_a_stateless_replays_rows_are_built_when_read_and_equal_the_per_call_rows(seeds):
+    """A stateless replay keeps its rows as columns (:class:`CallRows`): each row read must be
+    the :class:`CallReplay` of its call (facts of the view, the column's tokens and shared
+    prefix), slices and negative indices included, and the totals those rows add up to."""
+    import pickle
+
+    from inspector.analysis.replay import CallReplay, CallRows, call_facts
+
+    view, table = seeds.view, seeds.table
+    facts = call_facts(view, table)
+    for names, calls in ((("tool_pruning",), None), (("fifo",), [2, 5, 9]), ((), None)):
+        r = replay(view, table, names, Settings(budget=1000), calls=calls, shared=True)
+        rows = r.calls
+        assert type(rows) is CallRows
+        numbers = calls or range(1, 12)
+        by_hand = [CallReplay(n, view.calls[n - 1].message_index, view.calls[n - 1].turn, facts.baselines[n - 1],
+                              facts.recorded[n - 1], t, facts.predicted[n - 1].predicted_tokens, facts.predicted[n - 1].model,
+                              "call", None, s) for n, t, s in zip(numbers, rows.tokens, rows.shares)]
+        assert list(rows) == by_hand and rows == by_hand and by_hand == rows and len(rows) == len(by_hand)
+        assert rows[-1] == by_hand[-1] and rows[1:] == by_hand[1:] and rows[0] == by_hand[0]
+        with pytest.raises(IndexError):
+            rows[len(by_hand)]
+        assert (r.total, r.baseline_total, r.predicted_total) == (
+            sum(c.tokens for c in by_hand), sum(c.baseline_tokens for c in by_hand), sum(c.predicted_tokens for c in by_hand))
+        assert r.complete == (calls is None)
+        assert pickle.loads(pickle.dumps(rows)) == by_hand
+    assert [c.tokens for c in replay(view, table, ("tool_pruning",), Settings()).calls] == [
+        p + h for p, h in zip(PRUNED, NOT_IN_FILE)]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..strategies.params import SettingsBase as Settings
 from .compaction import CompactingValidity, compacting
@@ -23,6 +23,9 @@ if TYPE_CHECKING:  # pragma: no cover
 
 #: ``progress_for(label, calls)``: the progress callback for one replay (or None).
 ProgressFor = Callable[[str, int], Callable[[int, int], None] | None]
+#: ``price(pipeline, settings, replay)``: what a row's replay costs (small and picklable: a forked
+#: worker prices its own replays and sends this back), kept as the row's ``money``.
+Price = Callable[[tuple[str, ...], Settings, Replay], Any]
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +37,8 @@ class CompareRow:
     preset: str | None = None  # the preset whose pipeline and settings this row runs
     #: Every call of a compacting pipeline's stateful replay checked (None: not compacting).
     every_call: CompactingValidity | None = None
+    #: What ``compare``'s ``price`` made of this row's replay (None: not asked, or no pipeline).
+    money: Any = None
 
     @property
     def name(self) -> str:
@@ -78,12 +83,15 @@ def compare(
     progress_for: ProgressFor | None = None,
     workers: int = 1,
     shared: bool = False,
+    price: Price | None = None,
 ) -> list[CompareRow]:
     """One row for the baseline, then one per pipeline (``workers``, ``shared``: see
     :func:`.replay.replay`; ``shared`` when the rows are priced next, which then replays nothing;
     with ``workers > 1`` the stateless pipelines are replayed in forked workers meanwhile,
     :mod:`.compare_forked`).
-    ``presets``: one ``(name, settings)`` per pipeline, which then runs with its preset's settings."""
+    ``presets``: one ``(name, settings)`` per pipeline, which then runs with its preset's settings.
+    ``price``: each row with a pipeline gets ``price(pipeline, settings, replay)`` as its ``money``
+    (in the forked worker that replayed it, where one did)."""
     view, table = analysis.view, analysis.table
     calls = len(view.calls)
     at = calls or None
@@ -92,7 +100,9 @@ def compare(
     stateless = [k for k, names in enumerate(pipelines, 1) if names and not compacting(tuple(names))]
     forked = None
     if may_fork(view, workers, len(stateless)):  # replayed in workers while this process does the rest
-        forked = ForkedReplays(view, table, [(tuple(pipelines[k - 1]), each[k]) for k in stateless], workers, shared)
+        forked = ForkedReplays(view, table, [(tuple(pipelines[k - 1]), each[k]) for k in stateless], workers, shared,
+                               price)
+    moneys: dict[int, Any] = {}
     try:
         results: list[Replay | None] = [replay(view, table, (), settings, workers=workers)]
         checked: dict[int, CompactingValidity] = {}  # a compacting row's every-call validity, from its replay's pass
@@ -105,15 +115,19 @@ def compare(
                 result, checked[k] = replay_and_validity(view, table, tuple(names), s, shared)
                 if progress is not None:
                     progress(calls, calls)
-                results.append(result)
-                continue
-            results.append(replay(view, table, names, s, progress=progress, workers=workers, shared=shared))
+            else:
+                result = replay(view, table, names, s, progress=progress, workers=workers, shared=shared)
+            results.append(result)
+            if price is not None and names:
+                moneys[k] = price(tuple(names), s, result)
         all_names = [()] + list(pipelines)
         plans = [plan(analysis, names, s, at) for names, s in zip(all_names, each)]
         if forked is not None:
-            for j, result in forked:
+            for j, result, money in forked:
                 k = stateless[j]
                 results[k] = result
+                if price is not None:
+                    moneys[k] = money
                 if progress_for is not None and (progress := progress_for(",".join(pipelines[k - 1]), calls)) is not None:
                     progress(calls, calls)
     finally:
@@ -125,8 +139,8 @@ def compare(
         assert result is not None
         saving = round(100.0 * (baseline_total - result.total) / baseline_total, 1) if baseline_total else 0.0
         every_call = checked.get(k)
-        rows.append(CompareRow(tuple(names), plans[k], result, saving, label, every_call))
+        rows.append(CompareRow(tuple(names), plans[k], result, saving, label, every_call, moneys.get(k)))
     return rows
 
 
-__all__ = ["CompareRow", "compare"]
+__all__ = ["CompareRow", "Price", "compare"]

@@ -37,7 +37,7 @@ from .session_facts import call_model as _message_model
 from .session_facts import continues_context, session_model
 from .predict import predictions
 from .prices import NO_OVERRIDES, Cost, Overrides, TokenSplit, price, prices_as_of
-from .replay import Replay, ReplayCancelled, call_facts, with_shared_tokens
+from .replay import CallRows, Replay, ReplayCancelled, call_facts, with_shared_tokens
 from .replay import replay as replay_calls
 
 
@@ -121,6 +121,36 @@ class Money:
         out["unknown_models"] = self.unknown_models
         out["notes"] = self.notes
         return out
+
+
+@dataclass(frozen=True, slots=True)
+class MoneyTotals:
+    """What a compare row shows of a :class:`Money` (:func:`money_totals`): a few sums, small
+    enough for a forked worker to send back instead of a row per call."""
+
+    baseline_tokens: int  # every call's input with no strategy, as the cache model splits it
+    tokens: int  # the same under the pipeline
+    baseline_cost: Decimal | None  # Money.total("baseline_cost")
+    cost: Decimal | None  # Money.total("cost")
+    cache_break_calls: tuple[int, ...]  # main-session calls whose request the pipeline rewrote
+    read_tokens: int
+    write_tokens: int
+    summary_calls: int
+    summary_cost: Decimal | None  # Money.summary_total()
+
+
+def money_totals(money: Money | MoneyTotals) -> MoneyTotals:
+    """The :class:`MoneyTotals` of ``money`` (one already made is returned as it is)."""
+    if isinstance(money, MoneyTotals):
+        return money
+    calls = money.calls
+    return MoneyTotals(
+        sum(c.baseline_cache.total for c in calls), sum(c.cache.total for c in calls),
+        money.total("baseline_cost"), money.total("cost"),
+        tuple(c.call for c in calls if c.breaks_cache and c.sidechain is None),
+        sum(c.cache.read_tokens for c in calls), sum(c.cache.write_tokens for c in calls),
+        sum(1 for c in calls if c.kind == "summary"), money.summary_total(),
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -420,6 +450,8 @@ def _between(t: float | None, low: datetime | None, high: datetime | None) -> bo
 
 def _has_requests(replay: Replay, calls: int) -> bool:
     """Whether ``replay`` covers every call and knows each one's shared prefix."""
+    if type(replay.calls) is CallRows:  # its columns, no rows built
+        return len(replay.calls) == calls and None not in replay.calls.shares
     main = [c for c in replay.calls if c.kind == "call"]
     return len(main) == calls and all(c.shared_tokens is not None for c in main)
 
@@ -429,6 +461,8 @@ def replay_requests(replay: Replay) -> list[tuple[int, int]]:
     shared prefixes: exactly the tokens it reports for each call (the cache model reads no
     more than a call's total; what is shared is left as the plan found it, as in
     :func:`baseline_requests`, so a strategy that changes nothing rewrites nothing)."""
+    if type(replay.calls) is CallRows:  # its columns, no rows built
+        return [(max(t, 0), s or 0) for t, s in zip(replay.calls.tokens, replay.calls.shares)]
     return [(max(c.tokens, 0), c.shared_tokens or 0) for c in replay.calls if c.kind == "call"]
 
 
@@ -602,6 +636,8 @@ def _price_summaries(money: Money, view: SessionView, replay: Replay, policy: Ca
     of the call before it and adds that call's results, so that request is read from the cache
     and the rest written or sent uncached, as for any call; its output is the summary the
     compact strategy asks for (``summary_tokens``), no more than its input."""
+    if type(replay.calls) is CallRows:  # a stateless replay: model calls only
+        return
     summaries = [c for c in replay.calls if c.kind == "summary"]
     if not summaries:
         return
@@ -632,6 +668,6 @@ def _rewritten(baseline: list[tuple[int, int]], pipeline: list[tuple[int, int]])
 
 
 __all__ = [
-    "CallDollars", "CallMoney", "Money", "MoneyOptions", "baseline_requests", "call_dollars", "call_model", "call_time",
-    "recorded_split", "replay_requests", "session_money", "warm_prefix_tokens",
+    "CallDollars", "CallMoney", "Money", "MoneyOptions", "MoneyTotals", "baseline_requests", "call_dollars", "call_model",
+    "call_time", "money_totals", "recorded_split", "replay_requests", "session_money", "warm_prefix_tokens",
 ]

@@ -403,7 +403,7 @@ def compare_data(args: argparse.Namespace, analysis=None) -> dict[str, Any]:
     """The ``compare --json`` report (``analysis``: the session already counted)."""
     import inspector
 
-    from ..analysis.money import session_money
+    from ..analysis.money import MoneyTotals, money_totals, session_money
     from ..presets import load_presets
     from ..strategies import STRATEGIES, parse_pipeline
     from .money_report import cache_aware_rows, money_options
@@ -433,15 +433,21 @@ def compare_data(args: argparse.Namespace, analysis=None) -> dict[str, Any]:
     analysis = analysis or _load(args)
     settings = _windowed(settings, analysis, args)
     presets = [(name, _windowed(s, analysis, args, name)) for name, s in presets]
-    with _Progress(len(analysis.view.calls), len(pipelines)) as bar:
+    view, table = analysis.view, analysis.table
+    # before the replays fork: the workers inherit what every pricing of this session shares
+    baseline_money = session_money(view, table, (), settings, options)
+
+    def price(pipeline: tuple[str, ...], s: Any, replay: Any) -> MoneyTotals:
+        return money_totals(session_money(view, table, pipeline, s, options, replay=replay))
+
+    with _Progress(len(view.calls), len(pipelines)) as bar:
         rows = inspector.compare(analysis, pipelines, settings=settings, presets=presets, progress_for=bar.stage,
-                                 workers=_workers(), shared=True)
+                                 workers=_workers(), shared=True, price=price)
     row_settings = [settings] + [s for _, s in presets] if presets else [settings] * len(rows)
-    baseline_money = session_money(analysis.view, analysis.table, (), settings, options)
-    moneys = [session_money(analysis.view, analysis.table, row.pipeline, s, options, replay=row.replay) if row.pipeline
-              else baseline_money for row, s in zip(rows, row_settings)]
+    base_totals = money_totals(baseline_money)
+    moneys = [row.money if row.pipeline else base_totals for row in rows]
     report = compare_report(analysis, settings, rows, baseline_money, moneys)
-    report["cache_aware"] = cache_aware_rows(analysis.view, analysis.table, rows, row_settings, baseline_money, options)
+    report["cache_aware"] = cache_aware_rows(analysis.view, analysis.table, rows, row_settings, base_totals, options)
     report["budget_note"] = _budget_note(analysis, settings, args)
     return report
 

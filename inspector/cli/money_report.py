@@ -8,7 +8,7 @@ from decimal import Decimal
 from collections.abc import Sequence
 from typing import Any
 
-from ..analysis.money import Money, MoneyOptions
+from ..analysis.money import Money, MoneyOptions, MoneyTotals, money_totals
 from ..analysis.usage_rows import CostRows
 
 
@@ -59,15 +59,15 @@ def _pct(saved: Decimal | int | None, base: Decimal | int | None) -> float | Non
     return round(100.0 * float(saved) / float(base), 1)
 
 
-def compare_money(baseline: Money, money: Money) -> dict[str, Any]:
+def compare_money(baseline: Money | MoneyTotals, money: Money | MoneyTotals) -> dict[str, Any]:
     """One compare row's money: the pipeline's cost and what it saves, in input tokens (the fixed
     prefix included, as billed) and in USD, both as shares of the no-strategy baseline, and the
     calls where it breaks the cache."""
-    base_tokens = sum(c.baseline_cache.total for c in baseline.calls)
-    tokens = sum(c.cache.total for c in money.calls)
-    base_cost, cost = baseline.total("baseline_cost"), money.total("cost")
+    baseline, money = money_totals(baseline), money_totals(money)
+    base_tokens, tokens = baseline.baseline_tokens, money.tokens
+    base_cost, cost = baseline.baseline_cost, money.cost
     saved = None if base_cost is None or cost is None else base_cost - cost
-    breaks = [c.call for c in money.calls if c.breaks_cache and c.sidechain is None]
+    breaks = money.cache_break_calls
     return {
         "input_tokens_billed": tokens,
         "tokens_saved_pct": _pct(base_tokens - tokens, base_tokens),
@@ -75,11 +75,11 @@ def compare_money(baseline: Money, money: Money) -> dict[str, Any]:
         "dollars_saved": None if saved is None else float(saved),
         "dollars_saved_pct": _pct(saved, base_cost),
         "cache_breaks": len(breaks),
-        "cache_break_calls": breaks[:20],
-        "cache_read_tokens": sum(c.cache.read_tokens for c in money.calls),
-        "cache_write_tokens": sum(c.cache.write_tokens for c in money.calls),
-        "summary_calls": sum(1 for c in money.calls if c.kind == "summary"),
-        "summary_cost": None if money.summary_total() is None else float(money.summary_total()),
+        "cache_break_calls": list(breaks[:20]),
+        "cache_read_tokens": money.read_tokens,
+        "cache_write_tokens": money.write_tokens,
+        "summary_calls": money.summary_calls,
+        "summary_cost": None if money.summary_cost is None else float(money.summary_cost),
     }
 
 
@@ -90,7 +90,8 @@ CACHE_AWARE = (("clear_tool_uses", "clear_at_least", 0), ("last_n_observations",
 
 
 def cache_aware_rows(
-    view: Any, table: Any, rows: Sequence[Any], row_settings: Sequence[Any], baseline: Money, options: MoneyOptions
+    view: Any, table: Any, rows: Sequence[Any], row_settings: Sequence[Any], baseline: Money | MoneyTotals,
+    options: MoneyOptions
 ) -> list[dict[str, Any]]:
     """For each compare row whose pipeline uses a cache-aware setting set away from its off
     value, the same pipeline with it off, priced the same way (:func:`compare_money`): what the

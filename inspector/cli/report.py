@@ -36,7 +36,7 @@ from .money_report import CallMoney, compare_money, replay_money
 if TYPE_CHECKING:  # pragma: no cover
     from .. import Analysis
     from ..analysis.compare import CompareRow
-    from ..analysis.money import Money
+    from ..analysis.money import Money, MoneyTotals
     from ..analysis.replay import Replay
     from ..analysis.planning import CheckedPlan
     from ..strategies import Settings
@@ -316,12 +316,15 @@ def replay_report(analysis: Analysis, result: Replay, pipeline: list[dict[str, A
 
 
 def compare_report(
-    analysis: Analysis, settings: Settings, rows: Sequence[CompareRow], baseline_money: Money, moneys: Sequence[Money]
+    analysis: Analysis, settings: Settings, rows: Sequence[CompareRow], baseline_money: Money, moneys: Sequence[Money | MoneyTotals]
 ) -> dict[str, Any]:
     """The ``compare --json`` object: one row per pipeline with its tokens at the last call and
     its replay total (both with what the file does not show), its saving, its validity and its
     money (``moneys[i]`` is row i's, :func:`~inspector.cli.money_report.compare_money`)."""
+    from ..analysis.money import money_totals
+
     last = analysis.view.calls[-1].number if analysis.view.calls else None
+    base = money_totals(baseline_money)  # once: summing 22,000 calls per row took ~0.02 s a row at 50k
     return {
         "session": session_report(analysis),
         **counting_report(analysis),
@@ -339,7 +342,7 @@ def compare_report(
                 "violations": row.violations,
                 "validity_scope": row.validity_scope,
                 **({"invalid_calls": {p: list(c) for p, c in row.invalid_calls.items()}} if row.every_call else {}),
-                **compare_money(baseline_money, money),
+                **compare_money(base, money),
             }
             for row, money in zip(rows, moneys)
         ],
