@@ -125,6 +125,8 @@ def _variants() -> list[tuple[str, dict]]:
 VARIANTS = [((name,), params) for name, params in _variants()] + [
     (("tool_pruning", "truncate_results"), {"max_result_tokens": m, "truncate_unit": u}) for m in (0, 20) for u in ("tokens", "chars")
 ] + [(("tool_pruning", "sliding_window"), {"window_turns": t}) for t in (0, 1, 2, 4)] + [
+    (("tool_pruning", "fifo"), params) for name, params in _variants() if name == "fifo"
+] + [
     (("clear_tool_uses", "fifo"), {**b, "trigger": t, "keep": k, "clear_at_least": a, "exclude_tools": ex, "min_history_messages": mh})
     for b in ({"budget": 0}, {"budget": 300}, {"budget": 1500}) for t in (0, 800) for k in (0, 2) for a in (0, 300)
     for ex in ((), ("bash",)) for mh in (0, 2)
@@ -136,7 +138,7 @@ VARIANTS = [((name,), params) for name, params in _variants()] + [
 
 
 #: Fast paths that work inside the current turn too (around what protected_in_turn keeps).
-NEVER_PLANNED = {("fifo",), ("clear_tool_uses",), ("summarize",), ("clear_tool_uses", "fifo")}
+NEVER_PLANNED = {("fifo",), ("clear_tool_uses",), ("summarize",), ("clear_tool_uses", "fifo"), ("tool_pruning", "fifo")}
 
 
 def test_every_fast_path_is_exercised():
@@ -391,13 +393,48 @@ def test_tool_pruning_then_a_fast_path_where_pruning_removes_nothing_is_that_fas
                 chain.feed(n, w) for n, w in zip(numbers, plans)], (names, params)
 
 
-def test_tool_pruning_then_fifo_is_planned_where_pruning_acts():
+def test_tool_pruning_then_fifo_replays_in_one_pass_where_pruning_acts():
+    """Where tool_pruning removes earlier turns' exchanges, fifo's cut is still found without
+    planning any call (tool_pruning then another window strategy is planned there)."""
     from strategy_builders import seeds_session
 
     a = seeds_session().analyze()
-    assert max(c.turn for c in a.view.calls) > 1
-    s = Settings(budget=1500)
-    assert replay_tokens(a.view, a.table, ("tool_pruning", "fifo"), s, [0] * len(a.view.calls), [1]) is None
+    n = len(a.view.calls)
+    unpruned = a.table.overhead + a.table.prefix[a.view.calls[-1].message_index]
+    assert unpruned == 4002 and replay_tokens(a.view, a.table, ("tool_pruning",), Settings(), [0] * n, [n]) == [1602]
+    numbers = list(range(1, n + 1))
+    for budget, want in ((1500, [82, 502, 1122, 1342, 162, 982, 1302, 242, 762, 1482, 1498]),
+                         (600, [82, 502, 702, 302, 162, 902, 402, 242, 602, 802, 202])):
+        s = Settings(budget=budget)
+        with mock.patch("inspector.strategies.pipeline.run", side_effect=AssertionError(budget)):
+            assert replay_tokens(a.view, a.table, ("tool_pruning", "fifo"), s, [0] * n, numbers) == want
+        assert [reference(a.view, a.table, ("tool_pruning", "fifo"), s, k, 0).total() for k in numbers] == want
+    assert replay_tokens(a.view, a.table, ("tool_pruning", "trim_messages"), Settings(budget=1500), [0] * n, [1]) is None
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(sessions())
+def test_tool_pruning_then_fifo_at_the_edges_of_its_cut_equals_planning(session):
+    """For every call, budgets that make fifo's cut (after tool_pruning) land exactly at each of
+    its candidates (and one token either side), inside the current turn too, and min_history
+    at the number of messages left (and one either side): as planning that call decides."""
+    from inspector.strategies.common import candidates, non_system_count
+
+    a = analyze(session, encoding="approx")
+    view, table = a.view, a.table
+    hidden = hidden_per_call(view, table)
+    names = ("tool_pruning", "fifo")
+    for n in range(1, len(view.calls) + 1):
+        w = reference(view, table, ("tool_pruning",), Settings(), n, hidden[n - 1])
+        total, live = w.total(), non_system_count(w)
+        budgets, dropped = {total - 1, total, total + 1}, 0
+        for i in candidates(w, in_turn=True):
+            dropped += w.tokens[i]
+            budgets.update(total - dropped + d for d in (-1, 0, 1))
+        for budget in sorted(b for b in budgets if b >= 0):
+            for mh in sorted({0, 2, max(live - 1, 0), live, live + 1}):
+                s = Settings(budget=budget, min_history_messages=mh)
+                assert replay_tokens(view, table, names, s, hidden, [n]) == [reference(view, table, names, s, n, hidden[n - 1]).total()], (n, budget, mh)
 
 
 @st.composite

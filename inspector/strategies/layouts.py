@@ -31,7 +31,7 @@ from .base import BlockEdit
 from .clear_tool_uses import PLACEHOLDER as CLEARED
 from .common import count_text, view_cache
 from .incremental import (
-    Facts, _clear_values, _clearing, _prefix, _ClearedCandidates, _derived, _mask_values, _ResultSlots, _ToolUses, mask_cut, mask_key, summarize_cut, _fifo_cut, fifo_candidates, fifo_in_turn_cut, observations_elided, _strands_cut, _trim_cut, _truncation, _window_messages_cut, _window_turns_span, thinking_limit,
+    Facts, _clear_values, _clearing, _prefix, _ClearedCandidates, _derived, _mask_values, _ResultSlots, _ToolUses, mask_cut, mask_key, summarize_cut, _fifo_cut, fifo_candidates, pruned_fifo_cut, fifo_in_turn_cut, observations_elided, _strands_cut, _trim_cut, _truncation, _window_messages_cut, _window_turns_span, thinking_limit,
     transform_run, truncated_facts, truncation_key,
 )
 from .params import SettingsBase as Settings
@@ -121,6 +121,18 @@ def _pruned_then_window(f: Facts, s: Settings, stop: int, turn: int, total: int)
         return ()
     oldest = max(turn - max(s.window_turns, 1) + 1, 1)
     return _drops(*_window_turns_span(f, s, turn), "ns") + _pruned_turns(f, oldest, turn)
+
+
+def _pruned_then_fifo(f: Facts, s: Settings, stop: int, turn: int, total: int) -> Layout | None:
+    cut = pruned_fifo_cut(f, s, stop, turn, total)
+    if cut is None:
+        return None
+    limit, survivors, seq, k = cut
+    a = survivors.count[limit]
+    if k > a:  # every message before the turn, then the current turn's first candidates
+        return _drops(0, limit, "ns") + _first_candidates(f, seq, k - a)
+    end = survivors.index[k - 1] + 1 if k else 0
+    return _drops(0, end, "ns") + _drops(end, limit, "pruned")
 
 
 def _under(edit: str, layout: Layout, stop: int) -> Layout:
@@ -328,6 +340,8 @@ def layout_fn(names: tuple[str, ...]) -> LayoutFn | None:
         return _pruned_then_truncated
     if names == ("tool_pruning", "sliding_window"):
         return _pruned_then_window
+    if names == ("tool_pruning", "fifo"):
+        return _pruned_then_fifo
     if len(names) == 2 and names[0] == "truncate_results" and names[1] in _SINGLE:
         return _truncated_then(_SINGLE[names[1]])
     if len(names) == 2 and names[0] == "tool_pruning":  # where pruning removes nothing (incremental._prunes_nothing)
