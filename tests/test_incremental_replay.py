@@ -125,7 +125,7 @@ def _variants() -> list[tuple[str, dict]]:
 VARIANTS = [((name,), params) for name, params in _variants()] + [
     (("tool_pruning", "truncate_results"), {"max_result_tokens": m, "truncate_unit": u}) for m in (0, 20) for u in ("tokens", "chars")
 ] + [(("tool_pruning", "sliding_window"), {"window_turns": t}) for t in (0, 1, 2, 4)] + [
-    (("tool_pruning", "fifo"), params) for name, params in _variants() if name == "fifo"
+    (("tool_pruning", name), params) for name, params in _variants() if name in ("fifo", "strands_sliding_window")
 ] + [
     (("clear_tool_uses", "fifo"), {**b, "trigger": t, "keep": k, "clear_at_least": a, "exclude_tools": ex, "min_history_messages": mh})
     for b in ({"budget": 0}, {"budget": 300}, {"budget": 1500}) for t in (0, 800) for k in (0, 2) for a in (0, 300)
@@ -435,6 +435,28 @@ def test_tool_pruning_then_fifo_at_the_edges_of_its_cut_equals_planning(session)
             for mh in sorted({0, 2, max(live - 1, 0), live, live + 1}):
                 s = Settings(budget=budget, min_history_messages=mh)
                 assert replay_tokens(view, table, names, s, hidden, [n]) == [reference(view, table, names, s, n, hidden[n - 1]).total()], (n, budget, mh)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(sessions())
+def test_tool_pruning_then_strands_window_of_every_size_equals_planning(session):
+    """For every call, every window from 0 to one more than the messages tool_pruning leaves: the
+    cut in what pruning leaves of earlier turns, at their last message, or in the current turn."""
+    from inspector.strategies.common import non_system_count
+
+    a = analyze(session, encoding="approx")
+    view, table = a.view, a.table
+    hidden = hidden_per_call(view, table)
+    names = ("tool_pruning", "strands_sliding_window")
+    for n in range(1, len(view.calls) + 1):
+        live = non_system_count(reference(view, table, ("tool_pruning",), Settings(), n, hidden[n - 1]))
+        for size in range(live + 2):
+            s = Settings(window_messages=size)
+            got = replay_tokens(view, table, names, s, hidden, [n])
+            if got is None:  # only its guard: a user or tool message that makes calls
+                assert any(r in ("user", "tool") and view.call_ids[i] for i, r in enumerate(view.roles))
+                continue
+            assert got == [reference(view, table, names, s, n, hidden[n - 1]).total()], (n, size)
 
 
 @st.composite

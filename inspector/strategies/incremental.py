@@ -37,7 +37,8 @@ last call's holds more than its prompt and final answer (a single-prompt session
 tools are all in its last turn), so there ``tool_pruning,X`` is X's fast path; elsewhere
 ``tool_pruning,fifo`` finds fifo's cut in two position spaces, what pruning leaves before the
 current turn (:class:`_Survivors`: one prefix-sum array for the session) then the current turn's
-candidates (:class:`_Candidates`), one bisection in either. Not incremental
+candidates (:class:`_Candidates`), one bisection in either, and ``tool_pruning,strands_sliding_window``
+its cut, the next plain user message in the survivors or the current turn. Not incremental
 (planned call by call): other pipelines,
 ``fifo`` with ``pair_safe=False``, ``trim_messages`` with ``end_on``, ``clear_tool_uses`` with
 ``clear_tool_inputs``, ``tool_pruning,sliding_window`` in messages mode, and plugin strategies;
@@ -1132,6 +1133,56 @@ def _pruned_then_fifo(f: Facts, s: Settings, stop: int, turn: int, total: int) -
     return pruned + (sv.tokens[k] if k <= a else sv.tokens[a] + seq.tokens(k - a))
 
 
+def _survivors_next_user(f: Facts) -> list[int]:
+    """Per survivor position (:class:`_Survivors`): the first at or after it whose message is a
+    user or tool message without results (where strands_sliding_window's cut may stand)."""
+    from types import SimpleNamespace
+
+    index = _derived(f, "survivors", _Survivors).index
+    roles, results = f.view.roles, f.view.result_ids
+    return Facts.next_where(SimpleNamespace(n=len(index)), [roles[i] in ("user", "tool") and not results[i] for i in index])
+
+
+def pruned_strands_cut(f: Facts, s: Settings, stop: int, turn: int) -> tuple[int, _Survivors, int, int] | None:
+    """``(limit, survivors, q, j)``: after tool_pruning dropped the prunable messages before
+    ``limit`` (the current turn's start), strands_sliding_window drops the first ``q`` survivors
+    (:class:`_Survivors`) and, when ``j > limit``, every survivor and the non-system messages
+    from ``limit`` to ``j``: its cut found in the survivors, then in the current turn. None where its
+    fallback (a call with its results) would be searched in the survivors: a turn that opens with
+    no plain prompt, which units_simple sessions do not have (planned)."""
+    limit = min(f.turn_start.get(turn, 0), stop)
+    sv = _derived(f, "survivors", _Survivors)
+    a, c0, c1 = sv.count[limit], f.ns_count[limit], f.ns_count[stop]
+    length, size = a + c1 - c0, s.window_messages
+    if length <= size:
+        return limit, sv, 0, limit
+    if size == 0:
+        return limit, sv, a, stop
+    trim = length - size
+    if trim < a:
+        q = _derived(f, "strands-survivors", _survivors_next_user)[trim]
+        if q < a:
+            return limit, sv, q, limit
+    sf = _derived(f, "strands", _StrandsFacts)
+    first = f.ns_index[c0 + max(trim - a, 0)]  # the first message of the current turn the search reads
+    if sf.next_user[first] < stop:
+        return limit, sv, a, sf.next_user[first]
+    if trim < a:  # no plain message from the cut on, the turn's prompt neither: planned
+        return None
+    j = sf.next_call[first]
+    if j >= stop or f.ns_index[f.ns_count[j] + 1] >= stop:
+        return limit, sv, 0, limit
+    return limit, sv, a, j
+
+
+def _pruned_then_strands(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int | None:
+    cut = pruned_strands_cut(f, s, stop, turn)
+    if cut is None:
+        return None
+    limit, sv, q, j = cut
+    return f.ns_prefix[j] - sv.tokens[sv.count[limit]] + sv.tokens[q]  # what pruning drops before limit, and the window
+
+
 def _fast_path(names: tuple[str, ...], s: Settings) -> Saving | None:
     """The fast path of pipeline ``names`` under ``s``, or None where it has none."""
     if len(names) == 1:
@@ -1144,6 +1195,8 @@ def _fast_path(names: tuple[str, ...], s: Settings) -> Saving | None:
         return _pruned_then_window if s.window_mode == "turns" else None
     if names == ("tool_pruning", "fifo"):
         return _pruned_then_fifo if s.pair_safe else None
+    if names == ("tool_pruning", "strands_sliding_window"):
+        return _pruned_then_strands
     if len(names) == 2 and names[0] == "truncate_results" and names[1] in _AFTER_TRUNCATION:
         then = _single(names[1], s)
         return _truncated_then(then, s) if then is not None else None
@@ -1254,6 +1307,7 @@ PIPELINES = (
     ("tool_pruning", "truncate_results"),
     ("tool_pruning", "sliding_window"),
     ("tool_pruning", "fifo"),
+    ("tool_pruning", "strands_sliding_window"),
     *(("truncate_results", name) for name in _AFTER_TRUNCATION),
 )
 

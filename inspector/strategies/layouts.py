@@ -31,7 +31,7 @@ from .base import BlockEdit
 from .clear_tool_uses import PLACEHOLDER as CLEARED
 from .common import count_text, view_cache
 from .incremental import (
-    Facts, _clear_values, _clearing, _prefix, _ClearedCandidates, _derived, _mask_values, _ResultSlots, _ToolUses, mask_cut, mask_key, summarize_cut, _fifo_cut, fifo_candidates, pruned_fifo_cut, fifo_in_turn_cut, observations_elided, _strands_cut, _trim_cut, _truncation, _window_messages_cut, _window_turns_span, thinking_limit,
+    Facts, _clear_values, _clearing, _prefix, _ClearedCandidates, _derived, _mask_values, _ResultSlots, _ToolUses, mask_cut, mask_key, summarize_cut, _fifo_cut, fifo_candidates, pruned_fifo_cut, pruned_strands_cut, fifo_in_turn_cut, observations_elided, _strands_cut, _trim_cut, _truncation, _window_messages_cut, _window_turns_span, thinking_limit,
     transform_run, truncated_facts, truncation_key,
 )
 from .params import SettingsBase as Settings
@@ -131,8 +131,23 @@ def _pruned_then_fifo(f: Facts, s: Settings, stop: int, turn: int, total: int) -
     a = survivors.count[limit]
     if k > a:  # every message before the turn, then the current turn's first candidates
         return _drops(0, limit, "ns") + _first_candidates(f, seq, k - a)
-    end = survivors.index[k - 1] + 1 if k else 0
+    return _survivors_dropped(limit, survivors, k)
+
+
+def _survivors_dropped(limit: int, survivors, q: int) -> Layout:
+    """tool_pruning's drops before ``limit`` and the first ``q`` messages it leaves there."""
+    end = survivors.index[q - 1] + 1 if q else 0
     return _drops(0, end, "ns") + _drops(end, limit, "pruned")
+
+
+def _pruned_then_strands(f: Facts, s: Settings, stop: int, turn: int, total: int) -> Layout | None:
+    cut = pruned_strands_cut(f, s, stop, turn)
+    if cut is None:
+        return None
+    limit, survivors, q, j = cut
+    if j > limit:  # every message before the turn, then the turn's up to j
+        return _drops(0, j, "ns")
+    return _survivors_dropped(limit, survivors, q)
 
 
 def _under(edit: str, layout: Layout, stop: int) -> Layout:
@@ -342,6 +357,8 @@ def layout_fn(names: tuple[str, ...]) -> LayoutFn | None:
         return _pruned_then_window
     if names == ("tool_pruning", "fifo"):
         return _pruned_then_fifo
+    if names == ("tool_pruning", "strands_sliding_window"):
+        return _pruned_then_strands
     if len(names) == 2 and names[0] == "truncate_results" and names[1] in _SINGLE:
         return _truncated_then(_SINGLE[names[1]])
     if len(names) == 2 and names[0] == "tool_pruning":  # where pruning removes nothing (incremental._prunes_nothing)
