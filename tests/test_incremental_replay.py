@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from inspector import analyze
+from inspector import analyze, load
 from inspector.strategies.first_stage import first_stage
 from inspector.strategies.base import PerIndex
 from inspector.strategies.common import _guard
@@ -457,6 +457,25 @@ def test_tool_pruning_then_strands_window_of_every_size_equals_planning(session)
                 assert any(r in ("user", "tool") and view.call_ids[i] for i, r in enumerate(view.roles))
                 continue
             assert got == [reference(view, table, names, s, n, hidden[n - 1]).total()], (n, size)
+
+
+@pytest.mark.parametrize("names", [("tool_pruning",), ("tool_pruning", "truncate_results"), ("tool_pruning", "fifo"),
+                                   ("tool_pruning", "strands_sliding_window")])
+def test_tool_pruning_keeps_a_summary_in_an_earlier_turn_in_the_layouts_too(names):
+    """A real LangChain history whose earlier turn holds a summary (message 8, after the turn's
+    final answer): tool_pruning keeps it, so the layouts' "pruned" drops must too (they dropped it:
+    call 4 was 48 tokens short)."""
+    a = analyze(load("tests/fixtures/real/langchain/history.json"))
+    view, table = a.view, a.table
+    assert view.turn_of[8] == 1 and view.flags[8] and view.turns[1].final_index == 7
+    hidden = hidden_per_call(view, table)
+    s = Settings(budget=300, window_messages=3)
+    plans = [reference(view, table, names, s, n, hidden[n - 1]) for n in range(1, len(view.calls) + 1)]
+    assert 8 in plans[-1].order
+    fast = replay(view, table, names, s, shared=True)
+    chain = RequestChain(view, table)
+    assert [c.tokens for c in fast.calls] == [w.total() for w in plans]
+    assert [c.shared_tokens for c in fast.calls] == [chain.feed(n, w) for n, w in enumerate(plans, 1)]
 
 
 @st.composite

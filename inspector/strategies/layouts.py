@@ -432,12 +432,12 @@ def _mask(f: Facts, drop: str | None) -> list[bool] | None:
     if drop == "ns":
         return [r != "system" for r in view.roles]
     assert drop == "pruned"
+    from .common import kept_on_view
+    from .tool_pruning import _prunable
+
     out = [False] * f.n
-    roles = view.roles
-    for t in view.turns:
-        if t.number:
-            for i in range(t.start, t.stop):
-                out[i] = i != t.user_index and i != t.final_index and roles[i] != "system"
+    for a, b in kept_on_view(view, "_tool_pruning", _prunable).runs:  # the strategy's own (it keeps summaries)
+        out[a:b] = [True] * (b - a)
     return out
 
 
