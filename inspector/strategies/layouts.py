@@ -131,12 +131,15 @@ def _pruned_then_fifo(f: Facts, s: Settings, stop: int, turn: int, total: int) -
     a = survivors.count[limit]
     if k > a:  # every message before the turn, then the current turn's first candidates
         return _drops(0, limit, "ns") + _first_candidates(f, seq, k - a)
-    return _survivors_dropped(limit, survivors, k)
+    return _survivors_dropped(f, limit, survivors, k)
 
 
-def _survivors_dropped(limit: int, survivors, q: int) -> Layout:
-    """tool_pruning's drops before ``limit`` and the first ``q`` messages it leaves there."""
+def _survivors_dropped(f: Facts, limit: int, survivors, q: int) -> Layout:
+    """tool_pruning's drops before ``limit`` and the first ``q`` messages it leaves there (where
+    it prunes nothing after those, fifo's own one run: what LayoutChain.head_dropped prices)."""
     end = survivors.index[q - 1] + 1 if q else 0
+    if f.ns_count[limit] - survivors.count[limit] == f.ns_count[end] - survivors.count[end]:
+        return _drops(0, end, "ns")
     return _drops(0, end, "ns") + _drops(end, limit, "pruned")
 
 
@@ -147,7 +150,7 @@ def _pruned_then_strands(f: Facts, s: Settings, stop: int, turn: int, total: int
     limit, survivors, q, j = cut
     if j > limit:  # every message before the turn, then the turn's up to j
         return _drops(0, j, "ns")
-    return _survivors_dropped(limit, survivors, q)
+    return _survivors_dropped(f, limit, survivors, q)
 
 
 def _under(edit: str, layout: Layout, stop: int) -> Layout:
