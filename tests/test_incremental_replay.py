@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from inspector import analyze
+from inspector import analyze, load
 from inspector.strategies.first_stage import first_stage
 from inspector.strategies.base import PerIndex
 from inspector.strategies.common import _guard
@@ -125,6 +125,8 @@ def _variants() -> list[tuple[str, dict]]:
 VARIANTS = [((name,), params) for name, params in _variants()] + [
     (("tool_pruning", "truncate_results"), {"max_result_tokens": m, "truncate_unit": u}) for m in (0, 20) for u in ("tokens", "chars")
 ] + [(("tool_pruning", "sliding_window"), {"window_turns": t}) for t in (0, 1, 2, 4)] + [
+    (("tool_pruning", name), params) for name, params in _variants() if name in ("fifo", "strands_sliding_window")
+] + [
     (("clear_tool_uses", "fifo"), {**b, "trigger": t, "keep": k, "clear_at_least": a, "exclude_tools": ex, "min_history_messages": mh})
     for b in ({"budget": 0}, {"budget": 300}, {"budget": 1500}) for t in (0, 800) for k in (0, 2) for a in (0, 300)
     for ex in ((), ("bash",)) for mh in (0, 2)
@@ -136,7 +138,7 @@ VARIANTS = [((name,), params) for name, params in _variants()] + [
 
 
 #: Fast paths that work inside the current turn too (around what protected_in_turn keeps).
-NEVER_PLANNED = {("fifo",), ("clear_tool_uses",), ("summarize",), ("clear_tool_uses", "fifo")}
+NEVER_PLANNED = {("fifo",), ("clear_tool_uses",), ("summarize",), ("clear_tool_uses", "fifo"), ("tool_pruning", "fifo")}
 
 
 def test_every_fast_path_is_exercised():
@@ -391,13 +393,89 @@ def test_tool_pruning_then_a_fast_path_where_pruning_removes_nothing_is_that_fas
                 chain.feed(n, w) for n, w in zip(numbers, plans)], (names, params)
 
 
-def test_tool_pruning_then_fifo_is_planned_where_pruning_acts():
+def test_tool_pruning_then_fifo_replays_in_one_pass_where_pruning_acts():
+    """Where tool_pruning removes earlier turns' exchanges, fifo's cut is still found without
+    planning any call (tool_pruning then another window strategy is planned there)."""
     from strategy_builders import seeds_session
 
     a = seeds_session().analyze()
-    assert max(c.turn for c in a.view.calls) > 1
-    s = Settings(budget=1500)
-    assert replay_tokens(a.view, a.table, ("tool_pruning", "fifo"), s, [0] * len(a.view.calls), [1]) is None
+    n = len(a.view.calls)
+    unpruned = a.table.overhead + a.table.prefix[a.view.calls[-1].message_index]
+    assert unpruned == 4002 and replay_tokens(a.view, a.table, ("tool_pruning",), Settings(), [0] * n, [n]) == [1602]
+    numbers = list(range(1, n + 1))
+    for budget, want in ((1500, [82, 502, 1122, 1342, 162, 982, 1302, 242, 762, 1482, 1498]),
+                         (600, [82, 502, 702, 302, 162, 902, 402, 242, 602, 802, 202])):
+        s = Settings(budget=budget)
+        with mock.patch("inspector.strategies.pipeline.run", side_effect=AssertionError(budget)):
+            assert replay_tokens(a.view, a.table, ("tool_pruning", "fifo"), s, [0] * n, numbers) == want
+        assert [reference(a.view, a.table, ("tool_pruning", "fifo"), s, k, 0).total() for k in numbers] == want
+    assert replay_tokens(a.view, a.table, ("tool_pruning", "trim_messages"), Settings(budget=1500), [0] * n, [1]) is None
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(sessions())
+def test_tool_pruning_then_fifo_at_the_edges_of_its_cut_equals_planning(session):
+    """For every call, budgets that make fifo's cut (after tool_pruning) land exactly at each of
+    its candidates (and one token either side), inside the current turn too, and min_history
+    at the number of messages left (and one either side): as planning that call decides."""
+    from inspector.strategies.common import candidates, non_system_count
+
+    a = analyze(session, encoding="approx")
+    view, table = a.view, a.table
+    hidden = hidden_per_call(view, table)
+    names = ("tool_pruning", "fifo")
+    for n in range(1, len(view.calls) + 1):
+        w = reference(view, table, ("tool_pruning",), Settings(), n, hidden[n - 1])
+        total, live = w.total(), non_system_count(w)
+        budgets, dropped = {total - 1, total, total + 1}, 0
+        for i in candidates(w, in_turn=True):
+            dropped += w.tokens[i]
+            budgets.update(total - dropped + d for d in (-1, 0, 1))
+        for budget in sorted(b for b in budgets if b >= 0):
+            for mh in sorted({0, 2, max(live - 1, 0), live, live + 1}):
+                s = Settings(budget=budget, min_history_messages=mh)
+                assert replay_tokens(view, table, names, s, hidden, [n]) == [reference(view, table, names, s, n, hidden[n - 1]).total()], (n, budget, mh)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(sessions())
+def test_tool_pruning_then_strands_window_of_every_size_equals_planning(session):
+    """For every call, every window from 0 to one more than the messages tool_pruning leaves: the
+    cut in what pruning leaves of earlier turns, at their last message, or in the current turn."""
+    from inspector.strategies.common import non_system_count
+
+    a = analyze(session, encoding="approx")
+    view, table = a.view, a.table
+    hidden = hidden_per_call(view, table)
+    names = ("tool_pruning", "strands_sliding_window")
+    for n in range(1, len(view.calls) + 1):
+        live = non_system_count(reference(view, table, ("tool_pruning",), Settings(), n, hidden[n - 1]))
+        for size in range(live + 2):
+            s = Settings(window_messages=size)
+            got = replay_tokens(view, table, names, s, hidden, [n])
+            if got is None:  # only its guard: a user or tool message that makes calls
+                assert any(r in ("user", "tool") and view.call_ids[i] for i, r in enumerate(view.roles))
+                continue
+            assert got == [reference(view, table, names, s, n, hidden[n - 1]).total()], (n, size)
+
+
+@pytest.mark.parametrize("names", [("tool_pruning",), ("tool_pruning", "truncate_results"), ("tool_pruning", "fifo"),
+                                   ("tool_pruning", "strands_sliding_window")])
+def test_tool_pruning_keeps_a_summary_in_an_earlier_turn_in_the_layouts_too(names):
+    """A real LangChain history whose earlier turn holds a summary (message 8, after the turn's
+    final answer): tool_pruning keeps it, so the layouts' "pruned" drops must too (they dropped it:
+    call 4 was 48 tokens short)."""
+    a = analyze(load("tests/fixtures/real/langchain/history.json"))
+    view, table = a.view, a.table
+    assert view.turn_of[8] == 1 and view.flags[8] and view.turns[1].final_index == 7
+    hidden = hidden_per_call(view, table)
+    s = Settings(budget=300, window_messages=3)
+    plans = [reference(view, table, names, s, n, hidden[n - 1]) for n in range(1, len(view.calls) + 1)]
+    assert 8 in plans[-1].order
+    fast = replay(view, table, names, s, shared=True)
+    chain = RequestChain(view, table)
+    assert [c.tokens for c in fast.calls] == [w.total() for w in plans]
+    assert [c.shared_tokens for c in fast.calls] == [chain.feed(n, w) for n, w in enumerate(plans, 1)]
 
 
 @st.composite

@@ -73,7 +73,7 @@ def test_subset_of_calls_and_progress(seeds):
     assert seen == [(2, 2)]  # tool_pruning replays incrementally: every call in one pass
     assert not r.complete and r.session_calls == 11
     seen.clear()
-    replay(seeds.view, seeds.table, "tool_pruning,fifo", Settings(budget=1000), calls=[11, 5, 5], progress=lambda d, t: seen.append((d, t)))
+    replay(seeds.view, seeds.table, "tool_pruning,trim_messages", Settings(budget=1000), calls=[11, 5, 5], progress=lambda d, t: seen.append((d, t)))
     assert seen == [(1, 2), (2, 2)]  # planned call by call: progress after each
     with pytest.raises(ValueError, match="model call 12 out of range"):
         replay(seeds.view, seeds.table, "tool_pruning", calls=[12])

@@ -34,7 +34,11 @@ one run of the strategy's own code over the whole session (:func:`_transform_sav
 Stateful ``compact`` is sized in O(1) per call from its state in
 :mod:`inspector.analysis.compaction`. tool_pruning changes nothing where no turn before the
 last call's holds more than its prompt and final answer (a single-prompt session, or a chat whose
-tools are all in its last turn), so there ``tool_pruning,X`` is X's fast path. Not incremental
+tools are all in its last turn), so there ``tool_pruning,X`` is X's fast path; elsewhere
+``tool_pruning,fifo`` finds fifo's cut in two position spaces, what pruning leaves before the
+current turn (:class:`_Survivors`: one prefix-sum array for the session) then the current turn's
+candidates (:class:`_Candidates`), one bisection in either, and ``tool_pruning,strands_sliding_window``
+its cut, the next plain user message in the survivors or the current turn. Not incremental
 (planned call by call): other pipelines,
 ``fifo`` with ``pair_safe=False``, ``trim_messages`` with ``end_on``, ``clear_tool_uses`` with
 ``clear_tool_inputs``, ``tool_pruning,sliding_window`` in messages mode, and plugin strategies;
@@ -1043,6 +1047,142 @@ def _pruned_then_window(f: Facts, s: Settings, stop: int, turn: int, total: int)
     return pruned[turn] + _window_turns(f, s, stop, turn, total) - pruned[oldest]
 
 
+class _Survivors:
+    """What tool_pruning leaves of the turns before any call's current one, as a position space
+    of its own: the non-system messages it never drops (the complement of
+    :func:`.tool_pruning._prunable`'s, which a call drops before its turn's start). Survivor
+    ``p`` is message ``index[p]``; ``count[i]``: the survivors before message ``i``;
+    ``tokens``: prefix sums of their sizes; ``starts``: as :func:`_unit_starts`, over survivors."""
+
+    def __init__(self, f: Facts) -> None:
+        from types import SimpleNamespace
+
+        from .common import kept_on_view
+        from .tool_pruning import _prunable
+
+        pruned = bytearray(f.n)
+        for a, b in kept_on_view(f.view, "_tool_pruning", _prunable).runs:
+            pruned[a:b] = b"\x01" * (b - a)
+        roles, totals = f.view.roles, f.totals
+        index: list[int] = []
+        count = [0] * (f.n + 1)
+        for i in range(f.n):
+            if roles[i] != "system" and not pruned[i]:
+                index.append(i)
+            count[i + 1] = len(index)
+        self.index, self.count = array("q", index), array("q", count)
+        self.tokens = array("q", _prefix([totals[i] for i in index]))
+        self.starts = _unit_starts(SimpleNamespace(view=f.view, ns_index=[*index, f.n]))
+
+
+def pruned_fifo_cut(f: Facts, s: Settings, stop: int, turn: int, total: int):
+    """``(limit, survivors, seq, k)``: after tool_pruning dropped the prunable messages before
+    ``limit`` (the current turn's start), fifo (pair_safe) drops the first ``k`` of its
+    candidates: the survivors before ``limit`` (positions ``[0, survivors.count[limit])``), then
+    the current turn's candidates ``seq`` (:class:`_Candidates` from ``limit`` on). None where
+    what protected_in_turn keeps reaches before the turn (an exchange crossing into it)."""
+    limit = min(f.turn_start.get(turn, 0), stop)
+    sv = _derived(f, "survivors", _Survivors)
+    a = sv.count[limit]
+    spans = _guard_spans(f, stop, turn)
+    if spans and spans[0][0] < limit:
+        return None
+    seq = fifo_candidates(f, stop, turn)
+    c0 = f.ns_count[limit]  # the current turn's candidates: the runs from the turn's start on
+    seq.runs = [(max(x, c0), y) for x, y in seq.runs if y > c0]
+    seq.m = sum(y - x for x, y in seq.runs)
+    budget, total = s.budget, total - (f.ns_prefix[limit] - sv.tokens[a])
+    m = a + seq.m
+    if budget is None or total <= budget or not m:
+        return limit, sv, seq, 0
+    unit_of, index = f.view.unit_of, sv.index
+
+    def same_unit(p: int) -> bool:  # seq[p] and seq[p - 1] (0 < p < m) are of one unit
+        if p < a:
+            return unit_of[index[p]] == unit_of[index[p - 1]]
+        if p == a:
+            return unit_of[seq.index(0)] == unit_of[index[a - 1]]
+        return _same_unit(f, seq, p - a)
+
+    need = total - budget
+    if sv.tokens[a] >= need:  # the first q >= 1 whose prefix reaches need
+        k = bisect_left(sv.tokens, need, 1, a + 1)
+    else:
+        k = a + seq.first_reaching(need - sv.tokens[a]) if seq.m else m
+    if k < a:  # to the end of the last dropped message's unit
+        k = min(sv.starts[k], a)
+    if k == a and 0 < a < m and same_unit(a):
+        k += 1
+    if k > a:
+        k = a + _past_unit(f, seq, k - a)
+    cap = a + f.ns_count[stop] - c0 - s.min_history_messages  # the live non-system messages, less min_history
+    if k > cap:
+        k = max(cap, 0)
+        while 0 < k < m and same_unit(k):
+            k -= 1
+    return limit, sv, seq, k
+
+
+def _pruned_then_fifo(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int | None:
+    cut = pruned_fifo_cut(f, s, stop, turn, total)
+    if cut is None:
+        return None
+    limit, sv, seq, k = cut
+    a = sv.count[limit]
+    pruned = f.ns_prefix[limit] - sv.tokens[a]
+    return pruned + (sv.tokens[k] if k <= a else sv.tokens[a] + seq.tokens(k - a))
+
+
+def _survivors_next_user(f: Facts) -> list[int]:
+    """Per survivor position (:class:`_Survivors`): the first at or after it whose message is a
+    user or tool message without results (where strands_sliding_window's cut may stand)."""
+    from types import SimpleNamespace
+
+    index = _derived(f, "survivors", _Survivors).index
+    roles, results = f.view.roles, f.view.result_ids
+    return Facts.next_where(SimpleNamespace(n=len(index)), [roles[i] in ("user", "tool") and not results[i] for i in index])
+
+
+def pruned_strands_cut(f: Facts, s: Settings, stop: int, turn: int) -> tuple[int, _Survivors, int, int] | None:
+    """``(limit, survivors, q, j)``: after tool_pruning dropped the prunable messages before
+    ``limit`` (the current turn's start), strands_sliding_window drops the first ``q`` survivors
+    (:class:`_Survivors`) and, when ``j > limit``, every survivor and the non-system messages
+    from ``limit`` to ``j``: its cut found in the survivors, then in the current turn. None where its
+    fallback (a call with its results) would be searched in the survivors: a turn that opens with
+    no plain prompt, which units_simple sessions do not have (planned)."""
+    limit = min(f.turn_start.get(turn, 0), stop)
+    sv = _derived(f, "survivors", _Survivors)
+    a, c0, c1 = sv.count[limit], f.ns_count[limit], f.ns_count[stop]
+    length, size = a + c1 - c0, s.window_messages
+    if length <= size:
+        return limit, sv, 0, limit
+    if size == 0:
+        return limit, sv, a, stop
+    trim = length - size
+    if trim < a:
+        q = _derived(f, "strands-survivors", _survivors_next_user)[trim]
+        if q < a:
+            return limit, sv, q, limit
+    sf = _derived(f, "strands", _StrandsFacts)
+    first = f.ns_index[c0 + max(trim - a, 0)]  # the first message of the current turn the search reads
+    if sf.next_user[first] < stop:
+        return limit, sv, a, sf.next_user[first]
+    if trim < a:  # no plain message from the cut on, the turn's prompt neither: planned
+        return None
+    j = sf.next_call[first]
+    if j >= stop or f.ns_index[f.ns_count[j] + 1] >= stop:
+        return limit, sv, 0, limit
+    return limit, sv, a, j
+
+
+def _pruned_then_strands(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int | None:
+    cut = pruned_strands_cut(f, s, stop, turn)
+    if cut is None:
+        return None
+    limit, sv, q, j = cut
+    return f.ns_prefix[j] - sv.tokens[sv.count[limit]] + sv.tokens[q]  # what pruning drops before limit, and the window
+
+
 def _fast_path(names: tuple[str, ...], s: Settings) -> Saving | None:
     """The fast path of pipeline ``names`` under ``s``, or None where it has none."""
     if len(names) == 1:
@@ -1053,6 +1193,10 @@ def _fast_path(names: tuple[str, ...], s: Settings) -> Saving | None:
         return _pruned_then_truncated
     if names == ("tool_pruning", "sliding_window"):
         return _pruned_then_window if s.window_mode == "turns" else None
+    if names == ("tool_pruning", "fifo"):
+        return _pruned_then_fifo if s.pair_safe else None
+    if names == ("tool_pruning", "strands_sliding_window"):
+        return _pruned_then_strands
     if len(names) == 2 and names[0] == "truncate_results" and names[1] in _AFTER_TRUNCATION:
         then = _single(names[1], s)
         return _truncated_then(then, s) if then is not None else None
@@ -1162,6 +1306,8 @@ PIPELINES = (
     ("clear_tool_uses", "fifo"),
     ("tool_pruning", "truncate_results"),
     ("tool_pruning", "sliding_window"),
+    ("tool_pruning", "fifo"),
+    ("tool_pruning", "strands_sliding_window"),
     *(("truncate_results", name) for name in _AFTER_TRUNCATION),
 )
 

@@ -31,7 +31,7 @@ from .base import BlockEdit
 from .clear_tool_uses import PLACEHOLDER as CLEARED
 from .common import count_text, view_cache
 from .incremental import (
-    Facts, _clear_values, _clearing, _prefix, _ClearedCandidates, _derived, _mask_values, _ResultSlots, _ToolUses, mask_cut, mask_key, summarize_cut, _fifo_cut, fifo_candidates, fifo_in_turn_cut, observations_elided, _strands_cut, _trim_cut, _truncation, _window_messages_cut, _window_turns_span, thinking_limit,
+    Facts, _clear_values, _clearing, _prefix, _ClearedCandidates, _derived, _mask_values, _ResultSlots, _ToolUses, mask_cut, mask_key, summarize_cut, _fifo_cut, fifo_candidates, pruned_fifo_cut, pruned_strands_cut, fifo_in_turn_cut, observations_elided, _strands_cut, _trim_cut, _truncation, _window_messages_cut, _window_turns_span, thinking_limit,
     transform_run, truncated_facts, truncation_key,
 )
 from .params import SettingsBase as Settings
@@ -121,6 +121,36 @@ def _pruned_then_window(f: Facts, s: Settings, stop: int, turn: int, total: int)
         return ()
     oldest = max(turn - max(s.window_turns, 1) + 1, 1)
     return _drops(*_window_turns_span(f, s, turn), "ns") + _pruned_turns(f, oldest, turn)
+
+
+def _pruned_then_fifo(f: Facts, s: Settings, stop: int, turn: int, total: int) -> Layout | None:
+    cut = pruned_fifo_cut(f, s, stop, turn, total)
+    if cut is None:
+        return None
+    limit, survivors, seq, k = cut
+    a = survivors.count[limit]
+    if k > a:  # every message before the turn, then the current turn's first candidates
+        return _drops(0, limit, "ns") + _first_candidates(f, seq, k - a)
+    return _survivors_dropped(f, limit, survivors, k)
+
+
+def _survivors_dropped(f: Facts, limit: int, survivors, q: int) -> Layout:
+    """tool_pruning's drops before ``limit`` and the first ``q`` messages it leaves there (where
+    it prunes nothing after those, fifo's own one run: what LayoutChain.head_dropped prices)."""
+    end = survivors.index[q - 1] + 1 if q else 0
+    if f.ns_count[limit] - survivors.count[limit] == f.ns_count[end] - survivors.count[end]:
+        return _drops(0, end, "ns")
+    return _drops(0, end, "ns") + _drops(end, limit, "pruned")
+
+
+def _pruned_then_strands(f: Facts, s: Settings, stop: int, turn: int, total: int) -> Layout | None:
+    cut = pruned_strands_cut(f, s, stop, turn)
+    if cut is None:
+        return None
+    limit, survivors, q, j = cut
+    if j > limit:  # every message before the turn, then the turn's up to j
+        return _drops(0, j, "ns")
+    return _survivors_dropped(f, limit, survivors, q)
 
 
 def _under(edit: str, layout: Layout, stop: int) -> Layout:
@@ -328,6 +358,10 @@ def layout_fn(names: tuple[str, ...]) -> LayoutFn | None:
         return _pruned_then_truncated
     if names == ("tool_pruning", "sliding_window"):
         return _pruned_then_window
+    if names == ("tool_pruning", "fifo"):
+        return _pruned_then_fifo
+    if names == ("tool_pruning", "strands_sliding_window"):
+        return _pruned_then_strands
     if len(names) == 2 and names[0] == "truncate_results" and names[1] in _SINGLE:
         return _truncated_then(_SINGLE[names[1]])
     if len(names) == 2 and names[0] == "tool_pruning":  # where pruning removes nothing (incremental._prunes_nothing)
@@ -401,12 +435,12 @@ def _mask(f: Facts, drop: str | None) -> list[bool] | None:
     if drop == "ns":
         return [r != "system" for r in view.roles]
     assert drop == "pruned"
+    from .common import kept_on_view
+    from .tool_pruning import _prunable
+
     out = [False] * f.n
-    roles = view.roles
-    for t in view.turns:
-        if t.number:
-            for i in range(t.start, t.stop):
-                out[i] = i != t.user_index and i != t.final_index and roles[i] != "system"
+    for a, b in kept_on_view(view, "_tool_pruning", _prunable).runs:  # the strategy's own (it keeps summaries)
+        out[a:b] = [True] * (b - a)
     return out
 
 
