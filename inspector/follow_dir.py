@@ -275,7 +275,8 @@ class RewriteFollower(_Base):
         _replace(self.session, fresh)
         first = _first_difference(old, self.session.messages)
         notice = None
-        if first < len(old):
+        # the last message growing (a parallel call joining it) is what a stream's tail does: no notice
+        if first < len(old) - 1 or len(self.session.messages) < len(old):
             notice = f"{self.path}: earlier messages changed; reloaded from message {first}."
         return FollowUpdate(first, self.session.messages[first:], notice, self.session)
 

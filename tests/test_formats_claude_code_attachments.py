@@ -24,7 +24,7 @@ def test_a_pre_tool_hooks_context_written_before_the_result_travels_after_the_re
     assert merged.content[0].tool_call_id == "toolu_01FxdZD2JhaiN7KUYZSqaJ2t"
     assert merged.content[1].extra == {"attachment": "hook_additional_context"}
     assert merged.content[1].text.startswith("[vercel-plugin] Best practices auto-suggested")
-    assert merged.extra["lines"] == [3, 4] and merged.injected is None
+    assert merged.extra["lines"] == [3, 4] and merged.injected == "attachment"
     assert check(session.messages) == {"openai": [], "anthropic": []}
     reasons = [s.reason for s in session.skipped]
     assert reasons == ["attachment/hook_success (no text the file holds reaches the model; not counted)"]
@@ -47,3 +47,20 @@ def test_followed_the_hook_text_waits_as_a_message_then_joins_the_result(tmp_pat
     whole = inspector.load(PRETOOL)
     assert [(m.role, [type(b) for b in m.content]) for m in follower.session.messages] == \
         [(m.role, [type(b) for b in m.content]) for m in whole.messages]
+
+
+def test_the_merged_hook_context_opens_no_turn(tmp_path):
+    """The hook text is Claude Code's, not typed: joined to the tool result it must not make that
+    message a person's interjection that opens a turn. Before, a prompt line put before the real
+    excerpt gave 2 turns (the result message opening turn 2), and fifo protected only that second
+    "turn" (entire-sem b9: 1 turn -> 2, fifo at 4,000 kept 76,563 tokens instead of 81,076)."""
+    from inspector.units import build_view
+
+    prompt = ('{"parentUuid":null,"isSidechain":false,"type":"user","uuid":"c18466c1-d13f-4eaf-bdcf-e95e07c0ab21",'
+              '"message":{"role":"user","content":"Read the README"}}')
+    live = tmp_path / "s.jsonl"
+    live.write_bytes(prompt.encode() + b"\n" + PRETOOL.read_bytes())
+    view = build_view(inspector.load(live))
+    assert [m.source.line for m in view.session.messages] == [1, 2, 4, 6]
+    assert view.turn_of == [1, 1, 1, 1] and len(view.turns) == 1
+    assert view.injected == [None, None, "attachment", None]

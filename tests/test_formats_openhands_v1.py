@@ -300,3 +300,20 @@ def test_a_conversation_is_followed_while_the_sdk_writes_it(conv, tmp_path):
     update = follower.poll()
     assert (update.first, [m.role for m in update.messages]) == (14, ["assistant"])
     assert follower.session.messages[-1].usage is not None
+
+
+def test_a_parallel_call_joining_the_last_message_while_followed_is_no_change_of_earlier_messages(conv, tmp_path):
+    """Event 5 is the second tool call of the assistant message event 4 began (parallel calls):
+    the last message grows, as a streamed Claude Code message does, which says nothing. Before,
+    the viewer's header kept "earlier messages changed; reloaded from message 4" for the session."""
+    from inspector.follow_dir import follower_for
+
+    later = tmp_path / "later"
+    later.mkdir()
+    for n in range(5, 15):
+        (conv / "events" / f"event-{n:05d}-{eid(n)}.json").rename(later / f"event-{n:05d}-{eid(n)}.json")
+    follower = follower_for(conv, "openhands_v1")
+    assert [len(m.tool_calls) for m in follower.session.messages] == [0, 0, 1, 0, 1]
+    (later / f"event-00005-{eid(5)}.json").rename(conv / "events" / f"event-00005-{eid(5)}.json")
+    update = follower.poll()
+    assert (update.first, [len(m.tool_calls) for m in update.messages], update.notice) == (4, [2], None)

@@ -199,13 +199,15 @@ def budget_note(session: Session, budget: int | None, model: str | None = None, 
     return text
 
 
-def budget_unused_note(settings, pipeline, tokens: int, who: str | None = None) -> str:
+def budget_unused_note(settings, pipeline, tokens: int, who: str | None = None, stages=()) -> str:
     """Why a plan over its budget may change nothing, in words, when no strategy of ``pipeline``
     takes the budget: "" when one does or the pipeline is empty. A compaction with a trigger of
     its own (the claude-code and codex presets) fires there, not at the budget: "the preset
     claude-code compacts at its own trigger (167,000 tokens), not at the budget; this call
     (53,301 tokens) does not reach it". ``who`` names the pipeline (a preset); ``tokens`` is the
-    input the plan starts from. The one home of this wording (CLI, HTML report, viewer)."""
+    input the plan starts from; ``stages`` (the plan's :class:`StageTotal` list) give the input
+    the compaction reads after the stages before it (mask_tool_outputs first: 53,301 -> 41,552),
+    which is what reaches its trigger or not. The one home of this wording (CLI, HTML report, viewer)."""
     from ..strategies.compact import trigger_tokens
     from ..strategies.pipeline import STRATEGIES
 
@@ -221,8 +223,10 @@ def budget_unused_note(settings, pipeline, tokens: int, who: str | None = None) 
     if not own_trigger:
         return f"no strategy of {who} reads the budget"
     if limit is not None:
-        reach = "reaches it" if tokens >= limit else "does not reach it"
-        return f"{who} compacts at its own trigger ({limit:,} tokens), not at the budget; this call ({tokens:,} tokens) {reach}"
+        seen = next((s.tokens_before for s in stages if s.strategy == "compact"), tokens)
+        reach = "reaches it" if seen >= limit else "does not reach it"
+        call = f"{tokens:,} tokens" if seen == tokens else f"{tokens:,} tokens, {seen:,} as compact reads it"
+        return f"{who} compacts at its own trigger ({limit:,} tokens), not at the budget; this call ({call}) {reach}"
     return f"{who} compacts at its own trigger (more than {messages:,} messages), not at the budget"
 
 

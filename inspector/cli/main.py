@@ -260,7 +260,8 @@ def _budget_unused_note(plan, pipeline, args: argparse.Namespace) -> str:
     from ..analysis.window import budget_unused_note
 
     preset = getattr(args, "preset", None)
-    return budget_unused_note(plan.settings, pipeline, plan.tokens_before, f"the preset {preset}" if preset else None)
+    return budget_unused_note(plan.settings, pipeline, plan.tokens_before, f"the preset {preset}" if preset else None,
+                              plan.stages)
 
 
 def _plan(args: argparse.Namespace):

@@ -289,6 +289,7 @@ class _Conversation:
                 has_results = True
                 break
         summary = bool(entry.get("isCompactSummary"))
+        joined = None  # the kind of harness text this message takes in (then not a person's words)
         if has_results and not summary and self.pending_boundary is None and self.messages:
             prev = self.messages[-1]
             if prev.role == "user" and prev.tool_results:
@@ -301,13 +302,14 @@ class _Conversation:
                 # hook text written between a call and its result (a PreToolUse hook's context):
                 # Claude Code merges the two user messages, the results first as the API requires
                 blocks = blocks + prev.content
+                joined = prev.injected
                 extra["lines"] = [prev.source.line, source.line]
                 source = prev.source
                 del self.messages[-1]
                 self._touch(len(self.messages))
         if summary:
             extra["isCompactSummary"] = True
-        injected = "meta" if extra.get("isMeta") else None  # written by Claude Code, not typed
+        injected = "meta" if extra.get("isMeta") else joined  # written by Claude Code, not typed
         message = new_message(len(self.messages), "user", blocks, source, form, extra, starts_context=summary, injected=injected)
         if self.pending_boundary is None:
             self.messages.append(message)  # (what _append does then, without its call)

@@ -87,3 +87,16 @@ def test_the_command_line_hands_its_model_to_the_viewer(monkeypatch):
     assert (given[0]["model"], given[0]["encoding"]) == ("gpt-4-0613", "cl100k_base")
     main([str(CODING)])
     assert "model" not in given[1]
+
+
+def test_the_note_weighs_the_input_the_compaction_sees_after_the_stages_before_it(capsys):
+    """claude-code-microcompact masks tool outputs before compacting: with a 96,000 window its
+    trigger is 51,000; the call is 53,301 but compact sees 41,552 and changes nothing. The note said
+    "this call (53,301 tokens) reaches it" beside "compact: ... (changes nothing at this call)"."""
+    report = as_json(capsys, "plan", CC, "--preset", "claude-code-microcompact", "--budget", "4000",
+                     "--set", "context_window=96000")
+    assert [(s["strategy"], s["tokens_before"], s["tokens_after"]) for s in report["stages"]] == [
+        ("mask_tool_outputs", 53_301, 41_552), ("compact", 41_552, 41_552)]
+    assert report["budget_unused_note"] == (
+        "the preset claude-code-microcompact compacts at its own trigger (51,000 tokens), not at the budget; "
+        "this call (53,301 tokens, 41,552 as compact reads it) does not reach it")

@@ -235,7 +235,8 @@ class TotalsBar(Widget):
             gauge.append((f" {used_pct:.0f}% over by {total_after - budget:,}", self.s("totals--over")))
             state = r.snapshot.state
             unused = budget_unused_note(state.settings, state.pipeline, r.tokens_before,
-                                        f"the preset {state.preset}" if state.preset else None)
+                                        f"the preset {state.preset}" if state.preset else None,
+                                        r.plan.stages if r.plan is not None else ())
         elif budget:
             gauge.append((f" {used_pct:.0f}% of budget", label))
         else:
