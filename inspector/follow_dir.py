@@ -19,7 +19,7 @@ valid.
   per poll.
 
 - :class:`RewriteFollower` re-reads a file whose size or modification time changed (for a
-  directory: the directory's or any entry's directly inside it), and the
+  directory: any file in it or in its subdirectories one level down), and the
   update starts at the first message that differs. A file that does not parse (caught
   mid-write) is retried at the next poll.
 
@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import stat
 from pathlib import Path
 
 from .follow import FollowUpdate, Follower
@@ -229,8 +230,11 @@ def _tree_signature(path: Path | str, depth: int) -> tuple:
     out = []
     with os.scandir(path) as entries:
         for e in sorted(entries, key=lambda e: e.name):
-            st = e.stat()
-            inner = _tree_signature(e.path, depth - 1) if depth > 1 and e.is_dir() else ()
+            try:
+                st = e.stat()
+                inner = _tree_signature(e.path, depth - 1) if depth > 1 and e.is_dir() else ()
+            except FileNotFoundError:  # gone since listed (a temporary file renamed into place)
+                continue
             out.append((e.name, st.st_mtime_ns, st.st_size, inner))
     return tuple(out)
 
@@ -251,7 +255,7 @@ class RewriteFollower(_Base):
         place), the time and size of every file in it and in its subdirectories one level down."""
         try:
             st = os.stat(self.path)
-            if not self.path.is_dir():
+            if not stat.S_ISDIR(st.st_mode):
                 return st.st_ino, st.st_mtime_ns, st.st_size
             return st.st_ino, _tree_signature(self.path, depth=2)
         except FileNotFoundError:

@@ -317,3 +317,33 @@ def test_a_parallel_call_joining_the_last_message_while_followed_is_no_change_of
     (later / f"event-00005-{eid(5)}.json").rename(conv / "events" / f"event-00005-{eid(5)}.json")
     update = follower.poll()
     assert (update.first, [len(m.tool_calls) for m in update.messages], update.notice) == (4, [2], None)
+
+
+def test_a_file_gone_between_listing_and_stat_does_not_stop_following(conv, monkeypatch):
+    import inspector.follow_dir as follow_dir
+
+    follower = follow_dir.follower_for(conv, "openhands_v1")
+    real_scandir = follow_dir.os.scandir
+
+    class Vanished:  # an atomic writer's temporary file, renamed away after the listing
+        name, path = "event.tmp", str(conv / "event.tmp")
+
+        def stat(self):
+            raise FileNotFoundError(self.path)
+
+        def is_dir(self):
+            return False
+
+    class Listing:
+        def __init__(self, path):
+            self.inner = real_scandir(path)
+
+        def __enter__(self):
+            return [*self.inner.__enter__(), Vanished()]
+
+        def __exit__(self, *exc):
+            return self.inner.__exit__(*exc)
+
+    monkeypatch.setattr(follow_dir.os, "scandir", Listing)
+    update = follower.poll()
+    assert (update.stopped, update.messages, follower.stopped) == (False, [], False)
