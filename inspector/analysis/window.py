@@ -207,7 +207,7 @@ def budget_unused_note(settings, pipeline, tokens: int, who: str | None = None, 
     (53,301 tokens) does not reach it". ``who`` names the pipeline (a preset); ``tokens`` is the
     input the plan starts from; ``stages`` (the plan's :class:`StageTotal` list) give the input
     the compaction reads after the stages before it (mask_tool_outputs first: 53,301 -> 41,552),
-    which is what reaches its trigger or not. The one home of this wording (CLI, HTML report, viewer)."""
+    which is what reaches its trigger or not. The one home of this wording (CLI, viewer)."""
     from ..strategies.compact import trigger_tokens
     from ..strategies.pipeline import STRATEGIES
 
