@@ -55,6 +55,9 @@ async def test_the_viewer_says_the_same_under_its_gauge():
         assert app.state.preset == "claude-code" and app.result.plan.tokens_before == 53_301
         shown = " ".join(app.query_one("#totals").build(200).plain.split())
         assert f"over by 49,301 ({NOTE})" in shown
+        narrow = app.query_one("#totals").build(76).plain
+        assert " ".join(narrow.split()).count(NOTE) == 1  # all of it, wrapped to the width, not cut off by it
+        assert max(len(line.rstrip()) for line in narrow.split("\n") if "compacts" in line or "reach it" in line) <= 76
 
 
 async def test_the_viewers_model_sets_its_budget_as_the_commands_model_does(capsys):

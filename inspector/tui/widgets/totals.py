@@ -241,7 +241,8 @@ class TotalsBar(Widget):
             gauge.append((f" {used_pct:.0f}% of budget", label))
         else:
             gauge.append((f" {used_pct:.0f}% of before", label))
-        lines.append([gauge, [(f" ({unused})", label)]] if unused else [gauge])
+        # the note word by word, so a narrow screen wraps it instead of cutting its end off
+        lines.append([gauge, *([(word, label), (" ", None)] for word in f"({unused})".split())] if unused else [gauge])
         # line 3: legend that sums to "after"
         line = []
         for k, (_, name) in enumerate(CATEGORIES):
