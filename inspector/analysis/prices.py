@@ -162,7 +162,7 @@ def _library_price(tokens: TokenSplit, model: str, provider: str | None, when: d
     """:func:`price` from the bundled data, memoised: ``compare`` prices the recorded and the
     no-strategy usage of every call once per pipeline. A plain usage on a model priced by the
     four plain units takes :func:`_plain_price` (the library's own lookup, price history and
-    unit arithmetic, without its per-call unit decomposition: ~85 us a price); the rest takes
+    unit arithmetic, without its per-call unit decomposition: ~20 us a price, not ~100); the rest takes
     the library's whole ``calc_price``."""
     found = _provider_model(model, provider)
     if found is not None and not tokens.cache_write_1h and min(tokens.uncached, tokens.cache_read, tokens.cache_write, tokens.output) >= 0:
