@@ -1,0 +1,121 @@
+"""Compare's money totals summed per rate (:mod:`inspector.analysis.money_sums`) against the sums
+of the per-call prices (:func:`inspector.analysis.money.session_money`): the same totals to the
+last decimal on generated sessions, under every kind of price (flat, tiered, overrides, one-hour
+writes, unknown models), and the unit rates against the library's own price of every bundled
+model."""
+
+from __future__ import annotations
+
+import itertools
+from datetime import UTC, datetime
+from decimal import Decimal, localcontext
+
+from genai_prices import data
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from inspector import analyze
+from inspector.analysis.cache import ANTHROPIC_TTL_1H, CachePolicy
+from inspector.analysis.money import MoneyOptions, money_totals, session_money
+from inspector.analysis.money_sums import session_money_totals
+from inspector.analysis.prices import Overrides, TokenSplit, _library_price, _ModelPrices, plain_rates, price
+from inspector.analysis.replay import replay
+from inspector.model import Session
+from inspector.strategies import Settings
+
+from test_incremental_replay import sessions
+
+SPLITS = [
+    TokenSplit(0, 0, 0, 0), TokenSplit(1200, 0, 0, 35), TokenSplit(3, 150_000, 9_000, 800),
+    TokenSplit(50, 199_000, 1_000, 7), TokenSplit(5_000, 130_000, 80_000, 4_000), TokenSplit(300_000, 0, 0, 12_000),
+    TokenSplit(0, 0, 1_000, 0), TokenSplit(1_000, 199_000, 0, 5), TokenSplit(1_000, 199_000, 1, 5),
+    TokenSplit(2_000, 270_000, 0, 5), TokenSplit(128_000, 72_000, 0, 1), TokenSplit(128_001, 72_000, 0, 1),
+]  # fmt: skip
+WHENS = [None, datetime(2025, 6, 1, tzinfo=UTC)]
+
+
+def test_unit_rates_price_every_bundled_model_as_price_does():
+    checked = tiered = 0
+    for provider in data.providers:
+        for model in provider.models:
+            for tokens, when in itertools.product(SPLITS, WHENS):
+                plain = plain_rates(model.id, when)
+                rates = plain.rates(tokens.uncached, tokens.cache_read, tokens.cache_write, tokens.output) if plain else None
+                if rates is None:
+                    continue
+                summed = sum(r * n for r, n in zip(rates, (tokens.uncached, tokens.cache_read, tokens.cache_write,
+                                                           tokens.output))) / 1_000_000
+                cost = price(tokens, model.id, None, when)
+                assert (summed, plain.model, plain.provider) == (cost.total, cost.model, cost.provider), (model.id, tokens, when)
+                checked += 1
+                tiered += plain.flat is None
+    assert checked > 5_000 and tiered > 200  # the plain models' rates, tiers included, not a vacuous loop
+
+
+def test_unit_rates_refuse_what_the_plain_path_does_not_price():
+    plain = plain_rates("gpt-4o", None)
+    assert plain.rates(10, 0, 0, 5) == (Decimal("2.5"), 0, 0, Decimal("10"))
+    assert plain.rates(-1, 0, 0, 5) is None  # not a usage
+    assert plain.rates(10, 0, 5, 5) is None  # OpenAI prices no cache write
+    assert plain_rates(None, None) is None and plain_rates("no-such-model-xyz", None) is None
+    own = Overrides("prices.toml", {"gpt-4o": _ModelPrices(input_mtok=Decimal(1), output_mtok=Decimal(2))})
+    assert plain_rates("gpt-4o", None, own) is None  # an override: priced by price() itself
+
+
+def test_tiered_rates_follow_the_whole_input():
+    plain = plain_rates("gemini-2.5-pro", datetime(2025, 8, 1, tzinfo=UTC))
+    assert plain.flat is None
+    below, above = plain.rates(200_000, 0, 0, 1), plain.rates(200_001, 0, 0, 1)
+    assert (below[0], above[0]) == (Decimal("1.25"), Decimal("2.5"))
+
+
+MODELS = ["claude-sonnet-4-5", "gpt-4o", "gemini-2.5-pro", "no-such-model-xyz", None]
+PIPELINES = [("fifo",), ("truncate_results", "fifo"), ("clear_tool_uses", "fifo"), ("summarize",), ("compact",),
+             ("mask_tool_outputs",), ("tool_pruning", "fifo")]
+OVERRIDE = Overrides("prices.toml", {"gpt-4o": _ModelPrices(input_mtok=Decimal("1.1"), output_mtok=Decimal("3.3"),
+                                                            cache_read_mtok=Decimal("0.11"))})
+
+
+def _options(kind: int) -> MoneyOptions:
+    if kind == 1:
+        return MoneyOptions(overrides=OVERRIDE)
+    if kind == 2:  # one-hour writes: the library's whole calculation, call by call
+        return MoneyOptions(policy=CachePolicy(True, ANTHROPIC_TTL_1H, 100))
+    if kind == 3:  # everything cached from 100 tokens on: most calls' splits change under a pipeline
+        return MoneyOptions(policy=CachePolicy(True, None, 100))
+    return MoneyOptions()
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(sessions(), st.sampled_from(MODELS), st.sampled_from(PIPELINES), st.sampled_from([150, 600, 2000]),
+       st.integers(0, 3))
+def test_totals_summed_per_rate_equal_the_sums_of_the_per_call_prices(session, model, names, budget, kind):
+    session = Session(format=session.format, messages=session.messages, model=model)
+    a = analyze(session)
+    s = Settings(budget=budget, summary_tokens=50, context_window=budget * 2, reserved_output=0)
+    options = _options(kind)
+    expected = money_totals(session_money(a.view, a.table, names, s, options))
+    assert session_money_totals(a.view, a.table, names, s, options) == expected
+    given_replay = replay(a.view, a.table, names, s)  # without shared prefixes: made where priced
+    assert session_money_totals(a.view, a.table, names, s, options, replay=given_replay) == expected
+
+
+def test_a_sum_the_decimal_context_cannot_hold_falls_back_to_the_per_call_prices():
+    from test_incremental_replay import Message, TextBlock, Usage
+
+    messages = []
+    for k in range(12):
+        messages.append(Message(index=len(messages), role="user", content=[TextBlock(text="ask " + "w " * (300 + 97 * k))]))
+        messages.append(Message(index=len(messages), role="assistant", content=[TextBlock(text="ok " * (k + 1))],
+                                usage=Usage(input_tokens=1000 + k, output_tokens=7 * k + 3)))
+    a = analyze(Session(format="inspector", messages=messages, model="claude-sonnet-4-5"))
+    s = Settings(budget=2000)
+    options = MoneyOptions(policy=CachePolicy(True, None, 100))
+    with localcontext() as ctx:
+        ctx.prec = 4  # every sum of these prices rounds here
+        rounded = money_totals(session_money(a.view, a.table, ("fifo",), s, options))
+        assert session_money_totals(a.view, a.table, ("fifo",), s, options) == rounded
+    _library_price.cache_clear()  # it memoised the prices rounded above
+    exact = session_money_totals(a.view, a.table, ("fifo",), s, options)
+    assert exact == money_totals(session_money(a.view, a.table, ("fifo",), s, options))
+    assert exact.cost != rounded.cost and exact.cache_break_calls  # the fallback ran on a pipeline that bites
