@@ -455,10 +455,10 @@ class Layouts:
         self._pairs: dict[tuple[Op, Op], list[int]] = {}
 
     def op(self, op: Op) -> _OpArrays:
-        if op[0] == "point":
-            return _Point(self.n, op)  # type: ignore[return-value]
-        arrays = self._ops.get(op)
+        arrays = self._ops.get(op)  # first: ~200,000 calls a compare at 10k, all but a few found
         if arrays is None:
+            if op[0] == "point":
+                return _Point(self.n, op)  # type: ignore[return-value]
             arrays = self._ops[op] = self._shared_op(op)
         return arrays
 
@@ -483,10 +483,12 @@ class Layouts:
                 break
             if lo > at:
                 out.append((at, lo, PLAIN))
-            hi = min(hi, stop)
+            if hi > stop:
+                hi = stop
             if hi > lo:
                 out.append((lo, hi, op))
-            at = max(at, hi)
+            if hi > at:
+                at = hi
         if stop > at:
             out.append((at, stop, PLAIN))
         return out
@@ -536,16 +538,21 @@ class Layouts:
         """``(tokens, reasoning)``: the tokens of the messages ``runs`` sends below ``stop`` and
         the reasoning re-sent before those at or after ``lo_reasoning``."""
         tokens = reasoning = 0
+        ops = self._ops
         for lo, hi, op in runs:
             if lo >= stop:
                 break
-            hi = min(hi, stop)
-            if op[0] == "point":
-                tokens += op[2]
-                continue
-            arrays = self.op(op)
-            tokens += arrays.sent[hi] - arrays.sent[lo]
-            a = max(lo, lo_reasoning)
+            if hi > stop:
+                hi = stop
+            arrays = ops.get(op)
+            if arrays is None:
+                if op[0] == "point":
+                    tokens += op[2]
+                    continue
+                arrays = self.op(op)
+            sent = arrays.sent
+            tokens += sent[hi] - sent[lo]
+            a = lo if lo > lo_reasoning else lo_reasoning
             if hi > a:
                 reasoning += arrays.reasoning[hi] - arrays.reasoning[a]
         return tokens, reasoning
