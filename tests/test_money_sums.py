@@ -119,3 +119,64 @@ def test_a_sum_the_decimal_context_cannot_hold_falls_back_to_the_per_call_prices
     exact = session_money_totals(a.view, a.table, ("fifo",), s, options)
     assert exact == money_totals(session_money(a.view, a.table, ("fifo",), s, options))
     assert exact.cost != rounded.cost and exact.cache_break_calls  # the fallback ran on a pipeline that bites
+
+
+def _split_call(total, shared, gap_seconds, policy, warm, per_minute):
+    """split_call as it was before :func:`inspector.analysis.cache._splitter` (the reference)."""
+    from inspector.analysis.cache import CacheSplit
+
+    def cached(n):
+        return 0 if n < policy.min_tokens else n - n % policy.step
+
+    shared = min(shared, total)
+    if gap_seconds is not None and policy.ttl_seconds is not None and gap_seconds > policy.ttl_seconds:
+        shared = min(shared, warm)
+    read = cached(shared)
+    if policy.overflow_rpm is not None and per_minute > policy.overflow_rpm:
+        overflow = (per_minute - policy.overflow_rpm) / per_minute
+        read = round((1 - overflow) * read + overflow * cached(min(shared, warm)))
+    rest = total - read
+    return CacheSplit(read, rest, 0) if policy.writes and total >= policy.min_tokens else CacheSplit(read, 0, rest)
+
+
+def _simulate_call_by_call(requests, times, policy, warm):
+    """simulate as it was before its policy was read once: a split per call (the reference)."""
+    from collections import deque
+
+    split_call = _split_call
+    out, previous_time, recent = [], None, deque()
+    for k, ((total, shared), t) in enumerate(zip(requests, times)):
+        gap = None if k == 0 or t is None or previous_time is None else t - previous_time
+        total = max(total, 0)
+        if t is not None:
+            recent.append(t)
+            while recent[0] <= t - 60.0:
+                recent.popleft()
+        per_minute = len(recent) if t is not None else 1
+        out.append(split_call(total, min(max(shared, 0), total), gap, policy, warm, per_minute))
+        previous_time = t if t is not None else previous_time
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(-50, 6000), st.integers(-50, 6000), st.one_of(st.none(), st.floats(0, 400))),
+                max_size=40),
+       st.sampled_from([CachePolicy(True, 300.0, 1024), CachePolicy(False, 600.0, 1024, step=128, overflow_rpm=15),
+                        CachePolicy(False, None, 4096), CachePolicy(True, 3600.0, 100)]),
+       st.integers(0, 3000))
+def test_simulate_equals_splitting_each_call_on_its_own(calls, policy, warm):
+    from inspector.analysis.cache import simulate
+
+    requests = [(total, shared) for total, shared, _ in calls]
+    times, at = [], 0.0
+    for _, _, step in calls:  # increasing times, some unknown
+        at += step if step is not None else 0.0
+        times.append(None if step is None else at)
+    assert simulate(requests, times, policy, warm) == _simulate_call_by_call(requests, times, policy, warm)
+    from inspector.analysis.cache import split_call
+
+    for (total, shared), t in zip(requests, times):
+        gap = None if t is None else t / 2
+        assert split_call(max(total, 0), shared, gap, policy, warm, 17) == _split_call(max(total, 0), shared, gap, policy, warm, 17)
+    for shared in (warm - 1, warm, warm + 1, warm + 128):  # past the lifetime: only the warm prefix is read
+        assert split_call(9000, shared, 4000.0, policy, warm) == _split_call(9000, shared, 4000.0, policy, warm, 1)
