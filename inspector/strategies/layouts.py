@@ -392,24 +392,32 @@ class _OpArrays:
             for i, edits in w.edits.items():
                 keys[i] = message_key(i, edits)
             tokens = [t if live else 0 for t, live in zip(w.tokens, w.live)]
-            for i in range(n):
-                if not w.live[i]:
-                    keys[i] = None
+            for i in [i for i, live in enumerate(w.live[:n]) if not live]:
+                keys[i] = None
         if mask is not None:
-            for i in range(n):
-                if mask[i]:
-                    keys[i] = None
-                    tokens[i] = 0
+            for i in [i for i, m in enumerate(mask[:n]) if m]:
+                keys[i] = None
+                tokens[i] = 0
         self.keys = keys
         # machine-integer arrays: kept per session, 8 bytes an entry (a list holds an int object each)
         self.sent = array("q", _prefix(tokens))
         self.reasoning = array("q", _prefix([r if k is not None else 0 for r, k in zip(reasoning, keys)]))
-        nxt, out = n, [n] * (n + 1)
-        for j in range(n - 1, -1, -1):
-            if keys[j] is not None:
-                nxt = j
-            out[j] = nxt
-        self.next_kept = array("q", out)
+        self.next_kept = _first_at_or_after([j for j, k in enumerate(keys) if k is not None], n)
+
+
+def _first_at_or_after(marked: Sequence[int], n: int) -> array:
+    """Per index j in ``[0, n]``: the first of the sorted indices ``marked`` (all below ``n``) at
+    or after j, n where none is. Each run of unmarked indices is filled in one slice (the
+    per-index loop took ~0.1 s an op at 50,000 messages)."""
+    out = array("q", range(n + 1))
+    lo = 0  # the first index not filled yet
+    for m in marked:
+        if m > lo:
+            out[lo:m] = array("q", [m]) * (m - lo)
+        lo = m + 1
+    if n > lo:
+        out[lo:n] = array("q", [n]) * (n - lo)
+    return out
 
 
 def message_key(i: int, edits) -> Hashable:
@@ -525,13 +533,8 @@ class Layouts:
         if out is None:
             ka, kb = self.op(a).keys, self.op(b).keys
             n = self.n
-            out = [n] * (n + 1)
-            nxt = n
-            for j in range(n - 1, -1, -1):
-                if ka[j] != kb[j]:
-                    nxt = j
-                out[j] = nxt
-            self._pairs[(a, b)] = self._pairs[(b, a)] = out = array("q", out)
+            out = _first_at_or_after([j for j, (x, y) in enumerate(zip(ka, kb)) if x != y], n)
+            self._pairs[(a, b)] = self._pairs[(b, a)] = out
         return out
 
     def sent(self, runs: list[Segment], stop: int, lo_reasoning: int) -> tuple[int, int]:
