@@ -27,7 +27,9 @@ so compare is reported with and without money (``--no-money`` skips these rows).
 forks its replays over the cores (:mod:`inspector.analysis.compare_forked`); the in-process
 ``compare`` row does not.
 
-Times: wall for the replay, compare and info rows (seconds), CPU for the millisecond rows.
+Times: wall for the replay, compare and info rows (seconds), CPU for the millisecond rows; the
+CLI compare rows also give their CPU (the forked workers' included) against ``info``'s, the
+ratio that holds when other processes take the cores the workers would use.
 
 Every command row (``info`` included) runs as a process reopening the file would: its counts on
 disk in the bench's own cache folder (one untimed ``info`` per file writes them), none kept in
@@ -53,6 +55,7 @@ import argparse
 import contextlib
 import io
 import os
+import resource
 import statistics
 import sys
 import tempfile
@@ -86,6 +89,13 @@ def wall(fn) -> tuple[float, object]:
     t0 = time.perf_counter()
     result = fn()
     return time.perf_counter() - t0, result
+
+
+def cpu_seconds() -> float:
+    """CPU of this process and its reaped children (the forked compare workers): under load, the
+    wall time of a forked command depends on the others' use of the cores; its CPU does not."""
+    me, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + children.ru_utime + children.ru_stime
 
 
 def _load() -> str:
@@ -128,7 +138,9 @@ def bench_size(n: int, path: str, a: argparse.Namespace, fmt: str) -> None:
     encoding = ["--encoding", a.encoding]
     if not AS_BEFORE:
         quiet_cli(["info", path, *encoding])  # the counts on disk: every timed command below reopens the file
+    c0 = cpu_seconds()
     t_info, _ = wall(lambda: quiet_cli(["info", path, *encoding]))
+    c_info = cpu_seconds() - c0
     analysis = inspector.analyze(inspector.load(path), a.encoding)
     view, table = analysis.view, analysis.table
     print(f"\n{fmt}, {n:,} messages target: {len(view):,} messages, {len(view.calls):,} calls, {len(view.turns) - 1:,} turns; "
@@ -160,9 +172,12 @@ def bench_size(n: int, path: str, a: argparse.Namespace, fmt: str) -> None:
             "<= 3 (info + compare)")
         if a.money:
             for extra in ([], ["--json"]):
+                c0 = cpu_seconds()
                 t, _ = wall(lambda: quiet_cli(["compare", path, *encoding, "--budget", str(BUDGET), *extra]))
+                c = cpu_seconds() - c0
                 row(f"CLI compare{' --json' if extra else ''}, all {len(pipelines)} (load + money)", f"{t:.2f} s",
-                    f"{t_info:.2f} s", t / t_info, f"<= 3 (compare / info); load average {_load()}")
+                    f"{t_info:.2f} s", t / t_info, f"<= 3 (compare / info); load average {_load()}; CPU {c:.2f} s, "
+                    f"{c / c_info:.2f}x info's {c_info:.2f} s")
     # re-plan fifo, counts cached, against prefix sums + bisect + a per-message status list
     prefix = table.prefix
     stop = len(view)

@@ -27,7 +27,7 @@ only what every machine holds: the agent's fixed prefix (``warm``). The split is
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 
 Piece = tuple[Hashable, int]
@@ -125,21 +125,32 @@ def split_call(
     the lifetime only ``warm`` tokens (the agent's fixed prefix, kept cached by its other
     sessions) can still be read. ``per_minute``: the session's requests in the minute up to this
     one, itself included (the overflow rule in the module docstring)."""
-    shared = min(shared, total)
-    if gap_seconds is not None and policy.ttl_seconds is not None and gap_seconds > policy.ttl_seconds:
-        shared = min(shared, warm)
-    read = _cached(shared, policy)
-    if policy.overflow_rpm is not None and per_minute > policy.overflow_rpm:
-        overflow = (per_minute - policy.overflow_rpm) / per_minute
-        read = round((1 - overflow) * read + overflow * _cached(min(shared, warm), policy))
-    rest = total - read
-    if policy.writes and total >= policy.min_tokens:
-        return CacheSplit(read, rest, 0)
-    return CacheSplit(read, 0, rest)
+    expired = gap_seconds is not None and policy.ttl_seconds is not None and gap_seconds > policy.ttl_seconds
+    return _splitter(policy, warm)(total, shared, expired, per_minute)
 
 
-def _cached(shared: int, policy: CachePolicy) -> int:
-    return 0 if shared < policy.min_tokens else shared - shared % policy.step
+def _splitter(policy: CachePolicy, warm: int) -> Callable[[int, int, bool, int], CacheSplit]:
+    """:func:`split_call` for one policy and warm prefix, ``gap_seconds`` given as whether the
+    lifetime ran out: the policy read once (:func:`simulate` splits every call of a chain with
+    one, 16 chains of 22,000 calls in a compare at 50,000 messages)."""
+    minimum, step, rpm, writes = policy.min_tokens, policy.step, policy.overflow_rpm, policy.writes
+
+    def split(total: int, shared: int, expired: bool, per_minute: int) -> CacheSplit:
+        if shared > total:
+            shared = total
+        if expired and shared > warm:
+            shared = warm
+        read = 0 if shared < minimum else shared - shared % step
+        if rpm is not None and per_minute > rpm:
+            overflow = (per_minute - rpm) / per_minute
+            kept = min(shared, warm)
+            read = round((1 - overflow) * read + overflow * (0 if kept < minimum else kept - kept % step))
+        rest = total - read
+        if writes and total >= minimum:
+            return CacheSplit(read, rest, 0)
+        return CacheSplit(read, 0, rest)
+
+    return split
 
 
 def simulate(
@@ -154,20 +165,25 @@ def simulate(
     left warm by an earlier session), usually 0; ``warm`` is that prefix, still readable when the
     lifetime has run out between two calls."""
     out = []
+    append, split, ttl = out.append, _splitter(policy, warm), policy.ttl_seconds
     previous_time: float | None = None
     recent: deque[float] = deque()  # times of the requests in the last minute
     for k, ((total, shared), t) in enumerate(zip(requests, times)):
-        gap = None if k == 0 or t is None or previous_time is None else t - previous_time
         # a request is never below 0 tokens: where the file's count exceeds what was recorded,
         # the part not in the file is negative and a pruned request could come out below 0
-        total = max(total, 0)
-        if t is not None:
-            recent.append(t)
-            while recent[0] <= t - 60.0:
-                recent.popleft()
-        per_minute = len(recent) if t is not None else 1
-        out.append(split_call(total, min(max(shared, 0), total), gap, policy, warm, per_minute))
-        previous_time = t if t is not None else previous_time
+        if total < 0:
+            total = 0
+        if shared < 0:
+            shared = 0
+        if t is None:  # no gap known, one request in its minute
+            append(split(total, shared, False, 1))
+            continue
+        expired = k > 0 and previous_time is not None and ttl is not None and t - previous_time > ttl
+        recent.append(t)
+        while recent[0] <= t - 60.0:
+            recent.popleft()
+        append(split(total, shared, expired, len(recent)))
+        previous_time = t
     return out
 
 

@@ -323,6 +323,24 @@ def session_money(
     "summary") are priced as calls of their own (:func:`_price_summaries`). ``cancelled()``
     is asked per call of that replay and before each chain is priced; True stops with
     :class:`~.replay.ReplayCancelled` (a viewer drops a superseded pipeline's pricing)."""
+    return priced_session(view, table, pipeline, settings, options, baselines, replay, cancelled)[0]
+
+
+def priced_session(
+    view: SessionView,
+    table: TokenTable,
+    pipeline: Sequence[str] | str = (),
+    settings: Settings | None = None,
+    options: MoneyOptions = MoneyOptions(),
+    baselines: Sequence[int] | None = None,
+    replay: Replay | None = None,
+    cancelled: Callable[[], bool] | None = None,
+    main_rows: bool = True,
+) -> tuple[Money, PricedChain | None]:
+    """:func:`session_money` and, with ``main_rows`` False, the main chain under a stateless
+    pipeline left as its columns (:class:`PricedChain`; its rows not in the :class:`Money`,
+    whose other rows are: :mod:`.money_sums` sums it without a row per call). The second item
+    is None where every row is in the :class:`Money`."""
     stop = _stop_when(cancelled)
     session = view.session
     money = Money(prices_as_of=prices_as_of())
@@ -344,10 +362,14 @@ def session_money(
             replay = with_shared_tokens(view, table, replay, cancelled)
         with_pipeline = replay_requests(replay)
     stop()
-    _price_chain(money, view, table, base, hidden, with_pipeline, policy, options, None)
+    main = _price_chain(money, view, table, base, hidden, with_pipeline, policy, options, None,
+                        rows=main_rows or replay is None or type(replay.calls) is not CallRows)
     if replay is not None:
         _price_summaries(money, view, replay, policy, options, replay.settings)
-    priced = _price_recorded_compactions(money, view, table, base, hidden, policy, options)
+    first_read = money.calls[0].baseline_cache.read_tokens if money.calls else 0
+    if main is not None:  # its rows not built (a stateless replay: no summary row before them)
+        first_read = main.base.base_splits[0].read_tokens if main.base.base_splits else 0
+    priced = _price_recorded_compactions(money, view, table, base, hidden, policy, options, first_read)
     for chain_id, messages in session.sidechains.items():
         if chain_id in priced:
             continue
@@ -357,7 +379,7 @@ def session_money(
         side_base, side_hidden = side.baselines, _not_in_file(side_view, side)
         side_policy = options.policy or _kept_policy(view, messages, options)
         _price_chain(money, side_view, side_table, side_base, side_hidden, None, side_policy, options, chain_id)
-    return money
+    return money, main
 
 
 def _stop_when(cancelled: Callable[[], bool] | None) -> Callable[[], None]:
@@ -378,7 +400,7 @@ COMPACTION_AGENT = "acompact"
 
 def _price_recorded_compactions(
     money: Money, view: SessionView, table: TokenTable, baselines: Sequence[int], not_in_file: Sequence[int],
-    policy: CachePolicy, options: MoneyOptions,
+    policy: CachePolicy, options: MoneyOptions, first_read: int,
 ) -> set[str]:
     """Price the summary call of every compaction a Claude Code file records (a message that
     starts the context after a model call), the same with and without a pipeline (the agent
@@ -391,7 +413,8 @@ def _price_recorded_compactions(
     ``recorded_cost`` (and that sidechain is priced here, not again); else the recorded cost is
     null and a note says so. Rows are listed apart (``sidechain``: the sub-agent's id, or
     ``compaction-after-call-N``; ``call``: the call after it, or N + 1 when the session ends
-    with the compaction). Returns the sidechain ids priced here."""
+    with the compaction). ``first_read``: what the first priced row read with no strategy (the
+    warm prefix a summary call can still read). Returns the sidechain ids priced here."""
     session, messages, calls = view.session, view.messages, view.calls
     if session.format != "claude_code":  # other agents' summary calls: not modelled (their replay shows none)
         return set()
@@ -417,7 +440,7 @@ def _price_recorded_compactions(
             answer = next(m for m in match[2] if m.usage is not None)
             usage, when = answer.usage, call_time(answer) or when
         gap = when.timestamp() - when_before.timestamp() if when is not None and when_before is not None else None
-        split = split_call(total, shared, gap, policy, money.calls[0].baseline_cache.read_tokens if money.calls else 0)
+        split = split_call(total, shared, gap, policy, first_read)
         model = call_model(session, messages[before.message_index], options.model)
         output = table.totals[start]
         one_hour = split.write_tokens if policy.ttl_seconds == ANTHROPIC_TTL_1H else 0
@@ -608,25 +631,59 @@ def _price_chain(
     policy: CachePolicy,
     options: MoneyOptions,
     chain_id: str | None,
-) -> None:
+    rows: bool = True,
+) -> PricedChain | None:
+    """Price one chain into ``money``: its rows with no pipeline, or under ``with_pipeline``
+    (each call's ``(total, shared)``). ``rows`` False: a chain under a pipeline is returned as
+    its :class:`PricedChain`, no row of it added."""
     base = _chain_base(view, table, baselines, not_in_file, policy, options, chain_id)
     money.unknown_models.extend(m for m in base.unknown if m not in money.unknown_models)
-    columns = zip(view.calls, base.models, base.recorded, base.base_splits, base.base_costs)
     if with_pipeline is None:
+        columns = zip(view.calls, base.models, base.recorded, base.base_splits, base.base_costs)
         money.calls.extend(CallMoney(call.number, call.message_index, model, recorded, split, cost, split, cost, chain_id, 0)
                            for call, model, recorded, split, cost in columns)
-        return
+        return None
     if with_pipeline:
         with_pipeline[0] = (with_pipeline[0][0], base.warm)
-    splits = simulate(with_pipeline, base.seconds, policy, base.warm)
-    rewritten = _rewritten(base.base_requests, with_pipeline)
-    for (call, model, recorded, base_split, base_cost), split, lost, output, when in zip(
-        columns, splits, rewritten, base.outputs, base.times
-    ):
-        # the same split is the same price (model, time and output are the call's); no model, no price
-        cost = base_cost if split == base_split or not model else _simulated(policy, options, split, output, model, when)
-        money.calls.append(CallMoney(call.number, call.message_index, model, recorded, base_split, base_cost, split, cost,
-                                     chain_id, lost))
+    chain = PricedChain(view, base, simulate(with_pipeline, base.seconds, policy, base.warm),
+                        _rewritten(base.base_requests, with_pipeline), policy, options, chain_id)
+    if not rows:
+        return chain
+    money.calls.extend(chain.rows())
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class PricedChain:
+    """One chain simulated under a pipeline, as columns: each call's split (``splits``) and
+    the tokens it rewrote (``rewritten``) beside its :class:`_ChainBase`. :meth:`rows` prices
+    every call (what :func:`session_money` lists); :mod:`.money_sums` sums the same prices
+    without a row per call."""
+
+    view: SessionView
+    base: _ChainBase
+    splits: list[CacheSplit]
+    rewritten: list[int]
+    policy: CachePolicy
+    options: MoneyOptions
+    chain_id: str | None
+
+    def cost(self, k: int) -> Cost | None:
+        """Call k's (0-based) price under the pipeline: the same split is the same price (model,
+        time and output are the call's); no model, no price."""
+        base, split = self.base, self.splits[k]
+        model = base.models[k]
+        if split == base.base_splits[k] or not model:
+            return base.base_costs[k]
+        return _simulated(self.policy, self.options, split, base.outputs[k], model, base.times[k])
+
+    def rows(self) -> list[CallMoney]:
+        base, chain_id = self.base, self.chain_id
+        return [CallMoney(call.number, call.message_index, model, recorded, base_split, base_cost, split, self.cost(k),
+                          chain_id, lost)
+                for k, (call, model, recorded, base_split, base_cost, split, lost) in enumerate(zip(
+                    self.view.calls, base.models, base.recorded, base.base_splits, base.base_costs, self.splits,
+                    self.rewritten))]
 
 
 def _price_summaries(money: Money, view: SessionView, replay: Replay, policy: CachePolicy, options: MoneyOptions,
@@ -668,6 +725,6 @@ def _rewritten(baseline: list[tuple[int, int]], pipeline: list[tuple[int, int]])
 
 
 __all__ = [
-    "CallDollars", "CallMoney", "Money", "MoneyOptions", "MoneyTotals", "baseline_requests", "call_dollars", "call_model",
-    "call_time", "money_totals", "recorded_split", "replay_requests", "session_money", "warm_prefix_tokens",
+    "CallDollars", "CallMoney", "Money", "MoneyOptions", "MoneyTotals", "PricedChain", "baseline_requests", "call_dollars", "call_model",
+    "call_time", "money_totals", "priced_session", "recorded_split", "replay_requests", "session_money", "warm_prefix_tokens",
 ]

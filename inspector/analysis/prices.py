@@ -237,6 +237,70 @@ def _plain_price(tokens: TokenSplit, plain: _PlainUnits, model_id: str, provider
     return Cost(uncached, read, write, output, uncached + read + write + output, model_id, provider_id, "genai-prices")
 
 
+@dataclass(frozen=True, slots=True)
+class PlainRates:
+    """What a plain usage (:func:`plain_rates`) of one model at one time pays: the four unit
+    prices (each a number or tiers by the whole input) and the ids a :class:`Cost` names."""
+
+    units: _PlainUnits
+    model: str
+    provider: str
+    #: The four unit prices where none has tiers (None: some has; or no cache price, as 0).
+    flat: tuple[Decimal, Decimal, Decimal, Decimal] | None = None
+
+    def rates(self, uncached: int, cache_read: int, cache_write: int, output: int) -> tuple[Decimal, Decimal, Decimal, Decimal] | None:
+        """USD per million tokens of each unit for a usage of these counts, the tier picked by
+        the whole input as ``calc_unit_price`` picks it: ``price(usage)`` is the sum of each
+        count times its rate over a million (0 for a read or write count of 0). None where
+        :func:`price` would not take the plain path for it (a count below 0, a cache unit the
+        model does not price)."""
+        u = self.units
+        if min(uncached, cache_read, cache_write, output) < 0 or (cache_read and u.cache_read is None) \
+                or (cache_write and u.cache_write is None):
+            return None
+        zero = _ZERO
+        flat = self.flat
+        if flat is not None:
+            return flat[0], flat[1] if cache_read else zero, flat[2] if cache_write else zero, flat[3]
+        whole = uncached + cache_read + cache_write
+        return (_rate(u.input, whole), _rate(u.cache_read, whole) if cache_read else zero,
+                _rate(u.cache_write, whole) if cache_write else zero, _rate(u.output, whole))
+
+
+_ZERO = Decimal(0)
+
+
+def _rate(value: Any, whole: int) -> Decimal:
+    """The unit price ``calc_unit_price`` applies to a usage of ``whole`` input tokens."""
+    if not isinstance(value, Decimal):  # the library's TieredPrices
+        for tier in reversed(value.tiers):
+            if whole > tier.start:
+                return tier.price
+        return value.base
+    return value
+
+
+def plain_rates(model: str | None, when: datetime | None, overrides: Overrides = NO_OVERRIDES) -> PlainRates | None:
+    """The :class:`PlainRates` :func:`price` uses for a usage of the four plain units (no
+    one-hour cache write) on ``model`` at ``when``, where it takes the plain path
+    (:func:`_library_price`); None where it does not (no model, an override, a model the data
+    does not know or whose price sets another unit): price those usages with :func:`price`."""
+    if not model or overrides.get(model) is not None:
+        return None
+    found = _provider_model(model, None)
+    if found is None:
+        return None
+    from genai_prices.types import UTC
+
+    provider_obj, model_obj = found
+    plain = _plain_units(model_obj.get_prices(when or datetime.now(tz=UTC)))
+    if plain is None:
+        return None
+    units = (plain.input, plain.cache_read or _ZERO, plain.cache_write or _ZERO, plain.output)
+    flat = units if all(isinstance(u, Decimal) for u in units) else None
+    return PlainRates(plain, model_obj.id, provider_obj.id, flat)
+
+
 def _price(tokens: TokenSplit, model: str, provider: str | None, when: datetime | None, own: _ModelPrices | None,
            overrides: Overrides) -> Cost | None:
     import genai_prices
@@ -304,6 +368,6 @@ def prices_as_of() -> str:
 
 
 __all__ = [
-    "Cost", "ENV_OVERRIDE", "NO_OVERRIDES", "Overrides", "PriceError", "TokenSplit",
-    "load_overrides", "override_path", "price", "prices_as_of",
+    "Cost", "ENV_OVERRIDE", "NO_OVERRIDES", "Overrides", "PlainRates", "PriceError", "TokenSplit",
+    "load_overrides", "override_path", "plain_rates", "price", "prices_as_of",
 ]

@@ -405,6 +405,7 @@ def compare_data(args: argparse.Namespace, analysis=None) -> dict[str, Any]:
     import inspector
 
     from ..analysis.money import MoneyTotals, money_totals, session_money
+    from ..analysis.money_sums import session_money_totals
     from ..presets import load_presets
     from ..strategies import STRATEGIES, parse_pipeline
     from .money_report import cache_aware_rows, money_options
@@ -439,7 +440,7 @@ def compare_data(args: argparse.Namespace, analysis=None) -> dict[str, Any]:
     baseline_money = session_money(view, table, (), settings, options)
 
     def price(pipeline: tuple[str, ...], s: Any, replay: Any) -> MoneyTotals:
-        return money_totals(session_money(view, table, pipeline, s, options, replay=replay))
+        return session_money_totals(view, table, pipeline, s, options, replay=replay)
 
     with _Progress(len(view.calls), len(pipelines)) as bar:
         rows = inspector.compare(analysis, pipelines, settings=settings, presets=presets, progress_for=bar.stage,

@@ -96,7 +96,7 @@ def cache_aware_rows(
     """For each compare row whose pipeline uses a cache-aware setting set away from its off
     value, the same pipeline with it off, priced the same way (:func:`compare_money`): what the
     setting is worth in tokens and in dollars."""
-    from ..analysis.money import session_money
+    from ..analysis.money_sums import session_money_totals
 
     out = []
     for row, settings in zip(rows, row_settings):
@@ -105,7 +105,7 @@ def cache_aware_rows(
             if strategy not in row.pipeline or value == off:
                 continue
             variant = settings.model_copy(update={param: off})
-            money = session_money(view, table, row.pipeline, variant, options)
+            money = session_money_totals(view, table, row.pipeline, variant, options)
             out.append({**({"preset": row.preset} if row.preset else {}), "pipeline": row.name, "setting": f"{param}={off}",
                         "instead_of": f"{param}={value}", **compare_money(baseline, money)})
     return out

@@ -51,6 +51,7 @@ from array import array
 from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from functools import cached_property
+from itertools import accumulate
 
 from ..tokens import TokenTable
 from ..units import SessionView
@@ -140,12 +141,7 @@ def facts(view: SessionView, table: TokenTable) -> Facts:
 
 
 def _prefix(values: Sequence[int]) -> list[int]:
-    out = [0] * (len(values) + 1)
-    running = 0
-    for i, v in enumerate(values):
-        running += v
-        out[i + 1] = running
-    return out
+    return list(accumulate(values, initial=0))
 
 
 # --- monotone cut points ---------------------------------------------------------------------
