@@ -22,7 +22,7 @@ SPLITS = [
     TokenSplit(0, 0, 1_000, 0), TokenSplit(10, 20, 30, 40, cache_write_1h=5),
     TokenSplit(1_000, 199_000, 0, 5), TokenSplit(1_000, 199_000, 1, 5), TokenSplit(2_000, 270_000, 0, 5),  # tier edges
 ]  # fmt: skip
-WHENS = [None, datetime(2025, 6, 1, tzinfo=UTC), datetime(2026, 3, 1, tzinfo=UTC)]
+WHENS = [datetime(2025, 6, 1, tzinfo=UTC), datetime(2026, 3, 1, tzinfo=UTC), datetime(2026, 3, 1, 20, tzinfo=UTC)]  # 20:00: off-peak hours
 
 
 @pytest.fixture

@@ -25,7 +25,7 @@ import os
 import re
 import tomllib
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date, datetime, time
 from decimal import Decimal
 from functools import lru_cache
 from pathlib import Path
@@ -140,6 +140,15 @@ def load_overrides(path: str | Path | None = None) -> Overrides:
     return Overrides(str(path), parsed.models)
 
 
+def timeless_instant() -> datetime:
+    """When a call the file gives no time is priced: today at 12:00 UTC, today's prices. A fixed
+    hour, not the clock, because some prices depend on the hour (DeepSeek's off-peak rate from
+    16:30 to 00:30 UTC): the same session priced twice in a day gets the same dollars."""
+    from genai_prices.types import UTC
+
+    return datetime.combine(date.today(), time(12, 0), tzinfo=UTC)
+
+
 def price(
     tokens: TokenSplit,
     model: str | None,
@@ -147,10 +156,11 @@ def price(
     when: datetime | None = None,
     overrides: Overrides = NO_OVERRIDES,
 ) -> Cost | None:
-    """USD for ``tokens`` on ``model`` (at request time ``when``: the data keeps price history).
-    None when there is no model or the price data does not know it."""
+    """USD for ``tokens`` on ``model`` (at request time ``when``: the data keeps price history;
+    None: :func:`timeless_instant`). None when there is no model or the price data does not know it."""
     if not model:
         return None
+    when = when or timeless_instant()
     own = overrides.get(model)
     if own is None:  # the bundled data: the same usage at the same time has the same price
         return _library_price(tokens, model, provider, when)
@@ -158,7 +168,7 @@ def price(
 
 
 @lru_cache(maxsize=1 << 16)
-def _library_price(tokens: TokenSplit, model: str, provider: str | None, when: datetime | None) -> Cost | None:
+def _library_price(tokens: TokenSplit, model: str, provider: str | None, when: datetime) -> Cost | None:
     """:func:`price` from the bundled data, memoised: ``compare`` prices the recorded and the
     no-strategy usage of every call once per pipeline. A plain usage on a model priced by the
     four plain units takes :func:`_plain_price` (the library's own lookup, price history and
@@ -166,10 +176,8 @@ def _library_price(tokens: TokenSplit, model: str, provider: str | None, when: d
     the library's whole ``calc_price``."""
     found = _provider_model(model, provider)
     if found is not None and not tokens.cache_write_1h and min(tokens.uncached, tokens.cache_read, tokens.cache_write, tokens.output) >= 0:
-        from genai_prices.types import UTC
-
         provider_obj, model_obj = found
-        model_price = model_obj.get_prices(when or datetime.now(tz=UTC))
+        model_price = model_obj.get_prices(when)
         plain = _plain_units(model_price)
         if plain is not None and (plain.cache_read is not None or not tokens.cache_read) \
                 and (plain.cache_write is not None or not tokens.cache_write):
@@ -290,10 +298,8 @@ def plain_rates(model: str | None, when: datetime | None, overrides: Overrides =
     found = _provider_model(model, None)
     if found is None:
         return None
-    from genai_prices.types import UTC
-
     provider_obj, model_obj = found
-    plain = _plain_units(model_obj.get_prices(when or datetime.now(tz=UTC)))
+    plain = _plain_units(model_obj.get_prices(when or timeless_instant()))
     if plain is None:
         return None
     units = (plain.input, plain.cache_read or _ZERO, plain.cache_write or _ZERO, plain.output)
