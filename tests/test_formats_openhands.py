@@ -110,3 +110,10 @@ def test_an_oh_aci_edit_before_0_24_answers_with_what_the_model_got_not_the_diff
     analysis = inspector.analyze(s, None, default_profile(s))
     second = predictions(analysis.view, analysis.table)[1]
     assert second.recorded_tokens == 4646 and abs(second.error) < 0.02
+
+
+def test_the_finish_call_is_marked_as_the_end_of_the_run():
+    from inspector.formats.hints import ENDS_RUN
+
+    s = load(REAL_EDIT)
+    assert [m.extra.get(ENDS_RUN) for m in s.messages] == [None, None, None, "OpenHands finish"]

@@ -13,6 +13,8 @@
   (``error`` observations set ``is_error``); an ``oh_aci`` file edit written before OpenHands
   0.24 answers with ``extras.formatted_output_and_error``, what the model got (its ``content``
   is the diff the UI shows).
+- A ``finish`` action's message is marked as the run's end (``hints.ENDS_RUN``): its call never
+  gets a result.
 - ``condensation`` actions: what they forget stays in the session. At the condensation's place
   (so every earlier call keeps the history it had) we add what the later calls see instead: the
   ``summary`` as a user message with ``starts_context=True`` (a summary unit), then copies of the
@@ -39,6 +41,7 @@ import orjson
 
 from ..model import Message, Session, Skipped, SourceRef, TextBlock, ToolCallBlock, ToolResultBlock, Usage
 from .base import Format, Probe, SessionFormatError, register
+from .hints import ENDS_RUN
 from .openai_responses import tool_definitions
 from .reading import OPENAI, ModelTally, image_block, usage_from
 from ..safeio import open_input, read_line
@@ -163,6 +166,8 @@ def _read_events(path: Path, events: list[Any], where_of: Any) -> Session:
                     call_args = {a: v for a, v in args.items() if a != "thought"}
                     blocks.append(ToolCallBlock(id=str(meta.get("tool_call_id", "")), name=str(meta.get("function_name", action)), arguments=json_text(call_args)))
                     usage = None
+                if action == "finish":
+                    extra[ENDS_RUN] = "OpenHands finish"
                 msg = Message(index=0, role="assistant", content=blocks, usage=usage, source=source, extra=extra)
                 models.add(usage.model if usage is not None else None)
                 if rid is not None:

@@ -21,6 +21,7 @@ definitions sent are ``kwargs["tools"]`` where the log has them (the call's own 
   reply there (the message right after its request); a call of another conversation (a
   condenser's summary, a sub-agent) is listed in ``Session.skipped`` as ignored and its usage
   summed in ``extra["other_calls"]``.
+- A reply that calls ``finish`` ends the run (``hints.ENDS_RUN``): that call never gets a result.
 - ``session.provider`` is ``anthropic`` for a Claude model (LiteLLM sends it through Anthropic's
   Messages API), as for OpenHands V1 conversations. Responses API logs (``llm_path:
   "responses"``, ``input`` instead of ``messages``) are not read: the reader says so.
@@ -35,6 +36,7 @@ from typing import Any
 
 from ..model import Session, Skipped, Usage, new_source
 from .base import Format, Probe, SessionFormatError, register
+from .hints import ENDS_RUN
 from .jsondoc import ShapeError, json_path
 from .openai_chat import session_from_document
 from .openhands_v1 import served_model
@@ -112,6 +114,8 @@ def _one(path: Path, doc: dict[str, Any]) -> Session:
     usage = _usage(doc)
     if reply is not None and usage is not None:
         session.messages[-1].usage = usage
+    if reply is not None and any(c.name == "finish" for c in session.messages[-1].tool_calls):
+        session.messages[-1].extra[ENDS_RUN] = "OpenHands finish"
     session.model = usage.model if usage is not None else None
     if session.model and "claude" in session.model:
         session.provider = "anthropic"  # LiteLLM sends it through Anthropic's Messages API
