@@ -86,12 +86,36 @@ def test_detection_wins_over_plain_chat_messages_and_leaves_other_folders(tmp_pa
     assert detect(Probe(tmp_path)) == 0  # request.json is not named like a completion log
 
 
-def test_a_responses_api_log_is_named_not_misread(tmp_path: Path):
-    p = tmp_path / "openai__gpt-5-1757015025.972.json"
-    p.write_text(json.dumps({"llm_path": "responses", "input": [], "response": {"object": "response"}, "context_window": 1}))
-    with pytest.raises(SessionFormatError) as err:
-        inspector.load(p)
-    assert str(err.value).startswith(
-        f'{p}, $.input: a Responses API completion log (llm_path "responses"): not read yet. '
-        'Expected a Chat Completions log with "messages".'
-    )
+def _responses_log(items: list, output: list, usage: dict, stamp: float) -> dict:
+    """A completion log as the SDK's Telemetry writes one for the Responses path (constructed:
+    no public real one was found)."""
+    return {
+        "context_window": 272000, "llm_path": "responses", "instructions": "You are OpenHands agent.",
+        "input": items, "tools": [{"type": "function", "name": "terminal", "parameters": {"type": "object"}}],
+        "kwargs": {"reasoning": {"effort": "high"}},
+        "response": {"id": f"resp_{stamp}", "object": "response", "model": "openai/gpt-5-mini-2025-08-07", "output": output, "usage": usage},
+        "cost": 0.0, "timestamp": stamp, "latency_sec": 1.0,
+    }
+
+
+def test_a_responses_api_folder_reads_items_and_gives_each_call_its_usage(tmp_path: Path):
+    task = {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "list the files"}]}
+    first_out = [
+        {"type": "reasoning", "id": "rs_1", "summary": [{"type": "summary_text", "text": "Run ls."}], "encrypted_content": "gAAAA"},
+        {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "terminal", "arguments": '{"command": "ls"}'},
+    ]
+    result = {"type": "function_call_output", "call_id": "call_1", "output": "a.py b.py"}
+    second_out = [{"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Two files."}]}]
+    folder = tmp_path / "completions"
+    folder.mkdir()
+    for name, doc in (
+        ("openai__gpt-5-mini-1757015025.972-ab12.json", _responses_log([task], first_out, {"input_tokens": 1200, "output_tokens": 80, "input_tokens_details": {"cached_tokens": 0}}, 1757015025.972)),
+        ("openai__gpt-5-mini-1757015029.090-cd34.json", _responses_log([task, *first_out, result], second_out, {"input_tokens": 1400, "output_tokens": 9, "input_tokens_details": {"cached_tokens": 1152}}, 1757015029.090)),
+    ):
+        (folder / name).write_text(json.dumps(doc))
+    s = inspector.load(folder)
+    assert s.format == "openhands_completions" and s.model == "gpt-5-mini-2025-08-07" and s.provider is None
+    assert [m.role for m in s.messages] == ["system", "user", "assistant", "tool", "assistant"]
+    assert [t.name for t in s.tools] == ["terminal"]
+    assert [(m.index, m.usage.input_tokens, m.usage.cache_read_input_tokens) for m in s.messages if m.usage] == [(2, 1200, 0), (4, 248, 1152)]
+    assert s.skipped == [] and s.extra == {"context_window": 272000, "calls": 2}

@@ -22,9 +22,10 @@ definitions sent are ``kwargs["tools"]`` where the log has them (the call's own 
   condenser's summary, a sub-agent) is listed in ``Session.skipped`` as ignored and its usage
   summed in ``extra["other_calls"]``.
 - A reply that calls ``finish`` ends the run (``hints.ENDS_RUN``): that call never gets a result.
+- Responses API logs (``llm_path: "responses"``: ``instructions`` and ``input`` instead of
+  ``messages``) are read as Responses items, the response's ``output`` as the reply.
 - ``session.provider`` is ``anthropic`` for a Claude model (LiteLLM sends it through Anthropic's
-  Messages API), as for OpenHands V1 conversations. Responses API logs (``llm_path:
-  "responses"``, ``input`` instead of ``messages``) are not read: the reader says so.
+  Messages API), as for OpenHands V1 conversations.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from .base import Format, Probe, SessionFormatError, register
 from .hints import ENDS_RUN
 from .jsondoc import ShapeError, json_path
 from .openai_chat import session_from_document
+from .openai_responses import session_from_document as responses_session
 from .openhands_v1 import served_model
 from .reading import OPENAI, usage_from
 from .records import ignored, load_json
@@ -92,34 +94,59 @@ def _usage(doc: dict[str, Any]) -> Usage | None:
     return usage_from(response.get("usage"), OPENAI, served_model(model))
 
 
-def _one(path: Path, doc: dict[str, Any]) -> Session:
-    """The session of one log: its request, then its reply with the call's usage."""
-    if not isinstance(doc.get("messages"), list):
-        raise SessionFormatError(path, "$.input", "a Responses API completion log (llm_path \"responses\"): not read yet.", 'a Chat Completions log with "messages"')
+def _chat_session(path: Path, doc: dict[str, Any]) -> Session:
+    """A Chat Completions log: its messages, then the reply of ``response``."""
     reply = _reply(doc)
-    prompted = "raw_messages" in doc
     request = {"messages": [*doc["messages"], *([reply] if reply is not None else [])]}
-    tools = _sent_tools(doc, prompted)
+    tools = _sent_tools(doc, "raw_messages" in doc)
     if tools:
         request["tools"] = tools
     try:
         session = session_from_document(request, str(path))
     except ShapeError as err:
         raise SessionFormatError(path, json_path(err.path), err.problem) from None
+    if reply is None:
+        return session
+    usage = _usage(doc)
+    session.messages[-1].usage = usage
+    session.model = usage.model if usage is not None else None
+    return session
+
+
+def _responses_session(path: Path, doc: dict[str, Any]) -> Session:
+    """A Responses API log (``llm_path: "responses"``): ``instructions``, ``input`` and the
+    response's ``output`` (one assistant message with the call's usage)."""
+    response = doc["response"]
+    model = response.get("model") if isinstance(response.get("model"), str) else None
+    request = {"instructions": doc.get("instructions"), "input": doc["input"], "output": response.get("output"), "usage": response.get("usage"), "model": served_model(model)}
+    tools = _sent_tools(doc, False)
+    if tools:
+        request["tools"] = tools
+    session = responses_session(request, path)
+    session.model = served_model(model)
+    return session
+
+
+def _one(path: Path, doc: dict[str, Any]) -> Session:
+    """The session of one log: its request, then its reply with the call's usage."""
+    chat = isinstance(doc.get("messages"), list)
+    session = _chat_session(path, doc) if chat else _responses_session(path, doc)
     session.format = NAME
     session.agent = "openhands"
     session.extra = {k: doc[k] for k in ("context_window",) if k in doc}
-    if prompted:
+    if "raw_messages" in doc:
         session.extra["prompted_tool_calls"] = True
-    usage = _usage(doc)
-    if reply is not None and usage is not None:
-        session.messages[-1].usage = usage
-    if reply is not None and any(c.name == "finish" for c in session.messages[-1].tool_calls):
-        session.messages[-1].extra[ENDS_RUN] = "OpenHands finish"
-    session.model = usage.model if usage is not None else None
+    last = session.messages[-1] if session.messages else None
+    if last is not None and last.role == "assistant" and any(c.name == "finish" for c in last.tool_calls):
+        last.extra[ENDS_RUN] = "OpenHands finish"
     if session.model and "claude" in session.model:
         session.provider = "anthropic"  # LiteLLM sends it through Anthropic's Messages API
     return session
+
+
+def _request(doc: dict[str, Any]) -> tuple[Any, Any]:
+    """What a log sent, to compare with a later call's: (instructions, messages or input)."""
+    return doc.get("instructions"), doc.get("messages") if isinstance(doc.get("messages"), list) else doc.get("input")
 
 
 def _timestamp(item: tuple[Path, dict[str, Any]]) -> tuple[float, str]:
@@ -145,13 +172,19 @@ def _read_folder(folder: Path) -> Session:
     latest_path, latest = logs[-1]
     session = _one(latest_path, latest)
     session.path = str(folder)
-    sent = latest.get("messages")
+    instructions, sent = _request(latest)
     others: dict[str, int] = {}
     for p, doc in logs[:-1]:
-        request = doc.get("messages")
-        at = len(request) if isinstance(request, list) else -1
+        own, request = _request(doc)
         usage = _usage(doc)
-        if isinstance(sent, list) and 0 < at < len(session.messages) and sent[:at] == request and session.messages[at].role == "assistant":
+        # its reply is where its own session puts it: the latest request resends the same items
+        at = -1
+        if own == instructions and isinstance(request, list) and sent[: len(request)] == request:
+            try:
+                at = len(_one(p, doc).messages) - 1
+            except SessionFormatError:  # a malformed reply: its usage has no message to go on
+                pass
+        if 0 < at < len(session.messages) and session.messages[at].role == "assistant":
             session.messages[at].usage = usage
             continue
         skipped.append(ignored(p.name, "a call of another conversation (its request is not the start of the latest one)"))
