@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """How close ``predicted_tokens`` comes to the input each call recorded, on real transcripts.
 
-For every Claude Code and Codex session and OpenHands V1 conversation under the given directories (default:
-/work/shared/real_sessions and /work/extra_sessions when present), every model call after the
-first that recorded usage: relative error |predicted - recorded| / recorded, where predicted uses
+For every session under the given directories (default: /work/shared/real_sessions and
+/work/extra_sessions when present) whose format records usage per call (Claude Code, Codex,
+OpenHands V0 trajectories, V1 conversations and completion-log folders, SWE-agent and
+mini-swe-agent, Gemini CLI...), every model call after the first that recorded usage: relative error |predicted - recorded| / recorded, where predicted uses
 the usage of earlier calls only (inspector.analysis.predict). Prints per session and per agent
 the median and 90th percentile next to the targets of issue 10.
 
@@ -24,8 +25,11 @@ from pathlib import Path
 import inspector
 from inspector.analysis.predict import predictions
 from inspector.cli.report import default_profile
+from inspector.formats.openhands_completions import LOG_FILE
 
 TARGETS = {"codex": (0.02, 0.06), "claude_code": (0.03, 0.10)}
+#: Files that may hold a session (a JSON file that is none is skipped; one a folder reads, too).
+SESSION_FILES = ("*.jsonl", "*.json", "*.traj", "*.db")
 DEFAULT_DIRS = ("/work/shared/real_sessions", "/work/extra_sessions")
 
 
@@ -40,8 +44,10 @@ def session_files(paths: list[str]) -> list[Path]:
         if p.is_file():
             out.append(p)
         elif p.is_dir():
-            out.extend(sorted(f for f in p.rglob("*.jsonl") if f.is_file()))
+            for pattern in SESSION_FILES:
+                out.extend(sorted(f for f in p.rglob(pattern) if f.is_file() and not LOG_FILE.fullmatch(f.name)))
             out.extend(sorted(f.parent for f in p.rglob("base_state.json")))  # OpenHands V1 conversations
+            out.extend(sorted({f.parent for f in p.rglob("*.json") if LOG_FILE.fullmatch(f.name)}))  # completion-log folders
     return out
 
 
@@ -50,7 +56,7 @@ def main() -> int:
     parser.add_argument("paths", nargs="*", default=[d for d in DEFAULT_DIRS if Path(d).exists()])
     parser.add_argument("--encoding", default=None, help="force a tokenizer (default: the model's)")
     args = parser.parse_args()
-    errors: dict[str, list[float]] = {"claude_code": [], "codex": [], "openhands_v1": []}
+    errors: dict[str, list[float]] = {}
     print(f"{'session':58} {'agent':12} {'calls':>5} {'median':>7} {'p90':>7}  tokenizer")
     for path in session_files(args.paths):
         try:
@@ -58,14 +64,12 @@ def main() -> int:
         except Exception as exc:  # a file of another agent or a bad file: say so and go on
             print(f"{str(path)[-58:]:58} skipped: {type(exc).__name__}", file=sys.stderr)
             continue
-        if session.format not in errors:
-            continue
         analysis = inspector.analyze(session, args.encoding, default_profile(session))
         calls = predictions(analysis.view, analysis.table)
         errs = [abs(c.error) for c in calls[1:] if c.error is not None]
         if not errs:
             continue
-        errors[session.format].extend(errs)
+        errors.setdefault(session.format, []).extend(errs)
         print(f"{str(path)[-58:]:58} {session.format:12} {len(errs):5} {statistics.median(errs):7.2%} "
               f"{p90(errs):7.2%}  {analysis.table.label}")
     print()

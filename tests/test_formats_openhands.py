@@ -92,3 +92,28 @@ def test_evaluation_output_jsonl_reads_each_instance_as_a_session():
     other = open_sidechain(s, "ponylang__ponyc-4593")
     assert [str(m.source) for m in other.messages][:2] == ["line 2, $.history[0]", "line 2, $.history[1]"]
     assert len(build_view(other).calls) == 3
+
+
+REAL_EDIT = Path(__file__).parent / "fixtures" / "real" / "openhands" / "trajs_basic_2048.json"
+
+
+def test_an_oh_aci_edit_before_0_24_answers_with_what_the_model_got_not_the_diff():
+    import inspector
+    from inspector.analysis.predict import predictions
+    from inspector.cli.report import default_profile
+
+    s = load(REAL_EDIT)
+    assert [m.role for m in s.messages] == ["user", "assistant", "tool", "assistant"]
+    assert s.messages[2].tool_results[0].content == "File created successfully at: /workspace/game_2048.py"
+    assert [m.usage.context_tokens for m in s.messages if m.usage is not None] == [3486, 4646]
+    # with the 160-line diff counted instead, call 2 was predicted 24% over what it recorded
+    analysis = inspector.analyze(s, None, default_profile(s))
+    second = predictions(analysis.view, analysis.table)[1]
+    assert second.recorded_tokens == 4646 and abs(second.error) < 0.02
+
+
+def test_the_finish_call_is_marked_as_the_end_of_the_run():
+    from inspector.formats.hints import ENDS_RUN
+
+    s = load(REAL_EDIT)
+    assert [m.extra.get(ENDS_RUN) for m in s.messages] == [None, None, None, "OpenHands finish"]

@@ -86,3 +86,24 @@ def test_mini_swe_agent_responses_api_trajectory():
     assert (s.model, s.agent_version, s.extra["exit_status"]) == ("gpt-5-mini-2025-08-07", "2.3.0", "Submitted")
     assert [x.where for x in s.skipped] == ["$.messages[9]"]
     assert [(c.message_index, c.context_start) for c in build_view(s).calls] == [(2, 0), (4, 0), (7, 0)]
+
+
+def test_mini_swe_agent_2_submit_call_is_marked_as_the_end_of_the_run(capsys, tmp_path):
+    from inspector.cli.main import main
+    from inspector.formats.hints import ENDS_RUN
+
+    path = FIX / "minisweagent2.2.7_submit_trimmed.traj.json"
+    s = load(path)
+    assert [m.role for m in s.messages] == ["system", "user", "assistant", "tool", "assistant"]
+    submit = s.messages[-1]
+    assert submit.extra[ENDS_RUN] == "mini-swe-agent exit status Submitted"
+    assert ENDS_RUN not in s.messages[2].extra  # an answered call
+    assert [m.usage.context_tokens for m in s.messages if m.usage is not None] == [34228, 34557]
+    out = tmp_path / "out.json"
+    assert main(["export", str(path), "--to", "openai", "-o", str(out)]) == 2 and not out.exists()
+    assert " ".join(capsys.readouterr().err.split()) == (
+        f"context-inspector export: error: refusing to export {path}: it ends with a tool call the file has no "
+        "result for (message #4: call_00_oVQv3gUKPFvmtIYl3IrTf8Gs; the run ended on it (mini-swe-agent exit status "
+        "Submitted), so no result was ever written), and OpenAI rejects a request that leaves a tool call unanswered. "
+        "Export the request of the last recorded call instead (--at 2), or pass --allow-invalid to write it anyway."
+    )

@@ -409,7 +409,7 @@ def test_export_of_a_session_that_ends_mid_tool_call_names_the_pending_call_and_
     assert code == 0 and ("The session ends with a tool call still running (message #3: c2): the next request waits for "
                           "its result. --at 2 plans the last recorded call.") in " ".join(text.split())
     plans = [json.loads(run(capsys, "plan", session, "--json", *at)[1]) for at in ((), ("--at", "2"))]
-    assert [p["pending_tool_call"] for p in plans] == [{"message": 3, "ids": ["c2"], "last_recorded_call": 2}, None]
+    assert [p["pending_tool_call"] for p in plans] == [{"message": 3, "ids": ["c2"], "last_recorded_call": 2, "run_ended": None}, None]
     # a fault elsewhere as well: the plain list of rule breaks
     broken = write_jsonl(tmp_path / "b.jsonl", [
         {"role": "user", "content": "hi"},

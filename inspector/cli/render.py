@@ -433,9 +433,11 @@ def render_plan(report: dict[str, Any], out: Console, every: bool = False) -> No
     render_violations(report["violations"], out)
     pending = report.get("pending_tool_call")
     if pending:
+        ended = pending.get("run_ended")
+        state = f"that ended the run ({ended}): no next request" if ended else "still running"
         out.print(Text(
-            f"The session ends with a tool call still running (message #{pending['message']}: {', '.join(pending['ids'])}): "
-            f"the next request waits for its result. --at {pending['last_recorded_call']} plans the last recorded call.",
+            f"The session ends with a tool call {state} (message #{pending['message']}: {', '.join(pending['ids'])})"
+            f"{'' if ended else ': the next request waits for its result'}. --at {pending['last_recorded_call']} plans the last recorded call.",
             style="yellow"))
 
 

@@ -198,13 +198,13 @@ def pending_report(plan) -> dict[str, Any] | None:
     """When the history's only fault is a last tool call the file has no result for yet (an agent
     still running it): that message, its call ids and the last recorded call, whose request is
     complete; else None."""
-    from ..providers.exportable import pending_tool_call
+    from ..providers.exportable import pending_tool_call, run_end
 
     pending = pending_tool_call(plan, "openai") or pending_tool_call(plan, "anthropic")
     if pending is None:
         return None
     index, ids = pending
-    return {"message": index, "ids": list(ids), "last_recorded_call": len(plan.view.calls)}
+    return {"message": index, "ids": list(ids), "last_recorded_call": len(plan.view.calls), "run_ended": run_end(plan, index)}
 
 
 # ------------------------------------------------------------------------------------------

@@ -42,8 +42,12 @@ FUNCTION = "_function"
 HEADER = "_header"
 #: An OpenAI tool definition written flat (``{"type", "name", "parameters"}``) instead of nested.
 FLAT = "_flat"
+#: Not a write-back hint: on the assistant message whose tool call ended the agent's run (a
+#: submit or finish call, which never gets a result), why the file says it ended
+#: (``mini-swe-agent exit status Submitted``). Export refusals say so instead of "still running".
+ENDS_RUN = "_ends_run"
 
-RESERVED = frozenset({OMIT, ROLE, LEGACY, RAW, INLINE, BARE, ARGS_OBJECT, NESTED, FLAT, HEADER, FUNCTION})
+RESERVED = frozenset({OMIT, ROLE, LEGACY, RAW, INLINE, BARE, ARGS_OBJECT, NESTED, FLAT, HEADER, FUNCTION, ENDS_RUN})
 
 
 def emit_extra(out: dict[str, Any], extra: dict[str, Any], keep: bool = True) -> dict[str, Any]:

@@ -357,7 +357,12 @@ def detect(probe: Probe) -> int:
 
 
 def read(path: Path) -> Session:
-    doc = load_json(path)
+    return session_from_document(load_json(path), path)
+
+
+def session_from_document(doc: Any, path: Path) -> Session:
+    """A Session from a parsed Responses document (items, or a request with ``input`` and maybe a
+    response's ``output`` and ``usage``); SessionFormatError naming ``path`` if it is neither."""
     found = _items_of(doc)
     if found is None:
         raise SessionFormatError(path, "$", "this is not a list of Responses API input items.", 'a JSON array of items, or an object with "input"')

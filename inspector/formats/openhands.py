@@ -10,7 +10,11 @@
   ``prompt_tokens``; both are split out so ``Usage.context_tokens`` is the prompt size). Without a
   stored response, the action's ``thought`` and ``args`` stand in.
 - Observations carrying ``tool_call_metadata`` -> a ``tool`` message answering that call
-  (``error`` observations set ``is_error``).
+  (``error`` observations set ``is_error``); an ``oh_aci`` file edit written before OpenHands
+  0.24 answers with ``extras.formatted_output_and_error``, what the model got (its ``content``
+  is the diff the UI shows).
+- A ``finish`` action's message is marked as the run's end (``hints.ENDS_RUN``): its call never
+  gets a result.
 - ``condensation`` actions: what they forget stays in the session. At the condensation's place
   (so every earlier call keeps the history it had) we add what the later calls see instead: the
   ``summary`` as a user message with ``starts_context=True`` (a summary unit), then copies of the
@@ -37,6 +41,7 @@ import orjson
 
 from ..model import Message, Session, Skipped, SourceRef, TextBlock, ToolCallBlock, ToolResultBlock, Usage
 from .base import Format, Probe, SessionFormatError, register
+from .hints import ENDS_RUN
 from .openai_responses import tool_definitions
 from .reading import OPENAI, ModelTally, image_block, usage_from
 from ..safeio import open_input, read_line
@@ -73,6 +78,17 @@ def _response_message(response: dict[str, Any]) -> tuple[list[Any], Usage | None
                 blocks.append(ToolCallBlock(id=str(call.get("id", "")), name=str(fn.get("name", "")), arguments=json_text(fn.get("arguments", "{}"))))
     model = response.get("model") if isinstance(response.get("model"), str) else None
     return blocks, usage_from(response.get("usage"), OPENAI, model)
+
+
+def _observation_text(event: dict[str, Any]) -> str:
+    """What the model was sent for an observation: its ``content``, except an ``oh_aci`` file
+    edit of OpenHands before 0.24 (Feb 2025), whose ``content`` is the diff while the model got
+    ``extras.formatted_output_and_error`` (``File created successfully at: ...``)."""
+    extras = event.get("extras") if isinstance(event.get("extras"), dict) else {}
+    sent = extras.get("formatted_output_and_error")
+    if event.get("observation") == "edit" and extras.get("impl_source") == "oh_aci" and isinstance(sent, str):
+        return sent
+    return str(event.get("content", ""))
 
 
 def read(path: Path) -> Session:
@@ -150,6 +166,8 @@ def _read_events(path: Path, events: list[Any], where_of: Any) -> Session:
                     call_args = {a: v for a, v in args.items() if a != "thought"}
                     blocks.append(ToolCallBlock(id=str(meta.get("tool_call_id", "")), name=str(meta.get("function_name", action)), arguments=json_text(call_args)))
                     usage = None
+                if action == "finish":
+                    extra[ENDS_RUN] = "OpenHands finish"
                 msg = Message(index=0, role="assistant", content=blocks, usage=usage, source=source, extra=extra)
                 models.add(usage.model if usage is not None else None)
                 if rid is not None:
@@ -158,7 +176,7 @@ def _read_events(path: Path, events: list[Any], where_of: Any) -> Session:
             elif observation is not None and meta is not None:
                 block = ToolResultBlock(
                     tool_call_id=str(meta.get("tool_call_id", "")),
-                    content=str(e.get("content", "")),
+                    content=_observation_text(e),
                     is_error=observation == "error",
                     name=meta.get("function_name") if isinstance(meta.get("function_name"), str) else None,
                 )

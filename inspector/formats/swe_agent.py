@@ -12,7 +12,8 @@
   messages whose ``extra.response.usage`` is the usage of the call that produced them (its
   ``extra.response.model`` is ``Usage.model``); LiteLLM's ``reasoning_content`` becomes a thinking
   block. 2.x ends with a ``{"role": "exit"}`` message (exit status and submission): skipped with
-  that reason, as it is never sent to the model. ``info.mini_version`` is ``agent_version``.
+  that reason, as it is never sent to the model; the submit call before it, which never gets a
+  result, is marked as the run's end (``extra[hints.ENDS_RUN]``: the exit status). ``info.mini_version`` is ``agent_version``.
 - mini-swe-agent's Responses API models (``litellm_response``, ``openrouter_response``,
   ``portkey_response``) store each model response whole (``{"object": "response", "output": [...],
   "usage"}``, no ``role``) and tool outputs as ``function_call_output`` items: such a trajectory
@@ -29,6 +30,7 @@ from typing import Any
 
 from ..model import Message, Session, SourceRef, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock
 from .base import Format, Probe, SessionFormatError, register
+from .hints import ENDS_RUN
 from .openai_responses import ItemReader
 from .reading import OPENAI, ModelTally, content_blocks, image_block, joined_text, usage_from
 from .records import FIELD_ERRORS, ignored, json_text, load_json, malformed
@@ -107,6 +109,17 @@ def _read_responses(session: Session, items: list[Any], prefix: str, models: Mod
     reader.release()
 
 
+def _mark_run_end(session: Session, exit_message: dict[str, Any]) -> None:
+    """The submit command ends a mini-swe-agent 2.x run: its output is the exit message's
+    submission, never a tool result. Its call, still unanswered, is marked as the run's end."""
+    last = session.messages[-1] if session.messages else None
+    if last is None or last.role != "assistant" or not last.tool_calls:
+        return
+    extra = exit_message.get("extra") if isinstance(exit_message.get("extra"), dict) else {}
+    status = extra.get("exit_status")
+    last.extra[ENDS_RUN] = f"mini-swe-agent exit status {status}" if isinstance(status, str) and status else "mini-swe-agent exit"
+
+
 def read(path: Path) -> Session:
     doc = load_json(path)
     found = _conversation(doc)
@@ -124,6 +137,7 @@ def read(path: Path) -> Session:
         try:
             if mini and isinstance(raw, dict) and raw.get("role") == "exit":
                 session.skipped.append(ignored(where, "exit (mini-swe-agent's end of run: exit status and submission, not sent to the model)"))
+                _mark_run_end(session, raw)
                 continue
             if not isinstance(raw, dict) or raw.get("role") not in ("system", "user", "assistant", "tool"):
                 raise SessionFormatError(path, where, "not a chat message.", 'an object with "role" system, user, assistant or tool')

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..formats.hints import ENDS_RUN
 from .export import ExportError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -84,6 +85,13 @@ def pending_tool_call(plan: Plan, provider: str) -> tuple[int, tuple[str, ...]] 
     return last, tuple(c.id for c in messages[last].tool_calls)
 
 
+def run_end(plan: Plan, index: int) -> str | None:
+    """Why the run ended on message ``index``'s tool call (a submit or finish the agent never
+    answers), as its reader recorded it; None: the call may still be running."""
+    reason = plan.view.session.messages[index].extra.get(ENDS_RUN)
+    return reason if isinstance(reason, str) else None
+
+
 def _pending_refusal(plan: Plan, provider: str, instead: str | None = None) -> str | None:
     pending = pending_tool_call(plan, provider)
     if pending is None:
@@ -91,12 +99,14 @@ def _pending_refusal(plan: Plan, provider: str, instead: str | None = None) -> s
     index, ids = pending
     source = plan.view.session.path or "the session"
     instead = (instead or " (--at {call}), or pass --allow-invalid to write it anyway").format(call=len(plan.view.calls))
+    ended = run_end(plan, index)
+    why = f"the run ended on it ({ended}), so no result was ever written" if ended else "the agent was running it when the file was written"
     return (
-        f"refusing to export {source}: it ends with a tool call the file has no result for yet (message #{index}: "
-        f"{', '.join(ids)}; the agent was running it when the file was written), and {NAMES.get(provider, provider)} "
+        f"refusing to export {source}: it ends with a tool call the file has no result for"
+        f"{'' if ended else ' yet'} (message #{index}: {', '.join(ids)}; {why}), and {NAMES.get(provider, provider)} "
         f"rejects a request that leaves a tool call unanswered. Export the request of the last recorded call instead"
         f"{instead}."
     )
 
 
-__all__ = ["check_exportable", "pending_tool_call", "session_files", "violation_lines"]
+__all__ = ["check_exportable", "pending_tool_call", "run_end", "session_files", "violation_lines"]

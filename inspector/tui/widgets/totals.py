@@ -21,7 +21,7 @@ from textual.widget import Widget
 
 from ...analysis.money import Money
 from ...analysis.window import Window, budget_unused_note, session_window
-from ...providers.exportable import pending_tool_call
+from ...providers.exportable import pending_tool_call, run_end
 from ..engine import CATEGORIES, PlanResult
 from ...numbers import usd
 
@@ -258,9 +258,11 @@ class TotalsBar(Widget):
         for provider, name in (("openai", "OpenAI"), ("anthropic", "Anthropic")):
             if provider not in r.violations:
                 verdict = ("? not checked  ", self.s("totals--muted"))
-            elif r.violations[provider] and r.plan is not None and pending_tool_call(r.plan, provider) is not None:
+            elif r.violations[provider] and r.plan is not None and (pending := pending_tool_call(r.plan, provider)) is not None:
                 # a live session while the agent runs a tool: the next request waits for its result
                 text = "… awaiting a tool result  " if compact else "… awaiting the last tool call's result  "
+                if run_end(r.plan, pending[0]):  # or the run ended on that call: there is no next request
+                    text = "■ run ended on a tool call  " if compact else "■ the run ended on its last tool call  "
                 verdict = (text, self.s("totals--muted"))
             elif r.violations[provider]:
                 n = len(r.violations[provider])
