@@ -2,10 +2,10 @@
 
 A call's *not in file* offset (:mod:`.predict`) is negative when the file shows more than the
 call recorded: the agent had removed content the file still keeps. Seen on real transcripts:
-Claude Code 2.1.17 cleared old tool results ~43,000 tokens before the call that first recorded
-it, 14 calls before it wrote the ``microcompact_boundary`` that lists them (and never listed the
-first ones); a Codex 0.135 call's input fell from 75,676 to 45,812 with no compaction record; a
-generated file records a constant. The prediction keeps the negative offset, since it matches
+a Claude Code 2.1.17 call recorded 95,864 after 138,395 with no record of why (its first
+``microcompact_boundary`` comes 14 calls later and lists other, later results); a Codex 0.135
+call's input fell from 75,676 to 45,812 with no compaction record; a generated file records a
+constant. The prediction keeps the negative offset, since it matches
 the recorded usage; but a pipeline that drops those messages would subtract them a second time,
 down to a negative call total or a saving larger than the call.
 
