@@ -67,9 +67,10 @@ class CompareRow:
 
     @property
     def tokens_last_call(self) -> int:
-        """The last call's input: a compacting pipeline's depends on the state its compactions
-        left (the replay's), any other's is the plan at that call."""
-        if compacting(self.pipeline) and self.replay.calls:
+        """The last call's input: the replay's where it replayed that call (a compacting
+        pipeline's depends on the state its compactions left; every replayed call carries what the
+        agent had removed, :mod:`.agent_removed`), else the plan at that call."""
+        if (compacting(self.pipeline) or self.replay.complete) and self.replay.calls:
             return self.replay.calls[-1].tokens
         return self.plan.tokens_after
 

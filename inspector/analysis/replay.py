@@ -34,6 +34,7 @@ from ..strategies.base import Working
 from ..strategies.pipeline import parse_pipeline, run
 from ..tokens import TokenTable
 from ..units import SessionView
+from .agent_removed import credited, credited_column, removed_per_call
 from .baseline import baseline_tokens, resent_reasoning
 from .compaction import CompactingValidity, _working, compacting, replay_compacting, sizes_from_state, validity_of
 from .compaction_requests import CompactShares
@@ -240,7 +241,7 @@ def replay_columns(
             shares.append(s)
             if progress is not None:
                 progress(done, len(numbers))
-    return tokens, shares
+    return credited_column(view, table, numbers, tokens), shares
 
 
 def assemble(view: SessionView, table: TokenTable, names: tuple[str, ...], settings: Settings, numbers: Sequence[int],
@@ -370,6 +371,7 @@ def _replay_compacting(view, table, names, settings, numbers, progress, predicte
     elif shared:
         chain = RequestChain(view, table)
         keep = lambda n, w: shares.__setitem__(n, chain.feed(n, w))  # noqa: E731
+    removed = removed_per_call(view, table)
     for c in replay_compacting(view, table, names, settings, hidden, checked is not None, on_request=keep, on_state=on_state):
         if checked is not None:
             checked.append(c)
@@ -380,7 +382,8 @@ def _replay_compacting(view, table, names, settings, numbers, progress, predicte
             p = predicted[c.call - 1]
             predicted_tokens, model = (p.predicted_tokens, p.model) if c.kind == "call" else (0, p.model)
             shared = shares.get(c.call) if c.kind == "call" else None
-            out.calls.append(CallReplay(c.call, c.message_index, c.turn, c.baseline_tokens, c.recorded_tokens, c.tokens,
+            tokens = credited(c.tokens, predicted_tokens, removed[c.call - 1]) if c.kind == "call" else c.tokens
+            out.calls.append(CallReplay(c.call, c.message_index, c.turn, c.baseline_tokens, c.recorded_tokens, tokens,
                                         predicted_tokens, model, c.kind, c.compacted_by, shared))
     if progress is not None:
         progress(len(numbers), len(numbers))
