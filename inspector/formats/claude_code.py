@@ -88,7 +88,7 @@ from .base import Format, Probe, SessionFormatError, register
 from .discovery import Discovery, SessionDetails, count_needles, first_records
 from .rawtext import raw_text
 from .reading import ANTHROPIC, ModelTally, content_blocks, image_block, usage_from
-from .recordlines import parsed_records
+from .recordlines import feed_records
 from .records import FIELD_ERRORS, head_records, ignored, json_text, malformed, parse_line
 
 NAME = "claude_code"
@@ -479,12 +479,7 @@ class ClaudeCodeStream:
     def read_file(self, path: Path) -> None:
         """Every entry of a whole file, as :meth:`feed` would take its lines (one loop: the
         per-line calls of feeding cost about a tenth of the parse)."""
-        add = self._add
-        for line_no, entry in parsed_records(path, self.session.skipped):
-            try:
-                add(entry, line_no, None, None)
-            except FIELD_ERRORS as exc:
-                self._malformed(entry, line_no, None, exc)
+        feed_records(path, self.add, self.session.skipped)
 
     def take(self) -> tuple[int, list[Message]]:
         first = min(self._main.dirty, len(self.session.messages))
@@ -657,9 +652,11 @@ class ClaudeCodeStream:
     def add_side_file(self, path: Path, label: str) -> None:
         """Read a sub-agent transcript into ``session.sidechains`` (key: its agentId)."""
         key = path.stem[len("agent-") :] if path.stem.startswith("agent-") else path.stem
-        for line_no, entry in parsed_records(path, self.session.skipped, label):
+        def add(entry: dict[str, Any], line_no: int) -> None:
             agent = entry.get("agentId")
             self.add(entry, line_no, file=label, side_key=agent if isinstance(agent, str) else key)
+
+        feed_records(path, add, self.session.skipped, label)
 
 
 # --- format entry points -----------------------------------------------------------------------

@@ -80,7 +80,7 @@ from .codex_lineage import lineage, own_session_meta, prefix_lines
 from .discovery import Candidate, Discovery, SessionDetails, count_needles, first_records, walk
 from .openai_responses import ItemReader
 from .reading import OPENAI, ModelTally, usage_from
-from .recordlines import parsed_records
+from .recordlines import feed_records
 from .records import FIELD_ERRORS, head_records, ignored, malformed, parse_line
 
 NAME = "codex"
@@ -123,9 +123,7 @@ class CodexStream:
     def read_file(self, path: Path) -> None:
         """Every record of a whole file, as :meth:`feed` would take its lines (one loop: the
         per-line calls of feeding cost about a tenth of the parse)."""
-        add = self.add
-        for line_no, record in parsed_records(path, self.session.skipped):
-            add(record, line_no)
+        feed_records(path, self.add, self.session.skipped)
 
     def take(self) -> tuple[int, list[Message]]:
         return self._items.take()

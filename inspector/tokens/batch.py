@@ -240,10 +240,14 @@ def _count_here(
     cancelled: Callable[[], bool] | None,
 ) -> list[int]:
     out: list[int] = []
+    if not texts:
+        return out
     done = 0
-    count = counter.count
+    # the encoding itself, not ``counter.count``: these texts are not on disk, and the caller
+    # stores their counts there (count() would look each up and note it for the exit's store)
+    encode = counter._enc.encode_ordinary
     for i, text in enumerate(texts):
-        out.append(count(text))
+        out.append(len(encode(text)) if text else 0)
         done += len(text)
         if i % 256 == 255:
             if cancelled is not None and cancelled():

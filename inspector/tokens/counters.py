@@ -31,6 +31,8 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any, Protocol
 
+from . import remembered
+
 DEFAULT_ENCODING = "cl100k_base"
 
 #: Claude tokens per o200k_base token, measured as sum(ctok) / sum(o200k) over 1.5 MB of content
@@ -77,7 +79,9 @@ class Counter(Protocol):
 
 class TiktokenCounter:
     """An exact tiktoken encoding, loaded on first use: a process whose texts the worker pool
-    counts (:mod:`.batch`) or the disk cache answers never holds it (23-48 MB)."""
+    counts (:mod:`.batch`) or the disk cache answers never holds it (23-48 MB). A text counted
+    on its own is looked up on disk before the encoding is loaded for it, and what it counts is
+    remembered there (:mod:`.remembered`)."""
 
     exact = True
 
@@ -104,7 +108,15 @@ class TiktokenCounter:
     def count(self, text: str) -> int:
         if not text:
             return 0
-        return len(self._enc.encode_ordinary(text))
+        enc = self._loaded
+        if enc is None:  # the disk cache may know it: then the encoding is not loaded for it
+            known = remembered.lookup(self, text)
+            if known is not None:
+                return known
+            enc = self._enc
+        n = len(enc.encode_ordinary(text))
+        remembered.note(self, text, n)
+        return n
 
     def head(self, text: str, max_tokens: int) -> str:
         tokens = self._enc.encode_ordinary(text)
