@@ -239,7 +239,7 @@ class _Conversation:
             extra["uuid"] = entry["uuid"]
         if "timestamp" in entry:
             extra["timestamp"] = entry["timestamp"]
-        if "isMeta" in entry and entry["isMeta"]:
+        if entry.get("isMeta"):
             extra["isMeta"] = True
         if rtype == "assistant":
             self._add_assistant(entry, msg, blocks, form, source, extra)
@@ -256,7 +256,8 @@ class _Conversation:
         resent = False
         if self.last_assistant is not None and mid:
             prev = self.messages[self.last_assistant]
-            if prev.extra.get("message_id") == mid and (not rid or not (prid := prev.extra.get("request_id")) or rid == prid):
+            prid = prev.extra.get("request_id")
+            if prev.extra.get("message_id") == mid and (not rid or not prid or rid == prid):
                 prev.content.extend(blocks)
                 prev.usage = _merge_usage(prev.usage, usage)
                 prev.extra.setdefault("lines", [prev.source.line]).append(source.line)
@@ -288,7 +289,7 @@ class _Conversation:
             if type(b) is ToolResultBlock:  # (this reader builds no subclass)
                 has_results = True
                 break
-        summary = "isCompactSummary" in entry and bool(entry["isCompactSummary"])
+        summary = bool(entry.get("isCompactSummary"))
         joined = None  # the kind of harness text this message takes in (then not a person's words)
         if has_results and not summary and self.pending_boundary is None and self.messages:
             prev = self.messages[-1]
@@ -499,14 +500,11 @@ class ClaudeCodeStream:
         self.session.skipped.append(malformed(where, f"{entry.get('type')} record", exc))
 
     def _add(self, entry: dict[str, Any], line_no: int, file: str | None, side_key: str | None) -> None:
-        # once per line: fields most entries lack are tested with ``in`` (no call), the rest read
-        # through one bound ``get``
-        get = entry.get
-        rtype = get("type")
+        rtype = entry.get("type")
         if not isinstance(rtype, str):
             self.session.skipped.append(ignored(new_source(line_no, None, file), "record without a type"))
             return
-        uuid = get("uuid")
+        uuid = entry.get("uuid")
         if not isinstance(uuid, str):
             uuid = None
         elif uuid in self._parent:
@@ -515,10 +513,10 @@ class ClaudeCodeStream:
         self.recognised += 1
         if not self._unseen_fields.isdisjoint(entry):  # (a set test in C: most lines have none of them)
             self._note_session_fields(entry)
-        version = get("version")
+        version = entry.get("version")
         if version != self.session.agent_version and isinstance(version, str):
             self.session.agent_version = version  # the latest: a resumed session may run a newer CLI
-        parent = get("parentUuid") or get("logicalParentUuid")
+        parent = entry.get("parentUuid") or entry.get("logicalParentUuid")
         parent = parent if isinstance(parent, str) else None
         if uuid is not None:
             self._parent[uuid] = parent
@@ -528,13 +526,13 @@ class ClaudeCodeStream:
             if self._sidechain_file and isinstance(entry.get("agentId"), str):
                 self.session.extra.setdefault("agent_id", entry["agentId"])
         sidechain = side_key is not None or (
-            not self._sidechain_file and (get("isSidechain") or ("parent_tool_use_id" in entry and entry["parent_tool_use_id"]))
+            not self._sidechain_file and (entry.get("isSidechain") or entry.get("parent_tool_use_id"))
         )
         conv = self._side(entry, uuid, parent, file, side_key) if sidechain else self._main
 
-        msg = get("message")
+        msg = entry.get("message")
         is_message = rtype in ("user", "assistant") and isinstance(msg, dict)
-        if is_message and rtype == "assistant" and (("isApiErrorMessage" in entry and entry["isApiErrorMessage"]) or msg.get("model") == "<synthetic>"):
+        if is_message and rtype == "assistant" and (entry.get("isApiErrorMessage") or msg.get("model") == "<synthetic>"):
             self.session.skipped.append(ignored(new_source(line_no, None, file), "assistant/<synthetic> (API error reply)"))
             is_message = False
         elif is_message:
