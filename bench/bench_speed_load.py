@@ -349,6 +349,45 @@ def bench_memory(files: dict[str, Path]) -> None:
     print(f"{'  (interpreter + imports alone)':<44} {'':>9} {base / 1e6:>9.0f} MB")
 
 
+#: ``replay --json`` strategies the reopen rows time: fifo counts nothing new; truncate_results
+#: counts its markers one at a time; summarize cuts a piece of its summary with ``head()``.
+REOPEN_STRATEGIES = ("fifo", "truncate_results,fifo", "summarize")
+
+
+def _child_cpu(cmd: list[str], env: dict[str, str]) -> float:
+    """CPU seconds (user + system) of ``cmd`` in a fresh process, its output to a file, with the
+    processes it waited for (its count workers: ``wait4``, as ``/usr/bin/time`` reports)."""
+    with tempfile.TemporaryFile() as out:
+        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.DEVNULL, env=env)
+        _, _, usage = os.wait4(proc.pid, 0)
+        proc.returncode = 0  # reaped here
+    return usage.ru_utime + usage.ru_stime
+
+
+def bench_reopen(files: dict[str, Path], repeat: int) -> None:
+    """A user's second command on a file: ``python -m inspector`` in a fresh process with the
+    counts on disk (one untimed ``info`` wrote them), ``info`` against ``replay --json`` (load +
+    plans + money), CPU, median of ``repeat``. Bytecode is written and reused (this machine's
+    PYTHONDONTWRITEBYTECODE=1 would make every process compile every module, 0.5 s on each side
+    that an installed package does not pay). Unlike the in-process rows of ``bench_speed.py``
+    (whose process loads the tokenizer before any row), a process here pays for loading the
+    tokenizer when a count is not on disk (0.3-0.5 s)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["CONTEXT_INSPECTOR_CACHE_DIR"] = tempfile.mkdtemp(prefix="bench-cache-")
+    command = [sys.executable, "-m", "inspector"]
+    print(f"\n{'reopen, fresh process, CPU s (median of ' + str(repeat) + ')':<44} {'info':>9} {'command':>9}     {'ratio':>6}")
+    for label, path in files.items():
+        if not label.endswith(" 10k") or label.startswith("openai"):
+            continue
+        _child_cpu([*command, "info", str(path)], env)  # the counts on disk, bytecode written
+        info = statistics.median(_child_cpu([*command, "info", str(path)], env) for _ in range(repeat))
+        for strategy in REOPEN_STRATEGIES:
+            replay = [*command, "replay", str(path), "--json", "--strategy", strategy, "--budget", "50000"]
+            _child_cpu(replay, env)  # what this command counts on its own, on disk
+            cpu = statistics.median(_child_cpu(replay, env) for _ in range(repeat))
+            print(f"{'replay --json ' + strategy + ', ' + label:<44} {info:>9.3f} {cpu:>9.3f} s   {cpu / info:>5.2f}x")
+
+
 def _texts(path: Path) -> list[str]:
     from inspector import load
     from inspector.tokens.framing import get_profile
@@ -452,7 +491,7 @@ def main() -> None:
     ap.add_argument("--dir", default=os.path.join(tempfile.gettempdir(), "bench-speed-load"))
     ap.add_argument("--sizes", type=int, nargs="+", default=[10000, 50000])
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--skip", default="", help="comma-separated: load,memory,count,paint")
+    ap.add_argument("--skip", default="", help="comma-separated: load,reopen,memory,count,paint")
     a = ap.parse_args()
     skip = set(filter(None, a.skip.split(",")))
     directory = Path(a.dir)
@@ -462,6 +501,8 @@ def main() -> None:
     print(f"inputs in {directory}; {os.cpu_count()} cores; load average {os.getloadavg()[0]:.1f}")
     if "load" not in skip:
         bench_load(files, a.repeat)
+    if "reopen" not in skip:
+        bench_reopen(files, a.repeat)
     if "memory" not in skip:
         bench_memory(files)
     if "count" not in skip:
