@@ -59,3 +59,27 @@ def test_without_the_cache_nothing_is_looked_up_or_written(cache_dir, monkeypatc
     remembered.flush()
     assert not cache_dir.exists()
     assert get_counter("cl100k_base").count("hello there") == 2
+
+
+def test_a_head_cut_alone_is_found_on_disk_without_the_encoding(cache_dir):
+    text = "The quick brown fox jumps over the lazy dog"
+    first = _fresh()
+    assert first.head(text, 4) == "The quick brown fox" and first.head(text, 40) == text
+    remembered.flush()
+    cache.clear_memory()
+    second = _fresh()
+    assert second.head(text, 4) == "The quick brown fox" and second.head(text, 40) == text
+    assert not second.loaded
+    assert second.head(text, 3) == "The quick brown" and second.loaded  # another limit: cut here
+
+
+def test_a_head_that_is_not_a_prefix_is_not_remembered(cache_dir):
+    text = "\N{SLIGHTLY SMILING FACE}\N{SLIGHTLY SMILING FACE} and more"  # two tokens per face
+    first = _fresh()
+    assert first.head(text, 1) == "\N{REPLACEMENT CHARACTER}"  # half a face: not a prefix
+    assert first.head(text, 2) == "\N{SLIGHTLY SMILING FACE}"
+    remembered.flush()
+    cache.clear_memory()
+    second = _fresh()
+    assert second.head(text, 2) == "\N{SLIGHTLY SMILING FACE}" and not second.loaded
+    assert second.head(text, 1) == "\N{REPLACEMENT CHARACTER}" and second.loaded

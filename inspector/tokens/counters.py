@@ -119,10 +119,15 @@ class TiktokenCounter:
         return n
 
     def head(self, text: str, max_tokens: int) -> str:
-        tokens = self._enc.encode_ordinary(text)
-        if len(tokens) <= max_tokens:
-            return text
-        return self._enc.decode(tokens[: max(0, max_tokens)])
+        if self._loaded is None:  # the disk cache may know it (:mod:`.remembered`)
+            known = remembered.lookup_head(self, text, max_tokens)
+            if known is not None:
+                return known
+        enc = self._enc
+        tokens = enc.encode_ordinary(text)
+        head = text if len(tokens) <= max_tokens else enc.decode(tokens[: max(0, max_tokens)])
+        remembered.note_head(self, text, max_tokens, head)
+        return head
 
 
 class ScaledCounter:

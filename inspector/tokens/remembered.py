@@ -5,9 +5,11 @@ processes, so that a command whose session counts all come from the disk cache
 :class:`~inspector.tokens.counters.TiktokenCounter` asks :func:`lookup` before it loads its
 encoding (the disk cache is exact: the same namespace and key as :mod:`.batch` writes), and
 tells :func:`note` every count it makes one text at a time; those are written to the disk cache
-when the process exits (one segment, only texts the cache does not hold yet). Measured on the
+when the process exits (one segment, only texts the cache does not hold yet). The heads it cuts
+(:func:`lookup_head`, :func:`note_head`: a summary's line cut at its cap, a truncated result)
+are remembered the same way. Measured on the
 10k-message Codex file, counts on disk, a fresh process each: ``replay --json --strategy
-summarize`` loaded o200k_base for the summary's role and pieces, 0.3-0.4 s of CPU.
+summarize`` loaded o200k_base for the summary's role, pieces and cut line, 0.3-0.4 s of CPU.
 """
 
 from __future__ import annotations
@@ -24,7 +26,8 @@ if TYPE_CHECKING:
 #: viewer) stops adding there, so its memory stays flat.
 PENDING_CAP = 10_000
 
-_pending: dict[str, dict[str, int]] = {}  # namespace -> {text: count}
+#: tokenizer name -> {text: its count, (text, max_tokens): its head's length in characters}
+_pending: dict[str, dict[str | tuple[str, int], int]] = {}
 _flush_registered = False
 
 
@@ -44,15 +47,55 @@ def lookup(counter: TiktokenCounter, text: str) -> int | None:
 
 def note(counter: TiktokenCounter, text: str, count: int) -> None:
     """Remember that ``counter`` counted ``text`` as ``count`` (written at exit, :func:`flush`)."""
-    global _flush_registered
     pending = _pending.get(counter.name)
     if pending is None:
-        pending = _pending[counter.name] = {}
-        if not _flush_registered:
-            atexit.register(flush)
-            _flush_registered = True
+        pending = _pending_for(counter.name)
     if len(pending) < PENDING_CAP:
         pending[text] = count
+
+
+def _pending_for(name: str) -> dict[str | tuple[str, int], int]:
+    global _flush_registered
+    pending = _pending[name] = {}
+    if not _flush_registered:
+        atexit.register(flush)
+        _flush_registered = True
+    return pending
+
+
+# A head (:meth:`~inspector.tokens.counters.TiktokenCounter.head`, what a strategy keeps of a text
+# it cuts) is kept in the same table under the key of ``_HEAD + str(max_tokens) + "\0" + text``
+# with the text's own UTF-8 length and, as its "count", the head's length in characters: only a
+# head that is a prefix of the text (a cut inside a character decodes to something else, which
+# is never remembered). No text's count shares such a key: the length check would need a text
+# as long as the text it was cut from that is also that text with the prefix before it.
+_HEAD = b"\0head\0"
+
+
+def _head_key(text: str, max_tokens: int) -> tuple[int, int]:
+    data = text.encode("utf-8", "surrogatepass")
+    return cache.key(_HEAD + str(max_tokens).encode() + b"\0" + data), len(data)
+
+
+def lookup_head(counter: TiktokenCounter, text: str, max_tokens: int) -> str | None:
+    """The head of ``text`` within ``max_tokens`` tokens under ``counter`` from the disk cache,
+    or None when it is not there."""
+    if not cache.enabled():
+        return None
+    k, length = _head_key(text, max_tokens)
+    chars = cache.lookup(cache.load(_namespace(counter)), k, length)
+    return None if chars is None else text[:chars]
+
+
+def note_head(counter: TiktokenCounter, text: str, max_tokens: int, head: str) -> None:
+    """Remember the head ``counter`` cut of ``text`` within ``max_tokens`` tokens (a prefix of
+    ``text`` only)."""
+    if text.startswith(head):
+        pending = _pending.get(counter.name)
+        if pending is None:
+            pending = _pending_for(counter.name)
+        if len(pending) < PENDING_CAP:
+            pending[(text, max_tokens)] = len(head)
 
 
 def flush() -> None:
@@ -69,11 +112,14 @@ def flush() -> None:
         table = cache.load(ns)
         new: dict[int, int] = {}
         for text, n in counts.items():
-            data = text.encode("utf-8", "surrogatepass")
-            k = cache.key(data)
-            if cache.lookup(table, k, len(data)) is None:
-                new[k] = cache.pack(len(data), n)
+            if type(text) is tuple:  # a head: (text, max_tokens) -> its length in characters
+                k, length = _head_key(*text)
+            else:
+                data = text.encode("utf-8", "surrogatepass")
+                k, length = cache.key(data), len(data)
+            if cache.lookup(table, k, length) is None:
+                new[k] = cache.pack(length, n)
         cache.store(ns, new)
 
 
-__all__ = ["PENDING_CAP", "flush", "lookup", "note"]
+__all__ = ["PENDING_CAP", "flush", "lookup", "lookup_head", "note", "note_head"]
