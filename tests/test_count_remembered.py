@@ -11,14 +11,15 @@ from inspector.tokens.counters import TiktokenCounter, _cl100k_encoding
 
 @pytest.fixture
 def cache_dir(tmp_path, monkeypatch):
+    remembered.flush()  # what earlier tests noted goes to their folder, not to this one
     monkeypatch.setenv("CONTEXT_INSPECTOR_CACHE_DIR", str(tmp_path))
     monkeypatch.delenv(cache.NO_CACHE_ENV, raising=False)
     cache.set_enabled(None)
-    remembered.flush()  # nothing noted by earlier tests goes into this folder
     cache.clear_memory()
     yield tmp_path / "counts"
     remembered.flush()
     cache.set_enabled(None)
+    cache.clear_memory()
 
 
 def _fresh() -> TiktokenCounter:
