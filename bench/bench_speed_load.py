@@ -85,6 +85,28 @@ it): 142 MB the session (96 of it message text), 32 the view and token table, 12
 pricing the calls and kept (``analysis/money.py``), 8 the fits and baselines kept per call,
 19 modules; 43 MB of RSS is the interpreter and imports.
 
+2026-11-24, branch load8 (load average 2.3-3.1; main and the branch alternated, 2 rounds of 5):
+- **load**, Claude Code and Codex read a whole file in one loop that calls the reader per object
+  (``formats/recordlines.feed_records``: no ``feed``, ``parse_line`` and ``iter_lines`` call a
+  line). Codex 1.65-1.68x -> 1.61-1.62x (CPU, median), Claude Code 1.81-1.83x -> 1.80-1.82x
+  (no change beyond noise). Goal 1.5x not met for either. Where Claude Code's time goes, Python
+  work over pre-parsed lines at 10k (45 ms against a 50 ms floor; the goal leaves it 25): block
+  conversion 10.7 ms (11,488 blocks, about 1 us each), usage objects 5.7 ms (1.3 us a response:
+  ``reading.usage_from``'s generated reader 1.0 us of it), the rest the entry's bookkeeping,
+  message, source and extra (28 ms, about 2.8 us a line, spread over some 60 small steps: the
+  ``in`` tests and bound ``get`` tried on the most frequent of them changed nothing measurable).
+  Reaching 1.5x needs a model that is not built block by block while loading (blocks made when
+  read), which moves that work to the first count rather than removing it.
+- **reopen** (rows above the memory rows): a fresh process reopening a file whose counts are on
+  disk loaded the tokenizer (0.3-0.5 s) for texts under 32 characters, which the disk cache did
+  not keep, and for what strategies count or cut one text at a time (truncate_results' markers,
+  summarize's role, pieces and cut line). The disk cache now keeps every non-empty text, and a
+  counter looks a text or a head up on disk before loading its encoding and remembers what it
+  counted at exit (``tokens/remembered.py``). CPU, median of 3, main -> branch: Codex ``info``
+  1.04 -> 0.70 s, ``replay --json`` fifo 1.29 -> 0.92, truncate_results,fifo 1.58 -> 0.94,
+  summarize 1.70 -> 1.29 (before heads were remembered; see the commit after); Claude Code
+  ``info`` 1.16 -> 0.93, truncate_results,fifo 1.56 -> 1.05; JSONL ``info`` 0.68 -> 0.58.
+
 Usage: python bench/bench_speed_load.py [--dir DIR] [--sizes 10000 50000] [--repeat 3] [--skip paint,count]
 """
 

@@ -61,6 +61,14 @@ def set_enabled(on: bool | None) -> None:
     _loaded.clear()
 
 
+def namespace(encoding: str) -> str:
+    """The namespace of a tiktoken encoding's counts: its name, tiktoken's version and this
+    cache's format (``o200k_base-tiktoken0.14.0-v1``)."""
+    import tiktoken
+
+    return f"{encoding}-tiktoken{getattr(tiktoken, '__version__', 'unknown')}-v{FORMAT_VERSION}"
+
+
 def key(data: bytes) -> int:
     """The cache key of a text's UTF-8 bytes."""
     return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little")
@@ -187,4 +195,5 @@ def clear_memory() -> None:
     _loaded.clear()
 
 
-__all__ = ["MIN_CHARS", "NO_CACHE_ENV", "SIZE_CAP", "clear_memory", "enabled", "key", "load", "lookup", "pack", "set_enabled", "store"]
+__all__ = ["MIN_CHARS", "NO_CACHE_ENV", "SIZE_CAP", "clear_memory", "enabled", "key", "load", "lookup", "namespace", "pack", "set_enabled",
+           "store"]

@@ -110,23 +110,23 @@ class TiktokenCounter:
             return 0
         enc = self._loaded
         if enc is None:  # the disk cache may know it: then the encoding is not loaded for it
-            known = remembered.lookup(self, text)
+            known = remembered.lookup(self.name, text)
             if known is not None:
                 return known
             enc = self._enc
         n = len(enc.encode_ordinary(text))
-        remembered.note(self, text, n)
+        remembered.note(self.name, text, n)
         return n
 
     def head(self, text: str, max_tokens: int) -> str:
         if self._loaded is None:  # the disk cache may know it (:mod:`.remembered`)
-            known = remembered.lookup_head(self, text, max_tokens)
+            known = remembered.lookup_head(self.name, text, max_tokens)
             if known is not None:
                 return known
         enc = self._enc
         tokens = enc.encode_ordinary(text)
         head = text if len(tokens) <= max_tokens else enc.decode(tokens[: max(0, max_tokens)])
-        remembered.note_head(self, text, max_tokens, head)
+        remembered.note_head(self.name, text, max_tokens, head)
         return head
 
 

@@ -15,41 +15,31 @@ summarize`` loaded o200k_base for the summary's role, pieces and cut line, 0.3-0
 from __future__ import annotations
 
 import atexit
-from typing import TYPE_CHECKING
 
 from . import cache
-
-if TYPE_CHECKING:
-    from .counters import TiktokenCounter
 
 #: Texts kept per counter until the process exits: a long-lived process (a fleet worker, the
 #: viewer) stops adding there, so its memory stays flat.
 PENDING_CAP = 10_000
 
 #: tokenizer name -> {text: its count, (text, max_tokens): its head's length in characters}
-_pending: dict[str, dict[str | tuple[str, int], int]] = {}
+_pending: dict[str, dict[str | tuple[str, int], int]] = {}  # (by tiktoken encoding name)
 _flush_registered = False
 
 
-def _namespace(counter: TiktokenCounter) -> str:
-    from .batch import namespace  # (batch imports the counters)
-
-    return namespace(counter)
-
-
-def lookup(counter: TiktokenCounter, text: str) -> int | None:
-    """``text``'s count under ``counter`` from the disk cache, or None when it is not there."""
+def lookup(encoding: str, text: str) -> int | None:
+    """``text``'s count under tiktoken ``encoding`` from the disk cache, or None when it is not there."""
     if not cache.enabled():
         return None
     data = text.encode("utf-8", "surrogatepass")
-    return cache.lookup(cache.load(_namespace(counter)), cache.key(data), len(data))
+    return cache.lookup(cache.load(cache.namespace(encoding)), cache.key(data), len(data))
 
 
-def note(counter: TiktokenCounter, text: str, count: int) -> None:
-    """Remember that ``counter`` counted ``text`` as ``count`` (written at exit, :func:`flush`)."""
-    pending = _pending.get(counter.name)
+def note(encoding: str, text: str, count: int) -> None:
+    """Remember that ``encoding`` counts ``text`` as ``count`` (written at exit, :func:`flush`)."""
+    pending = _pending.get(encoding)
     if pending is None:
-        pending = _pending_for(counter.name)
+        pending = _pending_for(encoding)
     if len(pending) < PENDING_CAP:
         pending[text] = count
 
@@ -77,38 +67,36 @@ def _head_key(text: str, max_tokens: int) -> tuple[int, int]:
     return cache.key(_HEAD + str(max_tokens).encode() + b"\0" + data), len(data)
 
 
-def lookup_head(counter: TiktokenCounter, text: str, max_tokens: int) -> str | None:
-    """The head of ``text`` within ``max_tokens`` tokens under ``counter`` from the disk cache,
-    or None when it is not there."""
+def lookup_head(encoding: str, text: str, max_tokens: int) -> str | None:
+    """The head of ``text`` within ``max_tokens`` tokens of ``encoding`` from the disk cache, or
+    None when it is not there."""
     if not cache.enabled():
         return None
     k, length = _head_key(text, max_tokens)
-    chars = cache.lookup(cache.load(_namespace(counter)), k, length)
+    chars = cache.lookup(cache.load(cache.namespace(encoding)), k, length)
     return None if chars is None else text[:chars]
 
 
-def note_head(counter: TiktokenCounter, text: str, max_tokens: int, head: str) -> None:
-    """Remember the head ``counter`` cut of ``text`` within ``max_tokens`` tokens (a prefix of
+def note_head(encoding: str, text: str, max_tokens: int, head: str) -> None:
+    """Remember the head of ``text`` within ``max_tokens`` tokens of ``encoding`` (a prefix of
     ``text`` only)."""
     if text.startswith(head):
-        pending = _pending.get(counter.name)
+        pending = _pending.get(encoding)
         if pending is None:
-            pending = _pending_for(counter.name)
+            pending = _pending_for(encoding)
         if len(pending) < PENDING_CAP:
             pending[(text, max_tokens)] = len(head)
 
 
 def flush() -> None:
-    """Write the counts noted so far that the disk cache does not hold yet, one segment per
-    tokenizer, and forget them."""
-    from .counters import get_counter
-
-    pending = dict(_pending)
+    """Write the counts and heads noted so far that the disk cache does not hold yet, one
+    segment per tokenizer, and forget them. (Copies first: a thread may still be counting.)"""
+    noted = [(name, dict(counts)) for name, counts in list(_pending.items())]
     _pending.clear()
     if not cache.enabled():
         return
-    for name, counts in pending.items():
-        ns = _namespace(get_counter(name))  # type: ignore[arg-type]
+    for name, counts in noted:
+        ns = cache.namespace(name)
         table = cache.load(ns)
         new: dict[int, int] = {}
         for text, n in counts.items():
