@@ -85,11 +85,12 @@ it): 142 MB the session (96 of it message text), 32 the view and token table, 12
 pricing the calls and kept (``analysis/money.py``), 8 the fits and baselines kept per call,
 19 modules; 43 MB of RSS is the interpreter and imports.
 
-2026-11-24, branch load8 (load average 2.3-3.1; main and the branch alternated, 2 rounds of 5):
+2026-11-24, branch load8 (main and the branch alternated, 2 rounds of 5 each, at load average
+2.3-3.1 and again at 6.3):
 - **load**, Claude Code and Codex read a whole file in one loop that calls the reader per object
   (``formats/recordlines.feed_records``: no ``feed``, ``parse_line`` and ``iter_lines`` call a
-  line). Codex 1.65-1.68x -> 1.61-1.62x (CPU, median), Claude Code 1.81-1.83x -> 1.80-1.82x
-  (no change beyond noise). Goal 1.5x not met for either. Where Claude Code's time goes, Python
+  line). Codex 1.62-1.68x -> 1.58-1.62x (CPU, median; ratio of mins 1.63-1.67x -> 1.54-1.63x),
+  Claude Code 1.81-1.87x -> 1.80-1.82x (no change beyond noise). Goal 1.5x not met for either. Where Claude Code's time goes, Python
   work over pre-parsed lines at 10k (45 ms against a 50 ms floor; the goal leaves it 25): block
   conversion 10.7 ms (11,488 blocks, about 1 us each), usage objects 5.7 ms (1.3 us a response:
   ``reading.usage_from``'s generated reader 1.0 us of it), the rest the entry's bookkeeping,
@@ -102,10 +103,12 @@ pricing the calls and kept (``analysis/money.py``), 8 the fits and baselines kep
   not keep, and for what strategies count or cut one text at a time (truncate_results' markers,
   summarize's role, pieces and cut line). The disk cache now keeps every non-empty text, and a
   counter looks a text or a head up on disk before loading its encoding and remembers what it
-  counted at exit (``tokens/remembered.py``). CPU, median of 3, main -> branch: Codex ``info``
-  1.04 -> 0.70 s, ``replay --json`` fifo 1.29 -> 0.92, truncate_results,fifo 1.58 -> 0.94,
-  summarize 1.70 -> 1.29 (before heads were remembered; see the commit after); Claude Code
-  ``info`` 1.16 -> 0.93, truncate_results,fifo 1.56 -> 1.05; JSONL ``info`` 0.68 -> 0.58.
+  counted or cut at exit (``tokens/remembered.py``). CPU, median of 3, main -> branch (load
+  average 7-8): Codex ``info`` 1.05 -> 0.69 s, ``replay --json`` fifo 1.24 -> 0.89,
+  truncate_results,fifo 1.57 -> 0.96, summarize 1.74 -> 1.02 (x ``info``: 1.30 / 1.40 / 1.49x);
+  Claude Code ``info`` 1.23 -> 0.92, truncate_results,fifo 1.70 -> 1.03, summarize 1.31 -> 0.93;
+  JSONL ``info`` 0.75 -> 0.62, summarize 1.18 -> 0.88. Run it from outside the repository when
+  comparing trees with PYTHONPATH: ``python -m`` puts the current directory first.
 
 Usage: python bench/bench_speed_load.py [--dir DIR] [--sizes 10000 50000] [--repeat 3] [--skip paint,count]
 """
