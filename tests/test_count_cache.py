@@ -31,7 +31,7 @@ def test_counts_match_the_tokenizer_and_are_written_once(cache_dir):
     assert batch.count_texts("cl100k_base", texts) == [enc.count(t) for t in texts] == [401, 1, 403, 401]
     (segment,) = _segments(cache_dir)
     assert segment.parent.name.startswith("cl100k_base-tiktoken")
-    assert segment.stat().st_size == 16 + 16 * 2  # two distinct texts of MIN_CHARS or more; "hi" is not kept
+    assert segment.stat().st_size == 16 + 16 * 3  # every distinct non-empty text is kept, "hi" too
 
 
 def test_a_reopened_session_is_a_lookup(cache_dir, monkeypatch):
@@ -117,7 +117,7 @@ def test_on_a_first_open_the_workers_make_the_cache_keys_and_the_cache_is_the_sa
     monkeypatch.setattr(cache, "key", key)
     cache.clear_memory()
     expected = {cache.key(t.encode()): cache.pack(len(t.encode()), enc.count(t)) for t in texts if len(t) >= cache.MIN_CHARS}
-    assert cache.load(batch.namespace(enc)) == expected and len(expected) == 41
+    assert cache.load(batch.namespace(enc)) == expected and len(expected) == 42  # "short" too
 
 
 def test_a_process_whose_texts_the_pool_or_the_cache_counts_never_loads_the_tokenizer(cache_dir, monkeypatch):
@@ -139,7 +139,8 @@ def test_a_process_whose_texts_the_pool_or_the_cache_counts_never_loads_the_toke
         assert batch.count_texts(fresh, ["hello world", "a"]) == [2, 1] and not fresh.loaded
     finally:
         pool_mod.shutdown()
-    assert batch.count_texts(fresh, ["hello world"]) == [2] and fresh.loaded  # no pool: loaded here
+    assert batch.count_texts(fresh, ["hello world"]) == [2] and not fresh.loaded  # remembered on disk, short as it is
+    assert batch.count_texts(fresh, ["hello there"]) == [2] and fresh.loaded  # not remembered, no pool: loaded here
 
 
 def test_count_session_is_the_same_with_and_without_the_cache(cache_dir, monkeypatch):

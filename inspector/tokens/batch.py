@@ -20,7 +20,6 @@ from .pool import pool_running, shared_pool, workers
 
 #: Below this many characters of uncounted text the pool is not worth its start-up and transfer.
 PARALLEL_MIN_CHARS = 2_000_000
-_CACHE_VERSION = f"v{cache.FORMAT_VERSION}"
 
 
 class Cancelled(Exception):
@@ -29,9 +28,7 @@ class Cancelled(Exception):
 
 def namespace(counter: TiktokenCounter) -> str:
     """The cache namespace of a tiktoken counter: its name and tiktoken's version."""
-    import tiktoken
-
-    return f"{counter.name}-tiktoken{getattr(tiktoken, '__version__', 'unknown')}-{_CACHE_VERSION}"
+    return cache.namespace(counter.name)
 
 
 def tiktoken_base(counter: Counter) -> TiktokenCounter | None:
@@ -240,10 +237,14 @@ def _count_here(
     cancelled: Callable[[], bool] | None,
 ) -> list[int]:
     out: list[int] = []
+    if not texts:
+        return out
     done = 0
-    count = counter.count
+    # the encoding itself, not ``counter.count``: these texts are not on disk, and the caller
+    # stores their counts there (count() would look each up and note it for the exit's store)
+    encode = counter._enc.encode_ordinary
     for i, text in enumerate(texts):
-        out.append(count(text))
+        out.append(len(encode(text)) if text else 0)
         done += len(text)
         if i % 256 == 255:
             if cancelled is not None and cancelled():

@@ -31,8 +31,12 @@ FORMAT_VERSION = 1
 #: Total bytes of one namespace's segments before the oldest are dropped (16 bytes a count).
 SIZE_CAP = 64 * 1024 * 1024
 MAX_SEGMENTS = 32
-#: Texts shorter than this are not worth a disk record (tokenizing them costs about a lookup).
-MIN_CHARS = 32
+#: Texts shorter than this are not kept on disk: only the empty text, which counts 0 without the
+#: tokenizer. A short text costs a 16-byte record, and leaving it out cost far more: a process
+#: whose every other count the disk answered still loaded the tokenizer (0.3-0.5 s for o200k_base)
+#: or waited for a worker to, to count a tool name or a two-word reply (``replay --json`` on a
+#: 10k Codex session, before 2026-11-24, when this was 32).
+MIN_CHARS = 1
 _MAGIC = b"CICOUNT1"
 
 #: Counts kept in memory per namespace beyond what was read from disk: a long-lived process (a
@@ -55,6 +59,14 @@ def set_enabled(on: bool | None) -> None:
     global _enabled
     _enabled = on
     _loaded.clear()
+
+
+def namespace(encoding: str) -> str:
+    """The namespace of a tiktoken encoding's counts: its name, tiktoken's version and this
+    cache's format (``o200k_base-tiktoken0.14.0-v1``)."""
+    import tiktoken
+
+    return f"{encoding}-tiktoken{getattr(tiktoken, '__version__', 'unknown')}-v{FORMAT_VERSION}"
 
 
 def key(data: bytes) -> int:
@@ -183,4 +195,5 @@ def clear_memory() -> None:
     _loaded.clear()
 
 
-__all__ = ["MIN_CHARS", "NO_CACHE_ENV", "SIZE_CAP", "clear_memory", "enabled", "key", "load", "lookup", "pack", "set_enabled", "store"]
+__all__ = ["MIN_CHARS", "NO_CACHE_ENV", "SIZE_CAP", "clear_memory", "enabled", "key", "load", "lookup", "namespace", "pack", "set_enabled",
+           "store"]

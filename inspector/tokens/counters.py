@@ -31,6 +31,8 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any, Protocol
 
+from . import remembered
+
 DEFAULT_ENCODING = "cl100k_base"
 
 #: Claude tokens per o200k_base token, measured as sum(ctok) / sum(o200k) over 1.5 MB of content
@@ -77,7 +79,9 @@ class Counter(Protocol):
 
 class TiktokenCounter:
     """An exact tiktoken encoding, loaded on first use: a process whose texts the worker pool
-    counts (:mod:`.batch`) or the disk cache answers never holds it (23-48 MB)."""
+    counts (:mod:`.batch`) or the disk cache answers never holds it (23-48 MB). A text counted
+    on its own is looked up on disk before the encoding is loaded for it, and what it counts is
+    remembered there (:mod:`.remembered`)."""
 
     exact = True
 
@@ -104,13 +108,26 @@ class TiktokenCounter:
     def count(self, text: str) -> int:
         if not text:
             return 0
-        return len(self._enc.encode_ordinary(text))
+        enc = self._loaded
+        if enc is None:  # the disk cache may know it: then the encoding is not loaded for it
+            known = remembered.lookup(self.name, text)
+            if known is not None:
+                return known
+            enc = self._enc
+        n = len(enc.encode_ordinary(text))
+        remembered.note(self.name, text, n)
+        return n
 
     def head(self, text: str, max_tokens: int) -> str:
-        tokens = self._enc.encode_ordinary(text)
-        if len(tokens) <= max_tokens:
-            return text
-        return self._enc.decode(tokens[: max(0, max_tokens)])
+        if self._loaded is None:  # the disk cache may know it (:mod:`.remembered`)
+            known = remembered.lookup_head(self.name, text, max_tokens)
+            if known is not None:
+                return known
+        enc = self._enc
+        tokens = enc.encode_ordinary(text)
+        head = text if len(tokens) <= max_tokens else enc.decode(tokens[: max(0, max_tokens)])
+        remembered.note_head(self.name, text, max_tokens, head)
+        return head
 
 
 class ScaledCounter:
