@@ -187,14 +187,22 @@ def _pruned_then_truncated(f: Facts, s: Settings, stop: int, turn: int, total: i
 
 def _overlay(drops: Layout, edits: Layout, stop: int) -> Layout:
     """One layout from a stage's drops (their ops' masks) over another's edits (their ops'
-    transforms)."""
-    points = sorted({0, stop, *(x for lo, hi, _ in (*drops, *edits) for x in (lo, hi) if x < stop)})
+    transforms): one walk over both, a run ending wherever a run of either does."""
     out: list[Segment] = []
-    for a, b in zip(points, points[1:]):
-        drop = next((op[0] for lo, hi, op in drops if lo <= a < hi), None)
-        edit = next((op[1] for lo, hi, op in edits if lo <= a < hi), None)
+    i = j = at = 0
+    while at < stop:
+        while i < len(drops) and drops[i][1] <= at:
+            i += 1
+        while j < len(edits) and edits[j][1] <= at:
+            j += 1
+        in_d = i < len(drops) and drops[i][0] <= at
+        in_e = j < len(edits) and edits[j][0] <= at
+        end = min(drops[i][in_d] if i < len(drops) else stop, edits[j][in_e] if j < len(edits) else stop, stop)
+        drop = drops[i][2][0] if in_d else None
+        edit = edits[j][2][1] if in_e else None
         if drop is not None or edit is not None:
-            out.append((a, b, (drop, edit)))
+            out.append((at, end, (drop, edit)))
+        at = end
     return tuple(out)
 
 
