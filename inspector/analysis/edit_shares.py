@@ -40,29 +40,31 @@ class EditShares:
             self._last = None
             return None
         calls = self.calls
-        sent = self.sent_below(layout, calls[n - 1].message_index)
-        last, self._last = self._last, (n, layout, sent)
+        stop = calls[n - 1].message_index
+        last, self._last = self._last, None
         if n == 1:
+            sent = self.sent_below(layout, stop)
+            self._last = (n, layout, sent)
             return 0, sent
         if last is not None and last[0] == n - 1:
-            sent_p: int | None = last[2]
+            previous, sent_p = last[1], last[2]
         elif previous is not None and self._direct(previous):
-            sent_p = None
+            sent_p = self.sent_below(previous, calls[n - 2].message_index)
         else:
-            self._last = None
             return None
         stop_p = calls[n - 2].message_index
         prefix_p, prefix_c = self.prefix[n - 2], self.prefix[n - 1]
         d = self._first_difference(previous, layout, stop_p)
-        if d == stop_p:
-            shared = prefix_p + (sent_p if sent_p is not None else self.sent_below(previous, stop_p))
-        else:
-            shared = prefix_p + self.sent_below(previous, d)
-            if self._first_sent(previous, d) < stop_p:  # a piece of call n-1's request ended the match
-                shared -= max(0, prefix_p - prefix_c)
+        # below d both calls send the same: what each sends from d on is read off its last runs
+        below = sent_p - self.sent_from(previous, d, stop_p) if d < stop_p else sent_p
+        sent = below + self.sent_from(layout, d, stop)
+        shared = prefix_p + below
+        if d < stop_p and self._first_sent(previous, d) < stop_p:  # a piece of call n-1's request ended the match
+            shared -= max(0, prefix_p - prefix_c)
         if self.codex and calls[n - 1].turn != calls[n - 2].turn:
             grown = max(0, prefix_c - prefix_p)
             shared = min(shared, prefix_c + self.sent_below(layout, self.turn_first[n - 2]) - grown)
+        self._last = (n, layout, sent)
         return shared, sent
 
     @staticmethod
@@ -86,13 +88,32 @@ class EditShares:
             tokens += (sent[hi] - sent[lo]) - (plain[hi] - plain[lo])
         return tokens
 
+    def sent_from(self, layout: Layout, x: int, stop: int) -> int:
+        """Tokens of the messages in ``[x, stop)`` a request with ``layout`` sends: its runs
+        walked from the end (a call's first difference from the previous is mostly recent)."""
+        plain, op_arrays = self.plain.sent, self.layouts.op
+        tokens = plain[stop] - plain[x]
+        for lo, hi, op in reversed(layout):
+            if hi <= x:
+                break
+            if lo >= stop:
+                continue
+            a = lo if lo > x else x
+            b = hi if hi < stop else stop
+            sent = op_arrays(op).sent
+            tokens += (sent[b] - sent[a]) - (plain[b] - plain[a])
+        return tokens
+
     def _first_difference(self, a: Layout, b: Layout, stop: int) -> int:
         """The first message below ``stop`` whose form differs under layouts ``a`` and ``b``
-        (``stop``: none): one walk over both layouts' runs."""
+        (``stop``: none): one walk over both layouts' runs from their first unequal one."""
         if a is b or a == b:
             return stop
+        i = 0
+        while i < len(a) and i < len(b) and a[i] == b[i]:
+            i += 1
+        j, at = i, a[i - 1][1] if i else 0  # the runs before are the same: so are their messages
         differs = self.layouts._next_difference
-        i = j = at = 0
         while at < stop:
             while i < len(a) and a[i][1] <= at:
                 i += 1
