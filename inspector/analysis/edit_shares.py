@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..strategies.layouts import PLAIN, Layout, Layouts
+from ..strategies.layouts import PLAIN, Layout, Layouts, merged_runs
 
 
 class EditShares:
@@ -112,21 +112,12 @@ class EditShares:
         i = 0
         while i < len(a) and i < len(b) and a[i] == b[i]:
             i += 1
-        j, at = i, a[i - 1][1] if i else 0  # the runs before are the same: so are their messages
         differs = self.layouts._next_difference
-        while at < stop:
-            while i < len(a) and a[i][1] <= at:
-                i += 1
-            while j < len(b) and b[j][1] <= at:
-                j += 1
-            in_a = i < len(a) and a[i][0] <= at
-            in_b = j < len(b) and b[j][0] <= at
-            end = min(a[i][in_a] if i < len(a) else stop, b[j][in_b] if j < len(b) else stop, stop)
-            op_a = a[i][2] if in_a else PLAIN
-            op_b = b[j][2] if in_b else PLAIN
-            if op_a != op_b and (d := differs(op_a, op_b)[at]) < end:
-                return d
-            at = end
+        for lo, hi, op_a, op_b in merged_runs(a, b, stop, i, a[i - 1][1] if i else 0):  # the runs before are the same
+            if op_a != op_b:
+                d = differs(op_a or PLAIN, op_b or PLAIN)[lo]
+                if d < hi:
+                    return d
         return stop
 
     def _first_sent(self, layout: Layout, x: int) -> int:
