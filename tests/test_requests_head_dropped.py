@@ -8,6 +8,7 @@ from unittest import mock
 import pytest
 
 from inspector import analyze
+from inspector.analysis.edit_shares import EditShares
 from inspector.analysis.replay import call_facts, replay
 from inspector.analysis.requests import LayoutChain, RequestChain
 from inspector.model import Message, Session, TextBlock
@@ -30,15 +31,20 @@ def test_head_dropped_shared_and_totals_equal_planning_each_call(names, budget):
     view, table = a.view, a.table
     s = Settings(budget=budget)
     hidden = call_facts(view, table).hidden
-    taken = []
-    original = LayoutChain.head_dropped
+    taken = []  # a call priced in O(1): by head_dropped, or before it by EditShares (edit_shares.py)
+    original, direct = LayoutChain.head_dropped, EditShares.call
 
     def spy(self, n, previous, current):
         got = original(self, n, previous, current)
         taken.append(got is not None)
         return got
 
-    with mock.patch.object(LayoutChain, "head_dropped", spy):
+    def spy_direct(self, n, layout, previous):
+        got = direct(self, n, layout, previous)
+        taken.append(got is not None and n > 1 and layout != previous)
+        return got
+
+    with mock.patch.object(LayoutChain, "head_dropped", spy), mock.patch.object(EditShares, "call", spy_direct):
         fast = replay(view, table, names, s, shared=True)
     chain = RequestChain(view, table)
     plans = []

@@ -39,6 +39,7 @@ from .baseline import baseline_tokens, resent_reasoning
 from .compaction import CompactingValidity, _working, compacting, replay_compacting, sizes_from_state, validity_of
 from .compaction_requests import CompactShares
 from .context import recorded_input
+from .edit_shares import EditShares
 from .requests import LayoutChain, RequestChain
 
 
@@ -286,6 +287,7 @@ def _fast_requests(view, table, names, settings, facts: CallFacts, numbers: Sequ
         return None
     f, layout_of = got
     chain = LayoutChain(view, table, f, [p.not_in_file for p in facts.predicted])
+    direct = None if chain.with_reasoning else EditShares(chain.layouts, chain.prefix, view.calls, chain.turn_first, chain.codex)
     planned = RequestChain(view, table)
     overhead, hidden = table.overhead, facts.hidden
     tokens: list[int] = []
@@ -295,6 +297,11 @@ def _fast_requests(view, table, names, settings, facts: CallFacts, numbers: Sequ
         layout = layout_of(n)
         before = (last[1] if last[0] == n - 1 else layout_of(n - 1)) if n > 1 else None
         last = (n, layout)
+        got = direct.call(n, layout, before) if direct is not None else None
+        if got is not None:
+            out.append(got[0])
+            tokens.append(overhead + hidden[n - 1] + got[1])
+            continue
         if layout is not None and (n == 1 or before is not None):
             grown = (chain.appended(n, before, layout) or chain.head_dropped(n, before, layout)) if n > 1 else None
             if grown is not None:

@@ -1,0 +1,102 @@
+"""Shared prefixes straight from the layouts' op arrays (inspector.analysis.edit_shares) equal
+:class:`LayoutChain`'s, call by call, and both equal the per-call plans fed to
+:class:`RequestChain` (tests/test_incremental_replay.py checks the replay end to end).
+
+The sessions and the settings are test_incremental_replay's: every strategy with layouts under
+budgets, triggers and keeps at the edges of their checks."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from inspector import analyze
+from inspector.analysis.edit_shares import EditShares
+from inspector.analysis.replay import _fast_requests, call_facts
+from inspector.analysis.requests import LayoutChain, RequestChain
+from inspector.strategies import Settings
+from inspector.strategies.layouts import layout_fn, replay_layouts
+from inspector.strategies.pipeline import run
+from tests.test_incremental_replay import VARIANTS, sessions
+
+def _generated(n: int):
+    spec = importlib.util.spec_from_file_location("gen_session", Path(__file__).parent.parent / "bench" / "gen_session.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.generate(n)
+
+
+LAID_OUT = [(names, params) for names, params in VARIANTS if layout_fn(names) is not None]
+
+
+def _both(view, table, names, s):
+    """Per call (1-based, from 2): EditShares' answer (None: left to LayoutChain), fed in order
+    and fed each call alone (its previous layout passed), and LayoutChain's (shared, sent)."""
+    facts = call_facts(view, table)
+    got = replay_layouts(view, table, names, s, facts.hidden)
+    if got is None:
+        return None
+    f, layout_of = got
+    not_in_file = [p.not_in_file for p in facts.predicted]
+    chain = LayoutChain(view, table, f, not_in_file)
+    if chain.with_reasoning:
+        return None
+    direct = EditShares(chain.layouts, chain.prefix, view.calls, chain.turn_first, chain.codex)
+    alone = EditShares(chain.layouts, chain.prefix, view.calls, chain.turn_first, chain.codex)
+    rows = []
+    layouts = [layout_of(n) for n in range(1, len(view.calls) + 1)]
+    for n in range(1, len(view.calls) + 1):
+        layout, before = layouts[n - 1], layouts[n - 2] if n > 1 else None
+        in_order = direct.call(n, layout, before)
+        alone._last = None
+        by_itself = alone.call(n, layout, before)
+        expected = None
+        if layout is not None and (n == 1 or before is not None):
+            expected = (chain.shared(n, before, layout) if n > 1 else 0, chain.sent(n, layout))
+        rows.append((n, in_order, by_itself, expected, layout != before))
+    return rows
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(sessions())
+def test_shared_prefixes_from_the_op_arrays_equal_layout_chains(session):
+    a = analyze(session, encoding="approx")
+    view, table = a.view, a.table
+    if not view.calls:
+        return
+    for names, params in LAID_OUT:
+        rows = _both(view, table, names, Settings(**params))
+        for n, in_order, by_itself, expected, _ in rows or ():
+            assert in_order == by_itself, (names, params, n)
+            if in_order is not None:
+                assert in_order == expected, (names, params, n)
+
+
+@pytest.mark.parametrize("names,params", [
+    (("clear_tool_uses",), {"trigger": 2000, "keep": 1}),
+    (("clear_tool_uses", "fifo"), {"trigger": 2000, "keep": 1, "budget": 6000}),
+    (("last_n_observations",), {"observations_keep": 2}),
+    (("fifo",), {"budget": 6000}),
+])
+def test_a_sample_session_takes_the_direct_path_where_layouts_change_and_matches_the_plans(names, params):
+    """On a generated session (bench/gen_session.py, 400 messages, 178 calls) the direct path
+    answers calls whose layout changed from the previous call's (the case it exists for), and
+    the replay's shared prefixes and totals equal the plans'."""
+    a = analyze(_generated(400), encoding="approx")
+    view, table = a.view, a.table
+    s = Settings(**params)
+    rows = _both(view, table, names, s)
+    assert rows is not None
+    changed = [n for n, got, _, expected, moved in rows if got is not None and moved and n > 1]
+    assert len(changed) >= 60, (names, len(changed))
+    assert all(got == expected for _, got, _, expected, _ in rows if got is not None)
+    facts = call_facts(view, table)
+    numbers = list(range(1, len(view.calls) + 1))
+    tokens, shares = _fast_requests(view, table, names, s, facts, numbers)
+    chain = RequestChain(view, table)
+    plans = [run(view, table, names, s, n, facts.hidden[n - 1])[0] for n in numbers]
+    assert shares == [chain.feed(n, w) for n, w in zip(numbers, plans)]
+    assert tokens == [w.total() for w in plans]
