@@ -140,3 +140,26 @@ def test_each_call_is_priced_at_the_time_its_log_records(capsys):
     times = [call_time(m) for m in inspector.load(CLAUDE).messages if m.usage is not None]
     assert times == [datetime(2025, 9, 4, 19, 43, 45, 972323, tzinfo=timezone.utc),
                      datetime(2025, 9, 4, 19, 43, 49, 90024, tzinfo=timezone.utc)]
+
+
+@pytest.mark.parametrize("spoil, where", [
+    # a request message: the line and path where the file has it
+    (lambda doc: doc["messages"][1].update(role="wizard"), 'line 19, $.messages[1].role: expected one of "system", '
+     '"developer", "user", "assistant", "tool" or "function", found "wizard" (reading it as openhands_completions).'),
+    # the reply is response.choices[0].message in the file, not a third request message
+    (lambda doc: doc["response"]["choices"][0]["message"]["tool_calls"][0].update(function=5),
+     'line 308, $.response.choices[0].message.tool_calls[0]: expected an object with "function", found an object '
+     'without "function" (reading it as openhands_completions).'),
+])
+def test_a_malformed_log_names_its_line_and_the_path_in_the_file(tmp_path: Path, capsys, spoil, where):
+    from cli_helpers import run
+
+    doc = json.loads(FIRST.read_text())
+    spoil(doc)
+    bad = tmp_path / FIRST.name
+    bad.write_text(json.dumps(doc, indent=1))
+    with pytest.raises(SessionFormatError) as err:
+        inspector.load(bad)
+    assert str(err.value).startswith(f"{bad}, {where} ")
+    code, _, stderr = run(capsys, "info", str(bad))
+    assert code == 2 and f"{bad}, {where} " in " ".join(stderr.split())

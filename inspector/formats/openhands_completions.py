@@ -42,7 +42,7 @@ from typing import Any
 from ..model import Session, Skipped, Usage, new_source
 from .base import Format, Probe, SessionFormatError, register
 from .hints import ENDS_RUN
-from .jsondoc import ShapeError, json_path
+from .jsondoc import PathParts, ShapeError, shape_error
 from .openai_chat import session_from_document
 from .openai_responses import session_from_document as responses_session
 from .openhands_v1 import served_model
@@ -109,6 +109,16 @@ def _call_time(doc: dict[str, Any]) -> str | None:
         return None
 
 
+def _in_file(parts: PathParts, doc: dict[str, Any], request: dict[str, Any]) -> PathParts:
+    """Where a value of the request :func:`_chat_session` builds sits in the log: the reply is
+    ``response.choices[0].message``, tools taken from ``kwargs`` are there."""
+    if parts[:1] == ("messages",) and len(parts) > 1 and parts[1] == len(doc["messages"]):
+        return ("response", "choices", 0, "message", *parts[2:])
+    if parts[:1] == ("tools",) and request.get("tools") is not doc.get("tools"):
+        return ("kwargs", *parts)
+    return parts
+
+
 def _chat_session(path: Path, doc: dict[str, Any]) -> Session:
     """A Chat Completions log: its messages, then the reply of ``response``."""
     reply = _reply(doc)
@@ -119,7 +129,8 @@ def _chat_session(path: Path, doc: dict[str, Any]) -> Session:
     try:
         session = session_from_document(request, str(path))
     except ShapeError as err:
-        raise SessionFormatError(path, json_path(err.path), err.problem) from None
+        err.path = _in_file(err.path, doc, request)
+        raise shape_error(path, None, err, NAME) from None
     if reply is None:
         return session
     usage = _usage(doc)
