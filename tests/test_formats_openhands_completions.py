@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -119,3 +120,46 @@ def test_a_responses_api_folder_reads_items_and_gives_each_call_its_usage(tmp_pa
     assert [t.name for t in s.tools] == ["terminal"]
     assert [(m.index, m.usage.input_tokens, m.usage.cache_read_input_tokens) for m in s.messages if m.usage] == [(2, 1200, 0), (4, 248, 1152)]
     assert s.skipped == [] and s.extra == {"context_window": 272000, "calls": 2}
+    assert [m.extra["timestamp"] for m in s.messages if m.usage] == ["2025-09-04T19:43:45.972000+00:00", "2025-09-04T19:43:49.090000+00:00"]
+
+
+def test_each_call_is_priced_at_the_time_its_log_records(capsys):
+    # the log's "timestamp" (unix seconds, 1757015054.0548532 = 2025-09-04 19:44:14 UTC) is when
+    # the call was made: DeepSeek's off-peak rate (16:30-00:30 UTC, half price) applied to it.
+    # Priced at today's noon instead, the call cost twice what DeepSeek billed.
+    from inspector.analysis.money import call_time
+
+    from cli_helpers import as_json
+
+    reply = inspector.load(DEEPSEEK).messages[-1]
+    assert call_time(reply) == datetime(2025, 9, 4, 19, 44, 14, 54853, tzinfo=timezone.utc)
+    money = as_json(capsys, "info", str(DEEPSEEK))["money"]
+    # 39 uncached at 0.135 $/Mtok, 7,872 cache reads at 0.035, 59 output at 0.55
+    assert money["calls"][0]["recorded_cost"]["total"] == 0.000313235
+    # a folder: every call's reply carries its own log's time
+    times = [call_time(m) for m in inspector.load(CLAUDE).messages if m.usage is not None]
+    assert times == [datetime(2025, 9, 4, 19, 43, 45, 972323, tzinfo=timezone.utc),
+                     datetime(2025, 9, 4, 19, 43, 49, 90024, tzinfo=timezone.utc)]
+
+
+@pytest.mark.parametrize("spoil, where", [
+    # a request message: the line and path where the file has it
+    (lambda doc: doc["messages"][1].update(role="wizard"), 'line 19, $.messages[1].role: expected one of "system", '
+     '"developer", "user", "assistant", "tool" or "function", found "wizard" (reading it as openhands_completions).'),
+    # the reply is response.choices[0].message in the file, not a third request message
+    (lambda doc: doc["response"]["choices"][0]["message"]["tool_calls"][0].update(function=5),
+     'line 308, $.response.choices[0].message.tool_calls[0]: expected an object with "function", found an object '
+     'without "function" (reading it as openhands_completions).'),
+])
+def test_a_malformed_log_names_its_line_and_the_path_in_the_file(tmp_path: Path, capsys, spoil, where):
+    from cli_helpers import run
+
+    doc = json.loads(FIRST.read_text())
+    spoil(doc)
+    bad = tmp_path / FIRST.name
+    bad.write_text(json.dumps(doc, indent=1))
+    with pytest.raises(SessionFormatError) as err:
+        inspector.load(bad)
+    assert str(err.value).startswith(f"{bad}, {where} ")
+    code, _, stderr = run(capsys, "info", str(bad))
+    assert code == 2 and f"{bad}, {where} " in " ".join(stderr.split())

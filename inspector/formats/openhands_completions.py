@@ -21,6 +21,9 @@ definitions sent are ``kwargs["tools"]`` where the log has them (the call's own 
   reply there (the message right after its request); a call of another conversation (a
   condenser's summary, a sub-agent) is listed in ``Session.skipped`` as ignored and its usage
   summed in ``extra["other_calls"]``.
+- Each call's reply carries the log's ``timestamp`` (unix seconds, written when the reply
+  arrived) as ``extra["timestamp"]`` (ISO 8601, as Claude Code writes it): the call is priced at
+  that time (DeepSeek's off-peak rate) and the cache model sees the gaps between calls.
 - A reply that calls ``finish`` ends the run (``hints.ENDS_RUN``): that call never gets a result.
 - Responses API logs (``llm_path: "responses"``: ``instructions`` and ``input`` instead of
   ``messages``) are read as Responses items, the response's ``output`` as the reply.
@@ -32,13 +35,14 @@ from __future__ import annotations
 
 import os
 import re
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from ..model import Session, Skipped, Usage, new_source
 from .base import Format, Probe, SessionFormatError, register
 from .hints import ENDS_RUN
-from .jsondoc import ShapeError, json_path
+from .jsondoc import PathParts, ShapeError, shape_error
 from .openai_chat import session_from_document
 from .openai_responses import session_from_document as responses_session
 from .openhands_v1 import served_model
@@ -94,6 +98,27 @@ def _usage(doc: dict[str, Any]) -> Usage | None:
     return usage_from(response.get("usage"), OPENAI, served_model(model))
 
 
+def _call_time(doc: dict[str, Any]) -> str | None:
+    """The log's ``timestamp`` (unix seconds) as ISO 8601 UTC; None when it has none."""
+    stamp = doc.get("timestamp")
+    if not isinstance(stamp, (int, float)) or isinstance(stamp, bool):
+        return None
+    try:
+        return datetime.fromtimestamp(stamp, tz=timezone.utc).isoformat()
+    except (OverflowError, OSError, ValueError):  # a time no calendar holds: the call has none
+        return None
+
+
+def _in_file(parts: PathParts, doc: dict[str, Any], request: dict[str, Any]) -> PathParts:
+    """Where a value of the request :func:`_chat_session` builds sits in the log: the reply is
+    ``response.choices[0].message``, tools taken from ``kwargs`` are there."""
+    if parts[:1] == ("messages",) and len(parts) > 1 and parts[1] == len(doc["messages"]):
+        return ("response", "choices", 0, "message", *parts[2:])
+    if parts[:1] == ("tools",) and request.get("tools") is not doc.get("tools"):
+        return ("kwargs", *parts)
+    return parts
+
+
 def _chat_session(path: Path, doc: dict[str, Any]) -> Session:
     """A Chat Completions log: its messages, then the reply of ``response``."""
     reply = _reply(doc)
@@ -104,7 +129,8 @@ def _chat_session(path: Path, doc: dict[str, Any]) -> Session:
     try:
         session = session_from_document(request, str(path))
     except ShapeError as err:
-        raise SessionFormatError(path, json_path(err.path), err.problem) from None
+        err.path = _in_file(err.path, doc, request)
+        raise shape_error(path, None, err, NAME) from None
     if reply is None:
         return session
     usage = _usage(doc)
@@ -137,6 +163,9 @@ def _one(path: Path, doc: dict[str, Any]) -> Session:
     if "raw_messages" in doc:
         session.extra["prompted_tool_calls"] = True
     last = session.messages[-1] if session.messages else None
+    when = _call_time(doc)
+    if when is not None and last is not None and last.usage is not None:
+        last.extra["timestamp"] = when
     if last is not None and last.role == "assistant" and any(c.name == "finish" for c in last.tool_calls):
         last.extra[ENDS_RUN] = "OpenHands finish"
     if session.model and "claude" in session.model:
@@ -186,6 +215,9 @@ def _read_folder(folder: Path) -> Session:
                 pass
         if 0 < at < len(session.messages) and session.messages[at].role == "assistant":
             session.messages[at].usage = usage
+            when = _call_time(doc)
+            if when is not None:
+                session.messages[at].extra["timestamp"] = when
             continue
         skipped.append(ignored(p.name, "a call of another conversation (its request is not the start of the latest one)"))
         if usage is not None and usage.context_tokens is not None:
