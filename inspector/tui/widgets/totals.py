@@ -244,7 +244,8 @@ class TotalsBar(Widget):
         credit = r.total.note if r.total is not None else ""
         notes = "; ".join(n for n in (unused, credit) if n)
         # the notes word by word, so a narrow screen wraps them instead of cutting their end off
-        lines.append([gauge, *([(word, label), (" ", None)] for word in f"({notes})".split())] if notes else [gauge])
+        words = f"({notes})".split()
+        lines.append([gauge, *([(" " * (k == 0) + word, label), (" ", None)] for k, word in enumerate(words))])
         # line 3: legend that sums to "after"
         line = []
         for k, (_, name) in enumerate(CATEGORIES):
