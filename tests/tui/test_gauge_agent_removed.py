@@ -15,18 +15,21 @@ NOTE = ("the agent had already removed 17,139 tokens the file still shows: they 
         "removes (the plan's own total, which its budget checks read, is -7,218)")
 
 
-async def _at_call_32(size):
-    app = make_app(inspector.load(FIXTURE), path=str(FIXTURE), pipeline=("fifo",), budget=8000)
-    return app
+async def _app_at(pilot, app, call: int):
+    await settle(pilot, app)
+    app.replay.go_to(call)
+    await settle(pilot, app)
+    return app.result
+
+
+def _fifo_app():
+    return make_app(inspector.load(FIXTURE), path=str(FIXTURE), pipeline=("fifo",), budget=8000)
 
 
 async def test_header_gauge_and_panel_show_the_credited_total_at_call_32():
-    app = await _at_call_32((160, 48))
+    app = _fifo_app()
     async with app.run_test(size=(160, 48)) as pilot:
-        await settle(pilot, app)
-        app.replay.go_to(32)
-        await settle(pilot, app)
-        r = app.result
+        r = await _app_at(pilot, app, 32)
         assert (r.plan.tokens_before, r.plan.tokens_after) == (119_562, -7_218)
         assert (r.tokens_before, r.tokens_after) == (119_562, 9_921)
         assert sum(r.by_category) == 9_921
@@ -38,24 +41,17 @@ async def test_header_gauge_and_panel_show_the_credited_total_at_call_32():
         assert app.panel.savings == {"fifo": 109_641}
         narrow = app.query_one("#totals").build(76).plain
         assert " ".join(narrow.split()).count(NOTE) == 1
-        app.save_screenshot(filename="gauge_160x48.svg", path="/tmp/credit8")
 
 
 async def test_the_gauge_is_credited_at_80x24_too():
-    app = await _at_call_32((80, 24))
+    app = _fifo_app()
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot, app)
-        app.replay.go_to(32)
-        await settle(pilot, app)
-        assert app.result.tokens_after == 9_921
-        app.save_screenshot(filename="gauge_80x24.svg", path="/tmp/credit8")
+        assert (await _app_at(pilot, app, 32)).tokens_after == 9_921
+        assert "after ≈9,921" in app.query_one("#totals").build(80).plain
 
 
 async def test_a_call_the_agent_removed_nothing_before_keeps_the_plans_own_total():
-    app = await _at_call_32((160, 48))
+    app = _fifo_app()
     async with app.run_test(size=(160, 48)) as pilot:
-        await settle(pilot, app)
-        app.replay.go_to(20)
-        await settle(pilot, app)
-        r = app.result
+        r = await _app_at(pilot, app, 20)
         assert r.total.agent_removed == 0 and r.tokens_after == r.plan.tokens_after and r.total.note == ""

@@ -244,7 +244,7 @@ class TotalsBar(Widget):
         credit = r.total.note if r.total is not None else ""
         notes = "; ".join(n for n in (unused, credit) if n)
         # the notes word by word, so a narrow screen wraps them instead of cutting their end off
-        words = f"({notes})".split()
+        words = f"({notes})".split() if notes else []
         lines.append([gauge, *([(" " * (k == 0) + word, label), (" ", None)] for k, word in enumerate(words))])
         # line 3: legend that sums to "after"
         line = []
