@@ -15,7 +15,9 @@ the first a pipeline removes and they leave with them. A pipeline that removes `
 the call's baseline sends saves ``max(0, R - D)``: its call total is ``predicted - max(0, R - D)``
 (:func:`credited`). Where the offset is not negative, nothing changes. Replay applies it to every
 call (:func:`credited_column`), so compare, money and the viewer's chart, which read the replay,
-agree. The proof that no total is negative: ``R`` is at most the messages' tokens, and
+agree; a single plan's figures (``plan``, its ``--json``, export's summary line, the HTML report,
+the viewer's header and gauge) come from :func:`plan_total`. The strategies' own triggers (fifo's
+budget check) still read the plan's own total. The proof that no total is negative: ``R`` is at most the messages' tokens, and
 ``predicted = overhead + hidden + messages - D`` with the re-sent reasoning ``hidden >= 0``.
 Pure functions, no I/O.
 """
@@ -23,10 +25,15 @@ Pure functions, no I/O.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..tokens import TokenTable
 from ..units import SessionView
 from .memo import kept
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..strategies import Plan
 
 
 def removed_per_call(view: SessionView, table: TokenTable) -> list[int]:
@@ -65,4 +72,64 @@ def credited_column(view: SessionView, table: TokenTable, numbers: Sequence[int]
     return out
 
 
-__all__ = ["credited", "credited_column", "removed_per_call"]
+def removed_at(view: SessionView, table: TokenTable, at_call: int | None) -> int:
+    """What the agent had removed before model call ``at_call`` (1-based, negative from the end;
+    None: the next call, whose offset the latest call's carries)."""
+    call = view.call_for(at_call) if at_call is not None else None
+    if call is not None:
+        return removed_per_call(view, table)[call.number - 1]
+    from .predict import next_call
+
+    return max(0, -next_call(view, table).not_in_file)
+
+
+@dataclass(frozen=True, slots=True)
+class PlanTotal:
+    """A plan's call total and saving as replay has them (:func:`plan_total`)."""
+
+    tokens_before: int
+    #: The call total shown: the plan's own once the agent's removals left with its first drops.
+    tokens_after: int
+    #: The plan's own total: the offset plus what the pipeline keeps (what its triggers read).
+    plan_tokens_after: int
+    #: The tokens the agent had removed that the file still shows (0: none).
+    agent_removed: int
+
+    @property
+    def saving(self) -> int:
+        return self.tokens_before - self.tokens_after
+
+    @property
+    def saving_pct(self) -> float:
+        return 100.0 * self.saving / self.tokens_before if self.tokens_before else 0.0
+
+    @property
+    def credit(self) -> int:
+        """Tokens the credit adds back to the plan's own total (0 where they agree)."""
+        return self.tokens_after - self.plan_tokens_after
+
+    def shown(self, tokens: int) -> int:
+        """A total the plan passed through on the way (a stage's, before or after it) as replay
+        would have it: :func:`credited` against the call's input."""
+        return credited(tokens, self.tokens_before, self.agent_removed)
+
+    @property
+    def note(self) -> str:
+        """Why the shown total differs from the plan's own; "" where they agree."""
+        if not self.credit:
+            return ""
+        return (f"the agent had already removed {self.agent_removed:,} tokens the file still shows: they are the "
+                f"first the pipeline removes (the plan's own total, which its budget checks read, is "
+                f"{self.plan_tokens_after:,})")
+
+
+def plan_total(plan: Plan) -> PlanTotal:
+    """``plan``'s call total and saving with :func:`credited` applied: what replay gives for the
+    same call (the plan's ``tokens_before`` is the call's ``predicted_tokens``)."""
+    call = plan.call.number if plan.call is not None else None
+    removed = removed_at(plan.view, plan.table, call)
+    after = credited(plan.tokens_after, plan.tokens_before, removed)
+    return PlanTotal(plan.tokens_before, after, plan.tokens_after, removed)
+
+
+__all__ = ["PlanTotal", "credited", "credited_column", "plan_total", "removed_at", "removed_per_call"]

@@ -457,6 +457,7 @@ def compare_data(args: argparse.Namespace, analysis=None) -> dict[str, Any]:
 def cmd_export(args: argparse.Namespace) -> int:
     import inspector
 
+    from ..analysis.agent_removed import plan_total
     from ..providers.export import write_export
     from ..providers.exportable import check_exportable, session_files
 
@@ -469,9 +470,10 @@ def cmd_export(args: argparse.Namespace) -> int:
         return 0
     write_export(body, args.output, args.session, session_files(analysis.view.session))
     sent = len(body.get("messages", ()))
+    total = plan_total(result)
     sys.stderr.write(
         f"wrote {visible(args.output)}: {args.to} request body with {sent} messages "
-        f"({result.tokens_after:,} tokens by {analysis.table.encoding}, {analysis.table.profile} profile; "
+        f"({total.tokens_after:,} tokens by {analysis.table.encoding}, {analysis.table.profile} profile; "
         f"{result.tokens_before:,} before {','.join(pipeline) or 'no strategy'}; {visible(_budget_note(analysis, result.settings, args))}).\n"
     )
     return 0

@@ -503,6 +503,8 @@ def _totals_text(report: dict[str, Any]) -> Text:
         if report.get("budget_unused_note"):
             text.append(f"; {report['budget_unused_note']}")
     text.append(".")
+    if report.get("agent_removed_note"):
+        text.append(f"\n{report['agent_removed_note'][0].upper()}{report['agent_removed_note'][1:]}.")
     return text
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from ..analysis.agent_removed import plan_total
 from ..analysis.idle import idle_reason
 from ..analysis.info import (  # noqa: F401  (the info builders, re-exported for the CLI)
     FIRST_PLACES,
@@ -164,10 +165,13 @@ class PlanRows(LazyRows):
 
 def plan_report(analysis: Analysis, plan: CheckedPlan) -> dict[str, Any]:
     """The ``plan --json`` object (issue 3): a decision for every message the call saw. The
-    totals include what the call sent that the file does not show (``not_in_file``).
+    totals include what the call sent that the file does not show (``not_in_file``); the total
+    and the saving are replay's (:func:`~inspector.analysis.agent_removed.plan_total`), with the
+    plan's own total beside them and ``agent_removed_note`` saying why where they differ.
     ``messages`` is a :class:`PlanRows` (a sequence of dicts)."""
     rows = PlanRows(analysis, plan)
     call = plan.call
+    total = plan_total(plan)
     return {
         "session": session_report(analysis),
         **counting_report(analysis),
@@ -176,15 +180,18 @@ def plan_report(analysis: Analysis, plan: CheckedPlan) -> dict[str, Any]:
         "current_turn": plan.current_turn,
         "pipeline": pipeline_report(plan.pipeline, plan.settings),
         "budget": plan.budget,
-        "fits": None if plan.budget is None else plan.tokens_after <= plan.budget,
-        "tokens_before": plan.tokens_before,
-        "tokens_after": plan.tokens_after,
-        "saving": plan.tokens_before - plan.tokens_after,
-        "saving_pct": round(plan.saving_pct, 1),
+        "fits": None if plan.budget is None else total.tokens_after <= plan.budget,
+        "tokens_before": total.tokens_before,
+        "tokens_after": total.tokens_after,
+        "saving": total.saving,
+        "saving_pct": round(total.saving_pct, 1),
+        "plan_tokens_after": total.plan_tokens_after,
+        "agent_removed": total.agent_removed,
+        "agent_removed_note": total.note,
         "overhead": analysis.table.overhead,
         "not_in_file": plan.not_in_file,
         "stages": [
-            {"strategy": s.strategy, "tokens_before": s.tokens_before, "tokens_after": s.tokens_after,
+            {"strategy": s.strategy, "tokens_before": total.shown(s.tokens_before), "tokens_after": total.shown(s.tokens_after),
              "idle_reason": idle_reason(plan, s)}
             for s in plan.stages
         ],

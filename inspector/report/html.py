@@ -185,6 +185,13 @@ def budget_sentence(plan: dict[str, Any]) -> str:
     return " " + text(note[:1].upper() + note[1:] + ".")
 
 
+def agent_removed_sentence(plan: dict[str, Any]) -> str:
+    """Why the plan's total is not the plan's own where the agent had removed content the file
+    still shows (``plan --json``'s ``agent_removed_note``); "" elsewhere."""
+    note = plan.get("agent_removed_note")
+    return " " + text(note[:1].upper() + note[1:] + ".") if note else ""
+
+
 def render_page(data: dict[str, Any], colours: dict[str, dict[str, str]], *, redact: bool = False) -> str:
     """The whole page. ``data`` holds the ``info``, ``plan``, ``replay`` and ``compare`` reports and
     ``previews`` and ``tool_of`` (message index -> its text, the first tool it calls or answers);
@@ -197,7 +204,7 @@ def render_page(data: dict[str, Any], colours: dict[str, dict[str, str]], *, red
             f'{session["turns"]:,} turns, {session["model_calls"]:,} model calls. Pipeline: {text(pipeline)}; planned at '
             f'{"call " + str(plan["at_call"]) if plan["at_call"] else "the next call"}: {fig("plan.tokens_before", plan["tokens_before"])} → {fig("plan.tokens_after", plan["tokens_after"])} '
             f'tokens (saving {fig("plan.saving", plan["saving"])}). Counted with {escape(str(plan["tokenizer"]))}, '
-            f'{escape(str(plan["profile"]))} framing.' + budget_sentence(plan) + (" Message text redacted." if redact else "") + "</p>")
+            f'{escape(str(plan["profile"]))} framing.' + budget_sentence(plan) + agent_removed_sentence(plan) + (" Message text redacted." if redact else "") + "</p>")
     body = "".join((
         head,
         window_section(window_breakdown(info, plan, data.get("tool_of", {}))),

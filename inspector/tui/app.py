@@ -522,7 +522,7 @@ class InspectorApp(ViewActions, App[int]):
         savings = {}
         if result.plan is not None:
             for stage in result.plan.stages:
-                savings[stage.strategy] = savings.get(stage.strategy, 0) + stage.tokens_before - stage.tokens_after
+                savings[stage.strategy] = savings.get(stage.strategy, 0) + result.stage_saving(stage)
         self.panel.set_state(self.state, savings, idle_reasons(result.plan) if result.plan is not None else {})
         self.query_one(TotalsBar).show(result, engine.recorded_at(self.view, self.replay.at_call), self.count_status)
         self.chart.set_cursor(self.replay.at_call)

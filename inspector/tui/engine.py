@@ -24,6 +24,7 @@ import inspector
 
 from ..analysis.context import recorded_input
 from ..analysis.planning import CheckedPlan
+from ..analysis.agent_removed import PlanTotal, plan_total
 from ..analysis.predict import not_in_file_at
 from ..analysis.replay import call_facts
 from ..analysis.session import of as analysis_of
@@ -75,6 +76,9 @@ class PlanResult:
     inserted_breaks: dict[int, list[RuleBreak]] = field(default_factory=dict)  # row -> rules broken
     error: str | None = None
     seconds: float = 0.0
+    #: The call total and saving as replay has them (None: no plan); the gauge's "not in file"
+    #: after the plan carries its credit (:mod:`inspector.analysis.agent_removed`).
+    total: PlanTotal | None = None
 
     @property
     def generation(self) -> int:
@@ -86,7 +90,14 @@ class PlanResult:
 
     @property
     def tokens_after(self) -> int:
-        return self.plan.tokens_after if self.plan else 0
+        return self.total.tokens_after if self.total is not None else 0
+
+    def stage_saving(self, stage) -> int:
+        """What ``stage`` of the plan saved, as replay has it (the agent's removals credited)."""
+        total = self.total
+        if total is None:
+            return stage.tokens_before - stage.tokens_after
+        return total.shown(stage.tokens_before) - total.shown(stage.tokens_after)
 
     @property
     def valid(self) -> dict[str, bool]:
@@ -326,8 +337,10 @@ def _compute_plan(snap: Snapshot, info: ViewInfo) -> PlanResult:
     overhead = snap.table.overhead
     after[_CATEGORY_INDEX["overhead"]] = overhead
     before[_CATEGORY_INDEX["overhead"]] = overhead
-    after[_CATEGORY_INDEX["not_in_file"]] = before[_CATEGORY_INDEX["not_in_file"]] = plan.not_in_file
-    result = PlanResult(snap, plan, rows, row_of, after, before, sent_before)
+    total = plan_total(plan)
+    before[_CATEGORY_INDEX["not_in_file"]] = plan.not_in_file
+    after[_CATEGORY_INDEX["not_in_file"]] = plan.not_in_file + total.credit
+    result = PlanResult(snap, plan, rows, row_of, after, before, sent_before, total=total)
     try:
         violations = plan.violations
     except Exception as exc:  # a validator bug must not take the UI down: say so, keep the plan

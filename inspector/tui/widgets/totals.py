@@ -241,8 +241,11 @@ class TotalsBar(Widget):
             gauge.append((f" {used_pct:.0f}% of budget", label))
         else:
             gauge.append((f" {used_pct:.0f}% of before", label))
-        # the note word by word, so a narrow screen wraps it instead of cutting its end off
-        lines.append([gauge, *([(word, label), (" ", None)] for word in f"({unused})".split())] if unused else [gauge])
+        credit = r.total.note if r.total is not None else ""
+        notes = "; ".join(n for n in (unused, credit) if n)
+        # the notes word by word, so a narrow screen wraps them instead of cutting their end off
+        words = f"({notes})".split() if notes else []
+        lines.append([gauge, *([(" " * (k == 0) + word, label), (" ", None)] for k, word in enumerate(words))])
         # line 3: legend that sums to "after"
         line = []
         for k, (_, name) in enumerate(CATEGORIES):
