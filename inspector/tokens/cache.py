@@ -10,7 +10,8 @@ the UTF-8 text, ``packed`` is ``utf8_length << 32 | count``; a lookup must match
 the length. Each writer adds its new counts as one new segment, written to a temporary file and
 renamed (atomic: readers never see half a file, concurrent writers never overwrite each other).
 When the namespace holds more than :data:`MAX_SEGMENTS` segments or :data:`SIZE_CAP` bytes, they
-are merged into one, the oldest dropped first to stay under the cap.
+are merged into one, the oldest dropped first to stay under the cap; a merge also removes the
+temporary file of a writer that was killed (older than :data:`STALE_TEMP_SECONDS`).
 
 Disabled with ``CONTEXT_INSPECTOR_NO_CACHE=1`` (the CLI's ``--no-cache``) or :func:`set_enabled`.
 Nothing is written until there is something to write; an unwritable cache directory is ignored.
@@ -21,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
+import time
 from array import array
 from pathlib import Path
 
@@ -31,6 +33,9 @@ FORMAT_VERSION = 1
 #: Total bytes of one namespace's segments before the oldest are dropped (16 bytes a count).
 SIZE_CAP = 64 * 1024 * 1024
 MAX_SEGMENTS = 32
+#: A segment's temporary file older than this was left by a writer that was killed (a live
+#: writer renames its own within a second): the next merge removes it.
+STALE_TEMP_SECONDS = 3600
 #: Texts shorter than this are not kept on disk: only the empty text, which counts 0 without the
 #: tokenizer. A short text costs a 16-byte record, and leaving it out cost far more: a process
 #: whose every other count the disk answered still loaded the tokenizer (0.3-0.5 s for o200k_base)
@@ -186,6 +191,21 @@ def _compact(directory: Path) -> None:
     for seg in segments:
         try:
             seg.unlink()
+        except OSError:
+            pass
+    _remove_stale_temps(directory)
+
+
+def _remove_stale_temps(directory: Path) -> None:
+    too_old = time.time() - STALE_TEMP_SECONDS
+    try:
+        temps = list(directory.glob(".tmp-*.bin"))
+    except OSError:
+        return
+    for tmp in temps:
+        try:
+            if tmp.stat().st_mtime < too_old:
+                tmp.unlink()
         except OSError:
             pass
 

