@@ -27,7 +27,7 @@ only what every machine holds: the agent's fixed prefix (``warm``). The split is
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 
 Piece = tuple[Hashable, int]
@@ -60,11 +60,13 @@ class CachePolicy:
     #: Requests per minute one cache machine takes for one prefix before the rest overflow to
     #: others (OpenAI: about 15); None: no overflow.
     overflow_rpm: int | None = None
+    #: Why the policy differs from the provider's usual one, said in :attr:`label` ("" if not).
+    why: str = ""
 
     @property
     def label(self) -> str:
         if self.min_tokens >= _NEVER:
-            return "none (nothing is read from a provider cache)"
+            return "none (nothing is read from a provider cache)" + (f": {self.why}" if self.why else "")
         ttl = "no expiry" if self.ttl_seconds is None else f"{self.ttl_seconds / 60:g} min"
         kind = "read + write" if self.writes else "implicit (reads only)"
         return f"{kind}, lifetime {ttl}, minimum {self.min_tokens} tokens"
@@ -72,6 +74,25 @@ class CachePolicy:
 
 _NEVER = 1 << 62  # a minimum no request reaches: nothing is cached
 NO_CACHE = CachePolicy(writes=False, ttl_seconds=0.0, min_tokens=_NEVER)
+#: Anthropic caches only up to the ``cache_control`` breakpoints the agent marks; an agent that
+#: marks none (:func:`marks_breakpoints`) has nothing cached.
+NO_BREAKPOINTS = CachePolicy(
+    writes=False, ttl_seconds=0.0, min_tokens=_NEVER,
+    why="no recorded call reads or writes the cache, so the agent marks no cache breakpoints",
+)
+
+
+def marks_breakpoints(recorded: Iterable[tuple[int | None, int | None]]) -> bool:
+    """Whether an agent on a provider whose cache needs breakpoints (Anthropic) marks them, from
+    its calls' recorded ``(cache read, cache write)`` tokens (None: not recorded): False only
+    where some call records them and none read or wrote anything; where nothing is recorded the
+    usual assumption (it marks them, as Claude Code does) stays."""
+    seen = False
+    for read, write in recorded:
+        if read or write:
+            return True
+        seen = seen or read is not None or write is not None
+    return not seen
 
 
 def policy_for(provider: str | None, model: str | None, *, long_ttl: bool = False, breakpoints: bool = True) -> CachePolicy:
@@ -82,7 +103,7 @@ def policy_for(provider: str | None, model: str | None, *, long_ttl: bool = Fals
     minimum = next((n for key, n in _MIN_TOKENS if key in name), _DEFAULT_MIN_TOKENS)
     if provider == "anthropic" or name.startswith("claude"):
         if not breakpoints:
-            return NO_CACHE
+            return NO_BREAKPOINTS
         return CachePolicy(True, ANTHROPIC_TTL_1H if long_ttl else ANTHROPIC_TTL, minimum)
     if provider == "openai" or name.startswith(("gpt", "o1", "o3", "o4", "codex")):
         return CachePolicy(False, OPENAI_TTL, _DEFAULT_MIN_TOKENS, step=128, overflow_rpm=OPENAI_OVERFLOW_RPM)
@@ -188,7 +209,7 @@ def simulate(
 
 
 __all__ = [
-    "ANTHROPIC_TTL", "ANTHROPIC_TTL_1H", "CachePolicy", "CacheSplit", "NO_CACHE", "OPENAI_OVERFLOW_RPM", "OPENAI_TTL",
+    "ANTHROPIC_TTL", "ANTHROPIC_TTL_1H", "CachePolicy", "CacheSplit", "NO_BREAKPOINTS", "NO_CACHE", "OPENAI_OVERFLOW_RPM", "OPENAI_TTL",
     "Piece",
-    "common_prefix_tokens", "policy_for", "simulate", "split_call",
+    "common_prefix_tokens", "marks_breakpoints", "policy_for", "simulate", "split_call",
 ]

@@ -32,7 +32,7 @@ from ..strategies.base import Settings
 from ..strategies.pipeline import parse_pipeline
 from ..tokens import TokenTable, count_session
 from ..units import SessionView, build_view
-from .cache import ANTHROPIC_TTL_1H, CachePolicy, CacheSplit, policy_for, simulate, split_call
+from .cache import ANTHROPIC_TTL_1H, CachePolicy, CacheSplit, marks_breakpoints, policy_for, simulate, split_call
 from .session_facts import call_model as _message_model
 from .session_facts import continues_context, session_model
 from .predict import predictions
@@ -519,16 +519,21 @@ def _kept_policy(view: SessionView, messages: Sequence[Message], options: MoneyO
     kept: dict = view.__dict__.setdefault("_money_policies", {})
     found = kept.get((id(messages), options.model))
     if found is None or found[0] is not messages:
-        found = kept[(id(messages), options.model)] = (messages, _policy(view.session, messages, options))
+        found = kept[(id(messages), options.model)] = (messages, _policy(view.session, messages, options, view.messages))
     return found[1]
 
 
-def _policy(session: Session, messages: Sequence[Message], options: MoneyOptions) -> CachePolicy:
+def _policy(session: Session, messages: Sequence[Message], options: MoneyOptions, main: Sequence[Message]) -> CachePolicy:
+    """The cache policy of the chain ``messages``: its model's provider's, with one-hour entries
+    where it wrote any, and without breakpoints where the main chain ``main`` records cache
+    usage and never read or wrote the cache (:func:`.cache.marks_breakpoints`)."""
     first = next((m for m in messages if m.usage is not None), messages[0] if messages else None)
     model = call_model(session, first, options.model) if first is not None else options.model or session.model
     long_ttl = any((m.usage.cache_creation_1h_input_tokens or 0) > 0 for m in messages if m.usage is not None)
     provider = _provider_of(model)
-    return policy_for(provider, model, long_ttl=long_ttl)
+    breakpoints = marks_breakpoints(
+        (m.usage.cache_read_input_tokens, m.usage.cache_creation_input_tokens) for m in main if m.usage is not None)
+    return policy_for(provider, model, long_ttl=long_ttl, breakpoints=breakpoints)
 
 
 def _provider_of(model: str | None) -> str | None:
