@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from inspector import analyze, load
-from inspector.analysis.cache import NO_BREAKPOINTS, marks_breakpoints, policy_for
+from inspector.analysis.cache import NO_BREAKPOINTS, CachePolicy, CacheSplit, marks_breakpoints, policy_for, split_call
 from inspector.analysis.money import session_money
 
 REAL = Path(__file__).parent / "fixtures" / "real"
@@ -41,3 +41,24 @@ def test_an_anthropic_agent_that_never_cached_is_simulated_without_a_cache():
 def test_an_agent_that_records_cache_reads_keeps_its_cache():
     a = analyze(load(CLAUDE_CODE), profile="anthropic")
     assert session_money(a.view, a.table).cache_policy == "read + write, lifetime 5 min, minimum 1024 tokens"
+
+
+DEEPSEEK_LOG = REAL / "openhands_completions" / "litellm_proxy__deepseek__deepseek-chat-1757015054.055.json"
+
+
+def test_deepseek_caches_prefixes_automatically_in_64_token_units():
+    deepseek = policy_for("deepseek", "deepseek-chat")
+    assert deepseek == CachePolicy(False, None, 64, step=64)
+    assert policy_for(None, "deepseek-reasoner") == deepseek
+    assert deepseek.label == "implicit (reads only), lifetime no expiry, minimum 64 tokens"
+    # reads only, in whole 64-token units; a prefix under 64 tokens is not cached; no expiry
+    assert split_call(5000, 4000, 86400.0, deepseek) == CacheSplit(3968, 0, 1032)
+    assert split_call(5000, 63, None, deepseek) == CacheSplit(0, 0, 5000)
+
+
+def test_a_deepseek_call_is_simulated_with_its_cache():
+    # one OpenHands call to deepseek-chat that recorded 7,872 cache-hit tokens and 39 missed
+    a = analyze(load(DEEPSEEK_LOG))
+    money = session_money(a.view, a.table)
+    assert money.cache_policy == "implicit (reads only), lifetime no expiry, minimum 64 tokens"
+    assert [c.baseline_cache for c in money.calls] == [CacheSplit(1792, 0, 5699)]

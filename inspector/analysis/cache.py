@@ -11,8 +11,15 @@ common prefix with call k-1's request is read from cache when
 - the prefix is at least the provider's minimum cacheable length.
 
 The rest of the input is written to the cache where the provider charges writes and the agent
-marks cache breakpoints (Anthropic; Claude Code does), else it is plain input (OpenAI and Gemini
-cache implicitly, reads only; OpenAI caches in 128-token steps). Output is not modelled here.
+marks cache breakpoints (Anthropic; Claude Code does), else it is plain input (OpenAI, Gemini and
+DeepSeek cache implicitly, reads only; OpenAI caches in 128-token steps, DeepSeek in 64-token
+ones). Output is not modelled here.
+
+DeepSeek's "Context Caching on Disk" (https://api-docs.deepseek.com/guides/kv_cache) is on by
+default for every request: a later request's prefix repeated from an earlier one is a cache hit
+(billed at the cache-hit price); "the cache system uses 64 tokens as a storage unit; content less
+than 64 tokens will not be cached", it is "best-effort" (no hit is guaranteed), and unused entries
+are cleared "typically within a few hours to a few days" (modelled as no expiry).
 
 OpenAI routes a request to the machine that holds its prefix by a hash of the prompt's start and
 the ``prompt_cache_key`` (Codex sends its conversation id); "if requests for the same prefix and
@@ -47,6 +54,8 @@ ANTHROPIC_TTL_1H = 3600.0
 #: no per-call times, so this mostly matters for files that do.
 OPENAI_TTL = 600.0
 OPENAI_OVERFLOW_RPM = 15
+#: DeepSeek's cache storage unit: cached lengths are multiples of it, shorter prefixes uncached.
+DEEPSEEK_CACHE_UNIT = 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +116,8 @@ def policy_for(provider: str | None, model: str | None, *, long_ttl: bool = Fals
         return CachePolicy(True, ANTHROPIC_TTL_1H if long_ttl else ANTHROPIC_TTL, minimum)
     if provider == "openai" or name.startswith(("gpt", "o1", "o3", "o4", "codex")):
         return CachePolicy(False, OPENAI_TTL, _DEFAULT_MIN_TOKENS, step=128, overflow_rpm=OPENAI_OVERFLOW_RPM)
+    if provider == "deepseek" or name.startswith("deepseek"):
+        return CachePolicy(False, None, DEEPSEEK_CACHE_UNIT, step=DEEPSEEK_CACHE_UNIT)
     if provider == "google" or name.startswith("gemini"):
         return CachePolicy(False, None, minimum)
     return NO_CACHE
@@ -209,7 +220,7 @@ def simulate(
 
 
 __all__ = [
-    "ANTHROPIC_TTL", "ANTHROPIC_TTL_1H", "CachePolicy", "CacheSplit", "NO_BREAKPOINTS", "NO_CACHE", "OPENAI_OVERFLOW_RPM", "OPENAI_TTL",
+    "ANTHROPIC_TTL", "ANTHROPIC_TTL_1H", "CachePolicy", "CacheSplit", "DEEPSEEK_CACHE_UNIT", "NO_BREAKPOINTS", "NO_CACHE", "OPENAI_OVERFLOW_RPM", "OPENAI_TTL",
     "Piece",
     "common_prefix_tokens", "marks_breakpoints", "policy_for", "simulate", "split_call",
 ]
