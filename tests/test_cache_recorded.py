@@ -15,11 +15,14 @@ CLAUDE_CODE = REAL / "money" / "agentcmd_full-session-four.jsonl"
 
 
 def test_breakpoints_are_marked_unless_recorded_cache_usage_is_all_zero():
-    assert marks_breakpoints([]) is True  # nothing recorded: the usual assumption stays
-    assert marks_breakpoints([(None, None), (None, None)]) is True
-    assert marks_breakpoints([(0, 0), (0, 0)]) is False
-    assert marks_breakpoints([(0, 0), (0, 512)]) is True
-    assert marks_breakpoints([(0, None), (7872, None)]) is True
+    assert marks_breakpoints([], 1024) is True  # nothing recorded: the usual assumption stays
+    assert marks_breakpoints([(None, None, 5000), (None, None, 6000)], 1024) is True
+    assert marks_breakpoints([(0, 0, 4812), (0, 0, 5002)], 1024) is False
+    assert marks_breakpoints([(0, 0, 4812), (0, 512, 5002)], 1024) is True
+    assert marks_breakpoints([(0, None, 2000), (7872, None, 7911)], 1024) is True
+    # a call too short to be cached shows no write whatever the agent marks (Claude Code's
+    # 728-token haiku "Warmup" sidechain, fasthooks_sample_agent_sidechain.jsonl)
+    assert marks_breakpoints([(0, 0, 728)], 4096) is True
     assert policy_for("anthropic", "claude-sonnet-4", breakpoints=False) is NO_BREAKPOINTS
     assert NO_BREAKPOINTS.label == (
         "none (nothing is read from a provider cache): no recorded call reads or writes the cache, "

@@ -91,16 +91,17 @@ NO_BREAKPOINTS = CachePolicy(
 )
 
 
-def marks_breakpoints(recorded: Iterable[tuple[int | None, int | None]]) -> bool:
+def marks_breakpoints(recorded: Iterable[tuple[int | None, int | None, int | None]], minimum: int) -> bool:
     """Whether an agent on a provider whose cache needs breakpoints (Anthropic) marks them, from
-    its calls' recorded ``(cache read, cache write)`` tokens (None: not recorded): False only
-    where some call records them and none read or wrote anything; where nothing is recorded the
-    usual assumption (it marks them, as Claude Code does) stays."""
+    its calls' recorded ``(cache read, cache write, whole input)`` tokens (None: not recorded):
+    False only where some call long enough to be cached (``minimum``, the policy's) records its
+    cache tokens and no call read or wrote any; where nothing tells, the usual assumption (it
+    marks them, as Claude Code does) stays."""
     seen = False
-    for read, write in recorded:
+    for read, write, total in recorded:
         if read or write:
             return True
-        seen = seen or read is not None or write is not None
+        seen = seen or ((read is not None or write is not None) and (total or 0) >= minimum)
     return not seen
 
 

@@ -531,9 +531,9 @@ def _policy(session: Session, messages: Sequence[Message], options: MoneyOptions
     model = call_model(session, first, options.model) if first is not None else options.model or session.model
     long_ttl = any((m.usage.cache_creation_1h_input_tokens or 0) > 0 for m in messages if m.usage is not None)
     provider = _provider_of(model)
-    breakpoints = marks_breakpoints(
-        (m.usage.cache_read_input_tokens, m.usage.cache_creation_input_tokens) for m in main if m.usage is not None)
-    return policy_for(provider, model, long_ttl=long_ttl, breakpoints=breakpoints)
+    policy = policy_for(provider, model, long_ttl=long_ttl)
+    recorded = ((u.cache_read_input_tokens, u.cache_creation_input_tokens, u.context_tokens) for u in (m.usage for m in main) if u is not None)
+    return policy if marks_breakpoints(recorded, policy.min_tokens) else policy_for(provider, model, breakpoints=False)
 
 
 def _provider_of(model: str | None) -> str | None:
