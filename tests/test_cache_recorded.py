@@ -3,11 +3,15 @@ read or wrote the cache set no breakpoints (nothing is simulated as cached)."""
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
+from decimal import Decimal
 from pathlib import Path
 
 from inspector import analyze, load
 from inspector.analysis.cache import NO_BREAKPOINTS, CachePolicy, CacheSplit, marks_breakpoints, policy_for, split_call
-from inspector.analysis.money import session_money
+from inspector.analysis.money import call_time, session_money
+from inspector.analysis.prices import TokenSplit, price
+from inspector.model import Message
 
 REAL = Path(__file__).parent / "fixtures" / "real"
 OPENHANDS_CLAUDE = REAL / "openhands_completions" / "llm-logs"  # claude-sonnet-4, 0 cache reads and writes
@@ -65,3 +69,23 @@ def test_a_deepseek_call_is_simulated_with_its_cache():
     money = session_money(a.view, a.table)
     assert money.cache_policy == "implicit (reads only), lifetime no expiry, minimum 64 tokens"
     assert [c.baseline_cache for c in money.calls] == [CacheSplit(1792, 0, 5699)]
+
+
+SWE_MINI = REAL / "swe_agent" / "minisweagent2.2.7_submit_trimmed.traj.json"
+
+
+def test_mini_swe_agent_calls_keep_their_unix_times_and_are_priced_at_them():
+    session = load(SWE_MINI)
+    calls = [m for m in session.messages if m.usage is not None]
+    # the file's extra.timestamp, as it has it (seconds since the epoch)
+    assert [m.extra["timestamp"] for m in calls] == [1775786846.900814, 1775786850.8885896]
+    assert call_time(calls[0]) == datetime(2026, 4, 10, 2, 7, 26, 900814, tzinfo=timezone.utc)
+    assert call_time(Message(index=0, role="assistant", extra={"timestamp": 86400})) == datetime(1970, 1, 2, tzinfo=timezone.utc)
+    assert call_time(Message(index=0, role="assistant", extra={"timestamp": True})) is None
+    assert call_time(Message(index=0, role="assistant", extra={"timestamp": 1e30})) is None
+    # DeepSeek's price depends on the hour (genai-prices: half price 16:30-00:30 UTC): a call
+    # stamped at 18:00 UTC is priced at half what one stamped at 02:07 UTC is
+    usage = TokenSplit(uncached=1_000_000, cache_read=1_000_000, output=1_000_000)
+    night = call_time(Message(index=0, role="assistant", extra={"timestamp": 1775844000.0}))  # 2026-04-10 18:00 UTC
+    assert price(usage, "deepseek-chat", None, call_time(calls[0])).total == Decimal("1.44")
+    assert price(usage, "deepseek-chat", None, night).total == Decimal("0.720")

@@ -23,7 +23,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timezone
 from decimal import Decimal
 from typing import Any
 
@@ -205,8 +205,14 @@ def call_model(session: Session, message: Message, override: str | None = None) 
 
 
 def call_time(message: Message) -> datetime | None:
-    """When the file says the message was written (Claude Code ``timestamp``), else None."""
+    """When the file says the message was written, else None: ``timestamp`` as ISO 8601 text
+    (Claude Code) or as seconds since the epoch, UTC (mini-swe-agent's ``extra.timestamp``)."""
     raw = message.extra.get("timestamp") or message.extra.get("ts")
+    if isinstance(raw, (int, float)) and not isinstance(raw, bool):
+        try:
+            return datetime.fromtimestamp(raw, timezone.utc)
+        except (OverflowError, OSError, ValueError):
+            return None
     if not isinstance(raw, str):
         return None
     try:
