@@ -121,6 +121,9 @@ def test_a_responses_api_folder_reads_items_and_gives_each_call_its_usage(tmp_pa
     assert [(m.index, m.usage.input_tokens, m.usage.cache_read_input_tokens) for m in s.messages if m.usage] == [(2, 1200, 0), (4, 248, 1152)]
     assert s.skipped == [] and s.extra == {"context_window": 272000, "calls": 2}
     assert [m.extra["timestamp"] for m in s.messages if m.usage] == ["2025-09-04T19:43:45.972000+00:00", "2025-09-04T19:43:49.090000+00:00"]
+    # the reply is the latest log's response.output, the rest its input (review8a: was "$.output[0]")
+    assert [m.source.json_path for m in s.messages] == ["$.instructions", "$.input[0]", "$.input[1]", "$.input[3]", "$.response.output[0]"]
+    assert {m.source.file for m in s.messages} == {"openai__gpt-5-mini-1757015029.090-cd34.json"}
 
 
 def test_each_call_is_priced_at_the_time_its_log_records(capsys):

@@ -108,7 +108,7 @@ def test_split_reads_the_common_prefix_and_writes_the_rest():
 def test_policies_by_provider_and_model():
     assert policy_for("anthropic", "claude-sonnet-4-5") == ANTHROPIC_5M
     assert policy_for("anthropic", "claude-opus-4-5-20251101", long_ttl=True) == CachePolicy(True, 3600.0, 4096)
-    assert policy_for("anthropic", "claude-sonnet-4-5", breakpoints=False) is NO_CACHE
+    assert policy_for("anthropic", "claude-sonnet-4-5", breakpoints=False).min_tokens == NO_CACHE.min_tokens
     assert policy_for("google", "gemini-2.5-pro") == CachePolicy(False, None, 4096)
     assert policy_for(None, "some-local-model") is NO_CACHE
 

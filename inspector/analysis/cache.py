@@ -11,8 +11,15 @@ common prefix with call k-1's request is read from cache when
 - the prefix is at least the provider's minimum cacheable length.
 
 The rest of the input is written to the cache where the provider charges writes and the agent
-marks cache breakpoints (Anthropic; Claude Code does), else it is plain input (OpenAI and Gemini
-cache implicitly, reads only; OpenAI caches in 128-token steps). Output is not modelled here.
+marks cache breakpoints (Anthropic; Claude Code does), else it is plain input (OpenAI, Gemini and
+DeepSeek cache implicitly, reads only; OpenAI caches in 128-token steps, DeepSeek in 64-token
+ones). Output is not modelled here.
+
+DeepSeek's "Context Caching on Disk" (https://api-docs.deepseek.com/guides/kv_cache) is on by
+default for every request: a later request's prefix repeated from an earlier one is a cache hit
+(billed at the cache-hit price); "the cache system uses 64 tokens as a storage unit; content less
+than 64 tokens will not be cached", it is "best-effort" (no hit is guaranteed), and unused entries
+are cleared "typically within a few hours to a few days" (modelled as no expiry).
 
 OpenAI routes a request to the machine that holds its prefix by a hash of the prompt's start and
 the ``prompt_cache_key`` (Codex sends its conversation id); "if requests for the same prefix and
@@ -27,7 +34,7 @@ only what every machine holds: the agent's fixed prefix (``warm``). The split is
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 
 Piece = tuple[Hashable, int]
@@ -47,6 +54,8 @@ ANTHROPIC_TTL_1H = 3600.0
 #: no per-call times, so this mostly matters for files that do.
 OPENAI_TTL = 600.0
 OPENAI_OVERFLOW_RPM = 15
+#: DeepSeek's cache storage unit: cached lengths are multiples of it, shorter prefixes uncached.
+DEEPSEEK_CACHE_UNIT = 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,11 +69,13 @@ class CachePolicy:
     #: Requests per minute one cache machine takes for one prefix before the rest overflow to
     #: others (OpenAI: about 15); None: no overflow.
     overflow_rpm: int | None = None
+    #: Why the policy differs from the provider's usual one, said in :attr:`label` ("" if not).
+    why: str = ""
 
     @property
     def label(self) -> str:
         if self.min_tokens >= _NEVER:
-            return "none (nothing is read from a provider cache)"
+            return "none (nothing is read from a provider cache)" + (f": {self.why}" if self.why else "")
         ttl = "no expiry" if self.ttl_seconds is None else f"{self.ttl_seconds / 60:g} min"
         kind = "read + write" if self.writes else "implicit (reads only)"
         return f"{kind}, lifetime {ttl}, minimum {self.min_tokens} tokens"
@@ -72,6 +83,26 @@ class CachePolicy:
 
 _NEVER = 1 << 62  # a minimum no request reaches: nothing is cached
 NO_CACHE = CachePolicy(writes=False, ttl_seconds=0.0, min_tokens=_NEVER)
+#: Anthropic caches only up to the ``cache_control`` breakpoints the agent marks; an agent that
+#: marks none (:func:`marks_breakpoints`) has nothing cached.
+NO_BREAKPOINTS = CachePolicy(
+    writes=False, ttl_seconds=0.0, min_tokens=_NEVER,
+    why="no recorded call reads or writes the cache, so the agent marks no cache breakpoints",
+)
+
+
+def marks_breakpoints(recorded: Iterable[tuple[int | None, int | None, int | None]], minimum: int) -> bool:
+    """Whether an agent on a provider whose cache needs breakpoints (Anthropic) marks them, from
+    its calls' recorded ``(cache read, cache write, whole input)`` tokens (None: not recorded):
+    False only where some call long enough to be cached (``minimum``, the policy's) records its
+    cache tokens and no call read or wrote any; where nothing tells, the usual assumption (it
+    marks them, as Claude Code does) stays."""
+    seen = False
+    for read, write, total in recorded:
+        if read or write:
+            return True
+        seen = seen or ((read is not None or write is not None) and (total or 0) >= minimum)
+    return not seen
 
 
 def policy_for(provider: str | None, model: str | None, *, long_ttl: bool = False, breakpoints: bool = True) -> CachePolicy:
@@ -82,10 +113,12 @@ def policy_for(provider: str | None, model: str | None, *, long_ttl: bool = Fals
     minimum = next((n for key, n in _MIN_TOKENS if key in name), _DEFAULT_MIN_TOKENS)
     if provider == "anthropic" or name.startswith("claude"):
         if not breakpoints:
-            return NO_CACHE
+            return NO_BREAKPOINTS
         return CachePolicy(True, ANTHROPIC_TTL_1H if long_ttl else ANTHROPIC_TTL, minimum)
     if provider == "openai" or name.startswith(("gpt", "o1", "o3", "o4", "codex")):
         return CachePolicy(False, OPENAI_TTL, _DEFAULT_MIN_TOKENS, step=128, overflow_rpm=OPENAI_OVERFLOW_RPM)
+    if provider == "deepseek" or name.startswith("deepseek"):
+        return CachePolicy(False, None, DEEPSEEK_CACHE_UNIT, step=DEEPSEEK_CACHE_UNIT)
     if provider == "google" or name.startswith("gemini"):
         return CachePolicy(False, None, minimum)
     return NO_CACHE
@@ -188,7 +221,7 @@ def simulate(
 
 
 __all__ = [
-    "ANTHROPIC_TTL", "ANTHROPIC_TTL_1H", "CachePolicy", "CacheSplit", "NO_CACHE", "OPENAI_OVERFLOW_RPM", "OPENAI_TTL",
+    "ANTHROPIC_TTL", "ANTHROPIC_TTL_1H", "CachePolicy", "CacheSplit", "DEEPSEEK_CACHE_UNIT", "NO_BREAKPOINTS", "NO_CACHE", "OPENAI_OVERFLOW_RPM", "OPENAI_TTL",
     "Piece",
-    "common_prefix_tokens", "policy_for", "simulate", "split_call",
+    "common_prefix_tokens", "marks_breakpoints", "policy_for", "simulate", "split_call",
 ]

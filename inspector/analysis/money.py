@@ -23,7 +23,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timezone
 from decimal import Decimal
 from typing import Any
 
@@ -32,7 +32,7 @@ from ..strategies.base import Settings
 from ..strategies.pipeline import parse_pipeline
 from ..tokens import TokenTable, count_session
 from ..units import SessionView, build_view
-from .cache import ANTHROPIC_TTL_1H, CachePolicy, CacheSplit, policy_for, simulate, split_call
+from .cache import ANTHROPIC_TTL_1H, CachePolicy, CacheSplit, marks_breakpoints, policy_for, simulate, split_call
 from .session_facts import call_model as _message_model
 from .session_facts import continues_context, session_model
 from .predict import predictions
@@ -205,8 +205,14 @@ def call_model(session: Session, message: Message, override: str | None = None) 
 
 
 def call_time(message: Message) -> datetime | None:
-    """When the file says the message was written (Claude Code ``timestamp``), else None."""
+    """When the file says the message was written, else None: ``timestamp`` as ISO 8601 text
+    (Claude Code) or as seconds since the epoch, UTC (mini-swe-agent's ``extra.timestamp``)."""
     raw = message.extra.get("timestamp") or message.extra.get("ts")
+    if isinstance(raw, (int, float)) and not isinstance(raw, bool):
+        try:
+            return datetime.fromtimestamp(raw, timezone.utc)
+        except (OverflowError, OSError, ValueError):
+            return None
     if not isinstance(raw, str):
         return None
     try:
@@ -519,16 +525,21 @@ def _kept_policy(view: SessionView, messages: Sequence[Message], options: MoneyO
     kept: dict = view.__dict__.setdefault("_money_policies", {})
     found = kept.get((id(messages), options.model))
     if found is None or found[0] is not messages:
-        found = kept[(id(messages), options.model)] = (messages, _policy(view.session, messages, options))
+        found = kept[(id(messages), options.model)] = (messages, _policy(view.session, messages, options, view.messages))
     return found[1]
 
 
-def _policy(session: Session, messages: Sequence[Message], options: MoneyOptions) -> CachePolicy:
+def _policy(session: Session, messages: Sequence[Message], options: MoneyOptions, main: Sequence[Message]) -> CachePolicy:
+    """The cache policy of the chain ``messages``: its model's provider's, with one-hour entries
+    where it wrote any, and without breakpoints where the main chain ``main`` records cache
+    usage and never read or wrote the cache (:func:`.cache.marks_breakpoints`)."""
     first = next((m for m in messages if m.usage is not None), messages[0] if messages else None)
     model = call_model(session, first, options.model) if first is not None else options.model or session.model
     long_ttl = any((m.usage.cache_creation_1h_input_tokens or 0) > 0 for m in messages if m.usage is not None)
     provider = _provider_of(model)
-    return policy_for(provider, model, long_ttl=long_ttl)
+    policy = policy_for(provider, model, long_ttl=long_ttl)
+    recorded = ((u.cache_read_input_tokens, u.cache_creation_input_tokens, u.context_tokens) for u in (m.usage for m in main) if u is not None)
+    return policy if marks_breakpoints(recorded, policy.min_tokens) else policy_for(provider, model, breakpoints=False)
 
 
 def _provider_of(model: str | None) -> str | None:

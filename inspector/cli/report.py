@@ -354,4 +354,5 @@ def compare_report(
             for row, money in zip(rows, moneys)
         ],
         "prices_as_of": baseline_money.prices_as_of,
+        "cache_model": {"policy": baseline_money.cache_policy, "prefix_tokens": baseline_money.prefix_tokens},
     }

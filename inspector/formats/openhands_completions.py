@@ -150,6 +150,9 @@ def _responses_session(path: Path, doc: dict[str, Any]) -> Session:
         request["tools"] = tools
     session = responses_session(request, path)
     session.model = served_model(model)
+    for m in session.messages:  # the reply's items are the file's response.output, not $.output
+        if m.source is not None and (m.source.json_path or "").startswith("$.output["):
+            m.source = new_source(m.source.line, "$.response" + m.source.json_path[1:], m.source.file)
     return session
 
 

@@ -14,6 +14,8 @@
   block. 2.x ends with a ``{"role": "exit"}`` message (exit status and submission): skipped with
   that reason, as it is never sent to the model; the submit call before it, which never gets a
   result, is marked as the run's end (``extra[hints.ENDS_RUN]``: the exit status). ``info.mini_version`` is ``agent_version``.
+  A message's ``extra.timestamp`` (unix seconds, when mini-swe-agent got the reply or the
+  output) is kept as ``extra["timestamp"]``, as the file has it: calls are priced at their time.
 - mini-swe-agent's Responses API models (``litellm_response``, ``openrouter_response``,
   ``portkey_response``) store each model response whole (``{"object": "response", "output": [...],
   "usage"}``, no ``role``) and tool outputs as ``function_call_output`` items: such a trajectory
@@ -109,6 +111,11 @@ def _read_responses(session: Session, items: list[Any], prefix: str, models: Mod
     reader.release()
 
 
+def _is_time(value: Any) -> bool:
+    """Seconds since the epoch, as mini-swe-agent writes ``extra.timestamp``."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
 def _mark_run_end(session: Session, exit_message: dict[str, Any]) -> None:
     """The submit command ends a mini-swe-agent 2.x run: its output is the exit message's
     submission, never a tool result. Its call, still unanswered, is marked as the run's end."""
@@ -143,6 +150,8 @@ def read(path: Path) -> Session:
                 raise SessionFormatError(path, where, "not a chat message.", 'an object with "role" system, user, assistant or tool')
             role = raw["role"]
             extra = {f: raw[f] for f in EXTRA_FIELDS if f in raw}
+            if mini and isinstance(raw.get("extra"), dict) and _is_time(raw["extra"].get("timestamp")):
+                extra["timestamp"] = raw["extra"]["timestamp"]
             blocks, form = content_blocks(raw.get("content"), _part)
             usage = None
             if role == "tool":
