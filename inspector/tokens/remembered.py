@@ -31,26 +31,29 @@ def lookup(encoding: str, text: str) -> int | None:
     """``text``'s count under tiktoken ``encoding`` from the disk cache, or None when it is not there."""
     if not cache.enabled():
         return None
-    data = text.encode("utf-8", "surrogatepass")
-    return cache.lookup(cache.load(cache.namespace(encoding)), cache.key(data), len(data))
+    return cache.lookup(cache.load(cache.namespace(encoding)), *_text_key(text))
 
 
 def note(encoding: str, text: str, count: int) -> None:
     """Remember that ``encoding`` counts ``text`` as ``count`` (written at exit, :func:`flush`)."""
+    _remember(encoding, text, count)
+
+
+def _text_key(text: str) -> tuple[int, int]:
+    data = text.encode("utf-8", "surrogatepass")
+    return cache.key(data), len(data)
+
+
+def _remember(encoding: str, what: str | tuple[str, int], value: int) -> None:
+    global _flush_registered
     pending = _pending.get(encoding)
     if pending is None:
-        pending = _pending_for(encoding)
+        pending = _pending[encoding] = {}
+        if not _flush_registered:
+            atexit.register(flush)
+            _flush_registered = True
     if len(pending) < PENDING_CAP:
-        pending[text] = count
-
-
-def _pending_for(name: str) -> dict[str | tuple[str, int], int]:
-    global _flush_registered
-    pending = _pending[name] = {}
-    if not _flush_registered:
-        atexit.register(flush)
-        _flush_registered = True
-    return pending
+        pending[what] = value
 
 
 # A head (:meth:`~inspector.tokens.counters.TiktokenCounter.head`, what a strategy keeps of a text
@@ -81,11 +84,7 @@ def note_head(encoding: str, text: str, max_tokens: int, head: str) -> None:
     """Remember the head of ``text`` within ``max_tokens`` tokens of ``encoding`` (a prefix of
     ``text`` only)."""
     if text.startswith(head):
-        pending = _pending.get(encoding)
-        if pending is None:
-            pending = _pending_for(encoding)
-        if len(pending) < PENDING_CAP:
-            pending[(text, max_tokens)] = len(head)
+        _remember(encoding, (text, max_tokens), len(head))
 
 
 def flush() -> None:
@@ -100,11 +99,8 @@ def flush() -> None:
         table = cache.load(ns)
         new: dict[int, int] = {}
         for text, n in counts.items():
-            if type(text) is tuple:  # a head: (text, max_tokens) -> its length in characters
-                k, length = _head_key(*text)
-            else:
-                data = text.encode("utf-8", "surrogatepass")
-                k, length = cache.key(data), len(data)
+            # a head: (text, max_tokens) -> its length in characters
+            k, length = _head_key(*text) if type(text) is tuple else _text_key(text)
             if cache.lookup(table, k, length) is None:
                 new[k] = cache.pack(length, n)
         cache.store(ns, new)
