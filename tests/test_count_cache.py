@@ -3,6 +3,9 @@ through it and the shared pool (tokens.batch), and count_session built on them."
 
 from __future__ import annotations
 
+import os
+import time
+
 import pytest
 
 from inspector.model import Message, TextBlock, ToolCallBlock, ToolResultBlock
@@ -187,3 +190,24 @@ def test_the_workers_are_forked_before_a_large_session_is_read(tmp_path, monkeyp
         pool_mod.start_early(tmp_path / "missing.jsonl")  # reading it will name the problem
     finally:
         pool_mod.shutdown()
+
+
+def test_a_killed_writers_temporary_file_goes_at_the_next_merge(cache_dir, monkeypatch):
+    """A segment's temporary file left by a writer that was killed (``timeout -s KILL`` while
+    the disk cache was being written) is removed when the segments are next merged, so the cache
+    does not keep files its size cap never counts; a temporary file a live writer may still be
+    filling (less than an hour old) is left alone."""
+    monkeypatch.setattr(cache, "MAX_SEGMENTS", 2)
+    batch.count_texts("cl100k_base", [f"0 {LONG}"])
+    (namespace,) = cache_dir.iterdir()
+    stale, live = namespace / ".tmp-killed.bin", namespace / ".tmp-live.bin"
+    stale.write_bytes(b"CICOUNT1" + b"\0" * 4000)  # a torn write of a killed process
+    live.write_bytes(b"CICOUNT1")
+    hours_ago = time.time() - 2 * 3600
+    os.utime(stale, (hours_ago, hours_ago))
+    for k in (1, 2):  # the third segment makes a merge
+        batch.count_texts("cl100k_base", [f"{k} {LONG}"])
+    assert sorted(p.name for p in namespace.glob(".tmp-*")) == [".tmp-live.bin"]
+    assert len(list(namespace.glob("seg-*.bin"))) == 1
+    cache.clear_memory()
+    assert len(cache.load(namespace.name)) == 3
