@@ -78,7 +78,7 @@ from ..model import Block, Message, RawBlock, Session, Skipped, SourceRef, TextB
 from .base import Format, Probe, SessionFormatError, register
 from .codex_lineage import lineage, own_session_meta, prefix_lines
 from .discovery import Candidate, Discovery, SessionDetails, count_needles, first_records, walk
-from .openai_responses import ItemReader
+from .openai_responses import ITEM_HANDLERS, ItemReader
 from .reading import OPENAI, ModelTally, usage_from
 from .recordlines import feed_records
 from .records import FIELD_ERRORS, head_records, ignored, malformed, parse_line
@@ -140,8 +140,14 @@ class CodexStream:
         if self._own_from is not None and self._inherited(record, rtype, payload, source):
             return
         try:
-            if rtype == "response_item" and payload.get("type") != "agent_message":  # most records
-                msg = self._items.add(payload, source)
+            if rtype == "response_item" and (t := payload.get("type")) != "agent_message":  # most records
+                items = self._items
+                try:  # (ItemReader.add's work, without its two calls: once per line)
+                    handler = ITEM_HANDLERS.get(t)
+                    msg = items._add(payload, source, False) if handler is None else handler(items, payload, t, source, False)
+                except FIELD_ERRORS as exc:
+                    self._items.malformed(payload, source, exc)
+                    msg = None
                 if self._pending is not None:
                     self._attach_pending(msg)
             else:
