@@ -34,7 +34,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any, Protocol
 
-from . import remembered
+from . import rank_cache, remembered
 
 DEFAULT_ENCODING = "cl100k_base"
 
@@ -215,13 +215,18 @@ def _bundled_ranks(name: str) -> dict[bytes, int]:
     return dict(zip(map(binascii.a2b_base64, words[0::2]), map(int, words[1::2])))
 
 
+def _ranks(name: str) -> dict[bytes, int]:
+    """The ranks of ``name``, kept built in the cache directory (:mod:`.rank_cache`)."""
+    return rank_cache.ranks(name, _RANK_SHA256[name], lambda: _bundled_ranks(name))
+
+
 def _o200k_encoding():
     import tiktoken
 
     return tiktoken.Encoding(
         name="o200k_base",
         pat_str=_O200K_PATTERN,
-        mergeable_ranks=_bundled_ranks("o200k_base"),
+        mergeable_ranks=_ranks("o200k_base"),
         special_tokens={"<|endoftext|>": 199999, "<|endofprompt|>": 200018},
     )
 
@@ -236,7 +241,7 @@ def _cl100k_encoding():
     return tiktoken.Encoding(
         name="cl100k_base",
         pat_str=_CL100K_PATTERN,
-        mergeable_ranks=_bundled_ranks("cl100k_base"),
+        mergeable_ranks=_ranks("cl100k_base"),
         special_tokens={
             "<|endoftext|>": 100257,
             "<|fim_prefix|>": 100258,
