@@ -105,7 +105,9 @@ class CodexStream:
         #: Usage written before the response it measures (0.40), for the next assistant message.
         self._pending: tuple[Usage, dict[str, Any], SourceRef] | None = None
         self._model: str | None = None
-        self._timestamp: str | None = None  # the current record's, for the call its token_count measures
+        #: The current record (its timestamp is the clock of the call a token_count measures: read
+        #: there, not on every line).
+        self._record: dict[str, Any] = {}
         self._models = ModelTally(self.session)
         self.recognised = 0
         #: Sub-agent threads this thread spawned (``sub_agent_activity``): thread id -> agent path.
@@ -135,8 +137,7 @@ class CodexStream:
             self.session.skipped.append(ignored(source, "record without a type and payload"))
             return
         self.recognised += 1
-        timestamp = record.get("timestamp")
-        self._timestamp = timestamp if isinstance(timestamp, str) else None
+        self._record = record
         if self._own_from is not None and self._inherited(record, rtype, payload, source):
             return
         try:
@@ -280,8 +281,9 @@ class CodexStream:
             self.session.skipped.append(ignored(source, "event_msg/token_count (no usage info)"))
             return
         extra = {"model_context_window": info["model_context_window"]} if isinstance(info.get("model_context_window"), int) else {}
-        if self._timestamp is not None:  # when the call's usage arrived: the cache model's clock
-            extra["timestamp"] = self._timestamp
+        timestamp = self._record.get("timestamp")
+        if isinstance(timestamp, str):  # when the call's usage arrived: the cache model's clock
+            extra["timestamp"] = timestamp
         messages = self.session.messages
         lower = max(self._usage_from, self._turn_from)
         target = next((i for i in range(len(messages) - 1, lower - 1, -1) if messages[i].role == "assistant"), None)

@@ -183,7 +183,8 @@ class ItemReader:
 
     def _assistant(self, source: SourceRef) -> Message:
         if self.open is None:
-            self.release()
+            if self.held or self.unanswered:  # (release's own test, without its call per response)
+                self.release()
             self.open = len(self.messages)
             message = new_message(self.open, "assistant", [], source, "parts", {})
             self.messages.append(message)  # (append's work, without a call per response)
@@ -276,7 +277,9 @@ class ItemReader:
         if "call_id" not in item:
             return self._other(item, t, source)
         if "arguments" in item:
-            args = json_text(item["arguments"])
+            args = item["arguments"]
+            if type(args) is not str:
+                args = json_text(args)
         elif isinstance(item.get("input"), str):
             args = item["input"]
         else:
@@ -294,7 +297,8 @@ class ItemReader:
             self.empty_count += 1
             call_id, extra["recorded_id"] = f"unrecorded_{self.empty_count}", item["call_id"]
             self.empty_ids.append(call_id)
-        msg = self._extend(new_tool_call(call_id, intern(str(name)), args, extra), source)  # one string per tool name
+        msg = self._assistant(source)  # (_extend's work, without its call)
+        msg.content.append(new_tool_call(call_id, intern(name if type(name) is str else str(name)), args, extra))  # one string per tool name
         self.unanswered.add(call_id)
         return msg
 
