@@ -11,6 +11,8 @@ import sys
 
 import pytest
 
+from test_count_cache import cache_dir  # noqa: F401 (the fixture: a cache directory of the test's own)
+
 from inspector.tokens import cache, rank_cache
 from inspector.tokens.counters import _RANK_SHA256, _bundled_ranks
 
@@ -18,12 +20,9 @@ NAME = "cl100k_base"
 
 
 @pytest.fixture
-def ranks_dir(tmp_path, monkeypatch):
-    monkeypatch.setenv("CONTEXT_INSPECTOR_CACHE_DIR", str(tmp_path))
-    monkeypatch.delenv(cache.NO_CACHE_ENV, raising=False)
-    cache.set_enabled(None)
-    yield tmp_path / "ranks"
-    cache.set_enabled(None)
+def ranks_dir(cache_dir):
+    """The ranks' folder in the cache directory of this test (test_count_cache's fixture)."""
+    return cache_dir.parent / "ranks"
 
 
 def _never() -> dict[bytes, int]:
