@@ -521,7 +521,7 @@ class ClaudeCodeStream:
             self.session.skipped.append(ignored(new_source(line_no, None, file), f"{rtype} (duplicate uuid, replayed entry)"))
             return
         self.recognised += 1
-        if not self._unseen_fields.isdisjoint(entry):  # (a set test in C: most lines have none of them)
+        if self._unseen_fields and not self._unseen_fields.isdisjoint(entry):  # (a set test in C: most lines have none of them; none once all are seen)
             self._note_session_fields(entry)
         version = entry.get("version")
         if version != self.session.agent_version and isinstance(version, str):
