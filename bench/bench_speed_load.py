@@ -110,6 +110,29 @@ pricing the calls and kept (``analysis/money.py``), 8 the fits and baselines kep
   JSONL ``info`` 0.75 -> 0.62, summarize 1.18 -> 0.88. Run it from outside the repository when
   comparing trees with PYTHONPATH: ``python -m`` puts the current directory first.
 
+2026-11-24, branch load9 (4a16daa and the branch alternated, 2 rounds of 5 each, load average
+13-16: every figure is noisy):
+- **load**, CPU, median (ratio of mins): Codex 1.63-1.65x (1.66-1.69x) -> 1.52-1.53x
+  (1.53-1.57x); the reader alone over pre-parsed lines 24.4-25.2 -> 20.8-21.7 ms (min of 15). The
+  usual Responses items go to their handler by one dict lookup (``ITEM_HANDLERS``) straight from
+  ``CodexStream.add``, with no ``ItemReader.add`` / ``close_response`` / ``release`` /
+  ``append`` call a line, and a record's timestamp is read only where a ``token_count`` uses it.
+  Claude Code 1.82-1.89x -> 1.82-1.95x: no change beyond the noise (reader over pre-parsed lines
+  40.0-41.4 -> 38.5-39.4 ms; the 25 real Claude Code files 174-178 -> 165-170 ms, parse
+  included). Goal 1.5x not met for either. What is left for Claude Code: building the objects
+  a view reads (blocks, message, source, usage, extra) takes 17.7 ms at 10k by itself (a
+  straight loop with no bookkeeping), the parse floor 53-55 ms, and the goal leaves the reader
+  about 25 ms; the other 21 ms are the ~30 small steps a line that keep the facts (duplicate
+  and rewound entries, sidechains, compaction and microcompact, merged responses, models) and
+  freeing each parsed line (the floor keeps its dicts).
+- **cold** (new rows): a process that counts a text not on disk builds its encoding. o200k_base
+  in a fresh process: ranks 0.18 s -> 0.14 s parsed with one split and ``binascii`` -> 0.05-0.07
+  s read back from the cache directory (:mod:`inspector.tokens.rank_cache`, marshal, checked by
+  SHA-256); tiktoken's ``CoreBPE`` from the dict stays 0.14 s. Fresh ``info``, counts not on
+  disk, CPU with children, median of 5 (load 9.5-10.7), 4a16daa / ranks parsed / ranks kept:
+  real Codex rollout 0.724 / 0.691 / 0.593 s, real Claude Code transcript 0.749 / 0.740 / 0.629
+  s, the 10k Codex file 2.60 / 2.55 / 2.34 s.
+
 Usage: python bench/bench_speed_load.py [--dir DIR] [--sizes 10000 50000] [--repeat 3] [--skip paint,count]
 """
 
