@@ -147,7 +147,7 @@ class CodexStream:
                     handler = ITEM_HANDLERS.get(t)
                     msg = items._add(payload, source, False) if handler is None else handler(items, payload, t, source, False)
                 except FIELD_ERRORS as exc:
-                    self._items.malformed(payload, source, exc)
+                    items.malformed(payload, source, exc)
                     msg = None
                 if self._pending is not None:
                     self._attach_pending(msg)
