@@ -175,6 +175,15 @@ def _block(b: Any, k: int = 0) -> Block:
     return RawBlock(raw=b, text=raw_text(b))  # document, server_tool_use, web_search_tool_result, compaction...
 
 
+def _has_result(blocks: list[Block]) -> bool:
+    """Whether ``blocks`` hold a tool result (``Message.tool_results`` without building the list;
+    this reader builds no subclass of the block types)."""
+    for b in blocks:
+        if type(b) is ToolResultBlock:
+            return True
+    return False
+
+
 def _other_content(content: Any) -> list[Block]:
     return [RawBlock(raw={"content": content}, text=json_text(content))]
 
@@ -187,6 +196,8 @@ def convert_blocks(content: Any) -> tuple[list[Block], str]:
 def _merge_usage(old: Usage | None, new: Usage | None) -> Usage | None:
     if old is None or new is None:
         return new or old
+    if old == new:  # the same usage written again on the response's next line (the usual case)
+        return old
     fields: dict[str, Any] = {"model": old.model or new.model}
     for name in ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens",
                  "cache_creation_1h_input_tokens"):
@@ -215,7 +226,8 @@ class _Conversation:
         self.before_boundary: set[str] = set()
 
     def _touch(self, index: int) -> None:
-        self.dirty = min(self.dirty, index)
+        if index < self.dirty:
+            self.dirty = index
 
     def truncate(self, keep: int) -> list[Message]:
         dropped = self.messages[keep:]
@@ -256,8 +268,7 @@ class _Conversation:
         resent = False
         if self.last_assistant is not None and mid:
             prev = self.messages[self.last_assistant]
-            prid = prev.extra.get("request_id")
-            if prev.extra.get("message_id") == mid and (not rid or not prid or rid == prid):
+            if prev.extra.get("message_id") == mid and (not rid or not (prid := prev.extra.get("request_id")) or rid == prid):
                 prev.content.extend(blocks)
                 prev.usage = _merge_usage(prev.usage, usage)
                 prev.extra.setdefault("lines", [prev.source.line]).append(source.line)
@@ -284,16 +295,12 @@ class _Conversation:
             self._append(message)
 
     def _add_user(self, entry, blocks, form, source, extra) -> None:
-        has_results = False
-        for b in blocks:
-            if type(b) is ToolResultBlock:  # (this reader builds no subclass)
-                has_results = True
-                break
+        has_results = _has_result(blocks)
         summary = bool(entry.get("isCompactSummary"))
         joined = None  # the kind of harness text this message takes in (then not a person's words)
         if has_results and not summary and self.pending_boundary is None and self.messages:
             prev = self.messages[-1]
-            if prev.role == "user" and prev.tool_results:
+            if prev.role == "user" and _has_result(prev.content):
                 prev.content.extend(blocks)
                 prev.content_form = "blocks"
                 prev.extra.setdefault("lines", [prev.source.line]).append(source.line)
@@ -454,9 +461,8 @@ class ClaudeCodeStream:
         self._sides: dict[str, _Conversation] = {}
         self._parent: dict[str, str | None] = {}
         self._side_root: dict[str, str] = {}
-        #: The main chain's entries in order, and for each the number of messages up to it (a
-        #: rewind finds an entry's place in the list: rare, so no second dict on every line).
-        self._main_nodes: list[str] = []
+        #: The main chain's entries in order (a dict keeps its insertion order: a rewind pops the
+        #: entries after its parent), and for each the number of messages up to it.
         self._upto: dict[str, int] = {}
         self._leaf: str | None = None
         #: A sub-agent transcript opened on its own (named ``agent-*.jsonl``, or whose first
@@ -480,7 +486,7 @@ class ClaudeCodeStream:
     def read_file(self, path: Path) -> None:
         """Every entry of a whole file, as :meth:`feed` would take its lines (one loop: the
         per-line calls of feeding cost about a tenth of the parse)."""
-        feed_records(path, self.add, self.session.skipped)
+        feed_records(path, self._add, self.session.skipped, guard=FIELD_ERRORS, on_error=self._malformed_line)
 
     def take(self) -> tuple[int, list[Message]]:
         first = min(self._main.dirty, len(self.session.messages))
@@ -495,11 +501,15 @@ class ClaudeCodeStream:
         except FIELD_ERRORS as exc:
             self._malformed(entry, line_no, file, exc)
 
+    def _malformed_line(self, entry: dict[str, Any], line_no: int, exc: Exception) -> None:
+        """:meth:`_malformed` for an entry of the session file itself (feed_records' ``on_error``)."""
+        self._malformed(entry, line_no, None, exc)
+
     def _malformed(self, entry: dict[str, Any], line_no: int, file: str | None, exc: Exception) -> None:
         where = SourceRef(line=line_no, file=file)
         self.session.skipped.append(malformed(where, f"{entry.get('type')} record", exc))
 
-    def _add(self, entry: dict[str, Any], line_no: int, file: str | None, side_key: str | None) -> None:
+    def _add(self, entry: dict[str, Any], line_no: int, file: str | None = None, side_key: str | None = None) -> None:
         rtype = entry.get("type")
         if not isinstance(rtype, str):
             self.session.skipped.append(ignored(new_source(line_no, None, file), "record without a type"))
@@ -511,7 +521,7 @@ class ClaudeCodeStream:
             self.session.skipped.append(ignored(new_source(line_no, None, file), f"{rtype} (duplicate uuid, replayed entry)"))
             return
         self.recognised += 1
-        if not self._unseen_fields.isdisjoint(entry):  # (a set test in C: most lines have none of them)
+        if self._unseen_fields and not self._unseen_fields.isdisjoint(entry):  # (a set test in C: most lines have none of them; none once all are seen)
             self._note_session_fields(entry)
         version = entry.get("version")
         if version != self.session.agent_version and isinstance(version, str):
@@ -564,7 +574,6 @@ class ClaudeCodeStream:
             self._skip_bookkeeping(entry, rtype, new_source(line_no, None, file))
 
         if conv is self._main and uuid is not None:
-            self._main_nodes.append(uuid)
             self._upto[uuid] = len(self._main.messages)
             self._leaf = uuid
 
@@ -642,10 +651,12 @@ class ClaudeCodeStream:
         keep = self._upto[node]
         for m in self._main.truncate(keep) if keep < len(self.session.messages) else ():
             self.session.skipped.append(ignored(m.source, REWOUND))
-        pos = self._main_nodes.index(node)  # (each entry is listed once: a replayed uuid is skipped)
-        for u in self._main_nodes[pos + 1 :]:
-            del self._upto[u]
-        del self._main_nodes[pos + 1 :]
+        upto = self._upto  # (each entry is in it once: a replayed uuid is skipped)
+        while True:  # the entries after ``node``, newest first
+            last, count = upto.popitem()
+            if last == node:
+                upto[last] = count
+                break
 
     def add_side_file(self, path: Path, label: str) -> None:
         """Read a sub-agent transcript into ``session.sidechains`` (key: its agentId)."""

@@ -78,7 +78,7 @@ from ..model import Block, Message, RawBlock, Session, Skipped, SourceRef, TextB
 from .base import Format, Probe, SessionFormatError, register
 from .codex_lineage import lineage, own_session_meta, prefix_lines
 from .discovery import Candidate, Discovery, SessionDetails, count_needles, first_records, walk
-from .openai_responses import ItemReader
+from .openai_responses import ITEM_HANDLERS, ItemReader
 from .reading import OPENAI, ModelTally, usage_from
 from .recordlines import feed_records
 from .records import FIELD_ERRORS, head_records, ignored, malformed, parse_line
@@ -105,7 +105,9 @@ class CodexStream:
         #: Usage written before the response it measures (0.40), for the next assistant message.
         self._pending: tuple[Usage, dict[str, Any], SourceRef] | None = None
         self._model: str | None = None
-        self._timestamp: str | None = None  # the current record's, for the call its token_count measures
+        #: The current record (its timestamp is the clock of the call a token_count measures: read
+        #: there, not on every line).
+        self._record: dict[str, Any] = {}
         self._models = ModelTally(self.session)
         self.recognised = 0
         #: Sub-agent threads this thread spawned (``sub_agent_activity``): thread id -> agent path.
@@ -135,13 +137,18 @@ class CodexStream:
             self.session.skipped.append(ignored(source, "record without a type and payload"))
             return
         self.recognised += 1
-        timestamp = record.get("timestamp")
-        self._timestamp = timestamp if isinstance(timestamp, str) else None
+        self._record = record
         if self._own_from is not None and self._inherited(record, rtype, payload, source):
             return
         try:
-            if rtype == "response_item" and payload.get("type") != "agent_message":  # most records
-                msg = self._items.add(payload, source)
+            if rtype == "response_item" and (t := payload.get("type")) != "agent_message":  # most records
+                items = self._items
+                try:  # (ItemReader.add's work, without its two calls: once per line)
+                    handler = ITEM_HANDLERS.get(t)
+                    msg = items._add(payload, source, False) if handler is None else handler(items, payload, t, source, False)
+                except FIELD_ERRORS as exc:
+                    items.malformed(payload, source, exc)
+                    msg = None
                 if self._pending is not None:
                     self._attach_pending(msg)
             else:
@@ -274,8 +281,9 @@ class CodexStream:
             self.session.skipped.append(ignored(source, "event_msg/token_count (no usage info)"))
             return
         extra = {"model_context_window": info["model_context_window"]} if isinstance(info.get("model_context_window"), int) else {}
-        if self._timestamp is not None:  # when the call's usage arrived: the cache model's clock
-            extra["timestamp"] = self._timestamp
+        timestamp = self._record.get("timestamp")
+        if isinstance(timestamp, str):  # when the call's usage arrived: the cache model's clock
+            extra["timestamp"] = timestamp
         messages = self.session.messages
         lower = max(self._usage_from, self._turn_from)
         target = next((i for i in range(len(messages) - 1, lower - 1, -1) if messages[i].role == "assistant"), None)

@@ -183,7 +183,8 @@ class ItemReader:
 
     def _assistant(self, source: SourceRef) -> Message:
         if self.open is None:
-            self.release()
+            if self.held or self.unanswered:  # (release's own test, without its call per response)
+                self.release()
             self.open = len(self.messages)
             message = new_message(self.open, "assistant", [], source, "parts", {})
             self.messages.append(message)  # (append's work, without a call per response)
@@ -198,26 +199,28 @@ class ItemReader:
         try:
             return self._add(item, source, starts_context)
         except FIELD_ERRORS as exc:
-            kind = item.get("type") if isinstance(item, dict) else None
-            self.skipped.append(malformed(source, kind or "item", exc))
+            self.malformed(item, source, exc)
             return None
+
+    def malformed(self, item: Any, source: SourceRef, exc: Exception) -> None:
+        """``item`` reported in ``skipped`` as malformed (what :meth:`add` does on a field error)."""
+        kind = item.get("type") if isinstance(item, dict) else None
+        self.skipped.append(malformed(source, kind or "item", exc))
 
     def _add(self, item: Any, source: SourceRef, starts_context: bool) -> Message | None:
         if not isinstance(item, dict):
             self.skipped.append(Skipped(where=str(source), reason=f"expected an item object, got {type(item).__name__}"))
             return None
         t = item.get("type")
+        # the usual items by one dict lookup, not a chain of tests (an unhashable type raises
+        # TypeError here as the set test below did: the item is reported malformed)
+        handler = ITEM_HANDLERS.get(t)
+        if handler is not None:
+            return handler(self, item, t, source, starts_context)
         if t is None and "role" in item:
             t = "message"
         if t == "message":
-            return self._message(item, source, starts_context)
-        if t == "reasoning":
-            texts = [p.get("text", "") for p in _list(item.get("summary")) if isinstance(p, dict)]
-            if not any(texts):
-                texts = [p.get("text", "") for p in _list(item.get("content")) if isinstance(p, dict)]
-            extra = {k: item[k] for k in ("id", "encrypted_content") if item.get(k)}
-            block = ThinkingBlock(thinking="\n".join(t for t in texts if isinstance(t, str)), extra=extra)
-            return self._extend(block, source)
+            return self._message(item, t, source, starts_context)
         if t in COMPACTION_ITEMS:
             self.close_response()
             raw = {k: v for k, v in item.items()}
@@ -226,47 +229,78 @@ class ItemReader:
         if t == "additional_tools":
             return self._additional_tools(item, source)
         if isinstance(t, str) and t.endswith("_output") and "call_id" in item:
-            self.close_response()
-            status = item.get("status")
-            call_id, recorded = str(item["call_id"]), {}
-            if not item["call_id"] and self.empty_ids:  # answers the oldest unanswered call without an id
-                call_id, recorded = self.empty_ids.pop(0), {"recorded_id": item["call_id"]}
-            is_error = status in ("failed", "incomplete") or item.get("success") is False
-            output = item.get("output") if "output" in item or "tools" not in item else json_text(item["tools"])  # tool_search_output: the tools it loaded
-            block = new_tool_result(call_id, _result_content(output), recorded, is_error=is_error)
-            extra = {"item_type": t} if t != "function_call_output" else {}
-            msg = self.append(new_message(0, "tool", [block], source, "string", extra))
-            self.unanswered.discard(block.tool_call_id)
-            if not self.unanswered:
-                self.release()
-            return msg
+            return self._output(item, t, source)
         if isinstance(t, str) and t.endswith("_call") and "call_id" in item:
-            if "arguments" in item:
-                args = json_text(item["arguments"])
-            elif isinstance(item.get("input"), str):
-                args = item["input"]
-            else:
-                args = json_text(item.get("action") or item.get("input") or {})
-            name = item.get("name") or t[: -len("_call")]
-            extra = {}
-            if "id" in item:  # (not a comprehension: a function call of its own in Python 3.11)
-                extra["id"] = item["id"]
-            if "status" in item:
-                extra["status"] = item["status"]
-            if t != "function_call":
-                extra["item_type"] = t
-            call_id = str(item["call_id"])
-            if not item["call_id"]:  # not recorded (Agents SDK with other providers' models): pair by order
-                self.empty_count += 1
-                call_id, extra["recorded_id"] = f"unrecorded_{self.empty_count}", item["call_id"]
-                self.empty_ids.append(call_id)
-            msg = self._extend(new_tool_call(call_id, intern(str(name)), args, extra), source)  # one string per tool name
-            self.unanswered.add(call_id)
-            return msg
+            return self._call(item, t, source)
+        return self._other(item, t, source)
+
+    def _other(self, item: dict[str, Any], t: Any, source: SourceRef) -> Message | None:
+        """An item with no call id to pair: a hosted call's visible fields, or skipped."""
         if t in OUTPUT_CALLS_WITHOUT_OUTPUT:
             return self._extend(RawBlock(raw=item, text=fields_text(item, VISIBLE_KEYS, nested=("action",))), source)
         self.skipped.append(ignored(source, f"{self.prefix}{t}" if t in SKIP_ITEMS else f"{self.prefix}{t} (unknown item type)"))
         return None
+
+    def _reasoning(self, item: dict[str, Any], t: str, source: SourceRef, starts_context: bool = False) -> Message:
+        texts = [p.get("text", "") for p in _list(item.get("summary")) if isinstance(p, dict)]
+        if not any(texts):
+            texts = [p.get("text", "") for p in _list(item.get("content")) if isinstance(p, dict)]
+        extra = {k: item[k] for k in ("id", "encrypted_content") if item.get(k)}
+        block = ThinkingBlock(thinking="\n".join(t for t in texts if isinstance(t, str)), extra=extra)
+        return self._extend(block, source)
+
+    def _output(self, item: dict[str, Any], t: str, source: SourceRef, starts_context: bool = False) -> Message | None:
+        """A call's output item (``*_output``): a tool message; without a ``call_id``, :meth:`_other`."""
+        if "call_id" not in item:
+            return self._other(item, t, source)
+        self.open = None  # (close_response's work, without its call)
+        status = item.get("status")
+        recorded_id, recorded = item["call_id"], {}
+        call_id = recorded_id if type(recorded_id) is str else str(recorded_id)
+        if not recorded_id and self.empty_ids:  # answers the oldest unanswered call without an id
+            call_id, recorded = self.empty_ids.pop(0), {"recorded_id": item["call_id"]}
+        is_error = status in ("failed", "incomplete") or item.get("success") is False
+        output = item.get("output") if "output" in item or "tools" not in item else json_text(item["tools"])  # tool_search_output: the tools it loaded
+        block = new_tool_result(call_id, output if type(output) is str else _result_content(output), recorded, is_error=is_error)
+        extra = {"item_type": t} if t != "function_call_output" else {}
+        messages = self.messages
+        msg = new_message(len(messages), "tool", [block], source, "string", extra)
+        messages.append(msg)  # (append's work, without its call)
+        unanswered = self.unanswered
+        unanswered.discard(call_id)
+        if not unanswered and self.held:
+            self.release()
+        return msg
+
+    def _call(self, item: dict[str, Any], t: str, source: SourceRef, starts_context: bool = False) -> Message | None:
+        """A call item (``*_call``): a tool call in the open response; without a ``call_id``, :meth:`_other`."""
+        if "call_id" not in item:
+            return self._other(item, t, source)
+        if "arguments" in item:
+            args = item["arguments"]
+            if type(args) is not str:
+                args = json_text(args)
+        elif isinstance(item.get("input"), str):
+            args = item["input"]
+        else:
+            args = json_text(item.get("action") or item.get("input") or {})
+        name = item.get("name") or t[: -len("_call")]
+        extra = {}
+        if "id" in item:  # (not a comprehension: a function call of its own in Python 3.11)
+            extra["id"] = item["id"]
+        if "status" in item:
+            extra["status"] = item["status"]
+        if t != "function_call":
+            extra["item_type"] = t
+        call_id = str(item["call_id"])
+        if not item["call_id"]:  # not recorded (Agents SDK with other providers' models): pair by order
+            self.empty_count += 1
+            call_id, extra["recorded_id"] = f"unrecorded_{self.empty_count}", item["call_id"]
+            self.empty_ids.append(call_id)
+        msg = self._assistant(source)  # (_extend's work, without its call)
+        msg.content.append(new_tool_call(call_id, intern(name if type(name) is str else str(name)), args, extra))  # one string per tool name
+        self.unanswered.add(call_id)
+        return msg
 
     def _additional_tools(self, item: dict[str, Any], source: SourceRef) -> Message:
         """Tool definitions sent inside the input (Codex "responses lite"): a system message
@@ -285,9 +319,13 @@ class ItemReader:
         msg.content.append(block)
         return msg
 
-    def _message(self, item: dict[str, Any], source: SourceRef, starts_context: bool) -> Message:
+    def _message(self, item: dict[str, Any], t: str, source: SourceRef, starts_context: bool) -> Message:
         role = item.get("role")
-        blocks, form = _parts(item.get("content"))
+        content = item.get("content")
+        if type(content) is list:  # (_parts' work, without its call)
+            blocks, form = list(map(_part, content)), "parts"
+        else:
+            blocks, form = content_blocks(content, _part)
         extra = {}
         if "id" in item:  # (not a comprehension: a function call of its own in Python 3.11)
             extra["id"] = item["id"]
@@ -302,16 +340,32 @@ class ItemReader:
             if starts_context:
                 msg.starts_context = True
             return msg
-        self.close_response()
+        self.open = None  # (close_response's work, without its call)
         if role not in ("user", "system"):
             extra["original_role"] = role
             role = "system" if role == "developer" else "user"
-        msg = new_message(0, role, blocks, source, form, extra, starts_context=starts_context)
+        messages = self.messages
+        msg = new_message(len(messages), role, blocks, source, form, extra, starts_context=starts_context)
         if role == "system" and self.unanswered and self.hold_system:
             self.held.append(msg)  # sent between a call and its output (the Responses API takes that)
             return msg
-        self.release()
-        return self.append(msg)
+        if self.held or self.unanswered:
+            self.release()
+            msg.index = len(messages)
+        messages.append(msg)  # (append's work, without its call)
+        return msg
+
+
+#: Item types :meth:`ItemReader._add` reads by one lookup (most items of a rollout); each
+#: handler takes ``(reader, item, type, source, starts_context)``.
+ITEM_HANDLERS = {
+    "message": ItemReader._message,
+    "reasoning": ItemReader._reasoning,
+    "function_call": ItemReader._call,
+    "function_call_output": ItemReader._output,
+    "custom_tool_call": ItemReader._call,
+    "custom_tool_call_output": ItemReader._output,
+}
 
 
 # --- the JSON file format ---------------------------------------------------------------------

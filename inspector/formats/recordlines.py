@@ -22,16 +22,28 @@ from ..safeio import iter_text_lines
 from .records import iter_lines, parse_line
 
 
-def feed_records(path: Path, add: Callable[[dict[str, Any], int], object], skipped: list[Skipped], file: str | None = None) -> None:
+def feed_records(
+    path: Path,
+    add: Callable[[dict[str, Any], int], object],
+    skipped: list[Skipped],
+    file: str | None = None,
+    guard: tuple[type[Exception], ...] = (),
+    on_error: Callable[[dict[str, Any], int, Exception], object] | None = None,
+) -> None:
     """``add(object, line_no)`` for every line of ``path`` that is a JSON object (1-based), in
     file order; blank lines left out silently and bad ones reported in ``skipped`` (``file``
     names them), as ``parse_line`` does. A loop that calls the reader, not a generator it
-    iterates: one resumption a line less."""
+    iterates: one resumption a line less. When ``add`` raises one of ``guard``,
+    ``on_error(object, line_no, exc)`` is called and the loop goes on (the reader's own
+    try/except around each entry, without a wrapper call a line)."""
     if str(path).endswith(".zst"):  # compressed: the general line reader (rare, not the hot path)
         for line_no, line in iter_lines(path):
             value = parse_line(line, line_no, skipped, file)
             if value is not None:
-                add(value, line_no)
+                try:
+                    add(value, line_no)
+                except guard as exc:
+                    on_error(value, line_no, exc)  # type: ignore[misc]
         return
     loads, error = orjson.loads, orjson.JSONDecodeError
     for line_no, line in enumerate(iter_text_lines(path), 1):
@@ -44,7 +56,10 @@ def feed_records(path: Path, add: Callable[[dict[str, Any], int], object], skipp
             value = parse_line(line[:-1] if line.endswith(b"\r") else line, line_no, skipped, file)
             if value is None:
                 continue
-        add(value, line_no)
+        try:
+            add(value, line_no)
+        except guard as exc:
+            on_error(value, line_no, exc)  # type: ignore[misc]
 
 
 __all__ = ["feed_records"]

@@ -193,10 +193,11 @@ def _compact(directory: Path) -> None:
             seg.unlink()
         except OSError:
             pass
-    _remove_stale_temps(directory)
+    remove_stale_temps(directory)
 
 
-def _remove_stale_temps(directory: Path) -> None:
+def remove_stale_temps(directory: Path) -> None:
+    """Remove the temporary files in ``directory`` left by writers that were killed."""
     too_old = time.time() - STALE_TEMP_SECONDS
     try:
         temps = list(directory.glob(".tmp-*.bin"))
@@ -215,5 +216,5 @@ def clear_memory() -> None:
     _loaded.clear()
 
 
-__all__ = ["MIN_CHARS", "NO_CACHE_ENV", "SIZE_CAP", "clear_memory", "enabled", "key", "load", "lookup", "namespace", "pack", "set_enabled",
+__all__ = ["MIN_CHARS", "NO_CACHE_ENV", "SIZE_CAP", "clear_memory", "enabled", "key", "load", "lookup", "namespace", "pack", "remove_stale_temps", "set_enabled",
            "store"]

