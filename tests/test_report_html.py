@@ -203,3 +203,14 @@ def test_the_page_says_which_budget_and_why(tmp_path):
     assert ("Budget 1,000,000 = the 1,000,000-token window of gpt-4.1-2025-04-14 (genai-prices)."
             in default.read_text(encoding="utf-8"))
     assert "Budget 4,000, as set." in as_set.read_text(encoding="utf-8")
+
+
+def test_the_size_it_reports_is_the_file_size_in_bytes(tmp_path, capsys):
+    """The page has non-ASCII text (arrows, the session's "é"): the figure on stderr is the file's
+    bytes, not its characters (it said 87,012 bytes for an 87,245-byte file)."""
+    session = write_session(tmp_path / "s.json", "café → naïve ✓")
+    out = tmp_path / "r.html"
+    assert main(["report", str(session), "--html", str(out)]) == 0
+    size = out.stat().st_size
+    assert size > len(out.read_text(encoding="utf-8"))
+    assert f"HTML report ({size:,} bytes)." in capsys.readouterr().err
