@@ -654,7 +654,7 @@ class InspectorApp(ViewActions, App[int]):
         self.export.open()
 
     def action_help(self) -> None:
-        self.push_screen(HelpScreen(str(self.keymap_file), self.remapped))
+        self.push_screen(HelpScreen(str(self.keymap_file), self.remapped, binding_rows(keymap_owners())))
 
     #: The sidechain shown (None: the main conversation) and those the session has, as
     #: ``(id, message count)``; set by :func:`run`, which reopens the viewer on the one chosen.
