@@ -20,6 +20,7 @@ from ..textsafe import visible
 from .elide import Elided, Shown, hidden, plan_rows_shown, rows_shown
 from .longtable import LONG, Column, print_long_table
 from .safeconsole import SafeConsole
+from .wholetable import print_whole
 from ..numbers import usd
 
 SHORT_ROLES = {"system": "sys", "assistant": "asst"}
@@ -161,7 +162,7 @@ def render_info(report: dict[str, Any], out: Console) -> None:
         for row in report["tools"]:
             table.add_row(T(row["tool"]), N(row["calls"]), N(row["results"]), N(row["call_tokens"]),
                           N(row["result_tokens"]), N(row["tokens"]), T(_pct(row["tokens"], total)))
-        out.print(table)
+        print_whole(out, table)
         out.print(Text("Per-tool figures count the call's name and arguments and the result's content; "
                        "the message framing around them is in the unit totals above.", style="dim"))
 
@@ -325,7 +326,7 @@ def render_compare_money(report: dict[str, Any], out: Console) -> None:
                       T(f"{_usd_text(r['dollars_saved'])} ({_share(r['dollars_saved_pct'])})" if r["dollars_saved"] is not None else "—",
                         "yellow" if smaller else ""),
                       N(r["cache_breaks"]), N(r["cache_write_tokens"]))
-    out.print(table)
+    print_whole(out, table)
     out.print(Text(
         "input billed = every call's input with the prefix the file does not show; cost = those tokens split by the "
         "prompt-cache model and priced with the recorded output. Yellow: a smaller share of dollars than of tokens, "
@@ -645,7 +646,7 @@ def render_compare(report: dict[str, Any], out: Console) -> None:
             ok = "valid" + (" (every call)" if every else "")
             cells.append(T(ok, "green") if n == 0 else T(f"{n} violation{'s' if n != 1 else ''}{where}", "red"))
         table.add_row(*cells)
-    out.print(table)
+    print_whole(out, table)
     if any(row.get("validity_scope") == "every call" for row in report["rows"]):
         out.print(Text("Validity: a compacting pipeline is checked at every call of its stateful replay; the others by their plan at the last call."))
     render_compare_money(report, out)
