@@ -37,3 +37,12 @@ def test_short_token_figures_stay_short_above_a_billion():
 
     assert [short(n) for n in (999, 12_345, 1_234_567, 999_994_999, 304_816_043_616)] == [
         "999", "12.3k", "1.23M", "999.99M", "304.82B"]
+
+
+async def test_status_line_says_1_turn_and_1_model_call():
+    # an SWE-agent trajectory (one task, one turn) showed '43 messages · 1 turns · 21 model calls'
+    messages = [msg(0, "system", "You are terse."), msg(1, "user", "question"), msg(2, "assistant", "answer")]
+    app = make_app(Session(format="openai", messages=messages))
+    async with app.run_test(size=(200, 40)) as pilot:
+        await settle(pilot, app)
+        assert "3 messages · 1 turn · 1 model call ·" in status_text(app)
