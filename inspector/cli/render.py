@@ -130,7 +130,8 @@ def render_info(report: dict[str, Any], out: Console) -> None:
         f"{window['tokens']:,} ({window['source']})"
         + (f"; {window['reserved_note']}: budget {window['budget']:,}" if window["reserved"] else "")
         + f". Next call, whole context: {nxt['predicted_tokens']:,} tokens "
-        f"({_pct(nxt['predicted_tokens'], window['tokens'])} of the window).",
+        f"({_pct(nxt['predicted_tokens'], window['tokens'])} of the window)"
+        + _resent_note(nxt["predicted_tokens"] - nxt["tokens"] - tokens["not_in_file"], ", with ") + ".",
     ))
 
     if report["largest_messages"]:
@@ -492,11 +493,18 @@ def _elided_note(shown: Shown, total: int, word: str, command: str, out: Console
         ))
 
 
+def _resent_note(resent: int, lead: str = ", ") -> str:
+    """What a call's whole input holds besides its rows, the part not in the file and the tool
+    definitions: the reasoning of earlier calls it sends again (the rows count it 0)."""
+    return f"{lead}{resent:,} of reasoning re-sent from earlier calls" if resent else ""
+
+
 def _totals_text(report: dict[str, Any]) -> Text:
     budget = report["budget"]
+    resent = report.get("resent_reasoning", 0)
     text = Text(f"{report['tokens_before']:,} -> {report['tokens_after']:,} tokens, "
-                f"saving {report['saving']:,} ({report['saving_pct']:.1f}%); includes {report['not_in_file']:,} not in "
-                f"the file and {report['overhead']:,} of tool definitions and reply priming")
+                f"saving {report['saving']:,} ({report['saving_pct']:.1f}%); includes {report['not_in_file'] - resent:,} "
+                f"not in the file{_resent_note(resent)} and {report['overhead']:,} of tool definitions and reply priming")
     if budget is not None:
         fits = report["fits"]
         text.append(f"; {report.get('budget_note') or f'budget {budget:,}'}: ")

@@ -3,8 +3,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from inspector.model import Session
-from tui_helpers import make_app, msg, settle, status_text
+from tui_helpers import make_app, msg, settle, status_text, totals_text
 
 
 async def test_status_line_counts_have_thousands_separators():
@@ -46,3 +48,21 @@ async def test_status_line_says_1_turn_and_1_model_call():
     async with app.run_test(size=(200, 40)) as pilot:
         await settle(pilot, app)
         assert "3 messages · 1 turn · 1 model call ·" in status_text(app)
+
+
+async def test_the_before_line_names_the_resent_reasoning_as_info_does():
+    # info said 'not in file: 3,598', the viewer 'not in file 7,694': 4,096 is re-sent reasoning
+    from inspector import load
+
+    path = str(Path(__file__).resolve().parents[1] / "fixtures" / "real" / "codex"
+               / "agentcmd_rollout-2025-09-25T15-12-14-019982b8-3422-79e0-8b3b-05abaf4f3c3e.jsonl")
+    app = make_app(load(path), path=path)
+    async with app.run_test(size=(200, 48)) as pilot:
+        await settle(pilot, app)
+        text = " ".join(totals_text(app).split())
+        assert "before = messages 22,507 + not in file 3,598 + re-sent reasoning 4,096 + tool defs & framing 3" in text
+        assert "not in file+reasoning 7,694" in text
+        await pilot.press("left_square_bracket", "left_square_bracket")  # call 34, as plan --at 34 has it
+        await settle(pilot, app)
+        assert (app.result.tokens_before, app.result.resent) == (28_253, 3_200)
+        assert "+ not in file 3,557 + re-sent reasoning 3,200 +" in " ".join(totals_text(app).split())
