@@ -214,3 +214,12 @@ def test_the_size_it_reports_is_the_file_size_in_bytes(tmp_path, capsys):
     size = out.stat().st_size
     assert size > len(out.read_text(encoding="utf-8"))
     assert f"HTML report ({size:,} bytes)." in capsys.readouterr().err
+
+
+def test_the_window_names_the_resent_reasoning_with_the_part_not_in_the_file(tmp_path, capsys):
+    rollout = (Path(__file__).parent / "fixtures" / "real" / "codex"
+               / "agentcmd_rollout-2025-09-25T15-12-14-019982b8-3422-79e0-8b3b-05abaf4f3c3e.jsonl")
+    out = tmp_path / "r.html"
+    assert main(["report", str(rollout), "--html", str(out)]) == 0
+    html = out.read_text(encoding="utf-8")
+    assert "not in file + re-sent reasoning" in html and int(parse(out).figures["window.not_in_file.before"]) == 7_694

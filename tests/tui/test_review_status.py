@@ -66,3 +66,9 @@ async def test_the_before_line_names_the_resent_reasoning_as_info_does():
         await settle(pilot, app)
         assert (app.result.tokens_before, app.result.resent) == (28_253, 3_200)
         assert "+ not in file 3,557 + re-sent reasoning 3,200 +" in " ".join(totals_text(app).split())
+        await pilot.press("w")  # the window view names the category as the header does
+        await pilot.pause()
+        from inspector.tui.screens.window import WindowGrid
+
+        text = app.screen.query_one(WindowGrid).render().plain
+        assert "▫ not in file+reasoning     6,757     6,757" in text
