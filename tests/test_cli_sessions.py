@@ -87,3 +87,9 @@ def test_latest_without_sessions(tmp_path, capsys):
     assert capsys.readouterr().err == f"context-inspector: error: --latest: no Codex sessions found in {tmp_path / 'sessions'}.\n"
     assert main(["x.jsonl", "--latest"]) == 2
     assert "give either SESSION (x.jsonl) or --latest, not both." in capsys.readouterr().err
+
+
+def test_sessions_without_any_says_where_it_looked(tmp_path, capsys):
+    # it said only "No sessions found.", where --latest names the folders
+    assert main(["sessions", "--agent", "codex", "--codex-home", str(tmp_path)]) == 0
+    assert capsys.readouterr().out == f"No sessions found in {tmp_path / 'sessions'}.\n"

@@ -38,8 +38,9 @@ def test_plan_text_at_call_32_says_why_its_total_is_not_the_plans_own(capsys):
     code, out, _ = run(capsys, "plan", FIXTURE, *FIFO, "--at", "32")
     text = " ".join(out.split())
     assert code == 0
-    assert ("119,562 -> 9,921 tokens, saving 109,641 (91.7%); includes -12,229 not in the file and 3 of tool "
-            "definitions and reply priming; budget 8,000, as set: over budget. "
+    # the re-sent reasoning apart (review9): the part not in the file is then the -17,139 the agent removed
+    assert ("119,562 -> 9,921 tokens, saving 109,641 (91.7%); includes -17,139 not in the file, 4,910 of reasoning "
+            "re-sent from earlier calls and 3 of tool definitions and reply priming; budget 8,000, as set: over budget. "
             "The agent had already removed 17,139 tokens the file still shows: they are the first the pipeline "
             "removes (the plan's own total, which its budget checks read, is -7,218).") in text
     assert "fifo: 119,562 -> 9,921" in text and "-7,218 " not in text.replace("is -7,218)", "")

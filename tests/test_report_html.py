@@ -203,3 +203,23 @@ def test_the_page_says_which_budget_and_why(tmp_path):
     assert ("Budget 1,000,000 = the 1,000,000-token window of gpt-4.1-2025-04-14 (genai-prices)."
             in default.read_text(encoding="utf-8"))
     assert "Budget 4,000, as set." in as_set.read_text(encoding="utf-8")
+
+
+def test_the_size_it_reports_is_the_file_size_in_bytes(tmp_path, capsys):
+    """The page has non-ASCII text (arrows, the session's "é"): the figure on stderr is the file's
+    bytes, not its characters (it said 87,012 bytes for an 87,245-byte file)."""
+    session = write_session(tmp_path / "s.json", "café → naïve ✓")
+    out = tmp_path / "r.html"
+    assert main(["report", str(session), "--html", str(out)]) == 0
+    size = out.stat().st_size
+    assert size > len(out.read_text(encoding="utf-8"))
+    assert f"HTML report ({size:,} bytes)." in capsys.readouterr().err
+
+
+def test_the_window_names_the_resent_reasoning_with_the_part_not_in_the_file(tmp_path, capsys):
+    rollout = (Path(__file__).parent / "fixtures" / "real" / "codex"
+               / "agentcmd_rollout-2025-09-25T15-12-14-019982b8-3422-79e0-8b3b-05abaf4f3c3e.jsonl")
+    out = tmp_path / "r.html"
+    assert main(["report", str(rollout), "--html", str(out)]) == 0
+    html = out.read_text(encoding="utf-8")
+    assert "not in file + re-sent reasoning" in html and int(parse(out).figures["window.not_in_file.before"]) == 7_694

@@ -391,7 +391,7 @@ def hidden_per_call(view: SessionView, table: TokenTable) -> list[int]:
 
 __all__ = [
     "CallPrediction", "Fit", "TYPICAL", "Typical", "hidden_per_call", "next_call", "not_in_file_at", "predictions",
-    "recorded_tokens", "tokenizer_label", "typical_for",
+    "recorded_tokens", "resent_at", "tokenizer_label", "typical_for",
 ]
 
 
@@ -405,6 +405,18 @@ def not_in_file_at(view: SessionView, table: TokenTable, at_call: int | None) ->
     if call is None:
         return next_call(view, table).not_in_file + next_resent_reasoning(view, table, context_start_of(view, None))
     return hidden_per_call(view, table)[call.number - 1]
+
+
+def resent_at(view: SessionView, table: TokenTable, at_call: int | None) -> int:
+    """The re-sent reasoning in :func:`not_in_file_at` (earlier calls' thinking or encrypted
+    reasoning the call sends again, which the message rows count as 0); the rest is the *not
+    in file* part proper, the ``not in file`` of ``info``."""
+    from ..strategies.pipeline import context_start_of
+
+    call = view.call_for(at_call) if at_call is not None else None
+    if call is None:
+        return next_resent_reasoning(view, table, context_start_of(view, None))
+    return resent_reasoning(view, table)[call.number - 1]
 
 
 def tokenizer_label(table: TokenTable, model: str | None = None) -> str:

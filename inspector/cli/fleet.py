@@ -206,14 +206,16 @@ def cmd_tools(args: argparse.Namespace) -> int:
 # drawing
 
 
-def _table(title: str, columns: list[str]):
+def _table(title: str, columns: list[str], report: bool = False):
+    """A table of ``columns``; a ``report`` table (not a query's result, whose headers are the
+    names to write SQL with) lets its headers wrap at their underscores ("baseline tokens")."""
     from rich import box
     from rich.table import Table
     from rich.text import Text
 
     table = Table(title=Text(title, style="bold"), box=box.SIMPLE_HEAD, title_justify="left")
     for i, c in enumerate(columns):
-        table.add_column(c, justify="left" if i == 0 else "right")
+        table.add_column(c.replace("_", " ") if report else c, justify="left" if i == 0 else "right")
     return table
 
 
@@ -235,7 +237,7 @@ def _cell(value: Any):
 
 
 def _rows_table(title: str, rows: list[dict[str, Any]]):
-    table = _table(title, list(rows[0]) if rows else ["(none)"])
+    table = _table(title, list(rows[0]) if rows else ["(none)"], report=True)
     for row in rows:
         table.add_row(*(_cell(v) for v in row.values()))
     return table
@@ -246,6 +248,7 @@ def render_fleet(report: dict[str, Any], out) -> None:
 
     from ..textsafe import visible
     from .render import plural
+    from .wholetable import print_whole
 
     run = report["run"]
     out.print(Text(
@@ -258,11 +261,11 @@ def render_fleet(report: dict[str, Any], out) -> None:
         out.print(Text(visible(f"skipped {err['path']}: {err['error']}"), style="yellow"))
     if len(run["errors"]) > 10:
         out.print(Text(f"... and {len(run['errors']) - 10} more unreadable sessions", style="yellow"))
-    out.print(_rows_table("Peak context per session (tokens) and compactions", [report["context_distribution"]]))
-    out.print(_rows_table("Top tools by result tokens (share of all tokens)", report["top_tools"]))
-    out.print(_rows_table("JSON fields never used afterwards", report["unused_fields"]))
-    out.print(_rows_table("Validity breaks (recorded history)", [report["validity"]]))
-    out.print(_rows_table("Savings per strategy (replayed input tokens, all calls)", report["savings"]))
+    print_whole(out, _rows_table("Peak context per session (tokens) and compactions", [report["context_distribution"]]))
+    print_whole(out, _rows_table("Top tools by result tokens (share of all tokens)", report["top_tools"]))
+    print_whole(out, _rows_table("JSON fields never used afterwards", report["unused_fields"]))
+    print_whole(out, _rows_table("Validity breaks (recorded history)", [report["validity"]]))
+    print_whole(out, _rows_table("Savings per strategy (replayed input tokens, all calls)", report["savings"]))
     if any(row.get("saving_usd") is None for row in report["savings"]):
         out.print(Text("Money columns stay empty until prices are known.", style="dim"))
 
@@ -278,6 +281,7 @@ def render_tools(report: dict[str, Any], out) -> None:
     from rich.text import Text
 
     from ..textsafe import visible
+    from .wholetable import print_whole
 
     s = report["session"]
     out.print(Text(f"{visible(str(s['path']))} ({s['format']}): {report['context_tokens']:,} tokens in context"))
@@ -286,12 +290,12 @@ def render_tools(report: dict[str, Any], out) -> None:
                            "truncated", "unstructured_errors", "secrets")}
         for r in report["tools"]
     ]
-    out.print(_rows_table("Tool results", rows))
+    print_whole(out, _rows_table("Tool results", rows))
     fields = [{"tool": r["tool"], "fields": len(r["fields"]), "unused": r["unused_fields"]} for r in report["tools"] if r["fields"]]
     if fields:
-        out.print(_rows_table("JSON fields never used afterwards", fields))
+        print_whole(out, _rows_table("JSON fields never used afterwards", fields))
         out.print(Text(f"Heuristic: {report['heuristic']}.", style="dim"))
     if report["unstructured_errors"]:
-        out.print(_rows_table("Errors returned as unstructured text", report["unstructured_errors"]))
+        print_whole(out, _rows_table("Errors returned as unstructured text", report["unstructured_errors"]))
     if report["secrets"]:
-        out.print(_rows_table("Results that look like secrets (redacted)", report["secrets"]))
+        print_whole(out, _rows_table("Results that look like secrets (redacted)", report["secrets"]))

@@ -70,8 +70,8 @@ def cmd_report(args: argparse.Namespace, plan_step: Callable, replay_data: Calla
     except ThemeFileError as exc:
         raise UsageError(str(exc)) from None
     analysis, data = page_data(args, plan_step, replay_data, compare_data)
-    page = render_page(data, colours, redact=args.redact)
-    written = write_atomic(args.html, page.encode("utf-8"), session_path=args.session,
+    page = render_page(data, colours, redact=args.redact).encode("utf-8")
+    written = write_atomic(args.html, page, session_path=args.session,
                            session_files=session_files(analysis.view.session))
     sys.stderr.write(f"wrote {visible(str(written))}: HTML report ({len(page):,} bytes"
                      + (", message text redacted" if args.redact else "") + ").\n")

@@ -20,6 +20,7 @@ from ..textsafe import visible
 from .elide import Elided, Shown, hidden, plan_rows_shown, rows_shown
 from .longtable import LONG, Column, print_long_table
 from .safeconsole import SafeConsole
+from .wholetable import print_whole
 from ..numbers import usd
 
 SHORT_ROLES = {"system": "sys", "assistant": "asst"}
@@ -129,7 +130,8 @@ def render_info(report: dict[str, Any], out: Console) -> None:
         f"{window['tokens']:,} ({window['source']})"
         + (f"; {window['reserved_note']}: budget {window['budget']:,}" if window["reserved"] else "")
         + f". Next call, whole context: {nxt['predicted_tokens']:,} tokens "
-        f"({_pct(nxt['predicted_tokens'], window['tokens'])} of the window).",
+        f"({_pct(nxt['predicted_tokens'], window['tokens'])} of the window)"
+        + _resent_note(nxt["predicted_tokens"] - nxt["tokens"] - tokens["not_in_file"], ", with ") + ".",
     ))
 
     if report["largest_messages"]:
@@ -161,7 +163,7 @@ def render_info(report: dict[str, Any], out: Console) -> None:
         for row in report["tools"]:
             table.add_row(T(row["tool"]), N(row["calls"]), N(row["results"]), N(row["call_tokens"]),
                           N(row["result_tokens"]), N(row["tokens"]), T(_pct(row["tokens"], total)))
-        out.print(table)
+        print_whole(out, table)
         out.print(Text("Per-tool figures count the call's name and arguments and the result's content; "
                        "the message framing around them is in the unit totals above.", style="dim"))
 
@@ -325,7 +327,7 @@ def render_compare_money(report: dict[str, Any], out: Console) -> None:
                       T(f"{_usd_text(r['dollars_saved'])} ({_share(r['dollars_saved_pct'])})" if r["dollars_saved"] is not None else "—",
                         "yellow" if smaller else ""),
                       N(r["cache_breaks"]), N(r["cache_write_tokens"]))
-    out.print(table)
+    print_whole(out, table)
     out.print(Text(
         "input billed = every call's input with the prefix the file does not show; cost = those tokens split by the "
         "prompt-cache model and priced with the recorded output. Yellow: a smaller share of dollars than of tokens, "
@@ -491,11 +493,18 @@ def _elided_note(shown: Shown, total: int, word: str, command: str, out: Console
         ))
 
 
+def _resent_note(resent: int, lead: str = ", ") -> str:
+    """What a call's whole input holds besides its rows, the part not in the file and the tool
+    definitions: the reasoning of earlier calls it sends again (the rows count it 0)."""
+    return f"{lead}{resent:,} of reasoning re-sent from earlier calls" if resent else ""
+
+
 def _totals_text(report: dict[str, Any]) -> Text:
     budget = report["budget"]
+    resent = report.get("resent_reasoning", 0)
     text = Text(f"{report['tokens_before']:,} -> {report['tokens_after']:,} tokens, "
-                f"saving {report['saving']:,} ({report['saving_pct']:.1f}%); includes {report['not_in_file']:,} not in "
-                f"the file and {report['overhead']:,} of tool definitions and reply priming")
+                f"saving {report['saving']:,} ({report['saving_pct']:.1f}%); includes {report['not_in_file'] - resent:,} "
+                f"not in the file{_resent_note(resent)} and {report['overhead']:,} of tool definitions and reply priming")
     if budget is not None:
         fits = report["fits"]
         text.append(f"; {report.get('budget_note') or f'budget {budget:,}'}: ")
@@ -645,7 +654,7 @@ def render_compare(report: dict[str, Any], out: Console) -> None:
             ok = "valid" + (" (every call)" if every else "")
             cells.append(T(ok, "green") if n == 0 else T(f"{n} violation{'s' if n != 1 else ''}{where}", "red"))
         table.add_row(*cells)
-    out.print(table)
+    print_whole(out, table)
     if any(row.get("validity_scope") == "every call" for row in report["rows"]):
         out.print(Text("Validity: a compacting pipeline is checked at every call of its stateful replay; the others by their plan at the last call."))
     render_compare_money(report, out)

@@ -28,7 +28,7 @@ from ..analysis.info import (  # noqa: F401  (the info builders, re-exported for
     usage_report,
     usage_row,
 )
-from ..analysis.predict import next_call, predictions, tokenizer_label
+from ..analysis.predict import next_call, predictions, resent_at, tokenizer_label
 from ..model import Session, Usage
 from ..strategies.base import Status
 from .jsonout import LazyRows
@@ -190,6 +190,8 @@ def plan_report(analysis: Analysis, plan: CheckedPlan) -> dict[str, Any]:
         "agent_removed_note": total.note,
         "overhead": analysis.table.overhead,
         "not_in_file": plan.not_in_file,
+        # the part of not_in_file that is earlier calls' reasoning sent again (the rows count it 0)
+        "resent_reasoning": resent_at(analysis.view, analysis.table, call.number if call is not None else None),
         "stages": [
             {"strategy": s.strategy, "tokens_before": total.shown(s.tokens_before), "tokens_after": total.shown(s.tokens_after),
              "idle_reason": idle_reason(plan, s)}

@@ -12,6 +12,7 @@ only wires these in.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
@@ -96,17 +97,22 @@ def latest_session(args: argparse.Namespace) -> tuple[str, str]:
         raise UsageError(f"give either SESSION ({args.session}) or --latest, not both.")
     found = _found(args, agent, 1)
     if not found:
-        given = _given(args)
-        places: list[str] = []
-        for d in _discoveries():
-            if agent in (None, d.agent):
-                if d.repeatable:
-                    places += [str(p) for p in given[d.agent] or ()] or [f"no --{d.option}"]
-                else:
-                    places += [str(p) for p in d.places(given[d.agent])]
         what = next((d.label for d in _discoveries() if d.agent == agent), "agent")
-        raise UsageError(f"--latest: no {what} sessions found in {', '.join(places)}.")
+        raise UsageError(f"--latest: no {what} sessions found in {', '.join(_places(args, agent))}.")
     return str(found[0].path), found[0].format
+
+
+def _places(args: argparse.Namespace, agent: str | None) -> list[str]:
+    """Where sessions of ``agent`` (None: every agent) were looked for."""
+    given = _given(args)
+    places: list[str] = []
+    for d in _discoveries():
+        if agent in (None, d.agent):
+            if d.repeatable:
+                places += [str(p) for p in given[d.agent] or ()] or [f"no --{d.option}"]
+            else:
+                places += [str(p) for p in d.places(given[d.agent])]
+    return places
 
 
 def _age(when: datetime, now: datetime) -> str:
@@ -124,14 +130,15 @@ def _size(n: int) -> str:
     return f"{n} B"
 
 
-def render(found: list, console: Any, now: datetime | None = None) -> None:
+def render(found: list, console: Any, now: datetime | None = None, places: Sequence[str] = ()) -> None:
+    """The table of ``found`` sessions; with none, where they were looked for (``places``)."""
     from rich import box
     from rich.table import Table
     from rich.text import Text
 
     now = now or datetime.now().astimezone()
     if not found:
-        console.print(Text("No sessions found."))
+        console.print(Text("No sessions found" + (f" in {', '.join(places)}." if places else ".")))
         return
     table = Table(box=box.SIMPLE_HEAD, title=Text(f"{len(found)} recent session{'s' if len(found) != 1 else ''}"), title_justify="left")
     table.add_column("Last activity", no_wrap=True)
@@ -166,7 +173,7 @@ def cmd_sessions(args: argparse.Namespace) -> int:
     else:
         from .render import console
 
-        render(found, console())
+        render(found, console(), places=_places(args, args.agent))
     return 0
 
 

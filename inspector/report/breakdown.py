@@ -74,5 +74,7 @@ def window_breakdown(info: dict[str, Any], plan: dict[str, Any], tool_of: dict[i
         before[key] = after[key] = plan[key]
     window = info.get("window") or {}
     tools = tuple(Category(name, name, b, a) for name, (b, a) in sorted(by_tool.items(), key=lambda kv: (-kv[1][0], kv[0])))
-    categories = tuple(Category(key, label, before[key], after[key]) for key, label in CATEGORIES)
+    resent = plan.get("resent_reasoning", 0)  # part of not_in_file: named, as plan's text does
+    categories = tuple(Category(key, "not in file + re-sent reasoning" if key == "not_in_file" and resent else label,
+                                before[key], after[key]) for key, label in CATEGORIES)
     return Window(window.get("tokens"), window.get("reserved") or 0, categories, tools)

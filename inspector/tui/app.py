@@ -654,7 +654,7 @@ class InspectorApp(ViewActions, App[int]):
         self.export.open()
 
     def action_help(self) -> None:
-        self.push_screen(HelpScreen(str(self.keymap_file), self.remapped))
+        self.push_screen(HelpScreen(str(self.keymap_file), self.remapped, binding_rows(keymap_owners())))
 
     #: The sidechain shown (None: the main conversation) and those the session has, as
     #: ``(id, message count)``; set by :func:`run`, which reopens the viewer on the one chosen.
@@ -829,8 +829,8 @@ class InspectorApp(ViewActions, App[int]):
             short_facts = f"{pipeline} · {self.format_name} · {messages} · preparing…"
         else:
             turns = sum(1 for t in view.turns if t.number > 0)
-            facts = (f"{self.format_name} · {len(view):,} messages · {turns:,} turns · {len(view.calls):,} model calls"
-                     f" · {pipeline}")
+            facts = (f"{self.format_name} · {_count(len(view), 'message')} · {_count(turns, 'turn')} · "
+                     f"{_count(len(view.calls), 'model call')} · {pipeline}")
             short_facts = f"{pipeline} · {self.format_name} · {len(view):,} messages · {len(view.calls):,} calls"
         if self.search.term:
             facts += f" · search: {self.search.term!r}"
@@ -842,6 +842,11 @@ class InspectorApp(ViewActions, App[int]):
 
 #: The app's own actions (but quit), which act on the main view only.
 _MAIN_VIEW_ACTIONS = frozenset(b.action.split("(")[0] for b in InspectorApp.BINDINGS) - {"quit"}
+
+
+def _count(n: int, word: str) -> str:
+    """``n`` with thousands separators and ``word`` in the singular or plural ("1 turn", "2,001 messages")."""
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
 
 
 def keymap_owners() -> Iterable[type]:

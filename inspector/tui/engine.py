@@ -25,7 +25,7 @@ import inspector
 from ..analysis.context import recorded_input
 from ..analysis.planning import CheckedPlan
 from ..analysis.agent_removed import PlanTotal, plan_total
-from ..analysis.predict import not_in_file_at
+from ..analysis.predict import not_in_file_at, resent_at
 from ..analysis.replay import call_facts
 from ..analysis.session import of as analysis_of
 from ..model import ImageBlock, Message, RawBlock, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock
@@ -79,6 +79,9 @@ class PlanResult:
     #: The call total and saving as replay has them (None: no plan); the gauge's "not in file"
     #: after the plan carries its credit (:mod:`inspector.analysis.agent_removed`).
     total: PlanTotal | None = None
+    #: The reasoning the call re-sends, part of the plan's ``not_in_file`` (which is shown as
+    #: "not in file" proper plus this, as ``info`` counts them).
+    resent: int = 0
 
     @property
     def generation(self) -> int:
@@ -123,6 +126,7 @@ class ViewInfo:
         self._previews: dict[int, str] = {}
         self._tools: dict[int, str] = {}
         self._hidden: dict[int | None, int] = {}
+        self._resent: dict[int | None, int] = {}
         self._hidden_table: TokenTable | None = None
         self._results: OrderedDict[tuple, PlanResult] = OrderedDict()
         self._results_lock = threading.Lock()
@@ -154,7 +158,7 @@ class ViewInfo:
         :func:`inspector.plan` computes it, once per table (at 50,000 messages it walks every
         call: ~0.1 s, which every key would otherwise pay)."""
         if table is not self._hidden_table:
-            self._hidden, self._hidden_table, self._sent_by_kind = {}, table, {}
+            self._hidden, self._resent, self._hidden_table, self._sent_by_kind = {}, {}, table, {}
         hidden = self._hidden.get(at_call)
         if hidden is None:
             view = self.view
@@ -162,6 +166,14 @@ class ViewInfo:
             hidden = call_facts(view, table).hidden[call.number - 1] if call is not None else not_in_file_at(view, table, at_call)
             self._hidden[at_call] = hidden
         return hidden
+
+    def resent_at(self, table: TokenTable, at_call: int | None) -> int:
+        """The re-sent reasoning within :meth:`hidden_at` (:func:`inspector.analysis.predict.resent_at`)."""
+        self.hidden_at(table, at_call)  # resets what was kept for the previous table
+        resent = self._resent.get(at_call)
+        if resent is None:
+            resent = self._resent[at_call] = resent_at(self.view, table, at_call)
+        return resent
 
     def kept_result(self, snap: Snapshot) -> PlanResult | None:
         """A result planned earlier for the same table, pipeline, settings and call, re-stamped
@@ -340,7 +352,8 @@ def _compute_plan(snap: Snapshot, info: ViewInfo) -> PlanResult:
     total = plan_total(plan)
     before[_CATEGORY_INDEX["not_in_file"]] = plan.not_in_file
     after[_CATEGORY_INDEX["not_in_file"]] = plan.not_in_file + total.credit
-    result = PlanResult(snap, plan, rows, row_of, after, before, sent_before, total=total)
+    result = PlanResult(snap, plan, rows, row_of, after, before, sent_before, total=total,
+                        resent=info.resent_at(snap.table, snap.at_call))
     try:
         violations = plan.violations
     except Exception as exc:  # a validator bug must not take the UI down: say so, keep the plan

@@ -99,3 +99,21 @@ async def test_diff_of_two_marked_rows_lists_the_messages_they_treat_differently
         first = [str(c) for c in rows.get_row_at(0)]
         assert first[0] == str(expected[0].index) and first[1] == expected[0].status_a.value
         assert first[3] == expected[0].status_b.value
+
+
+async def test_the_names_stay_while_the_figures_scroll_sideways_at_80_columns():
+    # at 80x24 the screen showed names, "at call" and half of each replay total ("535,88"): scrolled
+    # right to read the rest, the rows lost their names
+    from textual.widgets import DataTable
+
+    app = make_app(SAMPLE, budget=1500)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        screen = await _open(pilot, app)
+        table = screen.query_one(DataTable)
+        assert table.max_scroll_x > 0
+        table.scroll_to(x=table.max_scroll_x, animate=False)
+        await pilot.pause()
+        first = next(k for k, r in enumerate(screen.rows) if r.choice.label == "fifo")
+        line = table.render_line(first + 1).text  # line 0 is the header
+        assert line.lstrip().startswith("fifo") and "openai:" in line

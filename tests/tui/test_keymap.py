@@ -85,8 +85,30 @@ async def test_keymap_in_the_config_dir_moves_strategy_1_to_a_new_key(monkeypatc
         assert notices(app) == []
         await pilot.press("question_mark")  # help says where the keymap is and what it changed
         text = " ".join(app.screen.plain().split())
-        assert f"These are the default keys; {tmp_path / 'keymap.toml'} changes them by binding id" in text
+        assert f"These are your keys; {tmp_path / 'keymap.toml'} changes them by binding id" in text
         assert "Your keymap: toggle-strategy-1 = ctrl+t" in text
+        assert "ctrl+t turn strategy 1 of the panel on or off" in text  # the key it has, not the default
+        assert "1 turn strategy 1 of the panel" not in text
+
+
+async def test_help_lists_every_key_the_viewer_has():
+    """The help listed 14 hand-written keys: w, x, X, o, L, c, C, F2-F4, m, S, H, T, P, $, # and
+    the list's keys were missing. It lists every binding now, with its description."""
+    app = make_app("three_questions.json")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        await pilot.press("question_mark")
+        text = " ".join(app.screen.plain().split())
+        assert "These are the default keys;" in text
+        for shown, description in (("w", "the model's whole window at a glance, before and after"),
+                                   ("f2", "hide or show the settings panel"), ("m", "every strategy and preset side by side"),
+                                   ("#", "the replay as a table"), ("$", "replay chart: input tokens or dollars"),
+                                   ("H", "write the HTML report of this view"), ("+ =", "budget +1,000 tokens"),
+                                   ("↑ k", "list: previous row"), ("?", "help: units, statuses, strategies, keys"),
+                                   ("K / J on the panel", "move the selected strategy up / down the pipeline")):
+            assert f"{shown} {description}" in text
+        for _, _, description in binding_rows(keymap_owners()):
+            assert " ".join(description.split()) in text
 
 
 async def test_keymap_remaps_a_list_key(tmp_path):

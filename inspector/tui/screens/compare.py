@@ -87,6 +87,7 @@ class CompareScreen(ModalScreen[Choice | None]):
     CompareScreen #compare-progress { color: $text-muted; }
     CompareScreen #compare-hint { color: $text-muted; }
     CompareScreen DataTable { height: 1fr; }
+    CompareScreen DataTable > .datatable--fixed { background: transparent; }  /* the name column, striped as the rest */
     """
 
     def __init__(self, analysis: Analysis, choices: list[Choice], baseline: Choice, at_call: int | None,
@@ -108,7 +109,8 @@ class CompareScreen(ModalScreen[Choice | None]):
             yield Static(Text(f"Every strategy and preset at {self.call_label}, and over the whole replay"),
                          id="compare-title")
             yield Static(Text("comparing…"), id="compare-progress")
-            yield DataTable(id="compare-table", cursor_type="row", zebra_stripes=True)
+            # the name stays while the figures scroll sideways (80 columns show name, at call and half a total)
+            yield DataTable(id="compare-table", cursor_type="row", zebra_stripes=True, fixed_columns=1)
             yield Static(Text("enter applies · space marks two · d diff · sort: "
                               + " ".join(f"{c.key} {c.title}" for c in COLUMNS) + " · escape closes"),
                          id="compare-hint")

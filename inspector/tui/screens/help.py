@@ -4,6 +4,7 @@ sentences (the registry's own summaries), and the keys. Meant for teaching pruni
 from __future__ import annotations
 
 import io
+from collections.abc import Iterable, Mapping
 
 from rich.console import Console, Group
 from rich.style import Style
@@ -13,6 +14,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.color import Color
 from textual.containers import VerticalScroll
+from textual.keys import format_key
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
@@ -43,22 +45,23 @@ STATUSES = (
     ("status-inserted", "inserted", "Added by the pipeline where it would be sent (a summary, a placeholder)."),
     ("status-violation", "!O !A", "Breaks an OpenAI (O) or Anthropic (A) request rule; v shows the provider's error text."),
 )
-KEYS = (
-    ("1-6", "toggle the strategies in panel order (space on the panel does the same)"),
+#: Keys of the settings panel, which have no binding id (the keymap cannot move them); every
+#: other key of the main view is listed from its binding, as the keymap has it (:func:`key_rows`).
+PANEL_KEYS = (
     ("tab", "move between the message list and the pipeline panel"),
+    ("space on the panel", "turn the selected strategy on or off"),
     ("←/→ on the panel", "step the selected parameter; shift steps the budget by 10%; enter types a value"),
     ("K / J on the panel", "move the selected strategy up / down the pipeline"),
-    ("+ / -", "budget ±1,000 tokens;  > / <  budget ±10%;  b  type the budget"),
-    ("[ / ]", "replay cursor: previous / next model call (or click the chart); the list, totals and gauge follow"),
-    ("enter", "the selected message in full: content, pretty JSON, tokens, reason"),
-    ("v", "the provider rule text for the selected row (or every rule break of the plan)"),
-    ("/  n  N", "search message text; next / previous match"),
-    ("p", "next preset pipeline"),
-    ("t", "next colour theme (ctrl+p lists every command and theme)"),
-    ("e", "export the pruned history as an OpenAI or Anthropic request body"),
-    ("f", "follow the file as it grows (on by default for JSONL)"),
-    ("q", "quit"),
+    ("ctrl+p", "the command palette: every command, theme, preset and side conversation"),
 )
+
+
+def key_rows(bindings: Iterable[tuple[str, str, str]], remapped: Mapping[str, str]) -> list[tuple[str, str]]:
+    """(keys as shown, what it does) for each ``(binding id, default keys, description)`` of
+    :func:`inspector.tui.keymap.binding_rows`, with the user's keymap (``remapped``: id -> keys)
+    applied, so the help lists every key the viewer has and never a key it no longer has."""
+    return [(" ".join(format_key(k.strip()) for k in remapped.get(binding_id, keys).split(",")), text)
+            for binding_id, keys, text in bindings]
 
 
 class HelpScreen(ModalScreen[None]):
@@ -69,12 +72,14 @@ class HelpScreen(ModalScreen[None]):
         border: round $primary; padding: 0 1; }
     """
 
-    def __init__(self, keymap_file: str = "", remapped: dict[str, str] | None = None) -> None:
+    def __init__(self, keymap_file: str = "", remapped: dict[str, str] | None = None,
+                 bindings: Iterable[tuple[str, str, str]] = ()) -> None:
         """``keymap_file``: where the user's keymap is read from; ``remapped``: what it changed
-        (binding id -> keys)."""
+        (binding id -> keys); ``bindings``: every binding with an id (id, default keys, what it does)."""
         super().__init__()
         self.keymap_file = keymap_file
         self.remapped = remapped or {}
+        self.bindings = tuple(bindings)
 
     def compose(self) -> ComposeResult:
         with VerticalScroll():
@@ -125,11 +130,12 @@ class HelpScreen(ModalScreen[None]):
         parts += [strategies, Text()]
         parts.append(Text("Keys", bold))
         keys = table()
-        for key, text in KEYS:
+        for key, text in (*key_rows(self.bindings, self.remapped), *PANEL_KEYS):
             keys.add_row(Text(key, bold), Text(text))
         parts.append(keys)
         if self.keymap_file:
-            parts.append(Text(f"\nThese are the default keys; {self.keymap_file} changes them by binding id "
+            shown = "your keys" if self.remapped else "the default keys"
+            parts.append(Text(f"\nThese are {shown}; {self.keymap_file} changes them by binding id "
                               f"(the README lists the ids)."))
         if self.remapped:
             parts.append(Text("Your keymap: " + " · ".join(f"{k} = {v}" for k, v in self.remapped.items())))

@@ -19,15 +19,15 @@ from textual.widgets import Static
 
 from ...analysis.window import Window, session_window
 from ..engine import CATEGORIES, PlanResult
-from ..widgets.totals import CATEGORY_CLASSES, COMPACT_NAMES, FREE_GLYPH, GAUGE_GLYPHS, split_widths
+from ..widgets.totals import CATEGORY_CLASSES, COMPACT_NAMES, FREE_GLYPH, GAUGE_GLYPHS, RESENT_NAME, split_widths
 
 COLUMNS = 20
 ROWS = 10
 #: Widths of the legend's columns: (name, number), wide and compact.
-LEGEND_WIDE = (22, 10)
+LEGEND_WIDE = (23, 10)
 LEGEND_COMPACT = (16, 9)
 #: Below this many columns for the content, one grid (after) is drawn and the legend is compact.
-TWO_GRIDS_FROM = 2 * (COLUMNS + 2) + 22 + 2 * 10 + 11
+TWO_GRIDS_FROM = 2 * (COLUMNS + 2) + LEGEND_WIDE[0] + 2 * 10 + 11
 RESERVED_GLYPH = "▧"
 
 
@@ -104,7 +104,9 @@ class WindowGrid(Widget):
         def pct(n: int) -> str:
             return f"{100.0 * n / window.tokens:5.1f}%" if window.tokens else "    -"
 
-        for k, (_, label) in enumerate(CATEGORIES):
+        for k, (key, label) in enumerate(CATEGORIES):
+            if key == "not_in_file" and r.resent and wide:  # as the header's gauge (compact: its short name)
+                label = RESENT_NAME
             legend.append([(GAUGE_GLYPHS[k] + " ", style_of[k]), (name(label), "wingrid--label"),
                            (f"{before[k]:,}".rjust(num_w), "wingrid--number"), (f"{after[k]:,}".rjust(num_w), "wingrid--number"),
                            ("  " + pct(after[k]), "wingrid--label")])

@@ -3,7 +3,7 @@ the pruned history is valid for OpenAI and Anthropic.
 
 The numbers add up on screen: the gauge's categories (system, prompts, answers, tool exchanges,
 summaries, not in file, tool definitions + framing) sum to the "after" total, and "before" is
-shown as messages + not in file + tool definitions/framing. "Not in file" is what the agent sent
+shown as messages + not in file (+ re-sent reasoning) + tool definitions/framing. "Not in file" is what the agent sent
 that the file does not show (inferred from recorded usage: inspector.analysis.predict); the
 window line shows the model's window, used, free and what the agent reserves (inspector.analysis.window);
 once the replay has priced every call, the last line is what the session costs with no strategy
@@ -28,7 +28,10 @@ from ...numbers import usd
 GAUGE_GLYPHS = ("█", "▓", "▒", "▚", "▞", "▫", "▪")
 FREE_GLYPH = "░"
 COMPACT_BELOW = 140  # content width under which the labels are shortened
-COMPACT_NAMES = {"tool exchanges": "tools", "summaries": "summ", "tool defs + framing": "defs+framing"}
+#: The gauge's "not in file" category where the call also re-sends earlier reasoning (counted 0
+#: in the rows): the two together, as the "before" line shows them apart.
+RESENT_NAME = "not in file+reasoning"
+COMPACT_NAMES = {RESENT_NAME: "not in file+rsn", "tool exchanges": "tools", "summaries": "summ", "tool defs + framing": "defs+framing"}
 CATEGORY_CLASSES = (
     "totals--system",
     "totals--user",
@@ -248,7 +251,9 @@ class TotalsBar(Widget):
         lines.append([gauge, *([(" " * (k == 0) + word, label), (" ", None)] for k, word in enumerate(words))])
         # line 3: legend that sums to "after"
         line = []
-        for k, (_, name) in enumerate(CATEGORIES):
+        for k, (key, name) in enumerate(CATEGORIES):
+            if key == "not_in_file" and r.resent:
+                name = RESENT_NAME
             line.append([(GAUGE_GLYPHS[k] + " ", self.s(CATEGORY_CLASSES[k])),
                          (f"{COMPACT_NAMES.get(name, name) if compact else name} ", label),
                          (f"{approx}{after[k]:,}", num), ("  ", None)])
@@ -275,7 +280,8 @@ class TotalsBar(Widget):
             line.append([(f"{name} ", label), verdict])
         line.append([(" before = msgs " if compact else " before = messages ", label),
                      (f"{approx}{r.sent_messages_before:,}", num),
-                     (" + not in file ", label), (f"{r.plan.not_in_file if r.plan else 0:,}", num),
+                     (" + not in file ", label), (f"{r.plan.not_in_file - r.resent if r.plan else 0:,}", num),
+                     *([(" + re-sent reasoning ", label), (f"{r.resent:,}", num)] if r.resent else []),
                      (" + defs+framing " if compact else " + tool defs & framing ", label),
                      (f"{table.overhead:,}", num)])
         if r.error:
