@@ -417,7 +417,10 @@ class _OpArrays:
         self.keys = keys
         # machine-integer arrays: kept per session, 8 bytes an entry (a list holds an int object each)
         self.sent = array("q", _prefix(tokens))
-        self.reasoning = array("q", _prefix([r if k is not None else 0 for r, k in zip(reasoning, keys)]))
+        if any(reasoning):
+            self.reasoning = array("q", _prefix([r if k is not None else 0 for r, k in zip(reasoning, keys)]))
+        else:  # no reasoning re-sent (most sessions): its prefix sums are zeros
+            self.reasoning = array("q", bytes(8 * (n + 1)))
         self.next_kept = _first_at_or_after([j for j, k in enumerate(keys) if k is not None], n)
 
 
@@ -438,16 +441,12 @@ def _first_at_or_after(marked: Sequence[int], n: int) -> array:
 
 def message_key(i: int, edits) -> Hashable:
     """The request-piece key of kept message ``i`` with block ``edits``: the index, with the
-    edits that change what is sent as we count it."""
-    changes = tuple((e.block, e.kind, e.tokens_after) for e in edits if _changes(e))
+    edits that change what is sent as we count it. Removing a block we count as 0 tokens (Claude
+    Code writes a thinking block's signature only) leaves the request as replay counts it, and so
+    leaves its cached prefix. (One comprehension: an op's keys make one per edited message.)"""
+    changes = tuple([(e.block, e.kind, e.tokens_after) for e in edits
+                     if e.tokens_before != e.tokens_after or (e.text is not None and e.kind != "remove")])
     return (i, changes) if changes else i
-
-
-def _changes(edit) -> bool:
-    """Whether an edit changes what is sent as we count it: removing a block we count as 0
-    tokens (Claude Code writes a thinking block's signature only) leaves the request as replay
-    counts it, and so leaves its cached prefix."""
-    return edit.tokens_before != edit.tokens_after or (edit.text is not None and edit.kind != "remove")
 
 
 def _mask(f: Facts, drop: str | None) -> list[bool] | None:
@@ -476,7 +475,8 @@ class Layouts:
     def __init__(self, f: Facts, reasoning: list[int]) -> None:
         self.f, self.n, self.reasoning = f, f.n, reasoning
         self._ops: dict[Op, _OpArrays] = {}
-        self._pairs: dict[tuple[Op, Op], list[int]] = {}
+        # keys depend on the op alone (not on the reasoning): kept for every replay of the session
+        self._pairs: dict[tuple[Op, Op], Sequence[int]] = f.__dict__.setdefault("_op_pairs", {})
 
     def op(self, op: Op) -> _OpArrays:
         arrays = self._ops.get(op)  # first: ~200,000 calls a compare at 10k, all but a few found
