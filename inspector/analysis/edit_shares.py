@@ -11,8 +11,8 @@ finds that by building both calls' runs and walking their pieces; here it is one
 two layouts' runs reading each op pair's "next message that differs" array (a point's run is its
 one message), and the tokens come from the ops' prefix sums: no runs, no pieces, no matching.
 Most calls of a replay whose layout changed go this way (summarize's and mask_tool_outputs'
-points included). The calls it does not cover (no layout, re-sent reasoning, a point in a Codex
-session) are left to :class:`.requests.LayoutChain`; the property tests
+points included). The calls it does not cover (no layout, re-sent reasoning, a point in the
+first call of a Codex turn) are left to :class:`.requests.LayoutChain`; the property tests
 (tests/test_edit_shares.py, tests/test_incremental_replay.py) check both against the per-call plans.
 """
 
@@ -33,20 +33,16 @@ class EditShares:
         self.layouts, self.prefix, self.calls = layouts, prefix, calls
         self.turn_first, self.codex = turn_first, codex
         self.plain = layouts.op(PLAIN)
-        #: A point (one message laid out on its own, or a summary in a dropped message's place) is
-        #: one piece at its message's position: direct too, but where a new Codex prompt reads
-        #: up to a message (its turn's clamp below counts pieces by their source message).
-        self.points = not codex
         self._last: tuple[int, Layout, int] | None = None  # (call, layout, sent) of the last call answered
 
     def call(self, n: int, layout: Layout | None, previous: Layout | None, sent_p: int | None = None) -> tuple[int, int] | None:
         """``(shared, sent)`` of call ``n`` under ``layout`` (``previous``: call n-1's layout,
         read only when this did not answer call n-1; ``sent_p``: what call n-1's request sends,
         when known), or None (ask :class:`.requests.LayoutChain`)."""
-        if layout is None or not (self.points or self._pointless(layout)):
-            self._last = None
-            return None
         calls = self.calls
+        if layout is None or (self.codex and n > 1 and calls[n - 1].turn != calls[n - 2].turn and not self._pointless(layout)):
+            self._last = None  # (a new Codex prompt's clamp below counts pieces by their source message: no point)
+            return None
         stop = calls[n - 1].message_index
         last, self._last = self._last, None
         if n == 1:
@@ -55,7 +51,7 @@ class EditShares:
             return 0, sent
         if last is not None and last[0] == n - 1:
             previous, sent_p = last[1], last[2]
-        elif previous is None or not (self.points or self._pointless(previous)):
+        elif previous is None:
             return None
         elif sent_p is None:
             sent_p = self.sent_below(previous, calls[n - 2].message_index)
