@@ -217,11 +217,11 @@ def _overlay(drops: Layout, edits: Layout, stop: int) -> Layout:
 def _cleared(f: Facts, s: Settings, eligible: int, spans: list[tuple[int, int]], stop: int) -> Layout | None:
     """clear_tool_uses clearing the results of the uses ``[0, eligible)`` outside the message
     ``spans``; None when a message keeps some of its results and loses others (planned)."""
-    key = _clear_all(f, s)
+    op = (None, _clear_all(f, s))
     uses = _derived(f, "tool_uses", _ToolUses)
-    values = _clear_values(f, s)
     cover = [(0, stop)]
     if eligible < len(uses.call_msg):
+        values = _clear_values(f, s)
         b = uses.call_msg[eligible]
         cover = [(0, b)]
         cleared: dict[int, bool] = {}  # result message -> whether its results are cleared
@@ -233,18 +233,24 @@ def _cleared(f: Facts, s: Settings, eligible: int, spans: list[tuple[int, int]],
         cover += [(r, r + 1) for r, yes in sorted(cleared.items()) if yes]
     out: list[Segment] = []
     for lo, hi in cover:
-        for a, z in spans:  # what protected_in_turn keeps is not cleared
+        for a, z in spans:  # what protected_in_turn keeps is not cleared (spans: sorted, disjoint)
+            if a >= hi:
+                break
             if a > lo:
-                out.append((lo, min(a, hi), (None, key)))
-            lo = max(lo, z)
+                out.append((lo, a, op))
+            if z > lo:
+                lo = z
         if hi > lo:
-            out.append((lo, hi, (None, key)))
-    return tuple((lo, hi, op) for lo, hi, op in out if hi > lo)
+            out.append((lo, hi, op))
+    return tuple(out)
 
 
 def _clear_all(f: Facts, s: Settings) -> str:
     """The transform key of clear_tool_uses clearing every result it may (its edits made as
     :func:`.clear_tool_uses.clear_tool_uses` makes them), registered for :class:`_OpArrays`."""
+    known = f._derived.get(("clear_all", s.exclude_tools))  # (asked once a call)
+    if known is not None:
+        return known
     key = f"clear:{','.join(sorted(s.exclude_tools))}"
 
     def make(f: Facts) -> SimpleNamespace:
@@ -263,6 +269,7 @@ def _clear_all(f: Facts, s: Settings) -> str:
         return _edited(f, cleared, CLEARED, "clear_tool_uses")
 
     _derived(f, "run:" + key, make)
+    f._derived[("clear_all", s.exclude_tools)] = key
     return key
 
 
