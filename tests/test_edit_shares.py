@@ -17,6 +17,7 @@ from inspector import analyze
 from inspector.analysis.edit_shares import EditShares
 from inspector.analysis.replay import _fast_requests, call_facts
 from inspector.analysis.requests import LayoutChain, RequestChain
+from inspector.model import Session
 from inspector.strategies import Settings
 from inspector.strategies.layouts import layout_fn, replay_layouts
 from inspector.strategies.pipeline import run
@@ -75,7 +76,27 @@ def test_shared_prefixes_from_the_op_arrays_equal_layout_chains(session):
                 assert in_order == expected, (names, params, n)
 
 
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(sessions())
+def test_shared_prefixes_from_the_op_arrays_equal_layout_chains_in_codex_sessions(session):
+    """The same in a Codex session, whose new prompt reads the previous request only up to the
+    turn's first model output: a call that starts a turn with a point in its layout (a summary,
+    a message masked on its own) is left to LayoutChain; every other call with a point is read
+    off the op arrays as elsewhere."""
+    a = analyze(Session(format="codex", messages=session.messages), encoding="approx")
+    view, table = a.view, a.table
+    if not view.calls:
+        return
+    for names, params in LAID_OUT:
+        rows = _both(view, table, names, Settings(**params))
+        for n, in_order, by_itself, expected, _ in rows or ():
+            assert in_order == by_itself, (names, params, n)
+            if in_order is not None:
+                assert in_order == expected, (names, params, n)
+
+
 @pytest.mark.parametrize("names,params", [
+    (("summarize",), {"budget": 6000}),
     (("clear_tool_uses",), {"trigger": 2000, "keep": 1}),
     (("clear_tool_uses", "fifo"), {"trigger": 2000, "keep": 1, "budget": 6000}),
     (("last_n_observations",), {"observations_keep": 2}),

@@ -39,8 +39,8 @@ def test_head_dropped_shared_and_totals_equal_planning_each_call(names, budget):
         taken.append(got is not None)
         return got
 
-    def spy_direct(self, n, layout, previous):
-        got = direct(self, n, layout, previous)
+    def spy_direct(self, n, layout, previous, *known):
+        got = direct(self, n, layout, previous, *known)
         taken.append(got is not None and n > 1 and layout != previous)
         return got
 

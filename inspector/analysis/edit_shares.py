@@ -1,17 +1,19 @@
 """Each call's shared prefix straight from the layouts' per-op arrays, without building pieces.
 
-Where no reasoning is re-sent and a layout (:mod:`inspector.strategies.layouts`) has no
-"point" (no summary or placeholder inserted, no message laid out on its own), a call's request
-is one piece per message it sends, keyed by the message's index (and its edits), in index order.
-Two such requests then match up to the first message whose form (its key, or dropped) differs
-between the two calls, exactly: a later piece of either has a larger index, so it cannot match
-the other's. :meth:`.requests.LayoutChain.shared` finds that by building both calls' runs and
-walking their pieces; here it is one walk over the two layouts' runs reading each op pair's
-"next message that differs" array, and the tokens come from the ops' prefix sums: no runs, no
-pieces, no matching. Most calls of clear_tool_uses (alone or before fifo), last_n_observations,
-mask_tool_outputs and summarize's calls before it summarizes go this way. The calls it does not
-cover (a point, no layout, re-sent reasoning) are left to :class:`.requests.LayoutChain`; the
-property test (tests/test_edit_shares.py) checks both against the per-call plans.
+Where no reasoning is re-sent, a call's request (:mod:`inspector.strategies.layouts`) is one
+piece per message it sends, keyed by the message's index (and its edits), in index order; a
+"point" (a summary in a dropped message's place, or a message laid out on its own) is one piece
+at its message's position too, and its key names that position (a summary's names what it
+replaces, whose first message it stands in for). Two such requests then match up to the first
+message whose form (its key, or dropped) differs between the two calls, exactly: a later piece
+of either stands at a larger index, so it cannot match the other's. :meth:`.requests.LayoutChain.shared`
+finds that by building both calls' runs and walking their pieces; here it is one walk over the
+two layouts' runs reading each op pair's "next message that differs" array (a point's run is its
+one message), and the tokens come from the ops' prefix sums: no runs, no pieces, no matching.
+Most calls of a replay whose layout changed go this way (summarize's and mask_tool_outputs'
+points included). The calls it does not cover (no layout, re-sent reasoning, a point in the
+first call of a Codex turn) are left to :class:`.requests.LayoutChain`; the property tests
+(tests/test_edit_shares.py, tests/test_incremental_replay.py) check both against the per-call plans.
 """
 
 from __future__ import annotations
@@ -33,13 +35,14 @@ class EditShares:
         self.plain = layouts.op(PLAIN)
         self._last: tuple[int, Layout, int] | None = None  # (call, layout, sent) of the last call answered
 
-    def call(self, n: int, layout: Layout | None, previous: Layout | None) -> tuple[int, int] | None:
+    def call(self, n: int, layout: Layout | None, previous: Layout | None, sent_p: int | None = None) -> tuple[int, int] | None:
         """``(shared, sent)`` of call ``n`` under ``layout`` (``previous``: call n-1's layout,
-        read only when this did not answer call n-1), or None (ask :class:`.requests.LayoutChain`)."""
-        if layout is None or not self._direct(layout):
-            self._last = None
-            return None
+        read only when this did not answer call n-1; ``sent_p``: what call n-1's request sends,
+        when known), or None (ask :class:`.requests.LayoutChain`)."""
         calls = self.calls
+        if layout is None or (self.codex and n > 1 and calls[n - 1].turn != calls[n - 2].turn and not self._pointless(layout)):
+            self._last = None  # (a new Codex prompt's clamp below counts pieces by their source message: no point)
+            return None
         stop = calls[n - 1].message_index
         last, self._last = self._last, None
         if n == 1:
@@ -48,10 +51,10 @@ class EditShares:
             return 0, sent
         if last is not None and last[0] == n - 1:
             previous, sent_p = last[1], last[2]
-        elif previous is not None and self._direct(previous):
-            sent_p = self.sent_below(previous, calls[n - 2].message_index)
-        else:
+        elif previous is None:
             return None
+        elif sent_p is None:
+            sent_p = self.sent_below(previous, calls[n - 2].message_index)
         stop_p = calls[n - 2].message_index
         prefix_p, prefix_c = self.prefix[n - 2], self.prefix[n - 1]
         d = self._first_difference(previous, layout, stop_p)
@@ -68,7 +71,7 @@ class EditShares:
         return shared, sent
 
     @staticmethod
-    def _direct(layout: Layout) -> bool:
+    def _pointless(layout: Layout) -> bool:
         """Whether ``layout`` sends one piece per message it keeps (no point in it)."""
         for _, _, op in layout:
             if op[0] == "point":
@@ -82,6 +85,9 @@ class EditShares:
         for lo, hi, op in layout:
             if lo >= x:
                 break
+            if op[0] == "point":  # one message: the piece in its place
+                tokens += op[2] - (plain[hi] - plain[lo])
+                continue
             if hi > x:
                 hi = x
             sent = op_arrays(op).sent
@@ -97,6 +103,9 @@ class EditShares:
             if hi <= x:
                 break
             if lo >= stop:
+                continue
+            if op[0] == "point":  # one message, in [x, stop): the piece in its place
+                tokens += op[2] - (plain[hi] - plain[lo])
                 continue
             a = lo if lo > x else x
             b = hi if hi < stop else stop
@@ -115,10 +124,20 @@ class EditShares:
         differs = self.layouts._next_difference
         for lo, hi, op_a, op_b in merged_runs(a, b, stop, i, a[i - 1][1] if i else 0):  # the runs before are the same
             if op_a != op_b:
+                if (op_a is not None and op_a[0] == "point") or (op_b is not None and op_b[0] == "point"):
+                    if self._key(op_a, lo) != self._key(op_b, lo):  # a point's run is its one message
+                        return lo
+                    continue
                 d = differs(op_a or PLAIN, op_b or PLAIN)[lo]
                 if d < hi:
                     return d
         return stop
+
+    def _key(self, op, i: int):
+        """Message ``i``'s piece key under ``op`` (None: the message has no run; a point: its own)."""
+        if op is not None and op[0] == "point":
+            return op[1]
+        return self.layouts.op(op or PLAIN).keys[i]
 
     def _first_sent(self, layout: Layout, x: int) -> int:
         """The first message at or after ``x`` a request with ``layout`` sends (a message past
@@ -127,7 +146,7 @@ class EditShares:
         for lo, hi, op in layout:
             if hi <= at:
                 continue
-            if lo > at:
+            if lo > at or op[0] == "point":  # a point is a piece at its message
                 return at
             j = self.layouts.op(op).next_kept[at]
             if j < hi:

@@ -40,7 +40,7 @@ from .compaction import CompactingValidity, _working, compacting, replay_compact
 from .compaction_requests import CompactShares
 from .context import recorded_input
 from .edit_shares import EditShares
-from .requests import LayoutChain, RequestChain
+from .requests import LayoutChain, RequestChain, appended_op
 
 
 @dataclass(frozen=True, slots=True)
@@ -290,26 +290,37 @@ def _fast_requests(view, table, names, settings, facts: CallFacts, numbers: Sequ
     direct = None if chain.with_reasoning else EditShares(chain.layouts, chain.prefix, view.calls, chain.turn_first, chain.codex)
     planned = RequestChain(view, table)
     overhead, hidden = table.overhead, facts.hidden
+    stops, turns, prefix, ops = f.stops, f.turns, chain.prefix, chain.layouts.op
+    # a call whose layout keeps the previous call's sends its request with the messages since
+    # appended (appended_op): O(1), where no reasoning is re-sent and no Codex turn starts
+    appending = not chain.with_reasoning
+    codex = chain.codex
     tokens: list[int] = []
     out: list[int | None] = []
     last: tuple[int, Layout | None] = (0, None)  # the last call's layout: the next call's previous
+    answered = (0, 0)  # (call, what its request sends) of the last call answered from its layout
     for n in numbers:
         layout = layout_of(n)
         before = (last[1] if last[0] == n - 1 else layout_of(n - 1)) if n > 1 else None
         last = (n, layout)
-        got = direct.call(n, layout, before) if direct is not None else None
+        sent_p = answered[1] if answered[0] == n - 1 else None
+        got = None
+        if sent_p is not None and appending and layout is not None and not (codex and turns[n - 1] != turns[n - 2]):
+            stop_p, stop_c = stops[n - 2], stops[n - 1]
+            op = appended_op(before, layout, stop_p, stop_c)
+            if op is not None:
+                since = ops(op).sent
+                got = prefix[n - 2] + sent_p, sent_p + since[stop_c] - since[stop_p]
+        if got is None and direct is not None:
+            got = direct.call(n, layout, before, sent_p)
+        if got is None and layout is not None and (n == 1 or before is not None):
+            got = chain.head_dropped(n, before, layout) if n > 1 else None
+            if got is None:
+                got = (chain.shared(n, before, layout) if n > 1 else 0), chain.sent(n, layout)
         if got is not None:
             out.append(got[0])
             tokens.append(overhead + hidden[n - 1] + got[1])
-            continue
-        if layout is not None and (n == 1 or before is not None):
-            grown = (chain.appended(n, before, layout) or chain.head_dropped(n, before, layout)) if n > 1 else None
-            if grown is not None:
-                out.append(grown[0])
-                tokens.append(overhead + hidden[n - 1] + grown[1])
-                continue
-            out.append(chain.shared(n, before, layout) if n > 1 else 0)
-            tokens.append(overhead + hidden[n - 1] + chain.sent(n, layout))
+            answered = (n, got[1])
             continue
         if n > 1 and planned.last_call != n - 1:
             _pipeline_tokens(view, table, names, settings, n - 1, facts.hidden[n - 2], planned)

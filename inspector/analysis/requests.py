@@ -207,6 +207,26 @@ def _chain_columns(view: SessionView, table: TokenTable, not_in_file: Sequence[i
     return kept
 
 
+def appended_op(previous, current, stop_p: int, stop_c: int):
+    """The op the messages ``[stop_p, stop_c)`` are sent under when a call whose history ends at
+    ``stop_c`` with layout ``current`` sends what the previous call (history ending at ``stop_p``,
+    layout ``previous``) sent, with those messages appended: the same layout wholly before
+    ``stop_p`` (:data:`~inspector.strategies.layouts.PLAIN`), or its last run grown from
+    ``stop_p`` to ``stop_c`` (an edit of every message, say: that run's op). None: the layouts
+    differ otherwise. Most calls of a replay keep the previous decision: their shared prefix is
+    then the previous request whole, in O(1) (re-sent reasoning and a new Codex turn aside: the
+    caller's checks)."""
+    if previous is current or previous == current:
+        return None if current and current[-1][1] > stop_p else PLAIN
+    if (
+        previous and current and len(previous) == len(current) and previous[-1][1] == stop_p
+        and current[-1][1] == stop_c and previous[-1][0] == current[-1][0] and previous[-1][2] == current[-1][2]
+        and current[-1][2][0] != "point" and previous[:-1] == current[:-1]
+    ):
+        return current[-1][2]
+    return None
+
+
 class LayoutChain:
     """What :meth:`RequestChain.feed` returns for consecutive calls, from their layouts
     (:mod:`inspector.strategies.layouts`) instead of their plans: the two requests are the same
@@ -234,36 +254,6 @@ class LayoutChain:
         tokens = self.layouts.sent(runs, stop, stop)[0]
         self._last_sent = (n, tokens) if last[0] == n and last[1] is layout else (0, 0)
         return tokens
-
-    def appended(self, n: int, previous, current) -> tuple[int, int] | None:
-        """``(shared, sent)`` of call ``n`` (n >= 2) when its request is call n-1's with the
-        messages since appended: the same layout, wholly before call n-1 or its last run grown
-        from call n-1's end to call n's, no re-sent reasoning and no new Codex turn, and call
-        n-1's :meth:`sent` known. None otherwise (ask
-        :meth:`shared` and :meth:`sent`). Most calls of a replay keep the previous decision."""
-        last = self._last_sent
-        if last[0] != n - 1 or self.with_reasoning:
-            return None
-        calls = self.view.calls
-        stop_p, stop_c = calls[n - 2].message_index, calls[n - 1].message_index
-        if previous is current or previous == current:
-            if current and current[-1][1] > stop_p:
-                return None
-            op = PLAIN  # the messages since, as they are
-        elif (  # the last run grows with the history (an edit of every message, say): the messages since under its op
-            previous and current and len(previous) == len(current) and previous[-1][1] == stop_p
-            and current[-1][1] == stop_c and previous[-1][0] == current[-1][0] and previous[-1][2] == current[-1][2]
-            and previous[:-1] == current[:-1] and current[-1][2][0] != "point"
-        ):
-            op = current[-1][2]
-        else:
-            return None
-        if self.codex and calls[n - 1].turn != calls[n - 2].turn:
-            return None
-        since = self.layouts.op(op).sent
-        sent = last[1] + since[stop_c] - since[stop_p]
-        self._last_sent = (n, sent)
-        return self.prefix[n - 2] + last[1], sent
 
     def head_dropped(self, n: int, previous, current) -> tuple[int, int] | None:
         """``(shared, sent)`` of call ``n`` (n >= 2) when both calls' layouts drop a head of
@@ -336,4 +326,4 @@ class LayoutChain:
         return shared
 
 
-__all__ = ["LayoutChain", "RequestChain", "inserted_key", "request_pieces", "shared_tokens", "tokens_before_source"]
+__all__ = ["LayoutChain", "RequestChain", "appended_op", "inserted_key", "request_pieces", "shared_tokens", "tokens_before_source"]

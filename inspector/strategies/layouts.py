@@ -217,11 +217,11 @@ def _overlay(drops: Layout, edits: Layout, stop: int) -> Layout:
 def _cleared(f: Facts, s: Settings, eligible: int, spans: list[tuple[int, int]], stop: int) -> Layout | None:
     """clear_tool_uses clearing the results of the uses ``[0, eligible)`` outside the message
     ``spans``; None when a message keeps some of its results and loses others (planned)."""
-    key = _clear_all(f, s)
+    op = (None, _clear_all(f, s))
     uses = _derived(f, "tool_uses", _ToolUses)
-    values = _clear_values(f, s)
     cover = [(0, stop)]
     if eligible < len(uses.call_msg):
+        values = _clear_values(f, s)
         b = uses.call_msg[eligible]
         cover = [(0, b)]
         cleared: dict[int, bool] = {}  # result message -> whether its results are cleared
@@ -233,18 +233,24 @@ def _cleared(f: Facts, s: Settings, eligible: int, spans: list[tuple[int, int]],
         cover += [(r, r + 1) for r, yes in sorted(cleared.items()) if yes]
     out: list[Segment] = []
     for lo, hi in cover:
-        for a, z in spans:  # what protected_in_turn keeps is not cleared
+        for a, z in spans:  # what protected_in_turn keeps is not cleared (spans: sorted, disjoint)
+            if a >= hi:
+                break
             if a > lo:
-                out.append((lo, min(a, hi), (None, key)))
-            lo = max(lo, z)
+                out.append((lo, a, op))
+            if z > lo:
+                lo = z
         if hi > lo:
-            out.append((lo, hi, (None, key)))
-    return tuple((lo, hi, op) for lo, hi, op in out if hi > lo)
+            out.append((lo, hi, op))
+    return tuple(out)
 
 
 def _clear_all(f: Facts, s: Settings) -> str:
     """The transform key of clear_tool_uses clearing every result it may (its edits made as
     :func:`.clear_tool_uses.clear_tool_uses` makes them), registered for :class:`_OpArrays`."""
+    known = f._derived.get(("clear_all", s.exclude_tools))  # (asked once a call)
+    if known is not None:
+        return known
     key = f"clear:{','.join(sorted(s.exclude_tools))}"
 
     def make(f: Facts) -> SimpleNamespace:
@@ -263,6 +269,7 @@ def _clear_all(f: Facts, s: Settings) -> str:
         return _edited(f, cleared, CLEARED, "clear_tool_uses")
 
     _derived(f, "run:" + key, make)
+    f._derived[("clear_all", s.exclude_tools)] = key
     return key
 
 
@@ -417,7 +424,10 @@ class _OpArrays:
         self.keys = keys
         # machine-integer arrays: kept per session, 8 bytes an entry (a list holds an int object each)
         self.sent = array("q", _prefix(tokens))
-        self.reasoning = array("q", _prefix([r if k is not None else 0 for r, k in zip(reasoning, keys)]))
+        if any(reasoning):
+            self.reasoning = array("q", _prefix([r if k is not None else 0 for r, k in zip(reasoning, keys)]))
+        else:  # no reasoning re-sent (most sessions): its prefix sums are zeros
+            self.reasoning = array("q", bytes(8 * (n + 1)))
         self.next_kept = _first_at_or_after([j for j, k in enumerate(keys) if k is not None], n)
 
 
@@ -438,16 +448,12 @@ def _first_at_or_after(marked: Sequence[int], n: int) -> array:
 
 def message_key(i: int, edits) -> Hashable:
     """The request-piece key of kept message ``i`` with block ``edits``: the index, with the
-    edits that change what is sent as we count it."""
-    changes = tuple((e.block, e.kind, e.tokens_after) for e in edits if _changes(e))
+    edits that change what is sent as we count it. Removing a block we count as 0 tokens (Claude
+    Code writes a thinking block's signature only) leaves the request as replay counts it, and so
+    leaves its cached prefix. (One comprehension: an op's keys make one per edited message.)"""
+    changes = tuple([(e.block, e.kind, e.tokens_after) for e in edits
+                     if e.tokens_before != e.tokens_after or (e.text is not None and e.kind != "remove")])
     return (i, changes) if changes else i
-
-
-def _changes(edit) -> bool:
-    """Whether an edit changes what is sent as we count it: removing a block we count as 0
-    tokens (Claude Code writes a thinking block's signature only) leaves the request as replay
-    counts it, and so leaves its cached prefix."""
-    return edit.tokens_before != edit.tokens_after or (edit.text is not None and edit.kind != "remove")
 
 
 def _mask(f: Facts, drop: str | None) -> list[bool] | None:
@@ -476,7 +482,8 @@ class Layouts:
     def __init__(self, f: Facts, reasoning: list[int]) -> None:
         self.f, self.n, self.reasoning = f, f.n, reasoning
         self._ops: dict[Op, _OpArrays] = {}
-        self._pairs: dict[tuple[Op, Op], list[int]] = {}
+        # keys depend on the op alone (not on the reasoning): kept for every replay of the session
+        self._pairs: dict[tuple[Op, Op], Sequence[int]] = f.__dict__.setdefault("_op_pairs", {})
 
     def op(self, op: Op) -> _OpArrays:
         arrays = self._ops.get(op)  # first: ~200,000 calls a compare at 10k, all but a few found
