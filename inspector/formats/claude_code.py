@@ -111,6 +111,8 @@ BOOKKEEPING = frozenset(
         "agent-setting",
         "bridge-session",
         "attachment",
+        "mode",  # 2.1.210+: the session's mode ("normal"), set by the user
+        "file-history-delta",  # 2.1.210+: a file backup for rewind, not sent
     }
 )
 REWOUND = "abandoned branch (rewound)"
