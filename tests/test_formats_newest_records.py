@@ -29,3 +29,29 @@ def test_codex_0_145_state_records_are_skipped_with_their_reason():
     assert reasons[world] == 5 and reasons[meta] == 41
     assert [s.where for s in session.skipped if s.reason == world] == ["line 7", "line 578", "line 591", "line 1168", "line 1651"]
     assert not [s for s in session.skipped if "unknown" in s.reason]
+
+
+RESULT_BEFORE_CALL = REAL / "claude_code" / "entireskills_cc2.1.108_result_before_call.jsonl"
+
+
+def test_a_result_written_before_its_calls_line_stays_after_the_call():
+    """Claude Code 2.1.108 wrote a tool result between the two lines of the response that calls it.
+    The response's second line (parent: an earlier entry) was taken for a rewind and the result
+    dropped, leaving the call unanswered: every later request invalid, its 4,382 tokens uncounted."""
+    session = inspector.load(RESULT_BEFORE_CALL)
+    shape = [(m.role, str(m.source), [type(b).__name__ for b in m.content]) for m in session.messages]
+    assert shape == [
+        ("assistant", "line 1", ["TextBlock", "ToolCallBlock"]),
+        ("user", "line 2", ["ToolResultBlock"]),
+        ("assistant", "line 5", ["TextBlock", "ToolCallBlock"]),
+        ("user", "line 7", ["ToolResultBlock"]),
+    ]
+    read, result = session.messages[0].content[1], session.messages[1].content[0]
+    assert (read.name, read.id, result.tool_call_id) == ("Read", "toolu_01QtydmiEKUQypkyc1QzDtX9", "toolu_01QtydmiEKUQypkyc1QzDtX9")
+    assert session.messages[0].extra["lines"] == [1, 3]
+    assert [(s.where, s.reason) for s in session.skipped] == [
+        ("line 4", "attachment/task_reminder (no text the file holds reaches the model; not counted)"),
+    ]
+    analysis = inspector.analyze(session)
+    assert [analysis.table.counts[m.index].total for m in session.messages] == [57, 4382, 88, 1703]
+    assert inspector.plan(analysis).valid == {"openai": True, "anthropic": True}

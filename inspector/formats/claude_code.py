@@ -538,7 +538,7 @@ class ClaudeCodeStream:
             self.session.skipped.append(ignored(new_source(line_no, None, file), "assistant/<synthetic> (API error reply)"))
             is_message = False
         elif is_message:
-            if conv is self._main and parent is not None and parent != self._leaf and _is_human_prompt(entry):
+            if conv is self._main and parent is not None and parent != self._leaf and rtype == "user" and _is_human_prompt(entry):
                 self._rewind_to(parent)
             if conv.pending_micro is not None:
                 self._microcompact(conv)
