@@ -66,3 +66,31 @@ def test_the_first_call_of_claude_code_2_1_100_on_starts_from_its_own_typical_si
     first = predictions(analysis.view, analysis.table)[0]
     assert (first.baseline_tokens, first.recorded_tokens, first.predicted_tokens) == (7_814, 33_036, 33_014)
     assert first.fit.basis == "typical" and first.fit.how.startswith("typical: median first-call gap of 15 distinct public Claude Code 2.1.101-2.1.218")
+
+
+QUEUED = REAL / "claude_code" / "entireskills_cc2.1.108_queued_command.jsonl"
+EDITED = REAL / "claude_code" / "entireskills_cc2.1.119_edited_files.jsonl"
+
+
+def test_a_queued_task_notification_is_model_input_after_the_tool_result():
+    session = inspector.load(QUEUED)
+    analysis = inspector.analyze(session, None, "anthropic")
+    queued = session.messages[2]
+    assert (queued.role, str(queued.source), queued.extra["record"], queued.injected) == ("user", "line 4", "attachment/queued_command", "attachment")
+    assert queued.content[0].text.startswith("<task-notification>\n<task-id>a9e09c2ad6baabdf8</task-id>")
+    assert [analysis.table.counts[m.index].total for m in session.messages] == [57, 342, 547, 22]
+    assert [(s.where, s.reason) for s in session.skipped] == [("line 3", "queue-operation")]
+    assert inspector.plan(analysis).valid == {"openai": True, "anthropic": True}
+
+
+def test_edited_file_snippets_join_the_prompt_and_date_change_stays_skipped():
+    session = inspector.load(EDITED)
+    analysis = inspector.analyze(session, None, "anthropic")
+    (prompt,) = session.messages
+    assert [b.extra.get("attachment") for b in prompt.content] == [None] + ["edited_text_file"] * 7
+    assert prompt.extra["lines"] == [1, 3, 4, 5, 6, 7, 8, 9]
+    assert prompt.content[1].text.startswith('1\t{\n2\t  "name": "skills",\n3\t<<<<<<< HEAD')
+    assert list(analysis.table.counts[0].blocks) == [10, 85, 350, 184, 220, 264, 93, 204]
+    assert [(s.where, s.reason) for s in session.skipped] == [
+        ("line 2", "attachment/date_change (no text the file holds reaches the model; not counted)"),
+    ]
