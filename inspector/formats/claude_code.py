@@ -45,10 +45,11 @@ How the file becomes a :class:`~inspector.model.Session`:
   results, ``isMeta`` user entries) stays in that message and is counted. ``attachment`` records
   (2.1.x) whose text the record holds and Claude Code sends to the model (:func:`attachment_text`:
   SessionStart / UserPromptSubmit hook output, hook additional context, the skill, agent and
-  deferred-tool listings, an edited file's snippet, a queued prompt) are counted: the text joins the user message they are attached to (a
-  prompt just before them) as a block with ``extra["attachment"]``, or becomes an ``isMeta`` user
-  message of its own (``extra["record"] = "attachment/<type>"``). The reminder wrapper around it
-  is not in the file and not counted. Other attachments (empty tool-hook successes, a todo
+  deferred-tool listings, an edited file's snippet, a queued prompt) are counted: the text joins
+  the user message they are attached to (a prompt just before them) as a block with
+  ``extra["attachment"]``, or becomes an ``isMeta`` user message of its own
+  (``extra["record"] = "attachment/<type>"``). The reminder wrapper around it is not in the file
+  and not counted. Other attachments (empty tool-hook successes, a todo
   reminder whose wording the file lacks, messages shown only to the user) are listed in
   ``skipped`` with a reason.
 
