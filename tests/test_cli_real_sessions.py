@@ -82,7 +82,7 @@ def test_info_codex_counts_ignored_record_types(capsys):
         "event_msg/task_complete": 1,
         "event_msg/context_compacted": 1,
         "response_item/ghost_snapshot": 1,
-        "world_state (unknown record type)": 1,
+        "world_state (a snapshot of AGENTS.md and the environment; the messages hold what the model was sent)": 1,
     }
     assert d["skipped"]["ignored_at"]["turn_context"] == ["line 2", "line 28"]
     assert d["skipped"]["errors"] == []

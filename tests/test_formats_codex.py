@@ -114,7 +114,7 @@ def test_skipped(session):
         ("line 27", "event_msg/context_compacted"),
         ("line 28", "turn_context"),
         ("line 33", "response_item/ghost_snapshot"),
-        ("line 36", "world_state (unknown record type)"),
+        ("line 36", "world_state (a snapshot of AGENTS.md and the environment; the messages hold what the model was sent)"),
     ]
     assert {s.kind for s in session.skipped} == {"ignored"}
     assert session.extra["model"] == "gpt-5.1-codex"

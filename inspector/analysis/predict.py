@@ -48,11 +48,14 @@ class Typical:
     version_prefix: str  # "" matches every version
     tokens: int
     source: str
+    #: The lowest version the entry is for ((2, 1, 100): 2.1.100 and later; () any), since
+    #: prefixes cannot tell 2.1.1x from 2.1.1xx.
+    since: tuple[int, ...] = ()
 
 
 #: The part of the first call a file does not show, by agent and version (first match wins),
 #: where nothing is recorded yet. Each figure is the median of ``recorded - counted`` at the first
-#: recorded call of public main-session transcripts (cl100k_base, the agent's profile; sub-agent
+#: recorded call of public main-session transcripts (cl100k_base unless the entry names another; sub-agent
 #: files left out). It varies with the user's CLAUDE.md and MCP tools, so it is only a starting
 #: point: the first recorded call replaces it.
 TYPICAL: tuple[Typical, ...] = (
@@ -60,6 +63,12 @@ TYPICAL: tuple[Typical, ...] = (
         "claude_code", "2.0.", 17_900,
         "median first-call gap of 3 public Claude Code 2.0.26-2.0.76 transcripts (17,638 to 23,842: "
         "system prompt, tool definitions, CLAUDE.md)",
+    ),
+    Typical(
+        "claude_code", "2.1.", 25_200,
+        "median first-call gap of 15 distinct public Claude Code 2.1.101-2.1.218 sessions (18,477 to 26,648: "
+        "system prompt, tool definitions, CLAUDE.md, MCP tools; counted with the model's tokenizer)",
+        since=(2, 1, 100),
     ),
     Typical(
         "claude_code", "2.1.", 29_900,
@@ -92,8 +101,20 @@ def typical_for(agent: str | None, version: str | None) -> Typical | None:
         return None
     for entry in TYPICAL:
         if entry.agent == agent and (version or "").startswith(entry.version_prefix):
+            if entry.since and _version_numbers(version) < entry.since:
+                continue
             return entry
     return None
+
+
+def _version_numbers(version: str | None) -> tuple[int, ...]:
+    """``"2.1.108"`` -> (2, 1, 108); the leading numeric parts only (``"0.145.0-alpha.18"`` -> (0, 145))."""
+    numbers: list[int] = []
+    for part in (version or "").split("."):
+        if not part.isdigit():
+            break
+        numbers.append(int(part))
+    return tuple(numbers)
 
 
 @dataclass(frozen=True, slots=True)

@@ -45,10 +45,11 @@ How the file becomes a :class:`~inspector.model.Session`:
   results, ``isMeta`` user entries) stays in that message and is counted. ``attachment`` records
   (2.1.x) whose text the record holds and Claude Code sends to the model (:func:`attachment_text`:
   SessionStart / UserPromptSubmit hook output, hook additional context, the skill, agent and
-  deferred-tool listings) are counted: the text joins the user message they are attached to (a
-  prompt just before them) as a block with ``extra["attachment"]``, or becomes an ``isMeta`` user
-  message of its own (``extra["record"] = "attachment/<type>"``). The reminder wrapper around it
-  is not in the file and not counted. Other attachments (empty tool-hook successes, a todo
+  deferred-tool listings, an edited file's snippet, a queued prompt) are counted: the text joins
+  the user message they are attached to (a prompt just before them) as a block with
+  ``extra["attachment"]``, or becomes an ``isMeta`` user message of its own
+  (``extra["record"] = "attachment/<type>"``). The reminder wrapper around it is not in the file
+  and not counted. Other attachments (empty tool-hook successes, a todo
   reminder whose wording the file lacks, messages shown only to the user) are listed in
   ``skipped`` with a reason.
 
@@ -111,6 +112,8 @@ BOOKKEEPING = frozenset(
         "agent-setting",
         "bridge-session",
         "attachment",
+        "mode",  # 2.1.210+: the session's mode ("normal"), set by the user
+        "file-history-delta",  # 2.1.210+: a file backup for rewind, not sent
     }
 )
 REWOUND = "abandoned branch (rewound)"
@@ -415,7 +418,9 @@ def _strings(value: Any) -> str:
 def attachment_text(attachment: Any) -> str:
     """The text of an ``attachment`` record that reaches the model ("" when none does or the
     record does not hold it): hook output and additional context, the skill listing, the added
-    agent lines and deferred tool names (2.1.168+ send them as ``<system-reminder>`` text)."""
+    agent lines and deferred tool names (2.1.168+ send them as ``<system-reminder>`` text), an
+    edited file's snippet and a queued prompt (2.1.101+: the recorded input grows by at least
+    their size at the next call)."""
     if not isinstance(attachment, dict):
         return ""
     kind = attachment.get("type")
@@ -427,6 +432,10 @@ def attachment_text(attachment: Any) -> str:
         return _strings(attachment.get("addedLines"))
     if kind == "deferred_tools_delta":
         return _strings(attachment.get("addedNames"))
+    if kind == "edited_text_file":  # the changed lines of a file the user or a linter edited
+        return _strings(attachment.get("snippet"))
+    if kind == "queued_command":  # a prompt or task notification that arrived while the agent worked
+        return _strings(attachment.get("prompt"))
     return ""
 
 
@@ -546,7 +555,7 @@ class ClaudeCodeStream:
             self.session.skipped.append(ignored(new_source(line_no, None, file), "assistant/<synthetic> (API error reply)"))
             is_message = False
         elif is_message:
-            if conv is self._main and parent is not None and parent != self._leaf and _is_human_prompt(entry):
+            if conv is self._main and parent is not None and parent != self._leaf and rtype == "user" and _is_human_prompt(entry):
                 self._rewind_to(parent)
             if conv.pending_micro is not None:
                 self._microcompact(conv)

@@ -85,6 +85,11 @@ from .records import FIELD_ERRORS, head_records, ignored, malformed, parse_line
 
 NAME = "codex"
 RECORD_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted"})
+#: Records of 0.144+ that hold state, not model input, and why they are skipped.
+STATE_RECORDS = {
+    "world_state": "world_state (a snapshot of AGENTS.md and the environment; the messages hold what the model was sent)",
+    "inter_agent_communication_metadata": "inter_agent_communication_metadata (whether a sub-agent message starts a turn)",
+}
 USAGE_FIELDS = ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_output_tokens", "total_tokens")
 
 
@@ -209,6 +214,8 @@ class CodexStream:
             self.session.skipped.append(ignored(source, "turn_context"))
         elif rtype == "inter_agent_communication":
             self._agent_message(_inter_agent_item(payload), source)
+        elif rtype in STATE_RECORDS:
+            self.session.skipped.append(ignored(source, STATE_RECORDS[rtype]))
         else:
             self.session.skipped.append(ignored(source, f"{rtype} (unknown record type)"))
 
