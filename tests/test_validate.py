@@ -283,6 +283,25 @@ def test_openai_layout_matches_the_exporter_for_blank_text_and_thinking_beside_r
     assert brief(validate_messages(messages, "openai")) == brief(plan.violations["openai"])
 
 
+def test_a_message_that_answers_and_calls_exports_its_calls_as_an_assistant_message():
+    """A message holding tool results and tool calls (a hand-made or damaged file; the hostile
+    corpus made one from a Claude Code transcript) used to crash the OpenAI writer with
+    "cannot write a ToolCallBlock as an OpenAI content part"; its calls now go out after the tool
+    messages as the assistant call they are, its text as the user message beside the results."""
+    from inspector.providers.openai import dump_messages
+
+    messages = [
+        msg(0, "user", text("q")),
+        msg(1, "assistant", call("call_1")),
+        Message(index=2, role="assistant", content=[result("call_1"), text("and"), call("call_2")], content_form="blocks"),
+    ]
+    dumped = dump_messages(messages, keep_extra=False)
+    assert [(m["role"], m.get("tool_call_id"), [c["id"] for c in m.get("tool_calls") or []]) for m in dumped] == [
+        ("user", None, []), ("assistant", None, ["call_1"]), ("tool", "call_1", []), ("user", None, []), ("assistant", None, ["call_2"]),
+    ]
+    assert dumped[3]["content"] == [{"type": "text", "text": "and"}]
+
+
 def test_empty_and_duplicate_tool_ids():
     """Anthropic rejects a tool_use id that is empty (or has other characters than
     [a-zA-Z0-9_-]) and a tool_use id used twice in a request; OpenAI rejects two tool messages

@@ -251,9 +251,12 @@ def _dump_message(m: Message, keep: bool, out: list[dict]) -> None:
                     d.setdefault("name", m.name)
                 H.emit_extra(d, m.extra, keep)
             out.append(d)
-        if any(map(sent_beside_results, m.content)):
-            rest = [b for b in m.content if not isinstance(b, (ToolResultBlock, ThinkingBlock))]
+        rest = [b for b in m.content if not isinstance(b, (ToolResultBlock, ThinkingBlock, ToolCallBlock))]
+        if any(map(sent_beside_results, rest)):
             out.append({"role": "user", "content": _content(rest, "parts", keep)})
+        calls = [b for b in m.content if isinstance(b, ToolCallBlock)]
+        if calls:  # calls in the message that answers (a hand-made file): they go out as the call they are
+            out.append({"role": "assistant", "content": None, "tool_calls": [_dump_call(c, keep) for c in calls]})
         return
 
     role = m.extra.get(H.ROLE, m.role) if keep else m.role
