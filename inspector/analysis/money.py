@@ -32,7 +32,8 @@ from ..strategies.base import Settings
 from ..strategies.pipeline import parse_pipeline
 from ..tokens import TokenTable, count_session
 from ..units import SessionView, build_view
-from .cache import ANTHROPIC_TTL_1H, CachePolicy, CacheSplit, marks_breakpoints, policy_for, simulate, split_call
+from .cache import (ANTHROPIC_TTL_1H, CachePolicy, CacheSplit, call_clock, marks_breakpoints, policy_for, resimulate, simulate_on,
+                    split_call)
 from .session_facts import call_model as _message_model
 from .session_facts import continues_context, session_model
 from .predict import predictions
@@ -570,6 +571,8 @@ class _ChainBase:
     unknown: list[str]
     #: Prices the chain's calls (its rates kept for every pipeline priced on it).
     pricer: _Pricer
+    #: What the cache model reads of the calls' times (:func:`.cache.call_clock`).
+    clock: list[tuple[bool, int]]
 
 
 _BASES = "_money_chain_bases"
@@ -605,7 +608,8 @@ def _make_chain_base(
     warm = warm_prefix_tokens(view, (not_in_file[0] if not_in_file else 0) + table.overhead)
     if base_requests:
         base_requests[0] = (base_requests[0][0], warm)
-    base_splits = simulate(base_requests, seconds, policy, warm)
+    clock = call_clock(seconds, policy)
+    base_splits = simulate_on(base_requests, clock, policy, warm)
     models: list[str | None] = []
     recorded: list[Cost | None] = []
     base_costs: list[Cost | None] = []
@@ -627,7 +631,8 @@ def _make_chain_base(
         models.append(model)
         base_costs.append(baseline_cost)
         outputs.append(output)
-    return _ChainBase(seconds, base_requests, warm, models, recorded, base_splits, base_costs, outputs, times, unknown, pricer)
+    return _ChainBase(seconds, base_requests, warm, models, recorded, base_splits, base_costs, outputs, times, unknown, pricer,
+                      clock)
 
 
 class _Pricer:
@@ -650,17 +655,22 @@ class _Pricer:
         one_hour = s.write_tokens if policy.ttl_seconds == ANTHROPIC_TTL_1H else 0
         return self.parts(s.uncached_tokens, s.read_tokens, s.write_tokens, output, one_hour, model, when)
 
+    def rates(self, model: str, when: datetime | None) -> PlainRates | None:
+        """:func:`.prices.plain_rates` of ``model`` at ``when``, kept."""
+        key = (model, when)
+        rates = self._rates.get(key, self)
+        if rates is self:
+            rates = self._rates[key] = plain_rates(model, when, self.overrides)
+        return rates  # type: ignore[return-value]
+
     def parts(self, uncached: int, read: int, write: int, output: int, one_hour: int, model: str | None,
               when: datetime | None) -> Cost | None:
         if not model:
             return None
         if not one_hour:
-            key = (model, when)
-            rates = self._rates.get(key, self)
-            if rates is self:
-                rates = self._rates[key] = plain_rates(model, when, self.overrides)
+            rates = self.rates(model, when)
             if rates is not None:
-                cost = rates.cost(uncached, read, write, output)  # type: ignore[union-attr]
+                cost = rates.cost(uncached, read, write, output)
                 if cost is not None:
                     return cost
         return price(TokenSplit(uncached, read, write, output, one_hour), model, None, when, self.overrides)
@@ -690,7 +700,7 @@ def _price_chain(
         return None
     if with_pipeline:
         with_pipeline[0] = (with_pipeline[0][0], base.warm)
-    chain = PricedChain(view, base, simulate(with_pipeline, base.seconds, policy, base.warm),
+    chain = PricedChain(view, base, resimulate(with_pipeline, base.base_requests, base.base_splits, base.clock, policy, base.warm),
                         _rewritten(base.base_requests, with_pipeline), policy, options, chain_id)
     if not rows:
         return chain
@@ -718,7 +728,7 @@ class PricedChain:
         time and output are the call's); no model, no price."""
         base, split = self.base, self.splits[k]
         model = base.models[k]
-        if split == base.base_splits[k] or not model:
+        if split is base.base_splits[k] or split == base.base_splits[k] or not model:
             return base.base_costs[k]
         return base.pricer.split(self.policy, split, base.outputs[k], model, base.times[k])
 
