@@ -287,8 +287,8 @@ class PlainRates:
         mul, div = _EXACT.multiply, _EXACT.divide
         try:
             paid = div(mul(rates[0], uncached), 1_000_000)
-            read = div(mul(rates[1], cache_read), 1_000_000) if cache_read else Decimal(0)
-            write = div(mul(rates[2], cache_write), 1_000_000) if cache_write else Decimal(0)
+            read = div(mul(rates[1], cache_read), 1_000_000) if cache_read else _ZERO
+            write = div(mul(rates[2], cache_write), 1_000_000) if cache_write else _ZERO
             out = div(mul(rates[3], output), 1_000_000)
             total = _EXACT.add(_EXACT.add(_EXACT.add(paid, read), write), out)
         except Inexact:
