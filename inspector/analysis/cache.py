@@ -197,31 +197,60 @@ def simulate(
     call's ``shared`` is what was already cached before the session (the agent's fixed prefix
     left warm by an earlier session), usually 0; ``warm`` is that prefix, still readable when the
     lifetime has run out between two calls."""
-    out = []
-    append, split, ttl = out.append, _splitter(policy, warm), policy.ttl_seconds
+    return simulate_on(requests, call_clock(times, policy), policy, warm)
+
+
+def simulate_on(requests: Sequence[tuple[int, int]], clock: Sequence[tuple[bool, int]], policy: CachePolicy,
+                warm: int = 0) -> list[CacheSplit]:
+    """:func:`simulate` with the chain's :func:`call_clock` already read."""
+    split = _splitter(policy, warm)
+    # a request is never below 0 tokens: where the file's count exceeds what was recorded, the
+    # part not in the file is negative and a pruned request could come out below 0
+    return [split(total if total > 0 else 0, shared if shared > 0 else 0, expired, per_minute)
+            for (total, shared), (expired, per_minute) in zip(requests, clock)]
+
+
+def call_clock(times: Sequence[float | None], policy: CachePolicy) -> list[tuple[bool, int]]:
+    """Per call of a chain (its time in seconds, None where unknown), what :func:`simulate` reads
+    of the clock: whether the lifetime ran out since the previous call with a time, and the
+    requests in the minute up to it, itself included (1 where its time is unknown). They depend on
+    the times alone, so every pipeline priced on a chain shares them (:func:`resimulate`)."""
+    out: list[tuple[bool, int]] = []
+    append, ttl = out.append, policy.ttl_seconds
     previous_time: float | None = None
     recent: deque[float] = deque()  # times of the requests in the last minute
-    for k, ((total, shared), t) in enumerate(zip(requests, times)):
-        # a request is never below 0 tokens: where the file's count exceeds what was recorded,
-        # the part not in the file is negative and a pruned request could come out below 0
-        if total < 0:
-            total = 0
-        if shared < 0:
-            shared = 0
+    for k, t in enumerate(times):
         if t is None:  # no gap known, one request in its minute
-            append(split(total, shared, False, 1))
+            append((False, 1))
             continue
-        expired = k > 0 and previous_time is not None and ttl is not None and t - previous_time > ttl
         recent.append(t)
         while recent[0] <= t - 60.0:
             recent.popleft()
-        append(split(total, shared, expired, len(recent)))
+        append((k > 0 and previous_time is not None and ttl is not None and t - previous_time > ttl, len(recent)))
         previous_time = t
     return out
+
+
+def resimulate(
+    requests: Sequence[tuple[int, int]],
+    base_requests: Sequence[tuple[int, int]],
+    base_splits: Sequence[CacheSplit],
+    clock: Sequence[tuple[bool, int]],
+    policy: CachePolicy,
+    warm: int = 0,
+) -> list[CacheSplit]:
+    """:func:`simulate` of ``requests`` on a chain already simulated with ``base_requests``
+    (giving ``base_splits``; ``clock``: its :func:`call_clock`): a call's split depends on its
+    own request and the clock only, so a call whose request is the base one gets the base's
+    split object itself (``is`` tells a caller it is unchanged), and only the others are split."""
+    split = _splitter(policy, warm)
+    return [same if request == base else split(request[0] if request[0] > 0 else 0, request[1] if request[1] > 0 else 0,
+                                               *tick)
+            for request, base, same, tick in zip(requests, base_requests, base_splits, clock)]
 
 
 __all__ = [
     "ANTHROPIC_TTL", "ANTHROPIC_TTL_1H", "CachePolicy", "CacheSplit", "DEEPSEEK_CACHE_UNIT", "NO_BREAKPOINTS", "NO_CACHE", "OPENAI_OVERFLOW_RPM", "OPENAI_TTL",
     "Piece",
-    "common_prefix_tokens", "marks_breakpoints", "policy_for", "simulate", "split_call",
+    "call_clock", "common_prefix_tokens", "marks_breakpoints", "policy_for", "resimulate", "simulate", "simulate_on", "split_call",
 ]

@@ -32,11 +32,12 @@ from ..strategies.base import Settings
 from ..strategies.pipeline import parse_pipeline
 from ..tokens import TokenTable, count_session
 from ..units import SessionView, build_view
-from .cache import ANTHROPIC_TTL_1H, CachePolicy, CacheSplit, marks_breakpoints, policy_for, simulate, split_call
+from .cache import (ANTHROPIC_TTL_1H, CachePolicy, CacheSplit, call_clock, marks_breakpoints, policy_for, resimulate, simulate_on,
+                    split_call)
 from .session_facts import call_model as _message_model
 from .session_facts import continues_context, session_model
 from .predict import predictions
-from .prices import NO_OVERRIDES, Cost, Overrides, TokenSplit, price, prices_as_of
+from .prices import NO_OVERRIDES, Cost, Overrides, PlainRates, TokenSplit, plain_rates, price, prices_as_of
 from .replay import CallRows, Replay, ReplayCancelled, call_facts, with_shared_tokens
 from .replay import replay as replay_calls
 
@@ -67,11 +68,13 @@ class CallMoney:
         return self.rewritten_tokens > 0
 
     def as_json(self) -> dict[str, Any]:
+        baseline_cost = _cost_json(self.baseline_cost)
         return {
             "model": self.model,
             "recorded_cost": _cost_json(self.recorded_cost),
-            "baseline_cost": _cost_json(self.baseline_cost),
-            "cost": _cost_json(self.cost),
+            "baseline_cost": baseline_cost,
+            # most calls a pipeline leaves alone pay the baseline's own Cost: its dict is written twice
+            "cost": baseline_cost if self.cost is self.baseline_cost else _cost_json(self.cost),
             "baseline_cache": self.baseline_cache.as_json(),
             "cache": self.cache.as_json(),
             "breaks_cache": self.breaks_cache,
@@ -566,6 +569,10 @@ class _ChainBase:
     times: list[datetime | None]
     #: Models the price data does not know, in the order their calls come.
     unknown: list[str]
+    #: Prices the chain's calls (its rates kept for every pipeline priced on it).
+    pricer: _Pricer
+    #: What the cache model reads of the calls' times (:func:`.cache.call_clock`).
+    clock: list[tuple[bool, int]]
 
 
 _BASES = "_money_chain_bases"
@@ -601,35 +608,72 @@ def _make_chain_base(
     warm = warm_prefix_tokens(view, (not_in_file[0] if not_in_file else 0) + table.overhead)
     if base_requests:
         base_requests[0] = (base_requests[0][0], warm)
-    base_splits = simulate(base_requests, seconds, policy, warm)
+    clock = call_clock(seconds, policy)
+    base_splits = simulate_on(base_requests, clock, policy, warm)
     models: list[str | None] = []
     recorded: list[Cost | None] = []
     base_costs: list[Cost | None] = []
     outputs: list[int] = []
     unknown: list[str] = []
     fallback = session_model(session)  # call_model's last resort, the same for every call
+    pricer = _Pricer(options.overrides)
     for call, when, base_split in zip(view.calls, times, base_splits):
         message = messages[call.message_index]
         usage = message.usage
         model = options.model or _message_model(message) or fallback
         output = (usage.output_tokens or 0) if usage is not None else 0
         # usage without the input (an output count only) is not a bill we can price
-        recorded.append(price(recorded_split(usage), model, None, when, options.overrides)
+        recorded.append(pricer.tokens(recorded_split(usage), model, when)
                         if usage is not None and usage.input_tokens is not None else None)
-        baseline_cost = _simulated(policy, options, base_split, output, model, when) if model else None
+        baseline_cost = pricer.split(policy, base_split, output, model, when) if model else None
         if model and baseline_cost is None and model not in unknown:
             unknown.append(model)
         models.append(model)
         base_costs.append(baseline_cost)
         outputs.append(output)
-    return _ChainBase(seconds, base_requests, warm, models, recorded, base_splits, base_costs, outputs, times, unknown)
+    return _ChainBase(seconds, base_requests, warm, models, recorded, base_splits, base_costs, outputs, times, unknown, pricer,
+                      clock)
 
 
-def _simulated(policy: CachePolicy, options: MoneyOptions, s: CacheSplit, output: int, model: str | None,
-               when: datetime | None) -> Cost | None:
-    """The price of a simulated split of a call (its model, time and recorded output)."""
-    one_hour = s.write_tokens if policy.ttl_seconds == ANTHROPIC_TTL_1H else 0
-    return price(TokenSplit(s.uncached_tokens, s.read_tokens, s.write_tokens, output, one_hour), model, None, when, options.overrides)
+class _Pricer:
+    """:func:`.prices.price` of many calls of a chain: the plain rates of each model and time
+    looked up once (:func:`.prices.plain_rates`, kept per price period) and each call priced from
+    them (:meth:`.prices.PlainRates.cost`, exact or not used); the rest priced by ``price``."""
+
+    __slots__ = ("overrides", "_rates")
+
+    def __init__(self, overrides: Overrides) -> None:
+        self.overrides = overrides
+        self._rates: dict[tuple[str, datetime | None], PlainRates | None] = {}
+
+    def tokens(self, tokens: TokenSplit, model: str | None, when: datetime | None) -> Cost | None:
+        return self.parts(tokens.uncached, tokens.cache_read, tokens.cache_write, tokens.output, tokens.cache_write_1h,
+                          model, when)
+
+    def split(self, policy: CachePolicy, s: CacheSplit, output: int, model: str | None, when: datetime | None) -> Cost | None:
+        """The price of a simulated split of a call (its model, time and recorded output)."""
+        one_hour = s.write_tokens if policy.ttl_seconds == ANTHROPIC_TTL_1H else 0
+        return self.parts(s.uncached_tokens, s.read_tokens, s.write_tokens, output, one_hour, model, when)
+
+    def rates(self, model: str, when: datetime | None) -> PlainRates | None:
+        """:func:`.prices.plain_rates` of ``model`` at ``when``, kept."""
+        key = (model, when)
+        rates = self._rates.get(key, self)
+        if rates is self:
+            rates = self._rates[key] = plain_rates(model, when, self.overrides)
+        return rates  # type: ignore[return-value]
+
+    def parts(self, uncached: int, read: int, write: int, output: int, one_hour: int, model: str | None,
+              when: datetime | None) -> Cost | None:
+        if not model:
+            return None
+        if not one_hour:
+            rates = self.rates(model, when)
+            if rates is not None:
+                cost = rates.cost(uncached, read, write, output)
+                if cost is not None:
+                    return cost
+        return price(TokenSplit(uncached, read, write, output, one_hour), model, None, when, self.overrides)
 
 
 def _price_chain(
@@ -656,7 +700,7 @@ def _price_chain(
         return None
     if with_pipeline:
         with_pipeline[0] = (with_pipeline[0][0], base.warm)
-    chain = PricedChain(view, base, simulate(with_pipeline, base.seconds, policy, base.warm),
+    chain = PricedChain(view, base, resimulate(with_pipeline, base.base_requests, base.base_splits, base.clock, policy, base.warm),
                         _rewritten(base.base_requests, with_pipeline), policy, options, chain_id)
     if not rows:
         return chain
@@ -684,9 +728,9 @@ class PricedChain:
         time and output are the call's); no model, no price."""
         base, split = self.base, self.splits[k]
         model = base.models[k]
-        if split == base.base_splits[k] or not model:
+        if split is base.base_splits[k] or split == base.base_splits[k] or not model:
             return base.base_costs[k]
-        return _simulated(self.policy, self.options, split, base.outputs[k], model, base.times[k])
+        return base.pricer.split(self.policy, split, base.outputs[k], model, base.times[k])
 
     def rows(self) -> list[CallMoney]:
         base, chain_id = self.base, self.chain_id

@@ -26,7 +26,6 @@ from ..tokens import TokenTable
 from ..units import SessionView
 from .cache import ANTHROPIC_TTL_1H
 from .money import MoneyOptions, MoneyTotals, PricedChain, money_totals, priced_session
-from .prices import plain_rates
 from .replay import Replay
 
 
@@ -58,30 +57,26 @@ def session_money_totals(
 def _chain_totals(chain: PricedChain) -> MoneyTotals:
     """:func:`.money.money_totals` of ``chain.rows()`` (the main chain: no summary call)."""
     base, splits = chain.base, chain.splits
-    base_costs, models, outputs, times = base.base_costs, base.models, base.outputs, base.times
+    base_costs, base_splits, models, outputs, times = base.base_costs, base.base_splits, base.models, base.outputs, base.times
     one_hour = chain.policy.ttl_seconds == ANTHROPIC_TTL_1H
-    overrides = chain.options.overrides
+    rates_of = base.pricer.rates
     baseline_cost = cost = None
     # per rates (uncached, read, write, output): the counts of the calls that pay them
     counts: dict[tuple[Decimal, Decimal, Decimal, Decimal], list[int]] = {}
-    rated: dict[tuple, object] = {}  # (model, time) -> its PlainRates or None
-    for k, (split, base_split) in enumerate(zip(splits, base.base_splits)):
+    for k, split in enumerate(splits):
         paid = base_costs[k]
         if paid is not None:
             baseline_cost = paid.total if baseline_cost is None else baseline_cost + paid.total
         model = models[k]
-        if split == base_split or not model:
+        if split is base_splits[k] or not model or split == base_splits[k]:
             if paid is not None:
                 cost = paid.total if cost is None else cost + paid.total
             continue
         rates = None
         if not (one_hour and split.write_tokens):
-            key = (model, times[k])
-            plain = rated.get(key, rated)
-            if plain is rated:
-                plain = rated[key] = plain_rates(model, times[k], overrides)
+            plain = rates_of(model, times[k])
             if plain is not None:
-                rates = plain.rates(split.uncached_tokens, split.read_tokens, split.write_tokens, outputs[k])  # type: ignore[attr-defined]
+                rates = plain.rates(split.uncached_tokens, split.read_tokens, split.write_tokens, outputs[k])
         if rates is None:  # not plain: priced on its own, as the rows price it
             priced = chain.cost(k)
             if priced is not None:
@@ -100,7 +95,7 @@ def _chain_totals(chain: PricedChain) -> MoneyTotals:
         cost = total if cost is None else cost + total
     calls = chain.view.calls
     return MoneyTotals(
-        sum(s.total for s in base.base_splits), sum(s.total for s in splits), baseline_cost, cost,
+        sum(s.total for s in base_splits), sum(s.total for s in splits), baseline_cost, cost,
         tuple(c.number for c, lost in zip(calls, chain.rewritten) if lost > 0),
         sum(s.read_tokens for s in splits), sum(s.write_tokens for s in splits), 0, None,
     )

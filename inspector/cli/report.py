@@ -243,9 +243,9 @@ class ReplayRows(LazyRows):
             return None
         return self._messages[self._view_calls[c.call - 1].message_index].usage
 
-    def usage(self, k: int) -> Usage | None:
-        """The usage the file recorded for call ``k`` with its total (``context_tokens``), else None."""
-        u = self._usage(self._calls[k])
+    def usage(self, c) -> Usage | None:
+        """The usage the file recorded for replayed call ``c`` with its total (``context_tokens``), else None."""
+        u = self._usage(c)
         return u if u is not None and u.context_tokens is not None else None
 
     def row(self, k: int) -> dict[str, Any]:
@@ -300,7 +300,7 @@ def replay_report(analysis: Analysis, result: Replay, pipeline: list[dict[str, A
     :class:`ReplayRows` (a sequence of dicts)."""
     money_calls, sidechain_calls, money_totals = replay_money(money) if money is not None else ({}, [], {})
     calls = ReplayRows(analysis, result, money_calls)
-    with_usage = [(c, u) for k, c in enumerate(result.calls) if (u := calls.usage(k)) is not None]
+    with_usage = [(c, u) for c in result.calls if (u := calls.usage(c)) is not None]
     recorded_total = sum(u.context_tokens for _, u in with_usage) if with_usage else None
     return {
         "session": session_report(analysis),
@@ -309,9 +309,9 @@ def replay_report(analysis: Analysis, result: Replay, pipeline: list[dict[str, A
         "pipeline": pipeline,
         "fit": next_call(analysis.view, analysis.table).fit.as_dict(),
         "calls": calls,
-        "baseline_total": sum(c.baseline_tokens for c in result.calls),
-        "predicted_total": sum(c.predicted_tokens for c in result.calls),
-        "total": sum(c.tokens for c in result.calls),
+        "baseline_total": result.baseline_total,  # from a stateless replay's columns, no row built
+        "predicted_total": result.predicted_total,
+        "total": result.total,
         "savings_pct": round(result.savings_pct, 1),
         "recorded_total": recorded_total,
         "ratio": _ratio(recorded_total, sum(c.baseline_tokens for c, _ in with_usage)),
