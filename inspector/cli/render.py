@@ -329,7 +329,8 @@ def render_compare_money(report: dict[str, Any], out: Console) -> None:
                       N(r["cache_breaks"]), N(r["cache_write_tokens"]))
     print_whole(out, table)
     out.print(Text(
-        "input billed = every call's input with the prefix the file does not show; cost = those tokens split by the "
+        "input billed = every call's input with the prefix the file does not show, the agent's own compaction and "
+        "sub-agent calls included (the replay total above counts the main calls only); cost = those tokens split by the "
         "prompt-cache model and priced with the recorded output. Yellow: a smaller share of dollars than of tokens, "
         "because the strategy rewrites history the provider had cached (replay --strategy NAME shows where). "
         "cache writes = input tokens written to the cache (Anthropic bills them above the input price). A row "
