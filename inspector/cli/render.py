@@ -373,7 +373,7 @@ def render_usage(usage: dict[str, Any], out: Console, limit: int = 60, costs: di
         if costs is not None:
             cells.append(USD(costs.get(row["call"])))
         table.add_row(*cells)
-    out.print(table)
+    print_whole(out, table)
     more = len(usage["calls"]) - limit
     tail = f" {more:,} more calls in --json." if more > 0 else ""
     out.print(Text(
