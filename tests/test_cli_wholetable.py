@@ -54,3 +54,31 @@ def test_room_left_goes_to_the_columns_that_wrap():
     width = fit_columns(table, console, 40)
     assert width == 40
     assert [c.width for c in table.columns] == [4, 29]  # 4 + 29 + padding 4 + edges 3
+
+
+def test_info_recorded_usage_at_80_columns_prints_every_figure_whole(capsys, monkeypatch):
+    """info's per-call usage table cut every figure at 80 columns ("20,…", "$0.…" on a real
+    Claude Code file): it is printed whole too."""
+    monkeypatch.setenv("COLUMNS", "80")
+    report = as_json(capsys, "info", SAMPLE)
+    code, out, _ = run(capsys, "info", SAMPLE)
+    assert code == 0
+    usage = out[out.index("Recorded usage per model call"):out.index("recorded usage; recorded =")]
+    assert "…" not in usage
+    words = set(usage.split())
+    for row in report["usage"]["calls"][:60]:
+        assert {f"{row['recorded']:,}", f"{row['estimate']:,}", f"{row['predicted']:,}"} <= words
+
+
+def test_replay_at_80_columns_prints_every_figure_whole(capsys, monkeypatch):
+    """replay's call table and its cost table cut every figure at 80 columns ("32,…", "$0.2…")."""
+    monkeypatch.setenv("COLUMNS", "80")
+    args = ("replay", SAMPLE, "--strategy", "fifo", "--budget", "4000", "--model", "claude-sonnet-4-5")
+    report = as_json(capsys, *args)
+    code, out, _ = run(capsys, *args)
+    assert code == 0
+    words = set(out.split())
+    for row in report["calls"]:
+        assert {f"{row['baseline_tokens']:,}", f"{row['tokens']:,}"} <= words
+        assert f"${row['cost']['total']:.4f}" in words
+    assert "…" not in out

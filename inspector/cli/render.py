@@ -275,7 +275,7 @@ def render_replay_money(report: dict[str, Any], out: Console, limit: int = 60) -
             cells += [USD(_cost(c["cost"])), _split(c["cache"]),
                       T(f"breaks {c['rewritten_tokens']:,}" if c["breaks_cache"] else "", "yellow")]
         table.add_row(*cells)
-    out.print(table)
+    print_whole(out, table)
     more = len(report["calls"]) - limit
     side = report.get("recorded_cost_sidechains")
     parts = [f"recorded {_usd_text(report['recorded_cost_total'])}"] if report["recorded_cost_total"] is not None else []
@@ -373,7 +373,7 @@ def render_usage(usage: dict[str, Any], out: Console, limit: int = 60, costs: di
         if costs is not None:
             cells.append(USD(costs.get(row["call"])))
         table.add_row(*cells)
-    out.print(table)
+    print_whole(out, table)
     more = len(usage["calls"]) - limit
     tail = f" {more:,} more calls in --json." if more > 0 else ""
     out.print(Text(
@@ -575,7 +575,7 @@ def render_replay(report: dict[str, Any], out: Console, every: bool = False) -> 
             table.add_column(T(col.header), justify="right" if col.right else "left", **({"footer": col.footer} if col.footer else {}))
         for cells in rows:
             table.add_row(*cells)
-        out.print(table)
+        print_whole(out, table)
     _elided_note(shown, len(calls), "call", "replay", out)
     fit = report["fit"]
     out.print(Text("baseline = our count of what the file shows was sent before the call; predicted = baseline + what "

@@ -111,12 +111,6 @@ def _part(part: Any, k: int = 0) -> Block:
     return RawBlock(raw=part, text=str(part.get("text") or ""))
 
 
-def _parts(content: Any) -> tuple[list[Block], str]:
-    if type(content) is list:  # the usual form, without content_blocks' per-part callback
-        return list(map(_part, content)), "parts"
-    return content_blocks(content, _part)
-
-
 def _result_content(output: Any) -> str | list[ResultPart]:
     if output is None:
         return ""
@@ -322,7 +316,7 @@ class ItemReader:
     def _message(self, item: dict[str, Any], t: str, source: SourceRef, starts_context: bool) -> Message:
         role = item.get("role")
         content = item.get("content")
-        if type(content) is list:  # (_parts' work, without its call)
+        if type(content) is list:  # the usual form, without content_blocks' per-part callback
             blocks, form = list(map(_part, content)), "parts"
         else:
             blocks, form = content_blocks(content, _part)

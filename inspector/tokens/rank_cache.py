@@ -11,10 +11,11 @@ Layout: ``<cache dir>/ranks/<encoding>-<rank file hash>-m<marshal version>.bin``
 is :func:`inspector.paths.cache_dir`): :data:`_MAGIC`, the SHA-256 of the payload, then the
 payload, ``marshal.dumps`` of the ranks dict. The name carries the SHA-256 tiktoken expects of
 the uncompressed rank file, so only ranks built from a file that matched it are ever read; a file
-whose checksum does not match (torn, damaged, foreign) is ignored and written again. One file per
-encoding (1.6 MB cl100k_base, 3.4 MB o200k_base): outside the count cache's size cap, which
-bounds a number of counts that grows, while these do not. Written to a temporary file and renamed
-(atomic); a read-only or full cache directory is ignored. ``--no-cache``
+whose checksum does not match (torn, damaged, foreign), or whose dict lacks a rank for one of the
+256 single bytes, is ignored and written again. One file per encoding (1.6 MB cl100k_base, 3.4 MB
+o200k_base): outside the count cache's size cap, which bounds a number of counts that grows, while
+these do not. Written to a temporary file and renamed (atomic); a read-only or full cache
+directory is ignored. ``--no-cache``
 (``CONTEXT_INSPECTOR_NO_CACHE``) turns it off like the count cache: nothing read, nothing written.
 """
 
@@ -32,6 +33,9 @@ from . import cache
 
 _MAGIC = b"CIRANKS1"
 _HEADER = len(_MAGIC) + 32  # magic, then the payload's SHA-256
+#: Every byte on its own: byte-level BPE ranks hold each, and tiktoken panics (a Rust panic, not
+#: an exception the CLI reports) on a text byte its ranks lack; a kept dict without them is not used.
+_SINGLE_BYTES = tuple(bytes((i,)) for i in range(256))
 
 
 def path(encoding: str, rank_sha256: str) -> Path:
@@ -64,7 +68,9 @@ def _read(where: Path) -> dict[bytes, int] | None:
         value = marshal.loads(payload)
     except (ValueError, EOFError, TypeError):
         return None
-    return value if type(value) is dict else None
+    if type(value) is not dict or not all(type(value.get(b)) is int for b in _SINGLE_BYTES):
+        return None  # whole but not ranks (a builder that went wrong wrote it): built again
+    return value
 
 
 def _write(where: Path, built: dict[bytes, int]) -> None:
