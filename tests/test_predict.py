@@ -112,6 +112,8 @@ def test_typical_sizes_by_agent_and_version():
     # 2.1.100 on: its own median (a prefix cannot tell 2.1.1x from 2.1.1xx)
     assert typical_for("claude_code", "2.1.19").tokens == typical_for("claude_code", "2.1.99").tokens == 29_900
     assert typical_for("claude_code", "2.1.100").tokens == typical_for("claude_code", "2.1.218").tokens == 25_200
+    # a pre-release suffix ends the numbers, it does not drop the patch (2.1.108-beta is 2.1.108)
+    assert typical_for("claude_code", "2.1.108-beta").tokens == 25_200 and typical_for("claude_code", "2.1.99-rc.1").tokens == 29_900
     assert typical_for("claude_code", None).tokens == 26_400
     assert typical_for("codex", "0.40.0").tokens == 2_650
     assert typical_for("codex", "0.136.0").tokens == 9_400

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import bisect
 import copy
+import re
 from dataclasses import dataclass
 from typing import Literal
 
@@ -73,7 +74,7 @@ TYPICAL: tuple[Typical, ...] = (
     Typical(
         "claude_code", "2.1.", 29_900,
         "median first-call gap of 8 public Claude Code 2.1.7-2.1.217 transcripts (18,514 to 44,372: "
-        "system prompt, tool definitions, CLAUDE.md, MCP tools)",
+        "system prompt, tool definitions, CLAUDE.md, MCP tools); used below 2.1.100",
     ),
     Typical(
         "claude_code", "", 26_400,
@@ -108,12 +109,16 @@ def typical_for(agent: str | None, version: str | None) -> Typical | None:
 
 
 def _version_numbers(version: str | None) -> tuple[int, ...]:
-    """``"2.1.108"`` -> (2, 1, 108); the leading numeric parts only (``"0.145.0-alpha.18"`` -> (0, 145))."""
+    """``"2.1.108"`` -> (2, 1, 108); the leading numbers only, a part's suffix ending them
+    (``"0.145.0-alpha.18"`` -> (0, 145, 0), ``"2.1.108-beta"`` -> (2, 1, 108))."""
     numbers: list[int] = []
     for part in (version or "").split("."):
-        if not part.isdigit():
+        digits = re.match(r"\d+", part)
+        if digits is None:
             break
-        numbers.append(int(part))
+        numbers.append(int(digits.group()))
+        if digits.end() < len(part):
+            break
     return tuple(numbers)
 
 
