@@ -33,6 +33,18 @@ def test_compare_at_80_columns_prints_every_name_and_figure_whole(capsys, monkey
     assert max(map(len, table)) == 80  # the blank edges went first, then the words fit
 
 
+def test_compare_money_rows_keep_dollars_and_share_on_one_line_at_120_columns(capsys, monkeypatch):
+    """"$0.0168 (37.6%)" is one figure: at 120 columns the money table wrapped it onto two lines
+    (a header may wrap instead)."""
+    monkeypatch.setenv("COLUMNS", "120")
+    three = SAMPLE.parent / "three_questions.json"
+    code, out, _ = run(capsys, "compare", three, "--budget", "4000")
+    assert code == 0
+    money = out[out.index("Tokens saved vs dollars saved"):out.index("input billed =")].splitlines()
+    rows = [line for line in money if line.strip().startswith(("none", "fifo", "summarize"))]
+    assert [line.split()[-3:-1] for line in rows] == [["(0.0%)", "0"], ["(37.6%)", "3"], ["(35.5%)", "3"]]
+
+
 def test_a_table_wider_than_the_terminal_keeps_its_cells_and_overflows():
     out = Console(width=30, record=True, color_system=None)
     table = Table()

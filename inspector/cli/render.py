@@ -317,7 +317,7 @@ def render_compare_money(report: dict[str, Any], out: Console) -> None:
     table.add_column(T("input billed"), justify="right")
     table.add_column(T("tokens saved"), justify="right")
     table.add_column(T("cost"), justify="right")
-    table.add_column(T("dollars saved"), justify="right")
+    table.add_column(T("dollars saved"), justify="right", no_wrap=True)  # "$0.0168 (37.6%)" is one figure
     table.add_column(T("cache breaks"), justify="right")
     table.add_column(T("cache writes"), justify="right")
     for r in rows + list(report.get("cache_aware", [])):
