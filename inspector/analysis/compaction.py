@@ -115,6 +115,18 @@ def _working(view: SessionView, table: TokenTable, settings, n: int, state: _Sta
     return w
 
 
+def _kept_slots(order: list, summary: Inserted) -> list:
+    """The slots a compaction keeps: every source message, the summary, and the inserted
+    messages that stand after it (an inserted message stands where the first one equal to it
+    does, as ``order.index`` finds it, in one pass instead of one scan each)."""
+    first: dict[Inserted, int] = {}
+    for k, s in enumerate(order):
+        if type(s) is not int and s not in first:
+            first[s] = k
+    at = first[summary]
+    return [s for s in order if type(s) is int or s is summary or first[s] > at]
+
+
 def sizes_from_state(view: SessionView, names: tuple[str, ...]) -> bool:
     """Whether :func:`replay_compacting` sizes each call of ``names`` from its state (and hands
     ``on_state`` no working history but where it built one): ``compact`` alone, or after
@@ -221,7 +233,7 @@ def replay_compacting(
             summary = next((s for s in reversed(w.inserted) if s.by == COMPACT), None)
             if summary is not None and w.total() < before:
                 out.append(CompactingCall(n, call.message_index, call.turn, "summary", 0, None, before))
-                slots = [s for s in w.order if type(s) is int or s is summary or w.order.index(s) > w.order.index(summary)]
+                slots = _kept_slots(w.order, summary)
                 after = view.calls[n - 2].message_index if n > 1 else -1
                 state = _state(view, table, slots, call.message_index, n, after)
                 compacted_by = COMPACT
