@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 
-from ..strategies.incremental import Facts, _derived, _mask_values, _prefix, _ResultSlots, _turn_floor, facts
+from ..strategies.incremental import Facts, _derived, _guard_spans, _mask_values, _prefix, _ResultSlots, _turn_floor, facts
 from ..strategies.layouts import Layout, mask_layout
 from ..tokens import TokenTable
 from ..units import SessionView
@@ -66,8 +66,9 @@ class MaskedStates:
     def cut(self, call, state) -> tuple[int, int] | None:
         f, s = self.f, self.s
         stop, turn = call.message_index, call.turn
-        if state is not None and min(f.turn_start.get(turn, 0), stop) < state.boundary:
-            return None  # the turn began before the compaction: what it protects is planned
+        floor = _turn_floor(f, stop, turn)
+        if state is not None and floor < state.boundary:
+            return None  # what protected_in_turn keeps began before the compaction: planned
         kept = self._kept_of(state)
         turns = s.mask_protect_turns
         if turns <= 0:
@@ -77,16 +78,28 @@ class MaskedStates:
         count = bisect_left(kept.messages, before)
         if not count:
             return -1, 0
-        if kept.messages[count - 1] >= _turn_floor(f, stop, turn):
-            return None
         seen = kept.seen
-        last = bisect_left(seen, seen[count] - s.mask_protect_tokens, 0, count + 1) - 1
+        protect, newest = s.mask_protect_tokens, count
+        if kept.messages[count - 1] >= floor:  # the walk skips what protected_in_turn keeps
+            count = bisect_left(kept.messages, floor, 0, count)
+            walked = self._unguarded(kept, count, newest, stop, turn)
+            newest = count + len(walked)
+            protect -= sum(walked)
+        last = bisect_left(seen, seen[count] - protect, 0, count + 1) - 1
         if s.mask_keep_results is not None:
-            last = min(last, count - s.mask_keep_results - 1)
+            last = min(last, newest - s.mask_keep_results - 1)
+        if last >= count:
+            return None  # it masks among what protected_in_turn keeps: planned
         if last < 0:
             return -1, 0
         freed = kept.freed[last + 1]
         return (kept.index[last], freed) if freed and freed >= s.mask_min_tokens else (-1, 0)
+
+    def _unguarded(self, kept: _Kept, lo: int, hi: int, stop: int, turn: int) -> list[int]:
+        """Tokens of the kept results ``[lo, hi)`` that protected_in_turn does not keep."""
+        spans = _guard_spans(self.f, stop, turn)
+        tokens = self.slots.tokens
+        return [tokens[kept.index[k]] for k in range(lo, hi) if not any(a <= kept.messages[k] < b for a, b in spans)]
 
     def layout(self, call, state) -> Layout | None:
         """Call's request as a layout: the state's with the masking's runs in its gaps."""
