@@ -119,12 +119,17 @@ def _kept_slots(order: list, summary: Inserted) -> list:
     """The slots a compaction keeps: every source message, the summary, and the inserted
     messages that stand after it (an inserted message stands where the first one equal to it
     does, as ``order.index`` finds it, in one pass instead of one scan each)."""
-    first: dict[Inserted, int] = {}
+    first: dict[int, int] = {}  # id of each inserted slot -> where the first one equal to it stands
+    seen: dict[tuple[str, str], list[tuple[int, Inserted]]] = {}  # (text, reason): the distinct ones, in order
     for k, s in enumerate(order):
-        if type(s) is not int and s not in first:
-            first[s] = k
-    at = first[summary]
-    return [s for s in order if type(s) is int or s is summary or first[s] > at]
+        if type(s) is int:
+            continue
+        alike = seen.setdefault((s.text, s.reason), [])  # equal ones share both (hashing ``replaces`` would cost)
+        first[id(s)] = next((j for j, x in alike if x is s or x == s), k)
+        if first[id(s)] == k:
+            alike.append((k, s))
+    at = first[id(summary)]
+    return [s for s in order if type(s) is int or s is summary or first[id(s)] > at]
 
 
 def sizes_from_state(view: SessionView, names: tuple[str, ...]) -> bool:
