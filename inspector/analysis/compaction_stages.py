@@ -62,6 +62,7 @@ class MaskedStates:
         self.slots = _derived(self.f, "result_slots", _ResultSlots)
         self.values = _mask_values(self.f, settings)
         self._kept: tuple[object, _Kept | None] = (_NONE, None)
+        self._base: tuple[object, Layout | None] = (_NONE, None)  # the state's own layout
 
     def cut(self, call, state) -> tuple[int, int] | None:
         f, s = self.f, self.s
@@ -104,7 +105,9 @@ class MaskedStates:
     def layout(self, call, state) -> Layout | None:
         """Call's request as a layout: the state's with the masking's runs in its gaps."""
         cut = self.cut(call, state)
-        base = state_layout(state)
+        if self._base[0] is not state:
+            self._base = (state, state_layout(state))
+        base = self._base[1]
         if cut is None or base is None:
             return None
         masked = mask_layout(self.f, self.s, cut[0]) if cut[1] else ()
