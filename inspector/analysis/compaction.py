@@ -124,10 +124,18 @@ def _kept_slots(order: list, summary: Inserted) -> list:
     for k, s in enumerate(order):
         if type(s) is int:
             continue
-        alike = seen.setdefault((s.text, s.reason), [])  # equal ones share both (hashing ``replaces`` would cost)
-        first[id(s)] = next((j for j, x in alike if x is s or x == s), k)
-        if first[id(s)] == k:
+        alike = seen.get((s.text, s.reason))  # equal ones share both (hashing ``replaces`` would cost)
+        if alike is None:
+            seen[(s.text, s.reason)] = [(k, s)]
+            first[id(s)] = k
+            continue
+        for j, x in alike:
+            if x is s or x == s:
+                first[id(s)] = j
+                break
+        else:
             alike.append((k, s))
+            first[id(s)] = k
     at = first[id(summary)]
     return [s for s in order if type(s) is int or s is summary or first[id(s)] > at]
 
