@@ -9,7 +9,9 @@ temporary folder and prints, for each size:
 - ``replay`` of every call under each stateless strategy (:func:`inspector.replay` on the session
   ``info`` loaded) and its ratio ``(info + replay) / info``: what a replay command costs next to
   ``info`` when it has to load the same file (goal <= 1.5);
-- ``replay`` of ``compact``, stateful (each call after a compaction sees summary + kept + new);
+- ``replay`` of ``compact``, stateful (each call after a compaction sees summary + kept + new),
+  and of every built-in preset that compacts (with its own settings and shared prefixes, as
+  ``replay --preset P`` computes them);
 - ``compare`` of every pipeline the CLI's ``compare`` shows by default (every strategy, compact
   included, and ``COMPARE_PIPELINES``; :func:`inspector.compare`, 10k only by default):
   ``(info + compare) / info`` (goal <= 3);
@@ -160,6 +162,12 @@ def bench_size(n: int, path: str, a: argparse.Namespace, fmt: str) -> None:
     compactions = sum(1 for c in r.calls if c.kind == "summary")
     row(f"replay compact, stateful ({compactions} compactions)", f"{t:.3f} s", f"{t_info:.2f} s", (t_info + t) / t_info,
         "<= 1.5 (info + replay)")
+    for preset in _stateful_presets():  # each with its own settings; shared prefixes too, as the CLI's replay prices them
+        ps = Settings(**preset.params)
+        t, r = wall(lambda: inspector.replay(analysis, preset.pipeline, settings=ps, shared=True))
+        compactions = sum(1 for c in r.calls if c.kind == "summary")
+        row(f"replay --preset {preset.name} ({compactions} compactions)", f"{t:.3f} s", f"{t_info:.2f} s",
+            (t_info + t) / t_info, "<= 1.5 (info + replay)")
     for name in sorted(set(STRATEGIES) - set(INCREMENTAL) - {"compact"}):
         print(f"  replay {name}: planned call by call (no incremental path), not timed here")
     if n <= a.compare_max:
@@ -199,6 +207,13 @@ def bench_size(n: int, path: str, a: argparse.Namespace, fmt: str) -> None:
         langchain_row(view, table, a.runs)
     elif n <= 10_000:
         print("  (the trim_messages row runs on the openai and jsonl files: its message conversion knows their roles)")
+
+
+def _stateful_presets() -> list:
+    """The built-in presets whose pipeline compacts (replayed call by call with their state)."""
+    from inspector.presets import load_presets
+
+    return [p for p in load_presets().values() if "compact" in p.pipeline and p.origin == "builtin"]
 
 
 def langchain_row(view, table, runs: int) -> None:

@@ -29,13 +29,14 @@ from dataclasses import dataclass
 from ..strategies.base import Inserted, Reason, Status, Working
 from ..strategies.compact import NAME as COMPACT, compact_now, fires
 from ..strategies.incremental import compacts_in_one_pass
-from ..providers.validate import validate_plan
+from ..providers.validate import validate_plan, wire_facts
 from ..strategies.pipeline import STRATEGIES, freeze, start
 from ..tokens import TokenTable
 from ..units import SessionView
 from .baseline import baseline_tokens
 from .codex_count import codex_count
 from .compaction_requests import CarriedValidity
+from .compaction_stages import MASKED, MaskedStates
 
 _FOLDED = "summarized by compact: folded into the summary of the compaction before call {}"
 
@@ -114,17 +115,60 @@ def _working(view: SessionView, table: TokenTable, settings, n: int, state: _Sta
     return w
 
 
+def _kept_slots(order: list, summary: Inserted) -> list:
+    """The slots a compaction keeps: every source message, the summary, and the inserted
+    messages that stand after it (an inserted message stands where the first one equal to it
+    does, as ``order.index`` finds it, in one pass instead of one scan each)."""
+    first: dict[int, int] = {}  # id of each inserted slot -> where the first one equal to it stands
+    seen: dict[tuple[str, str], list[tuple[int, Inserted]]] = {}  # (text, reason): the distinct ones, in order
+    for k, s in enumerate(order):
+        if type(s) is int:
+            continue
+        alike = seen.get((s.text, s.reason))  # equal ones share both (hashing ``replaces`` would cost)
+        if alike is None:
+            seen[(s.text, s.reason)] = [(k, s)]
+            first[id(s)] = k
+            continue
+        for j, x in alike:
+            if x is s or x == s:
+                first[id(s)] = j
+                break
+        else:
+            alike.append((k, s))
+            first[id(s)] = k
+    at = first[id(summary)]
+    return [s for s in order if type(s) is int or s is summary or first[id(s)] > at]
+
+
 def sizes_from_state(view: SessionView, names: tuple[str, ...]) -> bool:
     """Whether :func:`replay_compacting` sizes each call of ``names`` from its state (and hands
-    ``on_state`` no working history but where it built one)."""
-    return compacts_in_one_pass(view, names)
+    ``on_state`` no working history but where it built one): ``compact`` alone, or after
+    ``mask_tool_outputs`` (:mod:`.compaction_stages`), no compaction recorded in the file."""
+    return compacts_in_one_pass(view, names) or (names == MASKED and compacts_in_one_pass(view, (COMPACT,)))
 
 
-def _sizes(view: SessionView, table: TokenTable, names: tuple[str, ...]):
+def build_history(view: SessionView, table: TokenTable, names: tuple[str, ...], settings, n: int, state: _State | None,
+                  not_in_file: int) -> Working:
+    """Call ``n``'s history from ``state`` with the pipeline's other strategies applied: the
+    step-by-step simulation's request."""
+    w = _working(view, table, settings, n, state, not_in_file)
+    for name in names:
+        if name != COMPACT:
+            STRATEGIES[name].apply(w)
+    return w
+
+
+def _sizes(view: SessionView, table: TokenTable, names: tuple[str, ...], settings=None, validate: bool = False):
     """``sizes(call, state, not_in_file) -> (tokens, non-system messages)`` of a call's history
-    in O(1), where that is the whole story: ``compact`` alone, no compaction recorded in the
-    file (every call's history starts at message 0). None elsewhere (build each history)."""
+    in O(log n), where that is the whole story: ``compact`` alone or after ``mask_tool_outputs``
+    (:class:`.compaction_stages.MaskedStates`; None for a call it cannot size), no compaction
+    recorded in the file (every call's history starts at message 0). None elsewhere (build
+    each history), and for masking validated where a result holds images (masking one changes
+    its request's validity)."""
     if not sizes_from_state(view, names):
+        return None
+    masked = MaskedStates(view, table, settings) if names == MASKED else None
+    if masked is not None and validate and wire_facts(view).result_images:
         return None
     prefix, overhead = table.prefix, table.overhead
     roles = view.roles
@@ -132,12 +176,18 @@ def _sizes(view: SessionView, table: TokenTable, names: tuple[str, ...]):
     for i, role in enumerate(roles):
         ns_count[i + 1] = ns_count[i] + (role != "system")
 
-    def sizes(call, state: _State | None, not_in_file: int) -> tuple[int, int]:
+    def sizes(call, state: _State | None, not_in_file: int) -> tuple[int, int] | None:
+        freed = 0
+        if masked is not None:
+            cut = masked.cut(call, state)
+            if cut is None:
+                return None
+            freed = cut[1]
         stop = call.message_index
         if state is None:
-            return overhead + not_in_file + prefix[stop], ns_count[stop]
+            return overhead + not_in_file + prefix[stop] - freed, ns_count[stop]
         b = state.boundary
-        return (overhead + not_in_file + state.kept_tokens + prefix[stop] - prefix[b],
+        return (overhead + not_in_file + state.kept_tokens + prefix[stop] - prefix[b] - freed,
                 state.kept_messages + ns_count[stop] - ns_count[b])
 
     return sizes
@@ -163,7 +213,7 @@ def replay_compacting(
     request whole."""
     baselines = baseline_tokens(view, table)
     messages = view.messages
-    sizes = _sizes(view, table, names)
+    sizes = _sizes(view, table, names, settings, validate)
     carried = CarriedValidity(view, table) if validate and sizes is not None else None
     out: list[CompactingCall] = []
     state: _State | None = None
@@ -172,14 +222,12 @@ def replay_compacting(
         n = call.number
         if state is not None and call.context_start > state.after:
             state = None  # the file records a compaction since ours: follow what was really sent
-        if sizes is not None and on_request is None:  # the history's size without building it (validated from the state)
-            total, non_system = sizes(call, state, not_in_file[n - 1])
+        found = sizes(call, state, not_in_file[n - 1]) if sizes is not None and on_request is None else None
+        if found is not None:  # the history's size without building it (validated from the state)
+            total, non_system = found
             w = None
         else:
-            w = _working(view, table, settings, n, state, not_in_file[n - 1])
-            for name in names:
-                if name != COMPACT:
-                    STRATEGIES[name].apply(w)
+            w = build_history(view, table, names, settings, n, state, not_in_file[n - 1])
             total = w.total()
             non_system = sum(1 for s in w.order if type(s) is not int or view.roles[s] != "system")
         measured = total
@@ -191,14 +239,14 @@ def replay_compacting(
         why = fires(settings, measured, non_system) if COMPACT in names else None
         compacted_by = None
         if why is not None and w is None:
-            w = _working(view, table, settings, n, state, not_in_file[n - 1])
+            w = build_history(view, table, names, settings, n, state, not_in_file[n - 1])
         if why is not None:
             before = w.total()
             compact_now(w, why)
             summary = next((s for s in reversed(w.inserted) if s.by == COMPACT), None)
             if summary is not None and w.total() < before:
                 out.append(CompactingCall(n, call.message_index, call.turn, "summary", 0, None, before))
-                slots = [s for s in w.order if type(s) is int or s is summary or w.order.index(s) > w.order.index(summary)]
+                slots = _kept_slots(w.order, summary)
                 after = view.calls[n - 2].message_index if n > 1 else -1
                 state = _state(view, table, slots, call.message_index, n, after)
                 compacted_by = COMPACT

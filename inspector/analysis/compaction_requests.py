@@ -159,17 +159,24 @@ class CompactShares:
     """Each call's shared prefix with the previous call's request (``shared_tokens``, as
     :meth:`.requests.RequestChain.feed` finds it from the requests built): feed every call in
     order with its state and, where the replay built it, its working history.
-    ``build(n, state)``: call ``n``'s working history from its state (for calls without a layout)."""
+    ``build(n, state)``: call ``n``'s working history from its state (for calls without a layout).
+    ``stages(call, state)``: where the pipeline masks before compacting, the call's whole layout
+    (:meth:`.compaction_stages.MaskedStates.layout`) instead of the state's."""
 
-    def __init__(self, view: SessionView, table: TokenTable, not_in_file: Sequence[int], build) -> None:
-        self.view, self.table, self.build = view, table, build
+    def __init__(self, view: SessionView, table: TokenTable, not_in_file: Sequence[int], build, stages=None) -> None:
+        self.view, self.table, self.build, self.stages = view, table, build, stages
         self.chain = LayoutChain(view, table, facts(view, table), not_in_file)
         self.planned = RequestChain(view, table)
         self._last: tuple[int, object, Layout | None, Working | None] | None = None
         self._layout: tuple[object, Layout | None] = (_NONE, None)
 
     def feed(self, n: int, state, w: Working | None) -> int:
-        layout = self._layout_of(state) if w is None else None
+        if w is not None:
+            layout = None
+        elif self.stages is not None:
+            layout = self.stages(self.view.calls[n - 1], state)
+        else:
+            layout = self._layout_of(state)
         last, self._last = self._last, (n, state, layout, w)
         if n == 1:
             return 0

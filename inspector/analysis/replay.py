@@ -36,8 +36,9 @@ from ..tokens import TokenTable
 from ..units import SessionView
 from .agent_removed import credited, credited_column, removed_per_call
 from .baseline import baseline_tokens, resent_reasoning
-from .compaction import CompactingValidity, _working, compacting, replay_compacting, sizes_from_state, validity_of
+from .compaction import CompactingValidity, build_history, compacting, replay_compacting, sizes_from_state, validity_of
 from .compaction_requests import CompactShares
+from .compaction_stages import MASKED, MaskedStates
 from .context import recorded_input
 from .edit_shares import EditShares
 from .requests import LayoutChain, RequestChain, appended_op
@@ -382,9 +383,10 @@ def _replay_compacting(view, table, names, settings, numbers, progress, predicte
     keep = on_state = None
     if shared and sizes_from_state(view, names):  # the requests follow from each call's state
         def build(n: int, state) -> Working:
-            return _working(view, table, settings, n, state, hidden[n - 1])
+            return build_history(view, table, names, settings, n, state, hidden[n - 1])
 
-        laid_out = CompactShares(view, table, [p.not_in_file for p in predicted], build)
+        stages = MaskedStates(view, table, settings).layout if names == MASKED else None
+        laid_out = CompactShares(view, table, [p.not_in_file for p in predicted], build, stages)
         on_state = lambda n, state, w: shares.__setitem__(n, laid_out.feed(n, state, w))  # noqa: E731
     elif shared:
         chain = RequestChain(view, table)

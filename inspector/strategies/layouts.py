@@ -318,8 +318,12 @@ def _mask_tool_outputs(f: Facts, s: Settings, stop: int, turn: int, total: int) 
     if cut is None:
         return None
     last, freed = cut
-    if not freed:
-        return ()
+    return mask_layout(f, s, last) if freed else ()
+
+
+def mask_layout(f: Facts, s: Settings, last: int) -> Layout | None:
+    """The layout of a masking of the result slots ``[0, last]`` (what :func:`.incremental.mask_cut`
+    finds); None where the message of the last one would be a point that may re-send reasoning."""
     slots = _derived(f, "result_slots", _ResultSlots)
     values = _mask_values(f, s)
     messages = slots.messages

@@ -1,0 +1,138 @@
+"""``mask_tool_outputs`` before ``compact``, per call from the compaction state, in O(log n).
+
+Gemini CLI, OpenCode and Claude Code's microcompact are ``mask_tool_outputs,compact``: between
+two compactions every call's history is the state (what the last compaction kept and its
+summary) plus the messages added since, masked afresh. Masking is the stateless fast path's
+(:func:`inspector.strategies.incremental.mask_cut`) over the tool results the state keeps: the
+newest results are protected while their running sum stays within ``mask_protect_tokens``, and
+every older one its filters allow is masked. So per state the results it keeps and their prefix
+sums are built once, and each call is a bisection:
+
+- :meth:`MaskedStates.cut`: ``(last, freed)`` of a call (``last`` indexes every result slot of
+  the session; -1 and 0: nothing masked), None where the stateful replay plans the call itself
+  (masking reaches what the current turn protects, or the turn began before the compaction).
+- :meth:`MaskedStates.layout`: the call's request as a :mod:`~inspector.strategies.layouts`
+  layout, the state's (folded messages dropped, the summary in the first one's place) over the
+  masking's run; None where either has none.
+
+The step-by-step simulation (every call's history built and masked) is the definition: the
+tests compare both with it (tests/test_compaction_stages.py).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+
+from ..strategies.incremental import Facts, _derived, _guard_spans, _mask_values, _prefix, _ResultSlots, _turn_floor, facts
+from ..strategies.layouts import Layout, mask_layout
+from ..tokens import TokenTable
+from ..units import SessionView
+from .compaction_requests import state_layout
+
+MASKED = ("mask_tool_outputs", "compact")
+
+
+class _Kept:
+    """The result slots a state keeps (result and call not folded), in slot order, with the
+    prefix sums of their tokens and of what masking each frees."""
+
+    __slots__ = ("index", "messages", "seen", "freed")
+
+    def __init__(self, f: Facts, slots: _ResultSlots, values: list[int], state) -> None:
+        if state is None:
+            index = list(range(len(slots.messages)))
+        else:
+            folded = [False] * f.n
+            for a, b in state.folded:
+                folded[a:b] = [True] * (b - a)
+            index = [k for k, (r, c) in enumerate(zip(slots.messages, slots.calls)) if not folded[r] and not folded[c]]
+        self.index = index
+        self.messages = [slots.messages[k] for k in index]
+        self.seen = _prefix([slots.tokens[k] for k in index])
+        self.freed = _prefix([values[k] for k in index])
+
+
+class MaskedStates:
+    """Each call's masking under ``settings`` from its compaction state (ask calls in order:
+    one state's kept results are remembered until the next)."""
+
+    def __init__(self, view: SessionView, table: TokenTable, settings) -> None:
+        self.f = facts(view, table)
+        self.s = settings
+        self.slots = _derived(self.f, "result_slots", _ResultSlots)
+        self.values = _mask_values(self.f, settings)
+        self._kept: tuple[object, _Kept | None] = (_NONE, None)
+        self._base: tuple[object, Layout | None] = (_NONE, None)  # the state's own layout
+
+    def cut(self, call, state) -> tuple[int, int] | None:
+        f, s = self.f, self.s
+        stop, turn = call.message_index, call.turn
+        floor = _turn_floor(f, stop, turn)
+        if state is not None and floor < state.boundary:
+            return None  # what protected_in_turn keeps began before the compaction: planned
+        kept = self._kept_of(state)
+        turns = s.mask_protect_turns
+        if turns <= 0:
+            before = stop
+        else:
+            before = min(f.turn_start.get(max(turn - turns + 1, 0), 0), stop)
+        count = bisect_left(kept.messages, before)
+        if not count:
+            return -1, 0
+        seen = kept.seen
+        protect, newest = s.mask_protect_tokens, count
+        if kept.messages[count - 1] >= floor:  # the walk skips what protected_in_turn keeps
+            count = bisect_left(kept.messages, floor, 0, count)
+            walked = self._unguarded(kept, count, newest, stop, turn)
+            newest = count + len(walked)
+            protect -= sum(walked)
+        last = bisect_left(seen, seen[count] - protect, 0, count + 1) - 1
+        if s.mask_keep_results is not None:
+            last = min(last, newest - s.mask_keep_results - 1)
+        if last >= count:
+            return None  # it masks among what protected_in_turn keeps: planned
+        if last < 0:
+            return -1, 0
+        freed = kept.freed[last + 1]
+        return (kept.index[last], freed) if freed and freed >= s.mask_min_tokens else (-1, 0)
+
+    def _unguarded(self, kept: _Kept, lo: int, hi: int, stop: int, turn: int) -> list[int]:
+        """Tokens of the kept results ``[lo, hi)`` that protected_in_turn does not keep."""
+        spans = _guard_spans(self.f, stop, turn)
+        tokens = self.slots.tokens
+        return [tokens[kept.index[k]] for k in range(lo, hi) if not any(a <= kept.messages[k] < b for a, b in spans)]
+
+    def layout(self, call, state) -> Layout | None:
+        """Call's request as a layout: the state's with the masking's runs in its gaps."""
+        cut = self.cut(call, state)
+        if self._base[0] is not state:
+            self._base = (state, state_layout(state))
+        base = self._base[1]
+        if cut is None or base is None:
+            return None
+        masked = mask_layout(self.f, self.s, cut[0]) if cut[1] else ()
+        if masked is None:
+            return None
+        if not base or not masked:
+            return base or masked
+        out = list(base)
+        for lo, hi, op in masked:  # the state's runs (folded, summary) win; masking fills the gaps
+            at = lo
+            for a, b, _ in base:
+                if b <= at or a >= hi:
+                    continue
+                if a > at:
+                    out.append((at, a, op))
+                at = max(at, b)
+            if at < hi:
+                out.append((at, hi, op))
+        out.sort(key=lambda seg: seg[0])
+        return tuple(out)
+
+    def _kept_of(self, state) -> _Kept:
+        if self._kept[0] is not state:
+            self._kept = (state, _Kept(self.f, self.slots, self.values, state))
+        return self._kept[1]  # type: ignore[return-value]
+
+
+_NONE = object()

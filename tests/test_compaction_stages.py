@@ -1,0 +1,85 @@
+"""``mask_tool_outputs,compact`` (Gemini CLI, OpenCode, Claude Code microcompact) replayed from
+each call's compaction state (:mod:`inspector.analysis.compaction_stages`) equals its own
+step-by-step simulation: every call's history built from the state and masked afresh."""
+
+from __future__ import annotations
+
+from unittest import mock
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from inspector import analyze
+from inspector.analysis import compaction
+from inspector.analysis.compaction_stages import MASKED, MaskedStates
+from inspector.analysis.predict import hidden_per_call
+from inspector.analysis.replay import replay
+from inspector.strategies import Settings
+from test_incremental_replay import broken_sessions, sessions, sessions_with_reasoning
+
+MASKING = [
+    {"mask_protect_tokens": p, "mask_min_tokens": m, "mask_protect_turns": t, **extra}
+    for p, m, t, extra in (
+        (0, 0, 0, {}), (100, 50, 1, {}), (300, 0, 2, {}), (50, 100, 1, {"mask_keep_results": 2}),
+        (0, 0, 1, {"mask_tools": ("read",)}), (200, 0, 0, {"mask_protected_tools": ("bash",), "mask_placeholder": "[cleared]"}),
+    )
+]
+COMPACTING = [{"budget": 600}, {"budget": 2000, "keep_tail_share": 0.3}, {"compact_messages": 6, "keep_tail_messages": 2},
+              {"budget": 900, "keep_tail_tokens": 300, "tail_at_user": True}, {"budget": 700, "keep_user_tokens": 200}]
+CASES = [{**m, **c} for k, m in enumerate(MASKING) for c in COMPACTING[k % 2 :: 2]]
+
+
+def _slow(view, table, s, hidden, validate):
+    with mock.patch.object(compaction, "_sizes", lambda *args: None):
+        return compaction.replay_compacting(view, table, MASKED, s, hidden, validate)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(st.one_of(sessions(), broken_sessions()))
+def test_masking_then_compacting_from_the_state_equals_its_step_by_step_simulation(session):
+    """Every call (summary calls, tokens, compactions, violations) as when every history is
+    built and masked."""
+    a = analyze(session, encoding="approx")
+    view, table = a.view, a.table
+    hidden = hidden_per_call(view, table)
+    for params in CASES:
+        s = Settings(**params)
+        for validate in (False, True):
+            fast = compaction.replay_compacting(view, table, MASKED, s, hidden, validate)
+            assert fast == _slow(view, table, s, hidden, validate), (params, validate)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(st.one_of(sessions_with_reasoning(), broken_sessions()))
+def test_masking_then_compacting_shared_prefixes_from_layouts_equal_building_each_request(session):
+    """``replay(..., shared=True)`` takes each call's shared prefix from the state's layout with
+    the masking's runs in its gaps: every call as when every request is built."""
+    a = analyze(session, encoding="approx")
+    view, table = a.view, a.table
+    if not view.calls:
+        return
+    for params in CASES[::2]:
+        s = Settings(**params)
+        fast = replay(view, table, MASKED, s, shared=True)
+        with mock.patch("inspector.analysis.replay.sizes_from_state", return_value=False):
+            slow = replay(view, table, MASKED, s, shared=True)
+        assert fast.calls == slow.calls, params
+
+
+def test_the_generated_session_is_masked_and_compacted_from_its_states():
+    """On a generated agent session the Gemini CLI preset compacts, masks between compactions,
+    and builds only the calls next to a compaction or whose turn began before it."""
+    from strategy_builders import seeds_session
+
+    a = seeds_session().analyze()
+    s = Settings(budget=1500, mask_protect_tokens=200, mask_min_tokens=100, mask_protect_turns=1, keep_tail_share=0.3)
+    hidden = hidden_per_call(a.view, a.table)
+    built = []
+    real = compaction.build_history
+    with mock.patch.object(compaction, "build_history", lambda *args: built.append(args[4]) or real(*args)):
+        fast = compaction.replay_compacting(a.view, a.table, MASKED, s, hidden)
+    assert fast == _slow(a.view, a.table, s, hidden, False)
+    summaries = [c.call for c in fast if c.kind == "summary"]
+    masked = MaskedStates(a.view, a.table, s)
+    assert summaries and any(masked.cut(c, None)[1] for c in a.view.calls if masked.cut(c, None))
+    assert len(built) < len(a.view.calls) / 2, (len(built), len(a.view.calls))
