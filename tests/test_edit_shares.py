@@ -61,10 +61,9 @@ def _both(view, table, names, s):
     return rows
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-@given(sessions())
-def test_shared_prefixes_from_the_op_arrays_equal_layout_chains(session):
-    a = analyze(session, encoding="approx")
+def _assert_direct_equals_layout_chain(a) -> None:
+    """Every laid-out pipeline's (shared, sent) read off the op arrays, in order and each call
+    alone, equals LayoutChain's wherever the direct path answers."""
     view, table = a.view, a.table
     if not view.calls:
         return
@@ -74,6 +73,12 @@ def test_shared_prefixes_from_the_op_arrays_equal_layout_chains(session):
             assert in_order == by_itself, (names, params, n)
             if in_order is not None:
                 assert in_order == expected, (names, params, n)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(sessions())
+def test_shared_prefixes_from_the_op_arrays_equal_layout_chains(session):
+    _assert_direct_equals_layout_chain(analyze(session, encoding="approx"))
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -83,16 +88,7 @@ def test_shared_prefixes_from_the_op_arrays_equal_layout_chains_in_codex_session
     turn's first model output: a call that starts a turn with a point in its layout (a summary,
     a message masked on its own) is left to LayoutChain; every other call with a point is read
     off the op arrays as elsewhere."""
-    a = analyze(Session(format="codex", messages=session.messages), encoding="approx")
-    view, table = a.view, a.table
-    if not view.calls:
-        return
-    for names, params in LAID_OUT:
-        rows = _both(view, table, names, Settings(**params))
-        for n, in_order, by_itself, expected, _ in rows or ():
-            assert in_order == by_itself, (names, params, n)
-            if in_order is not None:
-                assert in_order == expected, (names, params, n)
+    _assert_direct_equals_layout_chain(analyze(Session(format="codex", messages=session.messages), encoding="approx"))
 
 
 @pytest.mark.parametrize("names,params", [
