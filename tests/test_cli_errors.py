@@ -124,3 +124,13 @@ def test_tui_with_a_bad_file_fails_before_opening(capsys, tmp_path):
     empty.write_text("")
     err = fail(capsys, str(empty))
     assert err.startswith(f"context-inspector: error: {empty}, line 1: the file is empty.")
+
+
+def test_options_before_a_subcommand_are_its_own(capsys):
+    """`--no-cache info X` runs `info --no-cache X`; an option the subcommand does not take is its error."""
+    assert main(["--no-cache", "--encoding", "approx", "info", THREE, "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert err == ""
+    assert '"encoding": "approx"' in out
+    err = fail(capsys, "--theme", "dark", "info", THREE)
+    assert err.startswith("context-inspector info: error: unrecognized arguments: --theme")

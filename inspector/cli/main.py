@@ -16,7 +16,8 @@
 ``--calibrate`` is still accepted by info, plan, replay and compare: an alias kept for old scripts,
 since every report now carries predicted_tokens (inspector.analysis.predict).
 
-A first argument that is not a subcommand is the SESSION for the TUI. Bad input and bad option
+A first argument that is not a subcommand is the SESSION for the TUI; options written before a
+subcommand (``--no-cache info X``) are the subcommand's. Bad input and bad option
 values print one paragraph to stderr and exit with code 2, never a traceback. Textual is imported
 only when the TUI opens, so ``--json`` runs stay light.
 """
@@ -573,8 +574,24 @@ def _show_plugin_warnings() -> None:
     warnings.showwarning = show
 
 
+def _subcommand_first(argv: list[str]) -> list[str]:
+    """``--no-cache info X`` as ``info --no-cache X``: options written before a subcommand go after it.
+
+    Only options come first (with their values, as the viewer's parser reads them); a subcommand that
+    does not take one of them says so in its own one-paragraph error.
+    """
+    takes_value = {option: action.nargs != 0 for action in _tui_parser()._actions for option in action.option_strings}
+    i = 0
+    while i < len(argv) and argv[i].startswith("-") and argv[i] != "-":
+        option = argv[i]
+        i += 2 if "=" not in option and takes_value.get(option, False) else 1
+    if 0 < i < len(argv) and argv[i] in COMMANDS:
+        return [argv[i], *argv[:i], *argv[i + 1:]]
+    return argv
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
+    argv = _subcommand_first(list(sys.argv[1:] if argv is None else argv))
     _show_plugin_warnings()
     if argv and (argv[0] == "proxy" or (argv[0] not in COMMANDS and "--proxy" in argv)):
         from .proxy import main as proxy_main  # inspector/cli/proxy.py owns both entry points
