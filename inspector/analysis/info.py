@@ -194,6 +194,18 @@ def skipped_report(skipped: Sequence[Skipped]) -> dict[str, Any]:
     }
 
 
+def bad_input_notice(path: str | None, skipped: Sequence[Skipped], start: int = 0) -> str | None:
+    """One line for a viewer: the bad input among ``skipped[start:]`` (the first place and reason,
+    and how many more), or None when there is none. Records ignored on purpose are not news."""
+    errors = [item for item in skipped[start:] if item.kind == "error"]
+    if not errors:
+        return None
+    first = errors[0]
+    more = f" (and {len(errors) - 1} more bad record{'s' if len(errors) > 2 else ''})" if len(errors) > 1 else ""
+    return (f"{path or 'the session'}: skipped {first.where}: {first.reason.rstrip('.')}{more}. "
+            "'context-inspector info' lists them all.")
+
+
 def counting_report(analysis: Analysis) -> dict[str, Any]:
     """Which tokenizer counted and whether its counts are exact for the session's model: one
     label for every report (``encoding``, ``exact``, ``tokenizer``)."""

@@ -36,6 +36,7 @@ from textual.widgets import Footer, Input, Static
 from textual.worker import get_current_worker
 
 from ..analysis.idle import idle_reasons
+from ..analysis.info import bad_input_notice
 from ..analysis.window import default_budget, strategy_window
 from ..model import Session
 from ..strategies import builtin as _builtin_strategies  # noqa: F401  (registers the strategies)
@@ -309,6 +310,7 @@ class InspectorApp(ViewActions, App[int]):
             self.apply_preset(start)
         if self.encoding_warning:
             self.notify(self.encoding_warning, severity="warning", timeout=8)
+        self._notify_bad_input(0)
         for problem in self._keymap_problems:
             self.notify(problem, title="keymap", severity="warning", timeout=10)
         if not self.deferred:
@@ -639,7 +641,9 @@ class InspectorApp(ViewActions, App[int]):
             table = engine.count(message.session.messages, message.session.tools, current.encoding, current.profile,
                                  previous=current, keep=min(first, len(current.counts)))
         old_view = self.view
+        bad_before = len(self.session.skipped)
         self.session = message.session
+        self._notify_bad_input(bad_before)
         self.view = message.view
         self.info = message.info
         self.table = table
@@ -649,6 +653,12 @@ class InspectorApp(ViewActions, App[int]):
         gc.freeze()
         self._last_change = "grew"
         self.request_plan()
+
+    def _notify_bad_input(self, start: int) -> None:
+        """Say so when the reader skipped bad input (at open, or in what a follow added)."""
+        notice = bad_input_notice(self.session.path, self.session.skipped, start)
+        if notice is not None:
+            self.notify(notice, severity="warning", timeout=10)
 
     def action_export(self) -> None:
         self.export.open()

@@ -101,6 +101,31 @@ async def test_truncated_file_shows_a_notice_and_keeps_what_was_loaded(tmp_path)
         assert app.list.row_count() == n
 
 
+async def test_bad_lines_are_told_at_open_and_when_a_follow_reads_one(tmp_path):
+    path = tmp_path / "live.jsonl"
+    start_file(path, 2)
+    with path.open("a") as fh:
+        fh.write('{"role": "user", "content": [oops\n')
+    app = make_app(load(path), path=str(path), follow=True)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot, app)
+        notices = [n.message for n in app._notifications]
+        assert notices == [f"{path}: skipped line 6: not valid JSON (unexpected character, expected a JSON value "
+                           "at column 30). 'context-inspector info' lists them all."]
+        n = app.list.row_count()
+        with path.open("a") as fh:
+            fh.write(jsonl_line({"role": "user", "content": "fine"}))
+            fh.write("not json at all\n{}{}\n")
+            fh.write(jsonl_line({"role": "ignored_role_record", "skip": True}))
+        app.follow.poll()
+        assert await wait_for(pilot, lambda: app.list.row_count() == n + 1)
+        await settle(pilot, app)
+        notices = [n.message for n in app._notifications]
+        # only the new bad lines (line 6 was told at open): 8 (not JSON), 9 ("{}{}"), 10 (a role the format lacks)
+        assert notices[1:] == [f"{path}: skipped line 8: not valid JSON (invalid literal, expected 'null' at column 1) "
+                               "(and 2 more bad records). 'context-inspector info' lists them all."]
+
+
 async def test_markup_and_escape_codes_show_literally():
     nasty = "[bold red]not bold[/] [link=http://x]y[/link] \x1b[31mred\x1b[0m \x1b]0;pwned\x07 \x9b2J end"
     session = Session(format="openai", messages=[
