@@ -137,6 +137,21 @@ def test_window_of_the_model_and_what_the_agent_reserves(four):
     assert unknown.assumed and "my-local-model is not in genai-prices' table" in unknown.source
 
 
+def test_a_claude_code_call_above_200k_shows_the_1m_window(four):
+    """A transcript does not name Claude Code's 1M variant; a call that read more than 200,000 tokens does."""
+    messages = list(four.session.messages)
+    last = max(i for i, m in enumerate(messages) if m.usage is not None)
+    usage = messages[last].usage.model_copy(update={"input_tokens": 3, "cache_read_input_tokens": 200_000,
+                                                    "cache_creation_input_tokens": 1_000})
+    messages[last] = messages[last].model_copy(update={"usage": usage})
+    w = session_window(four.session.model_copy(update={"messages": messages}))
+    assert (w.tokens, w.reserved, w.budget) == (1_000_000, 45_000, 955_000)
+    assert w.source == "Claude Code's 1M window: a call recorded 201,003 tokens, more than 200K holds"
+    at_the_limit = usage.model_copy(update={"cache_creation_input_tokens": 0, "input_tokens": 0})  # 200,000: fits
+    messages[last] = messages[last].model_copy(update={"usage": at_the_limit})
+    assert session_window(four.session.model_copy(update={"messages": messages})).tokens == 200_000
+
+
 def test_codex_window_recorded_in_the_file_wins():
     rollout = next((Path(__file__).parent / "fixtures" / "real" / "codex").glob("rollout-*.jsonl"))
     w = session_window(inspector.load(rollout))

@@ -2,7 +2,8 @@
 
 Windows come from the file where it records one (Codex ``token_count`` events carry
 ``model_context_window``), else from the table the ``genai-prices`` package ships (its bundled
-snapshot; nothing is downloaded; Claude Code sessions are capped at its default 200,000), else a
+snapshot; nothing is downloaded; Claude Code sessions are capped at its default 200,000 unless a
+call recorded more: the 1M variant), else a
 stated default labelled "assumed". The agent's own
 reservation comes from its known compaction rule (reference: presets.md):
 
@@ -112,17 +113,27 @@ def codex_limit(window: int) -> int:
 #: fired at 155,000-170,500 tokens (window - reserved output - 13,000 buffer on 200,000) though
 #: genai-prices lists 1,000,000 for some of their models (claude-opus-4-6).
 CLAUDE_CODE_WINDOW = 200_000
+#: The 1M variant's window (``[1m]``; Claude Code's default for Opus on some plans from 2.1.x): a
+#: transcript shows it only by a call that read more than 200,000 tokens, which 200K cannot hold.
+CLAUDE_CODE_1M_WINDOW = 1_000_000
 
 
-def window_for(model: str | None, agent: str | None = None, recorded: int | None = None, version: str | None = None) -> Window:
+def window_for(model: str | None, agent: str | None = None, recorded: int | None = None, version: str | None = None,
+               peak: int = 0) -> Window:
     """The window of ``model`` (``recorded``: the window the file states, which wins), with
-    what ``agent`` (at ``version``, where the file records it) reserves of it."""
+    what ``agent`` (at ``version``, where the file records it) reserves of it. ``peak``: the most
+    tokens one recorded call read (:func:`recorded_peak`), which a window cannot be below: a
+    Claude Code call above 200,000 shows the 1M variant."""
     if recorded:
         tokens, source = recorded, "recorded in the file"
     elif agent == "claude_code" and model is not None and "claude" in model.lower():
         found = _table_window(model)
-        tokens = min(found or CLAUDE_CODE_WINDOW, CLAUDE_CODE_WINDOW)
-        source = "Claude Code's 200K default"
+        if peak > CLAUDE_CODE_WINDOW:
+            tokens = max(found or 0, CLAUDE_CODE_1M_WINDOW)
+            source = f"Claude Code's 1M window: a call recorded {peak:,} tokens, more than 200K holds"
+        else:
+            tokens = min(found or CLAUDE_CODE_WINDOW, CLAUDE_CODE_WINDOW)
+            source = "Claude Code's 200K default"
     elif model is None:
         tokens, source = DEFAULT_WINDOW, "assumed: the file names no model"
     else:
@@ -144,10 +155,17 @@ def recorded_window(session: Session) -> int | None:
     return None
 
 
+def recorded_peak(session: Session) -> int:
+    """The most tokens one call of the session recorded reading (input, cached and written); 0
+    when it records none."""
+    return max((m.usage.context_tokens or 0 for m in session.messages if m.usage is not None), default=0)
+
+
 def session_window(session: Session, model: str | None = None) -> Window:
     """The window of the session's model (``model`` overrides the one the file names)."""
-    return window_for(model or model_of(session), agent_of(session), None if model else recorded_window(session),
-                      agent_version_of(session))
+    agent = agent_of(session)
+    return window_for(model or model_of(session), agent, None if model else recorded_window(session),
+                      agent_version_of(session), recorded_peak(session) if agent == "claude_code" else 0)
 
 
 def default_budget(session: Session, model: str | None = None) -> int:
@@ -254,5 +272,5 @@ def for_session_version(settings, session: Session, explicit: set[str], preset):
     return settings.model_copy(update=update) if update else settings
 
 
-__all__ = ["DEFAULT_WINDOW", "budget_note", "budget_unused_note", "claude_code_reservation", "for_session_version", "Window", "codex_limit", "codex_reported_window", "default_budget", "recorded_window", "session_window", "strategy_window", "window_for",
+__all__ = ["DEFAULT_WINDOW", "budget_note", "budget_unused_note", "claude_code_reservation", "for_session_version", "Window", "codex_limit", "codex_reported_window", "default_budget", "recorded_peak", "recorded_window", "session_window", "strategy_window", "window_for",
            "with_default_budget", "with_session_window"]
