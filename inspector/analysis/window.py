@@ -130,7 +130,7 @@ def window_for(model: str | None, agent: str | None = None, recorded: int | None
         found = _table_window(model)
         if peak > CLAUDE_CODE_WINDOW:
             tokens = max(found or 0, CLAUDE_CODE_1M_WINDOW)
-            source = f"Claude Code's 1M window: a call recorded {peak:,} tokens, more than 200K holds"
+            source = f"Claude Code's 1M window: a call read {peak:,}"
         else:
             tokens = min(found or CLAUDE_CODE_WINDOW, CLAUDE_CODE_WINDOW)
             source = "Claude Code's 200K default"
