@@ -133,6 +133,26 @@ pricing the calls and kept (``analysis/money.py``), 8 the fits and baselines kep
   real Codex rollout 0.724 / 0.691 / 0.593 s, real Claude Code transcript 0.749 / 0.740 / 0.629
   s, the 10k Codex file 2.60 / 2.55 / 2.34 s.
 
+2026-11-24, branch load10 (1733ed1 and the branch alternated, 2 rounds of 5 each, load average
+11.7-13.5):
+- **load**, CPU, median: Claude Code 1.86 / 1.86x -> 1.78 / 1.78x (73 -> 67-69 ms against a
+  38-39 ms floor), Codex 1.66 / 1.62x -> 1.53 / 1.57x (56-58 -> 52-53 ms), JSONL 1.53 / 1.53x
+  -> 1.44 / 1.44x, OpenAI unchanged. Goal 1.5x not met for Claude Code nor, at this load, for
+  Codex. Most of it is the line reader's block: 4 MB -> 256 KB (``safeio.LINE_BLOCK_BYTES``;
+  each 4 MB block was fresh memory and every line was sliced from it after the cache had let
+  it go; every JSONL reader gains). The Claude Code reader builds a message's source and extra
+  only for a line that starts a message, calls one function less a line, and no longer runs
+  ``set.isdisjoint`` over every entry of a file that lacks a watched field for good (the
+  generated ones): 716 -> 699 M instructions a load (cachegrind). The 67 real Claude Code files
+  (69 MB) 305-313 -> 286-287 ms, the 65 real Codex rollouts 324-330 -> 323-325 ms (min of 5).
+  Tried and dropped: lines split a block at a time (slower: the block's lines all alive at
+  once); one ``orjson.loads`` per run of lines joined as an array (2-6 ms less, but a line that
+  is not JSON by itself can shift which object belongs to which line unless every line carries
+  a marker, which cost more than it saved); ``key in d and d[key]`` for ``d.get(key)`` (no
+  gain). What is left is spread thin: Claude Code runs about 625 bytecodes a line (blocks 7-8
+  ms, the entry's bookkeeping about 8, usage 2), Codex about 280.
+- **memory**: ``info`` on the four 10k files, peak unchanged (84 / 80 / 112 / 110 MB).
+
 Usage: python bench/bench_speed_load.py [--dir DIR] [--sizes 10000 50000] [--repeat 3] [--skip paint,count]
 """
 

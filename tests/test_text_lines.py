@@ -60,3 +60,28 @@ def test_a_bad_byte_deep_in_the_file_is_named_by_line_and_offset(tmp_path, monke
     with pytest.raises(InputError) as err:
         list(iter_text_lines(path))
     assert str(err.value).startswith(f"{path}: line 11, byte offset 97: byte 0xff is not valid UTF-8 (it looks like Latin-1")
+
+
+def test_a_first_line_longer_than_a_block_is_still_read_a_block_at_a_time(tmp_path, monkeypatch):
+    monkeypatch.setattr(safeio, "LINE_BLOCK_BYTES", 16)
+    monkeypatch.setattr(safeio, "FIRST_LINE_BYTES", 64)
+    path = tmp_path / "s.jsonl"
+    lines = [b"x" * 50, b"y" * 40, b"", b"z" * 3]  # the first newline after three blocks
+    path.write_bytes(b"\n".join(lines) + b"\n")
+
+    def whole(*_args):
+        raise AssertionError("read whole")
+
+    monkeypatch.setattr(safeio, "read_text", whole)
+    assert list(iter_text_lines(path)) == lines
+
+
+def test_a_file_with_no_newline_in_its_first_line_bytes_is_read_whole(tmp_path, monkeypatch):
+    monkeypatch.setattr(safeio, "LINE_BLOCK_BYTES", 16)
+    monkeypatch.setattr(safeio, "FIRST_LINE_BYTES", 64)
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b"a" * 70 + b"\nb\n")
+    read, calls = safeio.read_text, []
+    monkeypatch.setattr(safeio, "read_text", lambda *args: calls.append(args) or read(*args))
+    assert list(iter_text_lines(path)) == [b"a" * 70, b"b"]
+    assert len(calls) == 1  # one long line, as far as the first 64 bytes tell: the whole-file way

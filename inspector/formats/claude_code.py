@@ -67,6 +67,7 @@ import orjson
 
 from ..model import (
     Block,
+    ContentForm,
     ImageBlock,
     Message,
     RawBlock,
@@ -154,7 +155,7 @@ def _result_content(content: Any) -> str | list[ResultPart]:
 
 
 def _block(b: Any, k: int = 0) -> Block:
-    if not isinstance(b, dict):
+    if type(b) is not dict:
         return TextBlock(text=str(b))
     t = b.get("type")
     if t == "text":
@@ -185,6 +186,18 @@ def _has_result(blocks: list[Block]) -> bool:
         if type(b) is ToolResultBlock:
             return True
     return False
+
+
+def _entry_extra(entry: dict[str, Any]) -> dict[str, Any]:
+    """The ``extra`` of a message that starts at ``entry``: its uuid, timestamp and ``isMeta``."""
+    extra: dict[str, Any] = {}
+    if "uuid" in entry:
+        extra["uuid"] = entry["uuid"]
+    if "timestamp" in entry:
+        extra["timestamp"] = entry["timestamp"]
+    if "isMeta" in entry and entry["isMeta"]:
+        extra["isMeta"] = True
+    return extra
 
 
 def _other_content(content: Any) -> list[Block]:
@@ -240,32 +253,14 @@ class _Conversation:
         self.pending_boundary = None
         return dropped
 
-    def add(self, entry: dict[str, Any], msg: dict[str, Any], rtype: str, line_no: int) -> None:
-        """One user or assistant entry (``msg`` its ``message``), merged into the message before
-        it where Claude Code wrote one message over several lines."""
-        content = msg.get("content")
-        if type(content) is list:  # the usual form, without content_blocks' per-part callback
-            blocks, form = list(map(_block, content)), "blocks"
+    def add_assistant(self, entry: dict[str, Any], msg: dict[str, Any], blocks: list[Block], form: ContentForm, line_no: int) -> None:
+        """An assistant entry (``msg`` its ``message``, ``blocks`` its content), merged into the
+        response before it where Claude Code wrote one response over several lines."""
+        model = msg.get("model")
+        if type(model) is str:  # one string per model, not one per call (20,000+ at 50k messages)
+            model = recorded_model = intern(model)
         else:
-            blocks, form = convert_blocks(content)
-        source = new_source(line_no, None, self.file)
-        extra: dict[str, Any] = {}
-        if "uuid" in entry:
-            extra["uuid"] = entry["uuid"]
-        if "timestamp" in entry:
-            extra["timestamp"] = entry["timestamp"]
-        if entry.get("isMeta"):
-            extra["isMeta"] = True
-        if rtype == "assistant":
-            self._add_assistant(entry, msg, blocks, form, source, extra)
-        else:
-            self._add_user(entry, blocks, form, source, extra)
-
-    def _add_assistant(self, entry, msg, blocks, form, source, extra) -> None:
-        recorded_model = msg.get("model")
-        if type(recorded_model) is str:  # one string per model, not one per call (20,000+ at 50k messages)
-            recorded_model = intern(recorded_model)
-        model = recorded_model if isinstance(recorded_model, str) else None
+            recorded_model, model = model, None
         usage = usage_from(msg.get("usage"), ANTHROPIC, model)
         mid, rid = msg.get("id"), entry.get("requestId")
         resent = False
@@ -274,9 +269,10 @@ class _Conversation:
             if prev.extra.get("message_id") == mid and (not rid or not (prid := prev.extra.get("request_id")) or rid == prid):
                 prev.content.extend(blocks)
                 prev.usage = _merge_usage(prev.usage, usage)
-                prev.extra.setdefault("lines", [prev.source.line]).append(source.line)
+                prev.extra.setdefault("lines", [prev.source.line]).append(line_no)
                 self._touch(self.last_assistant)
                 return
+        extra = _entry_extra(entry)
         if mid is not None:
             extra["message_id"] = mid
             if mid and mid in self.before_boundary:  # a preserved copy: that call's usage is counted once
@@ -291,39 +287,46 @@ class _Conversation:
         self.last_assistant = len(self.messages)
         if self.models is not None:
             self.models.add(model)
+        source = new_source(line_no, None, self.file)
         message = new_message(len(self.messages), "assistant", blocks, source, form, extra, usage=usage, resent=resent)
         if self.pending_boundary is None:
             self.messages.append(message)  # (what _append does then, without its call)
         else:
             self._append(message)
 
-    def _add_user(self, entry, blocks, form, source, extra) -> None:
-        has_results = _has_result(blocks)
-        summary = bool(entry.get("isCompactSummary"))
+    def add_user(self, entry: dict[str, Any], blocks: list[Block], form: ContentForm, line_no: int) -> None:
+        """A user entry (``blocks`` its content); consecutive tool results merge into one message."""
+        summary = "isCompactSummary" in entry and bool(entry["isCompactSummary"])
         joined = None  # the kind of harness text this message takes in (then not a person's words)
-        if has_results and not summary and self.pending_boundary is None and self.messages:
-            prev = self.messages[-1]
+        messages = self.messages
+        source = None
+        if not summary and self.pending_boundary is None and messages and _has_result(blocks):
+            prev = messages[-1]
             if prev.role == "user" and _has_result(prev.content):
                 prev.content.extend(blocks)
                 prev.content_form = "blocks"
-                prev.extra.setdefault("lines", [prev.source.line]).append(source.line)
-                self._touch(len(self.messages) - 1)
+                prev.extra.setdefault("lines", [prev.source.line]).append(line_no)
+                self._touch(len(messages) - 1)
                 return
-            if prev.injected == "attachment" and len(self.messages) > 1 and self.messages[-2].tool_calls:
+            if prev.injected == "attachment" and len(messages) > 1 and messages[-2].tool_calls:
                 # hook text written between a call and its result (a PreToolUse hook's context):
                 # Claude Code merges the two user messages, the results first as the API requires
                 blocks = blocks + prev.content
                 joined = prev.injected
-                extra["lines"] = [prev.source.line, source.line]
                 source = prev.source
-                del self.messages[-1]
-                self._touch(len(self.messages))
+                del messages[-1]
+                self._touch(len(messages))
+        extra = _entry_extra(entry)
+        if source is None:
+            source = new_source(line_no, None, self.file)
+        else:
+            extra["lines"] = [source.line, line_no]
         if summary:
             extra["isCompactSummary"] = True
-        injected = "meta" if extra.get("isMeta") else joined  # written by Claude Code, not typed
-        message = new_message(len(self.messages), "user", blocks, source, form, extra, starts_context=summary, injected=injected)
+        injected = "meta" if "isMeta" in extra else joined  # written by Claude Code, not typed
+        message = new_message(len(messages), "user", blocks, source, form, extra, starts_context=summary, injected=injected)
         if self.pending_boundary is None:
-            self.messages.append(message)  # (what _append does then, without its call)
+            messages.append(message)  # (what _append does then, without its call)
         else:
             self._append(message, starts=summary)
 
@@ -481,7 +484,7 @@ class ClaudeCodeStream:
         #: Lines that looked like Claude Code entries (to tell "empty" from "not this format").
         self.recognised = 0
         #: SESSION_FIELDS keys whose ``extra`` entry is not set yet.
-        self._unseen_fields = {key for key, _ in _WATCHED_FIELDS}
+        self._unseen_fields = tuple(key for key, _ in _WATCHED_FIELDS)
 
     # RecordStream protocol
     def feed(self, line: bytes, line_no: int) -> None:
@@ -519,24 +522,29 @@ class ClaudeCodeStream:
         self.session.skipped.append(malformed(where, f"{entry.get('type')} record", exc))
 
     def _add(self, entry: dict[str, Any], line_no: int, file: str | None = None, side_key: str | None = None) -> None:
+        # once per line: the values' types are tested with ``type() is`` (every entry comes from
+        # orjson: no subclasses), fields most lines lack with ``in``
         rtype = entry.get("type")
-        if not isinstance(rtype, str):
+        if type(rtype) is not str:
             self.session.skipped.append(ignored(new_source(line_no, None, file), "record without a type"))
             return
         uuid = entry.get("uuid")
-        if not isinstance(uuid, str):
+        if type(uuid) is not str:
             uuid = None
         elif uuid in self._parent:
             self.session.skipped.append(ignored(new_source(line_no, None, file), f"{rtype} (duplicate uuid, replayed entry)"))
             return
         self.recognised += 1
-        if self._unseen_fields and not self._unseen_fields.isdisjoint(entry):  # (a set test in C: most lines have none of them; none once all are seen)
-            self._note_session_fields(entry)
+        for key in self._unseen_fields:  # (none once all are seen; a file may lack some for good)
+            if key in entry:
+                self._note_session_fields(entry)
+                break
         version = entry.get("version")
-        if version != self.session.agent_version and isinstance(version, str):
+        if version != self.session.agent_version and type(version) is str:
             self.session.agent_version = version  # the latest: a resumed session may run a newer CLI
         parent = entry.get("parentUuid") or entry.get("logicalParentUuid")
-        parent = parent if isinstance(parent, str) else None
+        if type(parent) is not str:
+            parent = None
         if uuid is not None:
             self._parent[uuid] = parent
         if not self._first_entry_seen and side_key is None and rtype in ("user", "assistant"):
@@ -544,22 +552,30 @@ class ClaudeCodeStream:
             self._sidechain_file = bool(entry.get("isSidechain")) and parent is None and not self.session.messages
             if self._sidechain_file and isinstance(entry.get("agentId"), str):
                 self.session.extra.setdefault("agent_id", entry["agentId"])
-        sidechain = side_key is not None or (
-            not self._sidechain_file and (entry.get("isSidechain") or entry.get("parent_tool_use_id"))
-        )
-        conv = self._side(entry, uuid, parent, file, side_key) if sidechain else self._main
+        main = self._main
+        if side_key is not None or (not self._sidechain_file and (entry.get("isSidechain") or "parent_tool_use_id" in entry and entry["parent_tool_use_id"])):
+            conv = self._side(entry, uuid, parent, file, side_key)
+        else:
+            conv = main
 
         msg = entry.get("message")
-        is_message = rtype in ("user", "assistant") and isinstance(msg, dict)
-        if is_message and rtype == "assistant" and (entry.get("isApiErrorMessage") or msg.get("model") == "<synthetic>"):
-            self.session.skipped.append(ignored(new_source(line_no, None, file), "assistant/<synthetic> (API error reply)"))
-            is_message = False
-        elif is_message:
-            if conv is self._main and parent is not None and parent != self._leaf and rtype == "user" and _is_human_prompt(entry):
-                self._rewind_to(parent)
-            if conv.pending_micro is not None:
-                self._microcompact(conv)
-            conv.add(entry, msg, rtype, line_no)
+        if type(msg) is dict and (rtype == "user" or rtype == "assistant"):
+            if rtype == "assistant" and ("isApiErrorMessage" in entry and entry["isApiErrorMessage"] or msg.get("model") == "<synthetic>"):
+                self.session.skipped.append(ignored(new_source(line_no, None, file), "assistant/<synthetic> (API error reply)"))
+            else:
+                if conv is main and parent is not None and parent != self._leaf and rtype == "user" and _is_human_prompt(entry):
+                    self._rewind_to(parent)
+                if conv.pending_micro is not None:
+                    self._microcompact(conv)
+                content = msg.get("content")
+                if type(content) is list:  # the usual form, without content_blocks' per-part callback
+                    blocks, form = list(map(_block, content)), "blocks"
+                else:
+                    blocks, form = convert_blocks(content)
+                if rtype == "assistant":
+                    conv.add_assistant(entry, msg, blocks, form, line_no)
+                else:
+                    conv.add_user(entry, blocks, form, line_no)
         elif rtype == "attachment" and attachment_text(entry.get("attachment")):
             if conv.pending_micro is not None:
                 self._microcompact(conv)
@@ -582,8 +598,8 @@ class ClaudeCodeStream:
         else:
             self._skip_bookkeeping(entry, rtype, new_source(line_no, None, file))
 
-        if conv is self._main and uuid is not None:
-            self._upto[uuid] = len(self._main.messages)
+        if conv is main and uuid is not None:
+            self._upto[uuid] = len(main.messages)
             self._leaf = uuid
 
     def _microcompact(self, conv: _Conversation) -> None:
@@ -631,7 +647,7 @@ class ClaudeCodeStream:
         for key, name in SESSION_FIELDS:
             if name not in extra and isinstance(entry.get(key), str):
                 extra[name] = entry[key]
-        self._unseen_fields = {key for key, name in _WATCHED_FIELDS if name not in extra}
+        self._unseen_fields = tuple(key for key, name in _WATCHED_FIELDS if name not in extra)
 
     def _side(self, entry, uuid, parent, file, side_key) -> _Conversation:
         key = side_key or entry.get("agentId") or entry.get("parent_tool_use_id")

@@ -138,7 +138,7 @@ class CodexStream:
     def add(self, record: dict[str, Any], line_no: int) -> None:
         source = new_source(line_no, None, None)
         rtype, payload = record.get("type"), record.get("payload")
-        if not isinstance(rtype, str) or not isinstance(payload, dict):
+        if type(rtype) is not str or type(payload) is not dict:  # (records come from orjson: no subclasses)
             self.session.skipped.append(ignored(source, "record without a type and payload"))
             return
         self.recognised += 1
