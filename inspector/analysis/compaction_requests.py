@@ -131,10 +131,12 @@ def _starts_afresh(c: CarriedValidity, x, last) -> bool:
     return not (last.role == "assistant" and not last.text)
 
 
-def state_layout(state) -> Layout | None:
+def state_layout(state, totals: Sequence[int]) -> Layout | None:
     """The layout of the requests of ``state`` (:mod:`inspector.strategies.layouts`): the folded
-    messages dropped, the summary a point in the first one's place; None when the summary does
-    not stand there or the state holds another inserted message."""
+    messages dropped, the summary a point in the first one's place, or, where it stands after
+    a kept message (Codex: the kept user messages, then the summary), a point that sends that
+    message and the summary; None when the summary stands elsewhere or the state holds another
+    inserted message. ``totals``: each source message's tokens."""
     if state is None:
         return ()
     slots = state.slots
@@ -144,14 +146,34 @@ def state_layout(state) -> Layout | None:
     k = inserted[0]
     summary: Inserted = slots[k]
     kept = [s for s in slots if type(s) is int]
-    first = state.folded[0][0]
-    if any(a >= b for a, b in zip(kept, kept[1:])) or (k and slots[k - 1] > first) or (k + 1 < len(slots) and slots[k + 1] < first):
+    if any(a >= b for a, b in zip(kept, kept[1:])):
         return None
+    first = state.folded[0][0]
+    if (k and slots[k - 1] > first) or (k + 1 < len(slots) and slots[k + 1] < first):
+        return _after_kept(state, k, totals)
     out = [(first, first + 1, ("point", inserted_key(summary), summary.tokens))]
     lo, hi = state.folded[0]
     if hi > first + 1:
         out.append((first + 1, hi, _ALL))
     out.extend((lo, hi, _ALL) for lo, hi in state.folded[1:])
+    return tuple(out)
+
+
+def _after_kept(state, k: int, totals: Sequence[int]) -> Layout | None:
+    """:func:`state_layout` where the summary (``slots[k]``) stands right after the kept source
+    message before it, ``j``: a point at ``j`` sends ``j`` unedited, then the summary (its key
+    names ``j``, so it counts as sent at ``j``); None where the state keeps no message before the
+    summary. A call's requests from one state are compared with each other only (the calls
+    where the state changes are built), so the two pieces are compared as one."""
+    slots = state.slots
+    if not k:
+        return None
+    j: int = slots[k - 1]
+    summary: Inserted = slots[k]
+    point = ("point", (j, "then", inserted_key(summary)), totals[j] + summary.tokens)
+    out = [(lo, hi, _ALL) for lo, hi in state.folded if hi <= j]
+    out.append((j, j + 1, point))
+    out.extend((lo, hi, _ALL) for lo, hi in state.folded if lo > j)
     return tuple(out)
 
 
@@ -190,7 +212,7 @@ class CompactShares:
 
     def _layout_of(self, state) -> Layout | None:
         if self._layout[0] is not state:
-            self._layout = (state, state_layout(state))
+            self._layout = (state, state_layout(state, self.table.totals))
         return self._layout[1]
 
 
