@@ -87,7 +87,7 @@ def compact_now(w: Working, why: Reason) -> None:
     if s.keep_user_tokens is not None:
         kinds = codex_user_kinds(w.view)
         kept = _recent_user_messages(w, seq, s.keep_user_tokens, kinds)
-        replaced = [i for i in seq if i not in kept and kinds[i] != _CONTEXT]
+        replaced = [i for i in seq if i not in kept and kinds[i] != CODEX_CONTEXT]
         summary_after = max(kept) if kept else None
         # Codex rebuilds the history from the user messages and the one new summary: every
         # earlier summary goes (collect_user_messages skips them, is_summary_message)
@@ -184,7 +184,7 @@ def _tail_start(w: Working, seq: list[int], head: int) -> int:
 
 #: :func:`codex_user_kinds`: a user message Codex keeps within ``keep_user_tokens``; harness
 #: context (``<environment_context>``, AGENTS.md) Codex rebuilds as its initial context.
-_USER, _CONTEXT = 1, 2
+CODEX_USER, CODEX_CONTEXT = 1, 2
 #: ``is_legacy_compaction_warning_message``: warnings Codex wrote as user messages, never kept.
 _CODEX_WARNINGS = (
     "Warning: The maximum number of unified exec processes you can keep open is ",
@@ -196,13 +196,27 @@ _CODEX_WARNINGS = (
 def codex_user_kinds(view) -> bytearray:
     """Per message, what Codex's compaction does with it (openai/codex
     ``codex-rs/core/src/compact.rs`` at e06dd0e: ``collect_user_messages``; 0.14x:
-    ``codex_context_manager::collect_compaction_user_messages``): :data:`_USER` for a user
+    ``codex_context_manager::collect_compaction_user_messages``): :data:`CODEX_USER` for a user
     message with text that a person (or the calling program) wrote, the only messages it keeps;
-    :data:`_CONTEXT` for harness context it rebuilds (``is_contextual_user_message_content``),
+    :data:`CODEX_CONTEXT` for harness context it rebuilds (``is_contextual_user_message_content``),
     kept here like the system prompt and not counted; 0 for the rest, which the summary replaces:
     replies, tool exchanges, sub-agent messages (``agent_message`` items are not user
     messages), earlier summaries (``is_summary_message``), its own warnings, image-only messages."""
     return kept_on_view(view, "_codex_user_kinds", _codex_user_kinds)
+
+
+def codex_replaced(view) -> tuple[bytearray, bytearray]:
+    """Per message, 1 where a Codex compaction that keeps no user message replaces it (all but
+    the system prompt and harness context), and 1 where one that keeps every user message does:
+    what it folds is the first up to its oldest kept user message, the second from there on."""
+    return kept_on_view(view, "_codex_replaced", _codex_replaced)
+
+
+def _codex_replaced(view) -> tuple[bytearray, bytearray]:
+    kinds, roles = codex_user_kinds(view), view.roles
+    context = bytearray(1 if r != "system" and k != CODEX_CONTEXT else 0 for r, k in zip(roles, kinds))
+    users = bytearray(1 if x and k != CODEX_USER else 0 for x, k in zip(context, kinds))
+    return context, users
 
 
 def _codex_user_kinds(view) -> bytearray:
@@ -215,20 +229,20 @@ def _codex_user_kinds(view) -> bytearray:
         if not text:
             continue
         if injected_kind(text) is not None:
-            out[i] = _CONTEXT
+            out[i] = CODEX_CONTEXT
         elif not is_summary_text(text) and not text.startswith(_CODEX_WARNINGS):
-            out[i] = _USER
+            out[i] = CODEX_USER
     return out
 
 
 def _recent_user_messages(w: Working, seq: list[int], limit: int, kinds: bytearray) -> set[int]:
-    """The newest :data:`_USER` messages of ``seq`` while they fit ``limit`` tokens (Codex cuts
+    """The newest :data:`CODEX_USER` messages of ``seq`` while they fit ``limit`` tokens (Codex cuts
     the one that crosses the limit to what is left; it is left out whole here)."""
     tokens = w.tokens
     kept: set[int] = set()
     used = 0
     for i in reversed(seq):
-        if kinds[i] != _USER:
+        if kinds[i] != CODEX_USER:
             continue
         if used + tokens[i] > limit:
             break
