@@ -222,13 +222,16 @@ class CompactShares:
         self._layout: tuple[object, Layout | None] = (_NONE, None)
 
     def feed(self, n: int, state, w: Working | None) -> int:
+        ahead = None  # the layout the next call is compared with, where this call's is not
         if w is not None:
             layout = None
+            if self.stages is None and state is not None and state.call == n and not w.edits and w.order == list(state.slots):
+                ahead = self._layout_of(state)  # the compaction's own request: its state's slots alone
         elif self.stages is not None:
             layout = self.stages(self.view.calls[n - 1], state)
         else:
             layout = self._layout_of(state)
-        last, self._last = self._last, (n, state, layout, w)
+        last, self._last = self._last, (n, state, layout if ahead is None else ahead, w)
         if n == 1:
             return 0
         assert last is not None and last[0] == n - 1, "calls are fed in order"
