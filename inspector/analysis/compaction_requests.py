@@ -28,6 +28,7 @@ from collections.abc import Sequence
 
 from ..providers.validate import validate_plan, wire_facts
 from ..strategies.base import Inserted, Working
+from ..strategies.common import view_cache
 from ..strategies.compact import CODEX_USER, codex_replaced, codex_user_kinds
 from ..strategies.incremental import facts
 from ..strategies.layouts import Layout
@@ -163,15 +164,15 @@ def state_layout(state, view: SessionView, totals: Sequence[int]) -> Layout | No
 def _after_kept(state, k: int, view: SessionView, totals: Sequence[int]) -> Layout | None:
     """:func:`state_layout` where the summary (``slots[k]``) stands right after the kept source
     message before it, ``j``: a point at ``j`` sends ``j`` unedited, then the summary (its key
-    names ``j``, so it counts as sent at ``j``); None where the state keeps no message before the
-    summary. A call's requests from one state are compared with each other only (the calls
+    names ``j``, so it counts as sent at ``j``); None where that message is not a plain user
+    message. A call's requests from one state are compared with each other only (the calls
     where the state changes are built), so the two pieces are compared as one. Where the state
     folds what Codex folds (:func:`~inspector.strategies.compact.codex_replaced`: before its
     oldest kept user message everything but the system prompt and harness context, from there
     on everything but those and the user messages), its folded runs are two ops, however many."""
     slots = state.slots
-    if not k:
-        return None
+    if not k or not view_cache(view).plain_user[slots[k - 1]]:
+        return None  # only a plain user message is sure to be sent unedited (masking edits results)
     j: int = slots[k - 1]
     summary: Inserted = slots[k]
     point = ("point", (j, "then", inserted_key(summary)), totals[j] + summary.tokens)
