@@ -74,12 +74,14 @@ def test_a_second_compaction_replaces_the_first_summary():
     a = b.analyze()
     view, table = a.view, a.table
     s = Settings(compact_tokens=400, keep_user_tokens=1_000, summary_tokens=20)
-    states = {}
+    states, requests = {}, {}
     calls = compaction.replay_compacting(view, table, ("compact",), s, hidden_per_call(view, table),
-                                         on_state=lambda n, state, w: states.__setitem__(n, state))
+                                         on_state=lambda n, state, w: (states.__setitem__(n, state), requests.__setitem__(n, w)))
     assert [c.call for c in calls if c.compacted_by] == [4, 8]
     assert [x if type(x) is int else x.kind for x in states[7].slots] == [0, 1, 5, "summary"]
-    # Codex: the user messages, then the one new summary (the first one went with what it replaced)
+    # Codex: the user messages, then the one new summary, in the compaction's own request too
+    # (the first summary went with what it replaced; it stood before 9 and was sent again)
+    assert [x if type(x) is int else x.kind for x in requests[8].order] == [0, 1, 5, 9, 13, "summary"]
     assert [x if type(x) is int else x.kind for x in states[8].slots] == [0, 1, 5, 9, 13, "summary"]
     summary = states[8].slots[-1]
     assert calls[-1].tokens == table.overhead + sum(table.totals[i] for i in (0, 1, 5, 9, 13)) + summary.tokens
