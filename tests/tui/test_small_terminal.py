@@ -66,3 +66,22 @@ async def test_80x24_totals_wrap_instead_of_cutting(size):
         assert "claude≈o200k×1.16 (estimate) · anthropic" in text
         assert "▪ defs+framing ≈657" in text and "░ free " in text
         assert "before = msgs ≈9,941 + not in file 0 + defs+framing 657" in text
+
+
+async def test_shrinking_the_terminal_gives_the_small_layout_and_redraws_the_chart():
+    """A terminal made smaller while the viewer runs gets the layout it would have had at that
+    size from the start: the classes follow the new size (they followed the previous one, so
+    after 160x48 -> 80x24 the detail pane hid the message list), and the chart's columns cover
+    every call again (it kept showing the first calls of the wide layout, cut at the right)."""
+    app = make_app("coding_agent.jsonl")
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot, app, replay=True)
+        await pilot.resize_terminal(80, 24)
+        for _ in range(5):
+            await pilot.pause()
+        assert {"-short", "-narrow", "-tight", "-shorter"} <= app.screen.classes
+        wide_to_small = screen_lines(app)
+    fresh = make_app("coding_agent.jsonl")
+    async with fresh.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, fresh, replay=True)
+        assert wide_to_small == screen_lines(fresh)
