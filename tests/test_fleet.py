@@ -319,3 +319,19 @@ def test_the_fleet_summary_counts_one_session_in_the_singular(capsys, tmp_path):
     code, out, _ = run(capsys, "fleet", folder, "--dataset", tmp_path / "ds", "--workers", "1")
     assert code == 0
     assert " ".join(out.split()).startswith("1 session, ")
+
+
+def test_query_prints_every_cell_whole_at_80_columns(capsys, tmp_path, monkeypatch):
+    """Your own SQL's table is printed whole, as fleet's report is: 'SELECT * FROM sessions' at 80
+    columns showed nothing but '…' in every cell (30 columns squeezed to one character each)."""
+    dataset = tmp_path / "ds"
+    as_json(capsys, "fleet", SAMPLES / "coding_agent.jsonl", "--dataset", dataset, "--strategies", "none")
+    monkeypatch.setenv("COLUMNS", "80")
+    code, out, err = run(capsys, "fleet", "query", "SELECT * FROM sessions", "--dataset", dataset)
+    assert code == 0, err
+    row = as_json(capsys, "fleet", "query", "SELECT * FROM sessions", "--dataset", dataset)["rows"][0]
+    assert "…" not in out
+    for value in row:
+        if isinstance(value, int) and not isinstance(value, bool):
+            assert f"{value:,}" in out or str(value) in out, value
+    assert "coding_agent.jsonl" in out
