@@ -85,3 +85,25 @@ async def test_shrinking_the_terminal_gives_the_small_layout_and_redraws_the_cha
     async with fresh.run_test(size=(80, 24)) as pilot:
         await settle(pilot, fresh, replay=True)
         assert wide_to_small == screen_lines(fresh)
+
+
+async def test_80x24_long_totals_lines_wrap_between_words():
+    """A 'before =' line with re-sent reasoning and a window line with a long source wrap at 80
+    columns: both were single runs cut at the edge ('... + re-sent reasoning 5,353 + defs+' and
+    '... a call read 306,26' on a 1M-window session)."""
+    from pathlib import Path
+
+    import inspector
+    from inspector.analysis.window import session_window
+
+    path = Path(__file__).resolve().parents[1] / "fixtures" / "real" / "claude_code" / "entire_cc2.1.17_unrecorded_clear.jsonl"
+    app = make_app(inspector.load(path), path=str(path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app, replay=True)
+        r = app.result
+        assert r.resent > 0
+        top = screen_lines(app)[:12]
+        shown = " ".join(" ".join(top).split())
+        assert f"+ re-sent reasoning {r.resent:,} + defs+framing " in shown, shown
+        window = session_window(app.session)
+        assert f"window {window.tokens:,} ({window.model}, {window.source}): used {r.tokens_after:,}," in shown, shown
