@@ -133,4 +133,7 @@ def test_options_before_a_subcommand_are_its_own(capsys):
     assert err == ""
     assert '"encoding": "approx"' in out
     err = fail(capsys, "--theme", "dark", "info", THREE)
-    assert err.startswith("context-inspector info: error: unrecognized arguments: --theme")
+    # the option with its value, not the session read as --theme's neighbour
+    assert err.startswith("context-inspector info: error: unrecognized arguments: --theme dark."), err
+    assert main(["--encoding", "approx", "info", "--json", "--", THREE]) == 0  # a '--' still ends the options
+    assert '"encoding": "approx"' in capsys.readouterr().out

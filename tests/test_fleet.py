@@ -319,3 +319,51 @@ def test_the_fleet_summary_counts_one_session_in_the_singular(capsys, tmp_path):
     code, out, _ = run(capsys, "fleet", folder, "--dataset", tmp_path / "ds", "--workers", "1")
     assert code == 0
     assert " ".join(out.split()).startswith("1 session, ")
+
+
+def test_query_prints_every_cell_whole_at_80_columns(capsys, tmp_path, monkeypatch):
+    """Your own SQL's table is printed whole, as fleet's report is: 'SELECT * FROM sessions' at 80
+    columns showed nothing but '…' in every cell (30 columns squeezed to one character each)."""
+    dataset = tmp_path / "ds"
+    as_json(capsys, "fleet", SAMPLES / "coding_agent.jsonl", "--dataset", dataset, "--strategies", "none")
+    monkeypatch.setenv("COLUMNS", "80")
+    code, out, err = run(capsys, "fleet", "query", "SELECT * FROM sessions", "--dataset", dataset)
+    assert code == 0, err
+    row = as_json(capsys, "fleet", "query", "SELECT * FROM sessions", "--dataset", dataset)["rows"][0]
+    assert "…" not in out
+    for value in row:
+        if isinstance(value, int) and not isinstance(value, bool):
+            assert f"{value:,}" in out or str(value) in out, value
+    assert "coding_agent.jsonl" in out
+
+
+def test_peak_and_next_call_context_are_the_whole_input_the_viewer_shows(capsys, tmp_path):
+    """sessions.peak_context is the largest whole input of any call, with what the file does not
+    show (the agent's system prompt and tools): as recorded, or as predicted for a call that
+    recorded none; context_next_call is info's predicted next call (the viewer's 'before'). They
+    were the messages alone: on a public Claude Code session whose call read 306,269 tokens,
+    fleet's peak said 243,462 and its next call 194,517 (the viewer: 306,617)."""
+    path = REAL / "claude_code" / "3f2b9c1e-5d4a-4e8b-9c71-2a6f0d8e4b13.jsonl"
+    dataset = tmp_path / "ds"
+    as_json(capsys, "fleet", path, "--dataset", dataset, "--strategies", "none")
+    row = as_json(capsys, "fleet", "query", "SELECT peak_context, context_next_call FROM sessions", "--dataset", dataset)["rows"][0]
+    replay = as_json(capsys, "replay", path)
+    info = as_json(capsys, "info", path)
+    peak = max(c["predicted_tokens"] if c["recorded_tokens"] is None else c["recorded_tokens"] for c in replay["calls"])
+    assert peak > max(c["baseline_tokens"] for c in replay["calls"])  # the file does not hold everything sent
+    assert row == [peak, info["context_next_call"]["predicted_tokens"]]
+
+
+def test_a_dataset_of_older_rows_is_processed_again(capsys, tmp_path):
+    """Rows whose meaning changed since (ROWS_VERSION) are not kept for unchanged sessions."""
+    from inspector.fleet.build import ROWS_VERSION
+
+    dataset = tmp_path / "ds"
+    args = ("fleet", SAMPLES / "coding_agent.jsonl", "--dataset", dataset, "--strategies", "none")
+    assert as_json(capsys, *args)["run"]["processed"] == 1
+    options = json.loads((dataset / ds.OPTIONS).read_text())
+    assert options["rows"] == ROWS_VERSION
+    assert as_json(capsys, *args)["run"]["skipped"] == 1
+    del options["rows"]  # as a dataset written before rows had a version
+    (dataset / ds.OPTIONS).write_text(json.dumps(options))
+    assert as_json(capsys, *args)["run"]["processed"] == 1

@@ -222,3 +222,19 @@ def test_a_preset_gives_older_agent_versions_their_own_parameters(tmp_path, monk
         'pipeline = ["compact"]\n[[preset.by_version]]\nagent = "claude_code"\nthrough = "soon"\nparams = {}\n', encoding="utf-8")
     with pytest.raises(PresetError, match=r"preset 'mine': each by_version needs agent, through \(a version such as 2.1.20\) and params\."):
         load_presets()
+
+
+@pytest.mark.parametrize("columns", ["80", "120"])
+def test_presets_list_prints_every_name_and_pipeline_whole(capsys, monkeypatch, columns):
+    """'presets' prints its table whole, as compare and fleet do: at 120 columns the pipelines
+    'mask_tool_outputs,compact' read 'mask_tool_outputs,com…' and an agent
+    'SummarizationMiddlewa…'; at 80 the preset names were cut too."""
+    monkeypatch.setenv("COLUMNS", columns)
+    listed = as_json(capsys, "presets")
+    code, out, _ = run(capsys, "presets")
+    assert code == 0
+    assert "…" not in out
+    words = set(out.split())
+    for preset in listed:
+        assert preset["name"] in words
+        assert (",".join(preset["pipeline"]) or "none") in words

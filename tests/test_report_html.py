@@ -223,3 +223,18 @@ def test_the_window_names_the_resent_reasoning_with_the_part_not_in_the_file(tmp
     assert main(["report", str(rollout), "--html", str(out)]) == 0
     html = out.read_text(encoding="utf-8")
     assert "not in file + re-sent reasoning" in html and int(parse(out).figures["window.not_in_file.before"]) == 7_694
+
+
+@pytest.mark.parametrize("theme", ["dark", "light", "colorblind"])
+def test_each_window_category_has_its_own_colour(tmp_path, theme):
+    """The window's bar and legend tell every category apart in every bundled theme: 'not in
+    file' was the theme's secondary colour, which is the summary colour in dark and light (#95e6cb,
+    #1b7c83), so a session with a summary showed two categories in one colour."""
+    out = tmp_path / "r.html"
+    assert main(["report", str(SAMPLE), *ARGS, "--theme", theme, "--html", str(out)]) == 0
+    html = out.read_text(encoding="utf-8")
+    root = dict(re.findall(r"(--[a-z0-9-]+): ([^;]+);", html.split("}", 1)[0]))
+    swatches = re.findall(r'<tr class="cat-(\w+)"><td><span class="legend"><span class="swatch" style="background:([^"]+)"', html)
+    assert {key for key, _ in swatches} >= {"system", "not_in_file", "overhead", "user", "assistant", "tool_exchange", "summary"}
+    resolved = {key: re.sub(r"var\((--[a-z0-9-]+)\)", lambda m: root[m.group(1)].strip().lower(), style) for key, style in swatches}
+    assert len(set(resolved.values())) == len(resolved), resolved

@@ -271,10 +271,12 @@ def render_fleet(report: dict[str, Any], out) -> None:
 
 
 def render_query(columns: list[str], rows, out) -> None:
+    from .wholetable import print_whole
+
     table = _table("", columns)
     for row in rows:
         table.add_row(*(_cell(v) for v in row))
-    out.print(table)
+    print_whole(out, table)
 
 
 def render_tools(report: dict[str, Any], out) -> None:

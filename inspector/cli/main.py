@@ -575,10 +575,13 @@ def _show_plugin_warnings() -> None:
 
 
 def _subcommand_first(argv: list[str]) -> list[str]:
-    """``--no-cache info X`` as ``info --no-cache X``: options written before a subcommand go after it.
+    """``--no-cache info X`` as ``info X --no-cache``: options written before a subcommand go after
+    its arguments (before a ``--``).
 
     Only options come first (with their values, as the viewer's parser reads them); a subcommand that
-    does not take one of them says so in its own one-paragraph error.
+    does not take one of them says so in its own one-paragraph error, naming the option and its value
+    ('unrecognized arguments: --theme dark'; put before X, the value was read as the session and the
+    error named --theme and X).
     """
     takes_value = {option: action.nargs != 0 for action in _tui_parser()._actions for option in action.option_strings}
     i = 0
@@ -586,7 +589,9 @@ def _subcommand_first(argv: list[str]) -> list[str]:
         option = argv[i]
         i += 2 if "=" not in option and takes_value.get(option, False) else 1
     if 0 < i < len(argv) and argv[i] in COMMANDS:
-        return [argv[i], *argv[:i], *argv[i + 1:]]
+        rest = argv[i + 1:]
+        end = rest.index("--") if "--" in rest else len(rest)
+        return [argv[i], *rest[:end], *argv[:i], *rest[end:]]
     return argv
 
 

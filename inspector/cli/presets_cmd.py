@@ -83,6 +83,7 @@ def _render_list(presets) -> None:
     from rich.text import Text
 
     from .render import console
+    from .wholetable import print_whole
 
     table = Table(title="Presets (use with --preset NAME)", show_lines=False)
     table.add_column("preset", no_wrap=True)
@@ -90,7 +91,7 @@ def _render_list(presets) -> None:
         table.add_column(col)
     for p in presets:
         table.add_row(Text(p.name), Text(p.agent), Text(p.version), Text(",".join(p.pipeline) or "none"), Text(p.sure))
-    console().print(table)
+    print_whole(console(), table)
 
 
 def _render_one(report: dict) -> None:

@@ -39,6 +39,11 @@ class Run:
     removed_shards: int = 0
 
 
+#: What the rows mean; a dataset written with another is processed again. 2: peak_context and
+#: context_next_call are whole inputs (they were the messages alone).
+ROWS_VERSION = 2
+
+
 def build(
     sources: Sequence[Source],
     dataset: Path | None = None,
@@ -55,7 +60,7 @@ def build(
     """Bring ``dataset`` up to date with ``sources``: the dataset then holds exactly these sessions.
     ``progress(done, total)`` is called as sessions complete (total: the ones to process)."""
     dataset = paths.ensure(Path(dataset) if dataset else default_dataset())
-    options = {"strategies": list(strategies), "budget": budget, "with_text": with_text}
+    options = {"strategies": list(strategies), "budget": budget, "with_text": with_text, "rows": ROWS_VERSION}
     # Rows made under other options are not reused: everything is processed again.
     old = ds.read_manifest(dataset) if ds.read_options(dataset) == options else {}
     entries: dict[str, ds.Entry] = {}

@@ -159,8 +159,9 @@ def sessions_row(analysis: Analysis, info: dict[str, Any], calls: list[dict[str,
         "tokens_messages": tokens["messages"],
         "tokens_tool_definitions": tokens["tool_definitions"],
         **{f"tokens_{kind}": by_kind.get(kind, 0) for kind in ("system", "user", "assistant", "tool_exchange", "summary")},
-        "context_next_call": info["context_next_call"]["tokens"],
-        "peak_context": max((c["baseline_tokens"] for c in calls), default=0),
+        # the whole input (with what the file does not show), as the viewer's chart and 'before'
+        "context_next_call": info["context_next_call"]["predicted_tokens"],
+        "peak_context": peak_context(analysis),
         "compactions": sum(1 for m in analysis.session.messages if m.starts_context),
         "recorded_input_total": usage.get("recorded_input_total"),
         "output_total": usage.get("output_total"),
@@ -171,6 +172,20 @@ def sessions_row(analysis: Analysis, info: dict[str, Any], calls: list[dict[str,
         "anthropic_violations": len(violations.get("anthropic", ())),
         "cost_usd": cost_usd,
     }
+
+
+def peak_context(analysis: Analysis) -> int:
+    """The largest whole input of any call: what the call recorded, else its prediction (the
+    messages plus what the file does not show, fitted on earlier calls)."""
+    from ..analysis.predict import predictions
+
+    view = analysis.view
+    peak = 0
+    for call, prediction in zip(view.calls, predictions(view, analysis.table)):
+        usage = view.messages[call.message_index].usage
+        recorded = usage.context_tokens if usage is not None else None
+        peak = max(peak, prediction.predicted_tokens if recorded is None else recorded)
+    return peak
 
 
 def call_rows(analysis: Analysis, sid: str, costs: dict[int, float | None] | None = None) -> list[dict[str, Any]]:

@@ -66,8 +66,14 @@ td.preview{max-width:380px;overflow-wrap:anywhere;white-space:pre-wrap}
 """
 
 
-CATEGORY_COLOURS = {"system": "unit-system", "not_in_file": "secondary", "overhead": "gauge-overhead", "user": "unit-user",
-                    "assistant": "unit-assistant", "tool_exchange": "unit-tool-exchange", "summary": "unit-summary"}
+#: Each window category's CSS background. "Not in file" is the overhead colour hatched (the viewer's
+#: ▫ beside the overhead's ▪): the theme's secondary colour it had is the summary colour in two themes.
+CATEGORY_BACKGROUNDS = {
+    "system": "var(--unit-system)",
+    "not_in_file": "repeating-linear-gradient(135deg,var(--gauge-overhead) 0 3px,var(--surface) 3px 5px)",
+    "overhead": "var(--gauge-overhead)", "user": "var(--unit-user)", "assistant": "var(--unit-assistant)",
+    "tool_exchange": "var(--unit-tool-exchange)", "summary": "var(--unit-summary)",
+}
 
 
 def window_section(w: Window) -> str:
@@ -76,7 +82,7 @@ def window_section(w: Window) -> str:
     for when, used in (("before", w.used_before), ("after", w.used_after)):
         spans = "".join(
             f'<span title="{escape(c.label)}: {getattr(c, when):,}" style="width:{100 * getattr(c, when) / size:.2f}%;'
-            f'background:var(--{CATEGORY_COLOURS[c.key]})"></span>'
+            f'background:{CATEGORY_BACKGROUNDS[c.key]}"></span>'
             for c in w.categories if getattr(c, when) > 0
         )
         reserved = f'<span title="reserved" style="width:{100 * w.reserved / size:.2f}%;background:var(--panel);margin-left:auto"></span>' if w.tokens and w.reserved else ""
@@ -90,7 +96,7 @@ def window_section(w: Window) -> str:
         return "" if not w.tokens or v is None else f"{100 * v / w.tokens:.1f}%"
 
     for c in w.categories:
-        out.append(f'<tr class="cat-{c.key}"><td><span class="legend"><span class="swatch" style="background:var(--{CATEGORY_COLOURS[c.key]})"></span></span>'
+        out.append(f'<tr class="cat-{c.key}"><td><span class="legend"><span class="swatch" style="background:{CATEGORY_BACKGROUNDS[c.key]}"></span></span>'
                    f'{escape(c.label)}</td><td class="num">{fig(f"window.{c.key}.before", c.before)}</td><td class="num">{share(c.before)}</td>'
                    f'<td class="num">{fig(f"window.{c.key}.after", c.after)}</td><td class="num">{share(c.after)}</td></tr>')
         if c.key == "tool_exchange":

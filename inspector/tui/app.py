@@ -28,7 +28,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -331,15 +331,20 @@ class InspectorApp(ViewActions, App[int]):
     def chart(self) -> ReplayChart:
         return self.query_one("#chart", ReplayChart)
 
-    def on_resize(self) -> None:
-        short = self.size.height < 34
-        self.screen.set_class(short, "-short")
-        self.screen.set_class(self.size.width < 130, "-narrow")
-        self.screen.set_class(self.size.width < 110, "-tight")
-        self.screen.set_class(self.size.height < 28, "-shorter")
+    def on_resize(self, event: events.Resize) -> None:
+        # The event's size: this handler runs before App's own, so self.size is still the previous one.
+        width, height = event.size
+        main = self.screen_stack[0] if self.screen_stack else self.screen  # not a dialog on top of it
+        main.set_class(height < 34, "-short")
+        main.set_class(width < 130, "-narrow")
+        main.set_class(width < 110, "-tight")
+        main.set_class(height < 28, "-shorter")
         footer = self.query_one(Footer)
-        footer.compact = self.size.width < 130
-        footer.show_command_palette = self.size.width >= 110
+        footer.compact = width < 130
+        palette = width >= 110
+        if footer.show_command_palette != palette:
+            footer.show_command_palette = palette
+            footer.refresh(recompose=True)  # the Footer reads it only when it composes
 
     # --- counting ---------------------------------------------------------------------------
     def _sync_count_ok(self) -> bool:

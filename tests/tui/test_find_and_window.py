@@ -226,3 +226,22 @@ async def test_x_shift_keeps_the_rows_of_the_selected_rows_tool_then_turn_then_k
         await pilot.press("X")
         await pilot.pause()
         assert app.list.filter_name == "all" and app.list.row_count() == len(app.result.rows)
+
+
+async def test_window_view_notes_wrap_on_an_80_column_terminal():
+    """The notes under the grid (the window's source, what the agent reserves) wrap to the
+    terminal: at 80x24 'the agent reserves 33,000 (Claude Code 2.1.39 compacts at window - 20,000
+    reserved output - 13,000 buffer)' was cut after '20,000' and the window's source after 'a call r'."""
+    path = SAMPLES.parent / "tests" / "fixtures" / "real" / "claude_code" / "3f2b9c1e-5d4a-4e8b-9c71-2a6f0d8e4b13.jsonl"
+    app = make_app(inspector.load(path), path=str(path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("w")
+        await pilot.pause()
+        grid = app.screen.query_one(WindowGrid)
+        lines = grid.render().plain.split("\n")
+        assert max(len(line) for line in lines) <= 80 - 6  # the box's border and padding, the grid's padding
+        shown = " ".join(strip.text.strip(" │╭╮╰╯─") for strip in app.screen._compositor.render_strips())
+        shown = " ".join(shown.split())
+        assert "the agent reserves 33,000 (Claude Code 2.1.39 compacts at window - 20,000 reserved output - 13,000 buffer)" in shown
+        assert "window 200,000 tokens (claude-opus-4-6, Claude Code's 200K default)" in shown

@@ -66,3 +66,44 @@ async def test_80x24_totals_wrap_instead_of_cutting(size):
         assert "claude≈o200k×1.16 (estimate) · anthropic" in text
         assert "▪ defs+framing ≈657" in text and "░ free " in text
         assert "before = msgs ≈9,941 + not in file 0 + defs+framing 657" in text
+
+
+async def test_shrinking_the_terminal_gives_the_small_layout_and_redraws_the_chart():
+    """A terminal made smaller while the viewer runs gets the layout it would have had at that
+    size from the start: the classes follow the new size (they followed the previous one, so
+    after 160x48 -> 80x24 the detail pane hid the message list), and the chart's columns cover
+    every call again (it kept showing the first calls of the wide layout, cut at the right)."""
+    app = make_app("coding_agent.jsonl")
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot, app, replay=True)
+        await pilot.resize_terminal(80, 24)
+        for _ in range(5):
+            await pilot.pause()
+        assert {"-short", "-narrow", "-tight", "-shorter"} <= app.screen.classes
+        wide_to_small = screen_lines(app)
+    fresh = make_app("coding_agent.jsonl")
+    async with fresh.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, fresh, replay=True)
+        assert wide_to_small == screen_lines(fresh)
+
+
+async def test_80x24_long_totals_lines_wrap_between_words():
+    """A 'before =' line with re-sent reasoning and a window line with a long source wrap at 80
+    columns: both were single runs cut at the edge ('... + re-sent reasoning 5,353 + defs+' and
+    '... a call read 306,26' on a 1M-window session)."""
+    from pathlib import Path
+
+    import inspector
+    from inspector.analysis.window import session_window
+
+    path = Path(__file__).resolve().parents[1] / "fixtures" / "real" / "claude_code" / "entire_cc2.1.17_unrecorded_clear.jsonl"
+    app = make_app(inspector.load(path), path=str(path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app, replay=True)
+        r = app.result
+        assert r.resent > 0
+        top = screen_lines(app)[:12]
+        shown = " ".join(" ".join(top).split())
+        assert f"+ re-sent reasoning {r.resent:,} + defs+framing " in shown, shown
+        window = session_window(app.session)
+        assert f"window {window.tokens:,} ({window.model}, {window.source}): used {r.tokens_after:,}," in shown, shown

@@ -1,4 +1,4 @@
--- How full contexts get: the largest input of any call per session (peak_context), as quantiles,
+-- How full contexts get: the largest whole input of any call per session (peak_context), as quantiles,
 -- and how many sessions compacted (a recorded compaction starts a new context).
 SELECT
     count(*)                                          AS sessions,

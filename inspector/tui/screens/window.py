@@ -9,6 +9,8 @@ window's (:func:`inspector.analysis.window.session_window`); this screen only dr
 
 from __future__ import annotations
 
+import textwrap
+
 from rich.cells import cell_len
 from rich.text import Text
 from textual.app import ComposeResult
@@ -29,6 +31,8 @@ LEGEND_COMPACT = (16, 9)
 #: Below this many columns for the content, one grid (after) is drawn and the legend is compact.
 TWO_GRIDS_FROM = 2 * (COLUMNS + 2) + LEGEND_WIDE[0] + 2 * 10 + 11
 RESERVED_GLYPH = "▧"
+#: Columns of the terminal the box around the grid takes: its border, its padding and the grid's.
+BOX_EDGES = 6
 
 
 def grid_cells(values: list[int], window: Window) -> list[int]:
@@ -143,12 +147,13 @@ class WindowGrid(Widget):
                 for text, style in legend[row]:
                     t.append(text, self.s(style))
             t.append("\n")
-        t.append(f"window {window.tokens:,} tokens ({window.model + ', ' if window.model else ''}{window.source})",
-                 self.s("wingrid--label"))
-        t.append(f"\neach cell {window.tokens / (COLUMNS * ROWS):,.0f} tokens (a category smaller than a cell still gets one)",
-                 self.s("wingrid--label"))
+        notes = [f"window {window.tokens:,} tokens ({window.model + ', ' if window.model else ''}{window.source})",
+                 f"each cell {window.tokens / (COLUMNS * ROWS):,.0f} tokens (a category smaller than a cell still gets one)"]
         if reserved:
-            t.append(f"\nthe agent reserves {reserved:,} ({window.reserved_note})", self.s("wingrid--label"))
+            notes.append(f"the agent reserves {reserved:,} ({window.reserved_note})")
+        room = max(COLUMNS, self.app.size.width - BOX_EDGES)  # the notes wrap to the terminal; the grid never does
+        t.append("\n".join(line for note in notes for line in textwrap.wrap(note, room, subsequent_indent="  ")),
+                 self.s("wingrid--label"))
         return t
 
 

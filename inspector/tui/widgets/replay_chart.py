@@ -68,6 +68,7 @@ class ReplayChart(Widget):
         self.note = ""
         self.preparing = False  # the app is still finding the session's model calls
         self._columns: list[tuple[int, int]] | None = None  # per column: (first call, last call)
+        self._columns_width = -1  # the widget's width the columns (and the kept maxima) are for
         #: Per column the maxima the bars show (:meth:`_values`), kept between paints: a plan
         #: that only moves the cursor repaints without visiting every call (22,016 at 50,000
         #: messages), and new points update only their own columns.
@@ -102,6 +103,7 @@ class ReplayChart(Widget):
         self.refresh()
 
     def add_points(self, points: list[CallPoint], pending: int) -> None:
+        self._fit_width()
         kept = self._kept
         if kept is not None and (self.unit != "tokens" or any(p.call in self.points for p in points)):
             kept = self._kept = None  # a figure may go down: every column again, at the next paint
@@ -167,13 +169,20 @@ class ReplayChart(Widget):
             return short(int(value))
         return usd_short(value)
 
-    def on_resize(self) -> None:
-        self._columns = None
-        self._kept = None
+    def _fit_width(self) -> None:
+        """Forget the columns and their maxima if the width changed since they were made. Checked
+        where they are used, not on Resize: a paint at the new width can come before that event,
+        and columns made then for the old width were kept (after 160 -> 80 columns the chart
+        showed the first half of the calls, cut at the right)."""
+        if self._columns_width != self.size.width:
+            self._columns_width = self.size.width
+            self._columns = None
+            self._kept = None
 
     # --- geometry ---------------------------------------------------------------------------
     def columns(self) -> list[tuple[int, int]]:
         """(first call, last call) of each plot column."""
+        self._fit_width()
         if self._columns is not None:
             return self._columns
         width = max(1, self.size.width - AXIS - 1)
@@ -237,6 +246,7 @@ class ReplayChart(Widget):
         return self._sums
 
     def render_lines(self, crop):  # compute the column values once, not per line or per paint
+        self._fit_width()
         if self._kept is None:
             self._kept = self._values()
         self._paint = self._kept

@@ -14,6 +14,8 @@ total with ``≈``, and where the file recorded the call's real input it is show
 
 from __future__ import annotations
 
+import re
+
 from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
@@ -278,12 +280,12 @@ class TotalsBar(Widget):
             else:
                 verdict = ("✓ valid  ", self.s("totals--valid"))
             line.append([(f"{name} ", label), verdict])
-        line.append([(" before = msgs " if compact else " before = messages ", label),
-                     (f"{approx}{r.sent_messages_before:,}", num),
-                     (" + not in file ", label), (f"{r.plan.not_in_file - r.resent if r.plan else 0:,}", num),
-                     *([(" + re-sent reasoning ", label), (f"{r.resent:,}", num)] if r.resent else []),
-                     (" + defs+framing " if compact else " + tool defs & framing ", label),
-                     (f"{table.overhead:,}", num)])
+        line.append([[(" before = msgs " if compact else " before = messages ", label),  # a group: see wrap_segments
+                      (f"{approx}{r.sent_messages_before:,}", num)],
+                     [(" + not in file ", label), (f"{r.plan.not_in_file - r.resent if r.plan else 0:,}", num)],
+                     *([[(" + re-sent reasoning ", label), (f"{r.resent:,}", num)]] if r.resent else []),
+                     [(" + defs+framing " if compact else " + tool defs & framing ", label),
+                      (f"{table.overhead:,}", num)]])
         if r.error:
             line.append([(f"  {r.error}", self.s("totals--invalid"))])
         lines.append(line)
@@ -338,19 +340,44 @@ class TotalsBar(Widget):
 
 
 Segment = list[tuple[str, "Style | None"]]  # pieces of one unbreakable run of text
+Group = list[Segment]  # runs that stay on one line if they fit there, else start a line and wrap between them
 
 
-def wrap_segments(t: Text, segments: list[Segment], width: int) -> None:
+def wrap_segments(t: Text, segments: list[Segment | Group], width: int) -> None:
     """Append segments to ``t`` on lines of ``width`` cells, breaking only between segments; a
-    segment that starts a new line loses its leading spaces, trailing spaces never force a break."""
-    used = 0
-    for k, seg in enumerate(segments):
-        size = cell_len("".join(text for text, _ in seg).rstrip())
-        if k and used + size > width:
+    segment that starts a new line loses its leading spaces, trailing spaces never force a break.
+    A group goes whole where it fits, else on a line of its own, wrapping between its segments;
+    a segment wider than ``width`` wraps between its words."""
+    used, broke = 0, False
+    for k, item in enumerate(segments):
+        group = bool(item) and isinstance(item[0], list)
+        parts: list[Segment] = item if group else [item]  # type: ignore[assignment]
+        whole = cell_len("".join(text for seg in parts for text, _ in seg).rstrip())
+        if group and k and used + whole > width:
             t.append("\n")
-            used = 0
-            first, style = seg[0]
-            seg = [(first.lstrip(), style), *seg[1:]]
+            used, broke = 0, True
+        for n, seg in enumerate(_words_if_wider(parts, width)):
+            size = cell_len("".join(text for text, _ in seg).rstrip())
+            if (k or n) and used and used + size > width:
+                t.append("\n")
+                used, broke = 0, True
+            if broke:
+                first, style = seg[0]
+                seg = [(first.lstrip(), style), *seg[1:]]
+                broke = False
+            for text, style in seg:
+                t.append(text, style)
+                used += cell_len(text)
+
+
+def _words_if_wider(segments: list[Segment], width: int) -> list[Segment]:
+    """``segments`` with each one wider than ``width`` cut into its words (each keeps the spaces
+    before it), so that a long run (a window's source) wraps between words instead of being cut."""
+    out: list[Segment] = []
+    for seg in segments:
+        if cell_len("".join(text for text, _ in seg).rstrip()) <= width:
+            out.append(seg)
+            continue
         for text, style in seg:
-            t.append(text, style)
-            used += cell_len(text)
+            out.extend([[(word, style)] for word in re.findall(r"\s*\S+|\s+$", text)])
+    return out
