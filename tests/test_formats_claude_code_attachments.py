@@ -64,3 +64,37 @@ def test_the_merged_hook_context_opens_no_turn(tmp_path):
     assert [m.source.line for m in view.session.messages] == [1, 2, 4, 6]
     assert view.turn_of == [1, 1, 1, 1] and len(view.turns) == 1
     assert view.injected == [None, None, "attachment", None]
+
+
+PARALLEL_SKILL = FIX / "entireskills_cc2.1.156_parallel_skill_result.jsonl"
+
+
+def test_a_parallel_calls_result_written_after_a_skills_body_joins_the_other_result():
+    """Claude Code 2.1.156 (entireio/skills, lines 28-34): Skill and Bash called in one response,
+    the skill's body (isMeta) written between the Skill's result and the Bash call and result.
+    Before, the Bash result stood after the skill's text as a message of its own: both providers'
+    checks refused the recorded history (missing result for the Bash call, then an orphan result)."""
+    session = inspector.load(PARALLEL_SKILL)
+    assert [(m.role, m.source.line, m.injected) for m in session.messages] == \
+        [("assistant", 1, None), ("user", 3, None), ("user", 4, "meta")]
+    results = session.messages[1]
+    assert [b.tool_call_id for b in results.content] == ["toolu_016Pp8TJ5wU9NAXZCeCPJkd1", "toolu_01UaK4KVtZ89vtJpjqbhGbZh"]
+    assert results.extra["lines"] == [3, 7]
+    assert session.messages[2].content[0].text.startswith("Base directory for this skill:")
+    assert check(session.messages) == {"openai": [], "anthropic": []}
+
+
+def test_followed_the_parallel_result_joins_the_result_message_it_belongs_to(tmp_path):
+    from inspector.follow import Follower
+
+    lines = PARALLEL_SKILL.read_bytes().splitlines()
+    live = tmp_path / "live.jsonl"
+    live.write_bytes(b"\n".join(lines[:6]) + b"\n")
+    follower = Follower(live, "claude_code")
+    assert len(follower.session.messages) == 3
+    with open(live, "ab") as fh:
+        fh.write(lines[6] + b"\n")
+    update = follower.poll()
+    assert update.first == 1
+    whole = inspector.load(PARALLEL_SKILL)
+    assert [(m.role, m.content) for m in follower.session.messages] == [(m.role, m.content) for m in whole.messages]

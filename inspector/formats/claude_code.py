@@ -179,6 +179,15 @@ def _block(b: Any, k: int = 0) -> Block:
     return RawBlock(raw=b, text=raw_text(b))  # document, server_tool_use, web_search_tool_result, compaction...
 
 
+def _answers_parallel_call(call: Message, results: Message, blocks: list[Block]) -> bool:
+    """``blocks`` (a user entry's content) are results of calls in ``call`` that ``results``, the
+    user message right after ``call``, already answers some of."""
+    if call.role != "assistant" or results.role != "user" or not _has_result(results.content):
+        return False
+    ids = {c.id for c in call.tool_calls}
+    return all(type(b) is not ToolResultBlock or b.tool_call_id in ids for b in blocks)
+
+
 def _has_result(blocks: list[Block]) -> bool:
     """Whether ``blocks`` hold a tool result (``Message.tool_results`` without building the list;
     this reader builds no subclass of the block types)."""
@@ -307,6 +316,16 @@ class _Conversation:
                 prev.content_form = "blocks"
                 prev.extra.setdefault("lines", [prev.source.line]).append(line_no)
                 self._touch(len(messages) - 1)
+                return
+            if prev.role == "user" and prev.injected is not None and len(messages) > 2 and _answers_parallel_call(messages[-3], messages[-2], blocks):
+                # a parallel call's result written after the text another call's result brought in
+                # (a Skill's body: isMeta, sourceToolUseID): Claude Code sends the results together,
+                # before that text, so the result joins the other results
+                results = messages[-2]
+                results.content.extend(blocks)
+                results.content_form = "blocks"
+                results.extra.setdefault("lines", [results.source.line]).append(line_no)
+                self._touch(len(messages) - 2)
                 return
             if prev.injected == "attachment" and len(messages) > 1 and messages[-2].tool_calls:
                 # hook text written between a call and its result (a PreToolUse hook's context):
