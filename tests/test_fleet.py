@@ -367,3 +367,22 @@ def test_a_dataset_of_older_rows_is_processed_again(capsys, tmp_path):
     del options["rows"]  # as a dataset written before rows had a version
     (dataset / ds.OPTIONS).write_text(json.dumps(options))
     assert as_json(capsys, *args)["run"]["processed"] == 1
+
+
+def test_a_session_that_ends_on_its_running_tool_call_is_not_an_invalid_history(capsys, tmp_path):
+    """A file written while the agent runs a tool ends on a call with no result yet: the viewer says
+    "awaiting a tool result", and no request was ever sent with it. Fleet counted such sessions as
+    histories a provider rejects (7 of 9 such on public Claude Code sessions); a real break still counts."""
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    lines = (SAMPLES / "coding_agent.jsonl").read_text().splitlines()
+    call = '{"role":"assistant","content":"","tool_calls":[{"id":"call_running","name":"bash","arguments":"{}"}]}'
+    (folder / "running.jsonl").write_text("\n".join([*lines, call]) + "\n")
+    orphan = '{"role":"tool","tool_call_id":"call_nobody","name":"bash","content":"x"}'
+    (folder / "broken.jsonl").write_text("\n".join([*lines[:5], orphan, *lines[5:]]) + "\n")
+    report = as_json(capsys, "fleet", folder, "--dataset", tmp_path / "ds", "--strategies", "none")
+    assert report["validity"] == {"sessions_invalid_openai": 1, "sessions_invalid_anthropic": 1,
+                                  "sessions_ending_on_a_tool_call": 1, "orphan_results": 1, "orphan_calls": 1}
+    rows = as_json(capsys, "fleet", "query", "SELECT path, openai_violations > 0, ends_on_tool_call FROM sessions ORDER BY path",
+                   "--dataset", tmp_path / "ds")["rows"]
+    assert rows == [[str(folder / "broken.jsonl"), True, False], [str(folder / "running.jsonl"), True, True]]

@@ -40,6 +40,7 @@ TABLES: dict[str, dict[str, str]] = {
         "truncated_in_source": "BIGINT",
         "openai_violations": "BIGINT",
         "anthropic_violations": "BIGINT",
+        "ends_on_tool_call": "BOOLEAN",
         "cost_usd": "DOUBLE",
     },
     "calls": {

@@ -138,6 +138,7 @@ def session_rows(analysis: Analysis, task: Task) -> dict[str, list[dict[str, Any
 
 def sessions_row(analysis: Analysis, info: dict[str, Any], calls: list[dict[str, Any]], task: Task,
                  cost_usd: float | None = None) -> dict[str, Any]:
+    from ..providers.exportable import trailing_call
     from ..providers.validate import validate_session
 
     tokens, usage, flags = info["tokens"], info["usage"] or {}, info["flags"]
@@ -170,6 +171,9 @@ def sessions_row(analysis: Analysis, info: dict[str, Any], calls: list[dict[str,
         "truncated_in_source": flags.get("truncated_in_source", 0),
         "openai_violations": len(violations.get("openai", ())),
         "anthropic_violations": len(violations.get("anthropic", ())),
+        # the only break is the last message's unanswered tool call: the agent was running it, or
+        # the run ended on it (the viewer's "awaiting a tool result"), not a history a provider refused
+        "ends_on_tool_call": any(trailing_call(found, analysis.session.messages) is not None for found in violations.values()),
         "cost_usd": cost_usd,
     }
 

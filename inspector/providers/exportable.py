@@ -8,14 +8,16 @@ open with the reason; ``--allow-invalid`` on the command line skips the check on
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..formats.hints import ENDS_RUN
 from .export import ExportError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..model import Session
+    from ..model import Message, Session
     from ..strategies.base import Plan
+    from .validate import Violation
 
 NAMES = {"openai": "OpenAI", "anthropic": "Anthropic"}
 #: Violations listed in the message; the rest are counted.
@@ -77,8 +79,12 @@ def pending_tool_call(plan: Plan, provider: str) -> tuple[int, tuple[str, ...]] 
     from .validate import validate_plan
 
     checked = getattr(plan, "violations", None)
-    found = (checked if checked is not None else validate_plan(plan)).get(provider, ())
-    messages = plan.view.session.messages
+    return trailing_call((checked if checked is not None else validate_plan(plan)).get(provider, ()), plan.view.session.messages)
+
+
+def trailing_call(found: Sequence[Violation], messages: Sequence[Message]) -> tuple[int, tuple[str, ...]] | None:
+    """``(message index, call ids)`` when the only breaks ``found`` in ``messages`` are the last
+    message's tool calls, unanswered (:func:`pending_tool_call`); None otherwise."""
     last = len(messages) - 1
     if not found or any(v.rule != "missing_result" or v.source != last for v in found) or not messages[last].tool_calls:
         return None
@@ -109,4 +115,4 @@ def _pending_refusal(plan: Plan, provider: str, instead: str | None = None) -> s
     )
 
 
-__all__ = ["check_exportable", "pending_tool_call", "run_end", "session_files", "violation_lines"]
+__all__ = ["check_exportable", "pending_tool_call", "run_end", "session_files", "trailing_call", "violation_lines"]
