@@ -105,7 +105,17 @@ def _declared() -> list:
     return list(params.PARAMS.values())
 
 
+#: Defaults every command takes from the session (:func:`inspector.analysis.window.with_session_window`),
+#: not from the parameter's declaration.
+SESSION_DEFAULTS = {
+    "budget": "the session's: its model's window less what the agent keeps free",
+    "context_window": "the session model's window, else 200,000",
+}
+
+
 def default_text(p) -> str:
+    if p.name in SESSION_DEFAULTS:
+        return SESSION_DEFAULTS[p.name]
     if p.kind == "bool":
         return "on" if p.default else "off"
     if p.kind == "names":
