@@ -75,7 +75,8 @@ async def test_the_chart_switches_to_dollars_by_a_key_with_ticks_and_recorded_us
         assert lines[1].strip().startswith(f"{top / 1000:.1f}k ┤")
         middle = 1 + (bars - 1) // 2
         assert "┤" in lines[middle][:8] and lines[bars][:8].strip() == "0 ┤"
-        assert "• recorded" in lines[0] and "$ dollars" in lines[0]
+        assert "• recorded" in lines[0] and ("$ dollars" if size[0] == 160 else "$ usd") in lines[0]
+        assert lines[0].rstrip().endswith(("$ dollars", "$ usd"))  # the key's hint whole, not cut
         # each call has several columns here: its last one is the recorded usage's bar, beside the estimate
         cols = app.chart.columns()
         last_of_call_1 = max(k for k, c in enumerate(cols) if c == (1, 1))

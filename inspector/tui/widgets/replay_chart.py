@@ -349,7 +349,7 @@ class ReplayChart(Widget):
             segs.append(Segment(("" if compact else f"prices {self.money.prices_as_of.split(' ')[0]}  ") + "$ tokens ", label))
             return Strip(segs).crop_extend(0, width, self.rich_style)
         if self.money is not None:
-            segs.append(Segment("$ dollars  ", label))
+            segs.append(Segment("$ usd  " if compact else "$ dollars  ", label))
         if self.pending:
             segs.append(Segment(f"computing… {self.n_calls - self.pending:,}/{self.n_calls:,} calls ", label))
         elif self.note:
