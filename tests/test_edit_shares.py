@@ -117,3 +117,51 @@ def test_a_sample_session_takes_the_direct_path_where_layouts_change_and_matches
     plans = [run(view, table, names, s, n, facts.hidden[n - 1])[0] for n in numbers]
     assert shares == [chain.feed(n, w) for n, w in zip(numbers, plans)]
     assert tokens == [w.total() for w in plans]
+
+
+def _assert_first_differences_equal_the_runs_walk(a) -> None:
+    """EditShares' first difference of two layouts (its O(1) answer where one run each only moved
+    its end, its inline walk elsewhere) equals :meth:`Layouts.first_difference` over both
+    layouts' runs (what LayoutChain reads), for consecutive calls and calls two apart, below
+    either call's stop; and each op pair's next-difference array and each op's next-sent array
+    are their per-message definitions."""
+    view, table = a.view, a.table
+    if not view.calls:
+        return
+    facts = call_facts(view, table)
+    for names, params in LAID_OUT:
+        got = replay_layouts(view, table, names, Settings(**params), facts.hidden)
+        if got is None:
+            continue
+        f, layout_of = got
+        chain = LayoutChain(view, table, f, [p.not_in_file for p in facts.predicted])
+        L = chain.layouts
+        direct = EditShares(L, chain.prefix, view.calls, chain.turn_first, chain.codex)
+        layouts = [layout_of(n) for n in range(1, len(view.calls) + 1)]
+        stops = [c.message_index for c in view.calls]
+        for k in range(1, len(layouts)):
+            for j in (k - 1, k - 2):
+                x, y = layouts[j] if j >= 0 else None, layouts[k]
+                if x is None or y is None:
+                    continue
+                for stop in {stops[j], stops[k]}:
+                    expected = L.first_difference(L.runs(x, stop), L.runs(y, stop), stop)
+                    assert direct._first_difference(x, y, stop) == expected, (names, params, k, j, stop)
+        n = f.n
+        for (p, q), out in L._pairs.items():
+            kp, kq = L.op(p).keys, L.op(q).keys
+            assert list(out) == [next((i for i in range(j, n) if kp[i] != kq[i]), n) for j in range(n + 1)], (names, p, q)
+        for op, arrays in L._ops.items():
+            keys = arrays.keys
+            assert list(arrays.next_kept) == [next((i for i in range(j, n) if keys[i] is not None), n) for j in range(n + 1)]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(sessions())
+def test_first_differences_from_the_layouts_equal_the_runs_walk(session):
+    _assert_first_differences_equal_the_runs_walk(analyze(session, encoding="approx"))
+
+
+def test_first_differences_on_a_generated_session_equal_the_runs_walk():
+    """The same on bench/gen_session.py's 400 messages, where layouts move every few calls."""
+    _assert_first_differences_equal_the_runs_walk(analyze(_generated(400), encoding="approx"))

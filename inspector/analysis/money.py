@@ -493,8 +493,8 @@ def replay_requests(replay: Replay) -> list[tuple[int, int]]:
     shared prefixes: exactly the tokens it reports for each call (the cache model reads no
     more than a call's total; what is shared is left as the plan found it, as in
     :func:`baseline_requests`, so a strategy that changes nothing rewrites nothing)."""
-    if type(replay.calls) is CallRows:  # its columns, no rows built
-        return [(max(t, 0), s or 0) for t, s in zip(replay.calls.tokens, replay.calls.shares)]
+    if type(replay.calls) is CallRows:  # its columns, no rows built (no max() per call: 15 pipelines of every call in compare)
+        return [(t if t > 0 else 0, s or 0) for t, s in zip(replay.calls.tokens, replay.calls.shares)]
     return [(max(c.tokens, 0), c.shared_tokens or 0) for c in replay.calls if c.kind == "call"]
 
 
@@ -573,6 +573,9 @@ class _ChainBase:
     pricer: _Pricer
     #: What the cache model reads of the calls' times (:func:`.cache.call_clock`).
     clock: list[tuple[bool, int]]
+    #: Per call, its model's :class:`.prices.PlainRates` at its time (``pricer.rates``), kept as
+    #: :mod:`.money_sums` asks (empty until then): every pipeline priced on the chain reads it.
+    plain: list = field(default_factory=list)
 
 
 _BASES = "_money_chain_bases"

@@ -60,23 +60,35 @@ def _chain_totals(chain: PricedChain) -> MoneyTotals:
     base_costs, base_splits, models, outputs, times = base.base_costs, base.base_splits, base.models, base.outputs, base.times
     one_hour = chain.policy.ttl_seconds == ANTHROPIC_TTL_1H
     rates_of = base.pricer.rates
+    plains = base.plain  # per call, its PlainRates, looked up as asked (the same for every pipeline)
+    if not plains:
+        plains.extend([_UNSET] * len(splits))
     baseline_cost = cost = None
+    base_tokens = tokens = read_tokens = write_tokens = 0
     # per rates (uncached, read, write, output): the counts of the calls that pay them
     counts: dict[tuple[Decimal, Decimal, Decimal, Decimal], list[int]] = {}
     for k, split in enumerate(splits):
         paid = base_costs[k]
         if paid is not None:
             baseline_cost = paid.total if baseline_cost is None else baseline_cost + paid.total
-        model = models[k]
-        if split is base_splits[k] or not model or split == base_splits[k]:
+        model, same = models[k], base_splits[k]
+        read, write, uncached = split.read_tokens, split.write_tokens, split.uncached_tokens
+        base_tokens += same.read_tokens + same.write_tokens + same.uncached_tokens
+        tokens += read + write + uncached
+        read_tokens += read
+        write_tokens += write
+        if split is same or not model or (read == same.read_tokens and write == same.write_tokens
+                                          and uncached == same.uncached_tokens):  # the baseline's split: its price
             if paid is not None:
                 cost = paid.total if cost is None else cost + paid.total
             continue
         rates = None
-        if not (one_hour and split.write_tokens):
-            plain = rates_of(model, times[k])
+        if not (one_hour and write):
+            plain = plains[k]
+            if plain is _UNSET:
+                plain = plains[k] = rates_of(model, times[k])
             if plain is not None:
-                rates = plain.rates(split.uncached_tokens, split.read_tokens, split.write_tokens, outputs[k])
+                rates = plain.rates(uncached, read, write, outputs[k])
         if rates is None:  # not plain: priced on its own, as the rows price it
             priced = chain.cost(k)
             if priced is not None:
@@ -84,21 +96,23 @@ def _chain_totals(chain: PricedChain) -> MoneyTotals:
             continue
         summed = counts.get(rates)
         if summed is None:
-            counts[rates] = [split.uncached_tokens, split.read_tokens, split.write_tokens, outputs[k]]
+            counts[rates] = [uncached, read, write, outputs[k]]
         else:
-            summed[0] += split.uncached_tokens
-            summed[1] += split.read_tokens
-            summed[2] += split.write_tokens
+            summed[0] += uncached
+            summed[1] += read
+            summed[2] += write
             summed[3] += outputs[k]
     for rates, (uncached, read, write, output) in counts.items():
         total = (rates[0] * uncached + rates[1] * read + rates[2] * write + rates[3] * output) / 1_000_000
         cost = total if cost is None else cost + total
     calls = chain.view.calls
     return MoneyTotals(
-        sum(s.total for s in base_splits), sum(s.total for s in splits), baseline_cost, cost,
-        tuple(c.number for c, lost in zip(calls, chain.rewritten) if lost > 0),
-        sum(s.read_tokens for s in splits), sum(s.write_tokens for s in splits), 0, None,
+        base_tokens, tokens, baseline_cost, cost, tuple(c.number for c, lost in zip(calls, chain.rewritten) if lost > 0),
+        read_tokens, write_tokens, 0, None,
     )
+
+
+_UNSET = object()  # a call whose PlainRates was not looked up yet
 
 
 def _add(a: MoneyTotals, b: MoneyTotals) -> MoneyTotals:

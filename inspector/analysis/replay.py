@@ -281,7 +281,7 @@ def _fast_requests(view, table, names, settings, facts: CallFacts, numbers: Sequ
     (the property test checks both against the plans). The calls whose layout (or whose
     previous call's) is not known are planned, both of them, as :class:`.requests.RequestChain`
     needs. None: the pipeline has no fast path, or its fast path no layouts."""
-    from ..strategies.layouts import Layout, replay_layouts
+    from ..strategies.layouts import PLAIN, replay_layouts
 
     got = replay_layouts(view, table, names, settings, facts.hidden)
     if got is None:
@@ -298,20 +298,28 @@ def _fast_requests(view, table, names, settings, facts: CallFacts, numbers: Sequ
     codex = chain.codex
     tokens: list[int] = []
     out: list[int | None] = []
-    last: tuple[int, Layout | None] = (0, None)  # the last call's layout: the next call's previous
-    answered = (0, 0)  # (call, what its request sends) of the last call answered from its layout
+    plain = ops(PLAIN).sent
+    last_n, last_layout = 0, None  # the last call and its layout: the next call's previous
+    answered_n, answered_sent = 0, 0  # the last call answered from its layout, and what its request sends
     for n in numbers:
         layout = layout_of(n)
-        before = (last[1] if last[0] == n - 1 else layout_of(n - 1)) if n > 1 else None
-        last = (n, layout)
-        sent_p = answered[1] if answered[0] == n - 1 else None
+        before = (last_layout if last_n == n - 1 else layout_of(n - 1)) if n > 1 else None
+        last_n, last_layout = n, layout
         got = None
-        if sent_p is not None and appending and layout is not None and not (codex and turns[n - 1] != turns[n - 2]):
-            stop_p, stop_c = stops[n - 2], stops[n - 1]
-            op = appended_op(before, layout, stop_p, stop_c)
-            if op is not None:
-                since = ops(op).sent
-                got = prefix[n - 2] + sent_p, sent_p + since[stop_c] - since[stop_p]
+        if answered_n == n - 1:
+            sent_p = answered_sent
+            if appending and layout is not None and not (codex and turns[n - 1] != turns[n - 2]):
+                stop_p, stop_c = stops[n - 2], stops[n - 1]
+                if before is layout or before == layout:  # appended_op's commonest answer, inline
+                    if not (layout and layout[-1][1] > stop_p):
+                        got = prefix[n - 2] + sent_p, sent_p + plain[stop_c] - plain[stop_p]
+                else:
+                    op = appended_op(before, layout, stop_p, stop_c)
+                    if op is not None:
+                        since = ops(op).sent
+                        got = prefix[n - 2] + sent_p, sent_p + since[stop_c] - since[stop_p]
+        else:
+            sent_p = None
         if got is None and direct is not None:
             got = direct.call(n, layout, before, sent_p)
         if got is None and layout is not None and (n == 1 or before is not None):
@@ -320,8 +328,8 @@ def _fast_requests(view, table, names, settings, facts: CallFacts, numbers: Sequ
                 got = (chain.shared(n, before, layout) if n > 1 else 0), chain.sent(n, layout)
         if got is not None:
             out.append(got[0])
-            tokens.append(overhead + hidden[n - 1] + got[1])
-            answered = (n, got[1])
+            answered_n, answered_sent = n, got[1]
+            tokens.append(overhead + hidden[n - 1] + answered_sent)
             continue
         if n > 1 and planned.last_call != n - 1:
             _pipeline_tokens(view, table, names, settings, n - 1, facts.hidden[n - 2], planned)

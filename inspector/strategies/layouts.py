@@ -23,6 +23,8 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_left
+from itertools import compress, repeat
+from operator import is_not as _is_not, ne
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, Optional
 
@@ -433,7 +435,10 @@ class _OpArrays:
             self.reasoning = array("q", _prefix([r if k is not None else 0 for r, k in zip(reasoning, keys)]))
         else:  # no reasoning re-sent (most sessions): its prefix sums are zeros
             self.reasoning = array("q", bytes(8 * (n + 1)))
-        self.next_kept = _first_at_or_after([j for j, k in enumerate(keys) if k is not None], n)
+        if type(keys) is range:  # every message sent: each is the next one sent from itself
+            self.next_kept = array("q", range(n + 1))
+        else:  # (the C loops of compress and map: the per-message comprehension took ~1 ms an op at 10,000 messages)
+            self.next_kept = _first_at_or_after(list(compress(range(n), map(_is_not, keys, repeat(None)))), n)
 
 
 def _first_at_or_after(marked: Sequence[int], n: int) -> array:
@@ -565,7 +570,7 @@ class Layouts:
         if out is None:
             ka, kb = self.op(a).keys, self.op(b).keys
             n = self.n
-            out = _first_at_or_after([j for j, (x, y) in enumerate(zip(ka, kb)) if x != y], n)
+            out = _first_at_or_after(list(compress(range(n), map(ne, ka, kb))), n)
             self._pairs[(a, b)] = self._pairs[(b, a)] = out
         return out
 
