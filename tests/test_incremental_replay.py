@@ -562,7 +562,8 @@ def test_carried_validity_counts_what_breaks_in_each_request():
     assert got[-1] == (("openai", 3), ("anthropic", 5))
 
 
-COMPACT_SHARES = COMPACTING[::3] + [{"budget": 600, "keep_user_tokens": 200}, {"budget": 150, "keep_head_messages": 2}]
+COMPACT_SHARES = COMPACTING[::3] + [{"budget": 600, "keep_user_tokens": 200}, {"budget": 150, "keep_head_messages": 2},
+                                     {"budget": 300, "keep_user_tokens": 20}, {"compact_messages": 8, "keep_user_tokens": 10_000}]
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -605,6 +606,28 @@ def test_compacts_shared_prefixes_come_from_layouts_between_compactions():
     summaries = [c.call for c in r.calls if c.kind == "summary"]
     assert summaries and len(r.calls) - len(summaries) == len(a.view.calls)
     assert set(built) <= {k for n in summaries for k in (n - 1, n, n + 1)}
+
+
+def test_codex_compactions_shared_prefixes_come_from_layouts_between_compactions():
+    """Codex's compaction (``keep_user_tokens``) keeps the user messages, then the summary: its
+    state's layout sends the last kept one and the summary as one point, so between two
+    compactions no request is built either, and every call is as when every request is built."""
+    from strategy_builders import seeds_session
+
+    from inspector.analysis import compaction_requests
+
+    a = seeds_session().analyze()
+    s = Settings(budget=1500, keep_user_tokens=200)
+    built = []
+    real = compaction_requests.RequestChain.feed
+    with mock.patch.object(compaction_requests.RequestChain, "feed", lambda self, n, w: built.append(n) or real(self, n, w)):
+        r = replay(a.view, a.table, ("compact",), s, shared=True)
+    summaries = [c.call for c in r.calls if c.kind == "summary"]
+    assert len(summaries) >= 2 and len(r.calls) - len(summaries) == len(a.view.calls)
+    # the call after a compaction is compared with the compaction's request by their layouts
+    assert set(built) == {k for n in summaries for k in (n - 1, n)}
+    with mock.patch("inspector.analysis.replay.sizes_from_state", return_value=False):
+        assert r.calls == replay(a.view, a.table, ("compact",), s, shared=True).calls
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

@@ -31,6 +31,7 @@ import json
 import math
 
 from ..model import Message, TextBlock, ThinkingBlock, ToolResultBlock
+from ..strategies.common import kept_on_view
 from ..units import ModelCall, SessionView, injected_kind
 
 #: ``estimate_reasoning_length``: base64 bytes x 3/4, minus 650 (saturating).
@@ -87,14 +88,34 @@ def codex_count(view: SessionView, previous: ModelCall, call: ModelCall) -> int 
     added = range(previous.message_index + 1, end)
     after = sum(tokens_of_bytes(_item_bytes(messages[i])) for i in added if messages[i].role != "assistant")
     start = previous.context_start
-    boundary = max((i for i in range(start, end) if _turn_boundary(messages[i])), default=None)
-    reasoning = 0
-    if boundary is not None:
-        for m in messages[start:boundary]:
-            for b in m.content:
-                if isinstance(b, ThinkingBlock) and isinstance(b.extra.get("encrypted_content"), str):
-                    reasoning += reasoning_blob_tokens(b.extra["encrypted_content"])
+    facts = kept_on_view(view, "_codex_count", _Facts)
+    boundary = facts.last_boundary[end]  # the last user-turn boundary in [start, end), if any
+    reasoning = facts.reasoning[boundary] - facts.reasoning[start] if boundary >= start else 0
     return total + after + reasoning
+
+
+class _Facts:
+    """What :func:`codex_count` needs of the whole history, once per view, so that each call
+    costs only the messages added since the previous one: ``last_boundary[i]`` is the last
+    user-turn boundary before message ``i`` (-1: none), ``reasoning[i]`` Codex's estimate of
+    the encrypted reasoning in ``messages[:i]``."""
+
+    __slots__ = ("last_boundary", "reasoning")
+
+    def __init__(self, view: SessionView) -> None:
+        last, reasoning = [-1], [0]
+        boundary = -1
+        total = 0
+        for i, m in enumerate(view.messages):
+            if _turn_boundary(m):
+                boundary = i
+            for b in m.content:
+                if isinstance(b, ThinkingBlock) and isinstance(blob := b.extra.get("encrypted_content"), str):
+                    total += reasoning_blob_tokens(blob)
+            last.append(boundary)
+            reasoning.append(total)
+        self.last_boundary = last
+        self.reasoning = reasoning
 
 
 __all__ = ["codex_count", "reasoning_blob_tokens", "tokens_of_bytes"]

@@ -28,6 +28,8 @@ from collections.abc import Sequence
 
 from ..providers.validate import validate_plan, wire_facts
 from ..strategies.base import Inserted, Working
+from ..strategies.common import view_cache
+from ..strategies.compact import CODEX_USER, codex_replaced, codex_user_kinds
 from ..strategies.incremental import facts
 from ..strategies.layouts import Layout
 from ..tokens import TokenTable
@@ -131,10 +133,12 @@ def _starts_afresh(c: CarriedValidity, x, last) -> bool:
     return not (last.role == "assistant" and not last.text)
 
 
-def state_layout(state) -> Layout | None:
+def state_layout(state, view: SessionView, totals: Sequence[int]) -> Layout | None:
     """The layout of the requests of ``state`` (:mod:`inspector.strategies.layouts`): the folded
-    messages dropped, the summary a point in the first one's place; None when the summary does
-    not stand there or the state holds another inserted message."""
+    messages dropped, the summary a point in the first one's place, or, where it stands after
+    a kept message (Codex: the kept user messages, then the summary), a point that sends that
+    message and the summary; None when the summary stands elsewhere or the state holds another
+    inserted message. ``totals``: each source message's tokens."""
     if state is None:
         return ()
     slots = state.slots
@@ -144,15 +148,63 @@ def state_layout(state) -> Layout | None:
     k = inserted[0]
     summary: Inserted = slots[k]
     kept = [s for s in slots if type(s) is int]
-    first = state.folded[0][0]
-    if any(a >= b for a, b in zip(kept, kept[1:])) or (k and slots[k - 1] > first) or (k + 1 < len(slots) and slots[k + 1] < first):
+    if any(a >= b for a, b in zip(kept, kept[1:])):
         return None
+    first = state.folded[0][0]
+    if (k and slots[k - 1] > first) or (k + 1 < len(slots) and slots[k + 1] < first):
+        return _after_kept(state, k, view, totals)
     out = [(first, first + 1, ("point", inserted_key(summary), summary.tokens))]
     lo, hi = state.folded[0]
     if hi > first + 1:
         out.append((first + 1, hi, _ALL))
     out.extend((lo, hi, _ALL) for lo, hi in state.folded[1:])
     return tuple(out)
+
+
+def _after_kept(state, k: int, view: SessionView, totals: Sequence[int]) -> Layout | None:
+    """:func:`state_layout` where the summary (``slots[k]``) stands right after the kept source
+    message before it, ``j``: a point at ``j`` sends ``j`` unedited, then the summary (its key
+    names ``j``, so it counts as sent at ``j``); None where that message is not a plain user
+    message. A call's requests from one state are compared with each other only (the calls
+    where the state changes are built), so the two pieces are compared as one. Where the state
+    folds what Codex folds (:func:`~inspector.strategies.compact.codex_replaced`: before its
+    oldest kept user message everything but the system prompt and harness context, from there
+    on everything but those and the user messages), its folded runs are two ops, however many."""
+    slots = state.slots
+    if not k or not view_cache(view).plain_user[slots[k - 1]]:
+        return None  # only a plain user message is sure to be sent unedited (masking edits results)
+    j: int = slots[k - 1]
+    summary: Inserted = slots[k]
+    point = ("point", (j, "then", inserted_key(summary)), totals[j] + summary.tokens)
+    b = state.boundary
+    oldest = _codex_oldest_kept(state, view, j)
+    if oldest is not None:
+        return tuple(run for run in ((0, oldest, _CODEX), (oldest, j, _CODEX_USERS), (j, j + 1, point), (j + 1, b, _CODEX_USERS))
+                     if run[1] > run[0])
+    out = [(lo, hi, _ALL) for lo, hi in state.folded if hi <= j]
+    out.append((j, j + 1, point))
+    out.extend((lo, hi, _ALL) for lo, hi in state.folded if lo > j)
+    return tuple(out)
+
+
+_CODEX, _CODEX_USERS = ("codex", None), ("codex_users", None)  # layout ops: what a Codex compaction folds
+
+
+def _codex_oldest_kept(state, view: SessionView, j: int) -> int | None:
+    """The oldest user message ``state`` keeps where it folds exactly what Codex folds around it
+    (``j``, the newest, kept too), else None: checked once per state, in bytes."""
+    kinds = codex_user_kinds(view)
+    if kinds[j] != CODEX_USER:
+        return None
+    oldest = next((s for s in state.slots if type(s) is int and kinds[s] == CODEX_USER), None)
+    if oldest is None:
+        return None
+    b = state.boundary
+    folded = bytearray(b)
+    for lo, hi in state.folded:
+        folded[lo:hi] = b"\x01" * (hi - lo)
+    context, users = codex_replaced(view)
+    return oldest if folded == context[:oldest] + users[oldest:b] else None
 
 
 class CompactShares:
@@ -171,13 +223,16 @@ class CompactShares:
         self._layout: tuple[object, Layout | None] = (_NONE, None)
 
     def feed(self, n: int, state, w: Working | None) -> int:
+        ahead = None  # the layout the next call is compared with, where this call's is not
         if w is not None:
             layout = None
+            if self.stages is None and state is not None and state.call == n and not w.edits and w.order == list(state.slots):
+                ahead = self._layout_of(state)  # the compaction's own request: its state's slots alone
         elif self.stages is not None:
             layout = self.stages(self.view.calls[n - 1], state)
         else:
             layout = self._layout_of(state)
-        last, self._last = self._last, (n, state, layout, w)
+        last, self._last = self._last, (n, state, layout if ahead is None else ahead, w)
         if n == 1:
             return 0
         assert last is not None and last[0] == n - 1, "calls are fed in order"
@@ -190,7 +245,7 @@ class CompactShares:
 
     def _layout_of(self, state) -> Layout | None:
         if self._layout[0] is not state:
-            self._layout = (state, state_layout(state))
+            self._layout = (state, state_layout(state, self.view, self.table.totals))
         return self._layout[1]
 
 

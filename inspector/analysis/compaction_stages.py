@@ -106,7 +106,7 @@ class MaskedStates:
         """Call's request as a layout: the state's with the masking's runs in its gaps."""
         cut = self.cut(call, state)
         if self._base[0] is not state:
-            self._base = (state, state_layout(state))
+            self._base = (state, state_layout(state, self.f.view, self.f.table.totals))
         base = self._base[1]
         if cut is None or base is None:
             return None

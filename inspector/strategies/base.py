@@ -333,6 +333,15 @@ class Working:
         self.inserted.append(item)
         self.running += item.tokens
 
+    def remove_inserted(self, items: list[Inserted]) -> None:
+        """Take inserted messages ``items`` (each in ``order``) out of the history."""
+        if not items:
+            return
+        gone = {id(x) for x in items}
+        self.order = [s for s in self.order if type(s) is int or id(s) not in gone]
+        self.inserted = [x for x in self.inserted if id(x) not in gone]
+        self.running -= sum(x.tokens for x in items)
+
 
 class Decision(NamedTuple):
     """What the plan does with one message, for display."""

@@ -14,9 +14,10 @@ strategy with its three parts as parameters:
   ``keep_tail_tokens``, or the newest ``keep_tail_share`` of the history's tokens (Gemini keeps
   30 %, measured there in characters). The tail starts at a tool-exchange boundary, moved
   forward (the kept tail is never larger than asked), or at a plain user message with
-  ``tail_at_user``. ``keep_user_tokens`` instead keeps only the most recent plain user
-  messages, newest first, while they fit that many tokens, and summarises everything else
-  (Codex: 20,000).
+  ``tail_at_user``. ``keep_user_tokens`` instead keeps only the most recent user messages a
+  person wrote, newest first, while they fit that many tokens, and harness context; it
+  summarises everything else, earlier summaries included, which the new one replaces (Codex:
+  20,000; :func:`codex_user_kinds`).
 - **Count** (the stateful replay, :mod:`inspector.analysis.compaction`): the trigger is asked
   with the input the agent measures. ``compact_count="input"``: the previous call's recorded
   input plus our count of what was added since (Claude Code's preTokens); ``"codex"``: Codex's
@@ -33,11 +34,12 @@ import math
 from typing import Literal
 
 from .base import Inserted, Reason, Status, Working, reason
-from .common import view_cache
+from .common import kept_on_view, view_cache
 from .params import Param
 from .pipeline import register
 from .summarize import _safe_cuts, _SummaryBuilder
 from ..tokens import get_counter, get_profile
+from ..units import injected_kind, is_summary_text
 
 NAME = "compact"
 _REPLACED = "summarized by compact: fired because {}; replaced by one summary"
@@ -83,9 +85,13 @@ def compact_now(w: Working, why: Reason) -> None:
     if not seq:
         return
     if s.keep_user_tokens is not None:
-        kept = _recent_user_messages(w, seq, s.keep_user_tokens)
-        replaced = [i for i in seq if i not in kept]
+        kinds = codex_user_kinds(w.view)
+        kept = _recent_user_messages(w, seq, s.keep_user_tokens, kinds)
+        replaced = [i for i in seq if i not in kept and kinds[i] != CODEX_CONTEXT]
         summary_after = max(kept) if kept else None
+        # Codex rebuilds the history from the user messages and the one new summary: every
+        # earlier summary goes (collect_user_messages skips them, is_summary_message)
+        w.remove_inserted([x for x in w.inserted if x.by == NAME and x.kind == "summary"])
     else:
         head = _head_end(w, seq, s.keep_head_messages)
         tail = _tail_start(w, seq, head)
@@ -176,12 +182,67 @@ def _tail_start(w: Working, seq: list[int], head: int) -> int:
     return start
 
 
-def _recent_user_messages(w: Working, seq: list[int], limit: int) -> set[int]:
-    plain_user, tokens = view_cache(w.view).plain_user, w.tokens
+#: :func:`codex_user_kinds`: a user message Codex keeps within ``keep_user_tokens``; harness
+#: context (``<environment_context>``, AGENTS.md) Codex rebuilds as its initial context.
+CODEX_USER, CODEX_CONTEXT = 1, 2
+#: ``is_legacy_compaction_warning_message``: warnings Codex wrote as user messages, never kept.
+_CODEX_WARNINGS = (
+    "Warning: The maximum number of unified exec processes you can keep open is ",
+    "Warning: apply_patch was requested via exec_command. Use the apply_patch tool instead of exec_command.",
+    "Warning: Your account was flagged for potentially high-risk cyber activity",
+)
+
+
+def codex_user_kinds(view) -> bytearray:
+    """Per message, what Codex's compaction does with it (openai/codex
+    ``codex-rs/core/src/compact.rs`` at e06dd0e: ``collect_user_messages``; 0.14x:
+    ``codex_context_manager::collect_compaction_user_messages``): :data:`CODEX_USER` for a user
+    message with text that a person (or the calling program) wrote, the only messages it keeps;
+    :data:`CODEX_CONTEXT` for harness context it rebuilds (``is_contextual_user_message_content``),
+    kept here like the system prompt and not counted; 0 for the rest, which the summary replaces:
+    replies, tool exchanges, sub-agent messages (``agent_message`` items are not user
+    messages), earlier summaries (``is_summary_message``), its own warnings, image-only messages."""
+    return kept_on_view(view, "_codex_user_kinds", _codex_user_kinds)
+
+
+def codex_replaced(view) -> tuple[bytearray, bytearray]:
+    """Per message, 1 where a Codex compaction that keeps no user message replaces it (all but
+    the system prompt and harness context), and 1 where one that keeps every user message does:
+    what it folds is the first up to its oldest kept user message, the second from there on."""
+    return kept_on_view(view, "_codex_replaced", _codex_replaced)
+
+
+def _codex_replaced(view) -> tuple[bytearray, bytearray]:
+    kinds, roles = codex_user_kinds(view), view.roles
+    context = bytearray(1 if r != "system" and k != CODEX_CONTEXT else 0 for r, k in zip(roles, kinds))
+    users = bytearray(1 if x and k != CODEX_USER else 0 for x, k in zip(context, kinds))
+    return context, users
+
+
+def _codex_user_kinds(view) -> bytearray:
+    plain_user = view_cache(view).plain_user
+    out = bytearray(len(plain_user))
+    for i, m in enumerate(view.messages):
+        if not plain_user[i] or m.injected == "agent_message" or (m.starts_context if m.is_summary is None else m.is_summary):
+            continue
+        text = m.text
+        if not text:
+            continue
+        if injected_kind(text) is not None:
+            out[i] = CODEX_CONTEXT
+        elif not is_summary_text(text) and not text.startswith(_CODEX_WARNINGS):
+            out[i] = CODEX_USER
+    return out
+
+
+def _recent_user_messages(w: Working, seq: list[int], limit: int, kinds: bytearray) -> set[int]:
+    """The newest :data:`CODEX_USER` messages of ``seq`` while they fit ``limit`` tokens (Codex cuts
+    the one that crosses the limit to what is left; it is left out whole here)."""
+    tokens = w.tokens
     kept: set[int] = set()
     used = 0
     for i in reversed(seq):
-        if not plain_user[i]:
+        if kinds[i] != CODEX_USER:
             continue
         if used + tokens[i] > limit:
             break

@@ -6,8 +6,9 @@ call's (:mod:`inspector.analysis.requests`), which depends on where the two deci
 differ. A :data:`Layout` says it in O(1) size: sorted disjoint runs ``(lo, hi, op)`` of message
 indices, each treated by one :data:`Op` ``(drop, edit)``: the messages of the run that mask
 ``drop`` names are dropped ("ns": non-system, "all", "pruned": what tool_pruning drops in an
-earlier turn), the rest are sent as the per-message transform ``edit`` leaves them (read off one
-run of the strategy's own code, :func:`.incremental.transform_run`); messages outside every run
+earlier turn, "codex" and "codex_users": what a Codex compaction folds before and after its
+oldest kept user message), the rest are sent as the per-message transform ``edit`` leaves them
+(read off one run of the strategy's own code, :func:`.incremental.transform_run`); messages outside every run
 are sent as they are. Each message's request-piece key and tokens under an op are per-session
 arrays (:class:`Layouts`), so two calls' first difference is found per run pair, not per message.
 
@@ -468,6 +469,10 @@ def _mask(f: Facts, drop: str | None) -> list[bool] | None:
         return [True] * f.n
     if drop == "ns":
         return [r != "system" for r in view.roles]
+    if drop in ("codex", "codex_users"):  # what a Codex compaction folds (:func:`.compact.codex_replaced`)
+        from .compact import codex_replaced
+
+        return [bool(x) for x in codex_replaced(view)[drop == "codex_users"]]
     assert drop == "pruned"
     from .common import kept_on_view
     from .tool_pruning import _prunable
