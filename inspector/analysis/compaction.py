@@ -35,7 +35,8 @@ from ..tokens import TokenTable
 from ..units import SessionView
 from .baseline import baseline_tokens
 from .codex_count import codex_count
-from .compaction_requests import CarriedValidity
+from .compaction_requests import CarriedValidity, request_slots
+from .compaction_step import compacted, kept_slots, steps
 from .compaction_stages import MASKED, MaskedStates
 
 _FOLDED = "summarized by compact: folded into the summary of the compaction before call {}"
@@ -206,7 +207,10 @@ def replay_compacting(
     what the prompt cache needs of it); asking for it builds every call's history.
     ``on_state(call, state, working)``: each call's state instead, with its working history
     where one was built (None: the request is :func:`.compaction_requests.request_slots`'s;
-    only where the history is sized from the state, see :func:`sizes_from_state`).
+    only where the history is sized from the state, see :func:`sizes_from_state`). At a call
+    where a compaction was done without building the history (:mod:`.compaction_step`), that
+    state is the history the compaction left (its boundary the call's message), not the state
+    it keeps: the two differ by the earlier summaries the new one stands after.
 
     Where the history is sized from the state, every call's validity is carried from the
     previous call's (:class:`.compaction_requests.CarriedValidity`) instead of validating each
@@ -215,6 +219,8 @@ def replay_compacting(
     messages = view.messages
     sizes = _sizes(view, table, names, settings, validate)
     carried = CarriedValidity(view, table) if validate and sizes is not None else None
+    stepped = sizes is not None and on_request is None and steps(view, names, settings)
+    totals, pieces = table.totals, {}
     out: list[CompactingCall] = []
     state: _State | None = None
     previous = None  # (call, its recorded input) of the previous call when it describes our history
@@ -238,6 +244,22 @@ def replay_compacting(
                 measured = codex_count(view, prev_call, call) or measured
         why = fires(settings, measured, non_system) if COMPACT in names else None
         compacted_by = None
+        request = state  # the call's request as a state: the state's, or what the compaction here left
+        if why is not None and w is None and stepped:  # compacted without building the history
+            why = None
+            done = compacted(view, table, settings, request_slots(state, call.message_index), pieces)
+            if done is not None:
+                order, at = done
+                summary = order[at]
+                compacted_total = total - sum(totals[i] for i in summary.replaces) + summary.tokens
+                after = view.calls[n - 2].message_index if n > 1 else -1
+                request = _state(view, table, order, call.message_index, n, after)
+                if compacted_total < total:
+                    out.append(CompactingCall(n, call.message_index, call.turn, "summary", 0, None, total))
+                    slots = kept_slots(order, at)
+                    state = request if len(slots) == len(order) else _state(view, table, slots, call.message_index, n, after)
+                    compacted_by = COMPACT
+                total = compacted_total
         if why is not None and w is None:
             w = build_history(view, table, names, settings, n, state, not_in_file[n - 1])
         if why is not None:
@@ -253,12 +275,12 @@ def replay_compacting(
         if on_request is not None:
             on_request(n, w)
         if on_state is not None:
-            on_state(n, state, w)
+            on_state(n, request, w)
         usage = messages[call.message_index].usage
         recorded = usage.context_tokens if usage is not None else None
         violations = ()
         if validate and w is None and carried is not None:
-            violations = carried.counts(state, call.message_index)
+            violations = carried.counts(request, call.message_index)
         elif validate:
             found = validate_plan(freeze(w, names, w.total(), []))
             violations = tuple((provider, len(items)) for provider, items in found.items())

@@ -131,27 +131,50 @@ def _starts_afresh(c: CarriedValidity, x, last) -> bool:
     return not (last.role == "assistant" and not last.text)
 
 
+#: The most inserted messages a state's layout has: the layout's runs are walked at every call,
+#: which costs more than building such a request and comparing it piece by piece (the openhands
+#: preset keeps every summary after the kept head: 1,335 of them at 10k messages).
+_POINTS = 8
+
+
 def state_layout(state) -> Layout | None:
     """The layout of the requests of ``state`` (:mod:`inspector.strategies.layouts`): the folded
-    messages dropped, the summary a point in the first one's place; None when the summary does
-    not stand there or the state holds another inserted message."""
+    messages dropped, each inserted message (a summary) a point in the place of the first folded
+    message after the slot before it; None when the source messages are not in order or no
+    folded message stands between an inserted one and the slots around it, or when the state
+    holds more than :data:`_POINTS` inserted messages."""
     if state is None:
         return ()
-    slots = state.slots
-    inserted = [k for k, s in enumerate(slots) if type(s) is not int]
-    if len(inserted) != 1 or not state.folded:
+    if sum(1 for s in state.slots if type(s) is not int) > _POINTS:
         return None
-    k = inserted[0]
-    summary: Inserted = slots[k]
-    kept = [s for s in slots if type(s) is int]
-    first = state.folded[0][0]
-    if any(a >= b for a, b in zip(kept, kept[1:])) or (k and slots[k - 1] > first) or (k + 1 < len(slots) and slots[k + 1] < first):
-        return None
-    out = [(first, first + 1, ("point", inserted_key(summary), summary.tokens))]
-    lo, hi = state.folded[0]
-    if hi > first + 1:
-        out.append((first + 1, hi, _ALL))
-    out.extend((lo, hi, _ALL) for lo, hi in state.folded[1:])
+    points: list[tuple[int, Inserted]] = []  # (the folded message whose place it takes, the inserted one)
+    runs = iter(state.folded)
+    lo, hi = next(runs, (0, 0))
+    last = -1  # the source index of the slot before
+    for s in state.slots:
+        if type(s) is int:
+            if s <= last:
+                return None
+            last = s
+            continue
+        while hi <= last + 1 or lo >= hi:  # the first folded run with a message after ``last``
+            lo, hi = next(runs, (-1, -1))
+            if lo < 0:
+                return None
+        last = max(lo, last + 1)
+        points.append((last, s))
+    out: list = []
+    k = 0
+    for lo, hi in state.folded:
+        while k < len(points) and points[k][0] < hi:
+            at, summary = points[k]
+            if at > lo:
+                out.append((lo, at, _ALL))
+            out.append((at, at + 1, ("point", inserted_key(summary), summary.tokens)))
+            lo = at + 1
+            k += 1
+        if hi > lo:
+            out.append((lo, hi, _ALL))
     return tuple(out)
 
 

@@ -155,7 +155,8 @@ class _SummaryBuilder:
     and the one part the cap cuts by a bisection (:meth:`_fit_decision`); the text is built only
     when asked for (:meth:`text`: a plan's inserted message), from the same decision."""
 
-    def __init__(self, w: Working, seq: list[int], counter, profile, cap: int, role: str = "system") -> None:
+    def __init__(self, w: Working, seq: list[int], counter, profile, cap: int, role: str = "system",
+                 pieces: dict[str, int] | None = None) -> None:
         self.w, self.seq, self.counter, self.profile, self.cap = w, seq, counter, profile, cap
         self.role = role  # the summary message's role (its framing is counted)
         self.framing = self._message_tokens("")
@@ -178,7 +179,9 @@ class _SummaryBuilder:
         #: ``(part, last, n)`` -> the head of its piece within ``n`` tokens and that head's tokens
         self._heads: dict[tuple[str, bool, int], tuple[str, int]] = {}
         self._by_lines = _additive_encoding(counter)
-        self._pieces: dict[str, int] = {}  # the tokens of the pieces of the title and tool tally
+        #: the tokens of the pieces of the title and tool tally (``pieces``: shared by the builders
+        #: of one replay with this counter, each of which would count them again)
+        self._pieces: dict[str, int] = {} if pieces is None else pieces
         self._numbers: dict[int, int] = {}  # a count's tokens (:meth:`_number_tokens`)
         self._steps: list[int] = [0]  # ``_steps[n]``: what a count's tokens grow by from n to n + 1
         self.line_uptos: list[int] = []  # each line's seq positions scanned when it was added
