@@ -31,6 +31,7 @@ from ..strategies.compact import NAME as COMPACT, compact_now, fires
 from ..strategies.incremental import compacts_in_one_pass
 from ..providers.validate import validate_plan, wire_facts
 from ..strategies.pipeline import STRATEGIES, freeze, start
+from ..strategies.summarize import SharedCounts
 from ..tokens import TokenTable
 from ..units import SessionView
 from .baseline import baseline_tokens
@@ -76,6 +77,17 @@ def _state(view: SessionView, table: TokenTable, slots: list, boundary: int, cal
     tokens = sum(totals[s] if type(s) is int else s.tokens for s in slots)
     messages = sum(1 for s in slots if type(s) is not int or roles[s] != "system")
     return _State(tuple(slots), boundary, call, after, tuple(runs), tokens, messages)
+
+
+def _kept_state(request: _State, order: list, at: int) -> _State:
+    """The state a compaction keeps from the history it left, ``request`` (its slots ``order``,
+    the summary at ``at``): without the inserted messages before the summary
+    (:func:`.compaction_step.kept_slots`), the same source messages and so the same folded runs."""
+    dropped = [s for s in order[:at] if type(s) is not int]
+    if not dropped:
+        return request
+    return _State(tuple(kept_slots(order, at)), request.boundary, request.call, request.after, request.folded,
+                  request.kept_tokens - sum(s.tokens for s in dropped), request.kept_messages - len(dropped))
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,7 +232,7 @@ def replay_compacting(
     sizes = _sizes(view, table, names, settings, validate)
     carried = CarriedValidity(view, table) if validate and sizes is not None else None
     stepped = sizes is not None and on_request is None and steps(view, names, settings)
-    totals, pieces = table.totals, {}
+    totals, shared = table.totals, SharedCounts()
     out: list[CompactingCall] = []
     state: _State | None = None
     previous = None  # (call, its recorded input) of the previous call when it describes our history
@@ -247,7 +259,7 @@ def replay_compacting(
         request = state  # the call's request as a state: the state's, or what the compaction here left
         if why is not None and w is None and stepped:  # compacted without building the history
             why = None
-            done = compacted(view, table, settings, request_slots(state, call.message_index), pieces)
+            done = compacted(view, table, settings, request_slots(state, call.message_index), shared)
             if done is not None:
                 order, at = done
                 summary = order[at]
@@ -256,8 +268,7 @@ def replay_compacting(
                 request = _state(view, table, order, call.message_index, n, after)
                 if compacted_total < total:
                     out.append(CompactingCall(n, call.message_index, call.turn, "summary", 0, None, total))
-                    slots = kept_slots(order, at)
-                    state = request if len(slots) == len(order) else _state(view, table, slots, call.message_index, n, after)
+                    state = _kept_state(request, order, at)
                     compacted_by = COMPACT
                 total = compacted_total
         if why is not None and w is None:

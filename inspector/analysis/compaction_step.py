@@ -24,6 +24,7 @@ from types import SimpleNamespace
 from ..strategies.base import Inserted
 from ..strategies.common import view_cache
 from ..strategies.compact import NAME as COMPACT, _head_end, _tail_start, summary_of, summary_position
+from ..strategies.summarize import SharedCounts
 from ..tokens import TokenTable
 from ..units import SessionView
 
@@ -33,10 +34,10 @@ def steps(view: SessionView, names: tuple[str, ...], settings) -> bool:
     return names == (COMPACT,) and settings.keep_user_tokens is None and view_cache(view).units_simple
 
 
-def compacted(view: SessionView, table: TokenTable, settings, order: list, pieces: dict[str, int]) -> tuple[list, int] | None:
+def compacted(view: SessionView, table: TokenTable, settings, order: list, shared: SharedCounts) -> tuple[list, int] | None:
     """``compact_now`` on the history ``order`` (source indices and inserted slots, no message
     edited): the history after it and where its summary stands; None when it replaces nothing.
-    ``pieces``: the tokens of the summaries' pieces, one dict for every compaction of a replay."""
+    ``shared``: what the summaries count alike, one for every compaction of a replay."""
     roles = view.roles
     seq = [i for i in order if type(i) is int and roles[i] != "system"]
     if not seq:
@@ -46,7 +47,7 @@ def compacted(view: SessionView, table: TokenTable, settings, order: list, piece
     replaced = seq[head : _tail_start(w, seq, head)]  # type: ignore[arg-type]
     if not replaced:
         return None
-    summary: Inserted = summary_of(w, replaced, pieces)  # type: ignore[arg-type]
+    summary: Inserted = summary_of(w, replaced, shared)  # type: ignore[arg-type]
     gone = set(replaced)
     out = [s for s in order if type(s) is not int or s not in gone]
     at = summary_position(out, roles, seq[head - 1] if head else None)

@@ -36,7 +36,7 @@ from .base import Inserted, Reason, Status, Working, reason
 from .common import view_cache
 from .params import Param
 from .pipeline import register
-from .summarize import _safe_cuts, _SummaryBuilder
+from .summarize import SharedCounts, _safe_cuts, _SummaryBuilder
 from ..tokens import get_counter, get_profile
 
 NAME = "compact"
@@ -204,12 +204,12 @@ def summary_position(order: list, roles, after: int | None) -> int:
     return order.index(after) + 1
 
 
-def summary_of(w: Working, replaced: list[int], pieces: dict[str, int] | None = None) -> Inserted:
+def summary_of(w: Working, replaced: list[int], shared: SharedCounts | None = None) -> Inserted:
     """The summary message that replaces ``replaced`` (of ``w`` it reads the view, the table and
-    the settings; ``pieces``: the summary pieces' tokens, kept from one compaction to the next)."""
+    the settings; ``shared``: what every summary counts alike, kept from one compaction to the next)."""
     s = w.settings
     counter = get_counter(w.table.encoding)
-    builder = _SummaryBuilder(w, replaced, counter, get_profile(w.table.profile), s.summary_tokens, role="user", pieces=pieces)
+    builder = _SummaryBuilder(w, replaced, counter, get_profile(w.table.profile), s.summary_tokens, role="user", shared=shared)
     return Inserted(
         role="user", kind="summary", text=builder.text(len(replaced)), tokens=builder.tokens(len(replaced)), by=NAME,
         reason=str(Reason(_INSERTED, (len(replaced), s.summary_tokens))), replaces=tuple(replaced),
