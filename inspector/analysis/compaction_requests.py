@@ -13,10 +13,13 @@ to the call: between two compactions a request only grows by appended messages. 
   call validates only the segment it is still growing. A session whose tool-call ids are not
   all distinct is validated whole per call (a duplicate id is a violation across segments).
 - :class:`CompactShares`: each call's shared prefix with the previous call's request, from
-  the state's layout (:mod:`inspector.strategies.layouts`: the folded messages dropped, the
-  summary in the first one's place) through :class:`.requests.LayoutChain`; a call whose
-  request has no such layout (the trigger fired there, or the summary does not stand where the
-  folded messages began) is built and compared piece by piece (:class:`.requests.RequestChain`).
+  the state's layout (:mod:`inspector.strategies.layouts`: the folded messages dropped, each
+  summary in the place of a folded one, :func:`state_layout`) through
+  :class:`.requests.LayoutChain`; at a call where the trigger fired without building the
+  history (:mod:`.compaction_step`), from the layout of the history the compaction left. A
+  call whose request has no such layout (the history was built where the trigger fired, a
+  summary with no folded message beside it, more summaries than a layout holds) is built and
+  compared piece by piece (:class:`.requests.RequestChain`).
 
 The per-call computation is the definition: the tests compare both with it on generated
 sessions (tests/test_incremental_replay.py).
