@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from ..strategies.base import Inserted, Reason, Status, Working
 from ..strategies.compact import NAME as COMPACT, compact_now, fires
-from ..strategies.incremental import compacts_in_one_pass
+from ..strategies.incremental import compacts_in_one_pass, replays_incrementally
 from ..providers.validate import validate_plan, wire_facts
 from ..strategies.pipeline import STRATEGIES, freeze, start
 from ..strategies.summarize import SharedCounts
@@ -183,10 +183,13 @@ def _sizes(view: SessionView, table: TokenTable, names: tuple[str, ...], setting
     in O(log n), where that is the whole story: ``compact`` alone or after ``mask_tool_outputs``
     (:class:`.compaction_stages.MaskedStates`; None for a call it cannot size), no compaction
     recorded in the file (every call's history starts at message 0). None elsewhere (build
-    each history), and for masking validated where a result holds images (masking one changes
-    its request's validity)."""
+    each history), for masking where its own fast path does not hold (the stateless replay
+    plans those sessions too), and for masking validated where a result holds images (masking
+    one changes its request's validity)."""
     if not sizes_from_state(view, names):
         return None
+    if names == MASKED and not replays_incrementally(view, table, names[:1], settings):
+        return None  # masking's own fast path does not hold here (a tool exchange split across turns...)
     masked = MaskedStates(view, table, settings) if names == MASKED else None
     if masked is not None and validate and wire_facts(view).result_images:
         return None
