@@ -37,7 +37,7 @@ from .base import Inserted, Reason, Status, Working, reason
 from .common import kept_on_view, view_cache
 from .params import Param
 from .pipeline import register
-from .summarize import _safe_cuts, _SummaryBuilder
+from .summarize import SharedCounts, _safe_cuts, _SummaryBuilder
 from ..tokens import get_counter, get_profile
 from ..units import injected_kind, is_summary_text
 
@@ -252,18 +252,26 @@ def _recent_user_messages(w: Working, seq: list[int], limit: int, kinds: bytearr
 
 
 def _replace(w: Working, replaced: list[int], after: int | None, why: Reason) -> None:
+    item = summary_of(w, replaced)
+    w.drop_many(replaced, NAME, Reason(_REPLACED, (str(why),)), Status.SUMMARIZED)
+    w.insert(summary_position(w.order, w.view.roles, after), item)
+
+
+def summary_position(order: list, roles, after: int | None) -> int:
+    """Where the summary goes in ``order`` (the history without what it replaces): after the
+    kept head's last message ``after``, or before the first non-system source message."""
+    if after is None:
+        return next((p for p, slot in enumerate(order) if type(slot) is int and roles[slot] != "system"), len(order))
+    return order.index(after) + 1
+
+
+def summary_of(w: Working, replaced: list[int], shared: SharedCounts | None = None) -> Inserted:
+    """The summary message that replaces ``replaced`` (of ``w`` it reads the view, the table and
+    the settings; ``shared``: what every summary counts alike, kept from one compaction to the next)."""
     s = w.settings
     counter = get_counter(w.table.encoding)
-    builder = _SummaryBuilder(w, replaced, counter, get_profile(w.table.profile), s.summary_tokens, role="user")
-    text = builder.text(len(replaced))
-    tokens = builder.tokens(len(replaced))
-    w.drop_many(replaced, NAME, Reason(_REPLACED, (str(why),)), Status.SUMMARIZED)
-    if after is None:
-        position = next((p for p, slot in enumerate(w.order) if type(slot) is int and w.view.roles[slot] != "system"), len(w.order))
-    else:
-        position = w.order.index(after) + 1
-    item = Inserted(
-        role="user", kind="summary", text=text, tokens=tokens, by=NAME,
+    builder = _SummaryBuilder(w, replaced, counter, get_profile(w.table.profile), s.summary_tokens, role="user", shared=shared)
+    return Inserted(
+        role="user", kind="summary", text=builder.text(len(replaced)), tokens=builder.tokens(len(replaced)), by=NAME,
         reason=str(Reason(_INSERTED, (len(replaced), s.summary_tokens))), replaces=tuple(replaced),
     )
-    w.insert(position, item)
