@@ -235,7 +235,8 @@ def replay_compacting(
     only where the history is sized from the state, see :func:`sizes_from_state`). At a call
     where a compaction was done without building the history (:mod:`.compaction_step`), that
     state is the history the compaction left (its boundary the call's message), not the state
-    it keeps: the two differ by the earlier summaries the new one stands after.
+    it keeps: the two differ by the earlier summaries the new one stands after. Where the
+    history was built and compacted, the state is the one the compaction kept.
 
     Where the history is sized from the state, every call's validity is carried from the
     previous call's (:class:`.compaction_requests.CarriedValidity`) instead of validating each
@@ -269,7 +270,7 @@ def replay_compacting(
                 measured = codex_count(view, prev_call, call) or measured
         why = fires(settings, measured, non_system) if COMPACT in names else None
         compacted_by = None
-        request = state  # the call's request as a state: the state's, or what the compaction here left
+        request = state  # the call's request as a state: the state's, or what the compaction here left or kept
         if why is not None and w is None and stepped:  # compacted without building the history
             why = None
             done = compacted(view, table, settings, request_slots(state, call.message_index), shared)
@@ -294,7 +295,7 @@ def replay_compacting(
                 out.append(CompactingCall(n, call.message_index, call.turn, "summary", 0, None, before))
                 slots = _kept_slots(w.order, summary)
                 after = view.calls[n - 2].message_index if n > 1 else -1
-                state = _state(view, table, slots, call.message_index, n, after)
+                state = request = _state(view, table, slots, call.message_index, n, after)
                 compacted_by = COMPACT
         if on_request is not None:
             on_request(n, w)
