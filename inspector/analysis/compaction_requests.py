@@ -204,8 +204,9 @@ def _after_kept(state, k: int, view: SessionView, totals: Sequence[int]) -> Layo
     """:func:`state_layout` where the summary (``slots[k]``) stands right after the kept source
     message before it, ``j``: a point at ``j`` sends ``j`` unedited, then the summary (its key
     names ``j``, so it counts as sent at ``j``); None where that message is not a plain user
-    message. A call's requests from one state are compared with each other only (the calls
-    where the state changes are built), so the two pieces are compared as one. Where the state
+    message. A call's requests from one state are compared with each other only
+    (:class:`CompactShares` builds a call whose layout would be compared with another state's:
+    :func:`_sends_kept`), so the two pieces are compared as one. Where the state
     folds what Codex folds (:func:`~inspector.strategies.compact.codex_replaced`: before its
     oldest kept user message everything but the system prompt and harness context, from there
     on everything but those and the user messages), its folded runs are two ops, however many."""
@@ -214,7 +215,7 @@ def _after_kept(state, k: int, view: SessionView, totals: Sequence[int]) -> Layo
         return None  # only a plain user message is sure to be sent unedited (masking edits results)
     j: int = slots[k - 1]
     summary: Inserted = slots[k]
-    point = ("point", (j, "then", inserted_key(summary)), totals[j] + summary.tokens)
+    point = ("point", (j, _THEN, inserted_key(summary)), totals[j] + summary.tokens)
     b = state.boundary
     oldest = _codex_oldest_kept(state, view, j)
     if oldest is not None:
@@ -227,6 +228,13 @@ def _after_kept(state, k: int, view: SessionView, totals: Sequence[int]) -> Layo
 
 
 _CODEX, _CODEX_USERS = ("codex", None), ("codex_users", None)  # layout ops: what a Codex compaction folds
+_THEN = "then"  # the key of :func:`_after_kept`'s point: ``(j, _THEN, the summary's key)``
+
+
+def _sends_kept(layout: Layout) -> bool:
+    """Whether ``layout`` holds :func:`_after_kept`'s point (a kept message and the summary as one
+    piece): it is compared only with the layouts of its own state's requests."""
+    return any(op[0] == "point" and type(op[1]) is tuple and op[1][1:2] == (_THEN,) for _, _, op in layout)
 
 
 def _codex_oldest_kept(state, view: SessionView, j: int) -> int | None:
@@ -276,7 +284,9 @@ class CompactShares:
             return 0
         assert last is not None and last[0] == n - 1, "calls are fed in order"
         _, last_state, last_layout, last_w = last
-        if layout is not None and last_layout is not None:
+        if layout is not None and last_layout is not None and (
+            last_state is state or not (_sends_kept(last_layout) or _sends_kept(layout))
+        ):  # (a compaction done from the state: its request's layout beside the state's before)
             return self.chain.shared(n, last_layout, layout)
         if self.planned.last_call != n - 1:
             self.planned.feed(n - 1, last_w if last_w is not None else self.build(n - 1, last_state))
