@@ -31,21 +31,26 @@ def _point(s: Inserted):
     return ("point", inserted_key(s), s.tokens)
 
 
-def test_each_summary_takes_the_place_of_the_first_folded_message_after_the_slot_before_it():
+def test_each_summary_takes_the_place_of_the_first_folded_message_after_the_slot_before_it(generated):
     a, b, c = _summary("a", (1, 2)), _summary("b", (3,)), _summary("c", (6, 7))
+    view, totals = generated.view, generated.table.totals  # message 0 the system prompt, 1 a plain user message
+    layout = lambda state: state_layout(state, view, totals)  # noqa: E731
     # the summary LangChain's compaction adds stands after the one before (the request of that call)
     state = _State((0, a, b, 5, c, 9), 12, 4, 3, ((1, 5), (6, 9), (10, 12)))
-    assert state_layout(state) == ((1, 2, _point(a)), (2, 3, _point(b)), (3, 5, _ALL), (6, 7, _point(c)), (7, 9, _ALL),
-                                   (10, 12, _ALL))
+    assert layout(state) == ((1, 2, _point(a)), (2, 3, _point(b)), (3, 5, _ALL), (6, 7, _point(c)), (7, 9, _ALL), (10, 12, _ALL))
     # one summary in the first folded message's place, as before
-    assert state_layout(_State((0, a, 3, 4), 6, 2, 1, ((1, 3), (5, 6)))) == ((1, 2, _point(a)), (2, 3, _ALL), (5, 6, _ALL))
-    # a summary with no folded message between the slots around it, or source messages out of order: none
-    assert state_layout(_State((0, a, 1, 4), 5, 2, 1, ((2, 4),))) is None
-    assert state_layout(_State((0, 2, 1, a), 4, 2, 1, ((3, 4),))) is None
+    assert layout(_State((0, a, 3, 4), 6, 2, 1, ((1, 3), (5, 6)))) == ((1, 2, _point(a)), (2, 3, _ALL), (5, 6, _ALL))
+    # a summary with no folded message between the slots around it (after a message that is not
+    # a plain user message), or source messages out of order: none
+    assert layout(_State((0, a, 1, 4), 5, 2, 1, ((2, 4),))) is None
+    assert layout(_State((0, 2, 1, a), 4, 2, 1, ((3, 4),))) is None
+    # after a plain user message, that message and the summary are one point (the Codex layout)
+    assert layout(_State((0, 1, a, 2), 5, 2, 1, ((3, 5),))) == ((1, 2, ("point", (1, "then", inserted_key(a)), totals[1] + 7)),
+                                                               (3, 5, _ALL))
     # more summaries than a layout keeps: the requests are built
     many = tuple(_summary(str(k), (k + 1,)) for k in range(_POINTS + 1))
-    assert state_layout(_State((0, *many), 20, 2, 1, ((1, 20),))) is None
-    assert state_layout(_State((0, *many[:_POINTS]), 20, 2, 1, ((1, 20),))) is not None
+    assert layout(_State((0, *many), 20, 2, 1, ((1, 20),))) is None
+    assert layout(_State((0, *many[:_POINTS]), 20, 2, 1, ((1, 20),))) is not None
 
 
 def _generated(n: int):
