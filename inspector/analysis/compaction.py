@@ -235,7 +235,8 @@ def replay_compacting(
     only where the history is sized from the state, see :func:`sizes_from_state`). At a call
     where a compaction was done without building the history (:mod:`.compaction_step`), that
     state is the history the compaction left (its boundary the call's message), not the state
-    it keeps: the two differ by the earlier summaries the new one stands after. Where the
+    it keeps: the two differ by the earlier summaries the new one stands after (those between
+    the head and the tail are folded into it, so only one in the kept head would). Where the
     history was built and compacted, the state is the one the compaction kept.
 
     Where the history is sized from the state, every call's validity is carried from the
@@ -246,7 +247,7 @@ def replay_compacting(
     sizes = _sizes(view, table, names, settings, validate)
     carried = CarriedValidity(view, table) if validate and sizes is not None else None
     stepped = sizes is not None and on_request is None and steps(view, names, settings)
-    totals, shared = table.totals, SharedCounts()
+    shared = SharedCounts()
     out: list[CompactingCall] = []
     state: _State | None = None
     previous = None  # (call, its recorded input) of the previous call when it describes our history
@@ -276,10 +277,10 @@ def replay_compacting(
             done = compacted(view, table, settings, request_slots(state, call.message_index), shared)
             if done is not None:
                 order, at = done
-                summary = order[at]
-                compacted_total = total - sum(totals[i] for i in summary.replaces) + summary.tokens
                 after = view.calls[n - 2].message_index if n > 1 else -1
                 request = _state(view, table, order, call.message_index, n, after)
+                # the history left: its slots (the earlier summaries folded in are gone) and nothing since
+                compacted_total = table.overhead + not_in_file[n - 1] + request.kept_tokens
                 if compacted_total < total:
                     out.append(CompactingCall(n, call.message_index, call.turn, "summary", 0, None, total))
                     state = _kept_state(request, order, at)

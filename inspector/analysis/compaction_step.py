@@ -23,7 +23,7 @@ from types import SimpleNamespace
 
 from ..strategies.base import Inserted
 from ..strategies.common import view_cache
-from ..strategies.compact import NAME as COMPACT, _head_end, _tail_start, summary_of, summary_position
+from ..strategies.compact import NAME as COMPACT, _head_end, _tail_start, covers, earlier_summaries, summary_of, summary_position
 from ..strategies.summarize import SharedCounts
 from ..tokens import TokenTable
 from ..units import SessionView
@@ -36,7 +36,8 @@ def steps(view: SessionView, names: tuple[str, ...], settings) -> bool:
 
 def compacted(view: SessionView, table: TokenTable, settings, order: list, shared: SharedCounts) -> tuple[list, int] | None:
     """``compact_now`` on the history ``order`` (source indices and inserted slots, no message
-    edited): the history after it and where its summary stands; None when it replaces nothing.
+    edited): the history after it (the earlier summaries between the head and the tail folded
+    into the new one) and where its summary stands; None when it replaces nothing.
     ``shared``: what the summaries count alike, one for every compaction of a replay."""
     roles = view.roles
     seq = [i for i in order if type(i) is int and roles[i] != "system"]
@@ -44,12 +45,15 @@ def compacted(view: SessionView, table: TokenTable, settings, order: list, share
         return None
     w = SimpleNamespace(view=view, table=table, settings=settings, tokens=table.totals)  # what compact's pieces read
     head = _head_end(w, seq, settings.keep_head_messages)  # type: ignore[arg-type]
-    replaced = seq[head : _tail_start(w, seq, head)]  # type: ignore[arg-type]
+    tail = _tail_start(w, seq, head)  # type: ignore[arg-type]
+    replaced = seq[head:tail]
     if not replaced:
         return None
-    summary: Inserted = summary_of(w, replaced, shared)  # type: ignore[arg-type]
+    earlier = earlier_summaries(order, seq, head, tail)  # folded into the new summary
+    summary: Inserted = summary_of(w, covers(replaced, earlier), shared)  # type: ignore[arg-type]
     gone = set(replaced)
-    out = [s for s in order if type(s) is not int or s not in gone]
+    folded = {id(x) for x in earlier}
+    out = [s for s in order if (s not in gone if type(s) is int else id(s) not in folded)]
     at = summary_position(out, roles, seq[head - 1] if head else None)
     out.insert(at, summary)
     return out, at

@@ -92,14 +92,41 @@ def compact_now(w: Working, why: Reason) -> None:
         # Codex rebuilds the history from the user messages and the one new summary: every
         # earlier summary goes (collect_user_messages skips them, is_summary_message)
         w.remove_inserted([x for x in w.inserted if x.by == NAME and x.kind == "summary"])
+        covered = replaced
     else:
         head = _head_end(w, seq, s.keep_head_messages)
         tail = _tail_start(w, seq, head)
         replaced = seq[head:tail]
         summary_after = seq[head - 1] if head else None
+        if not replaced:
+            return
+        earlier = earlier_summaries(w.order, seq, head, tail)
+        covered = covers(replaced, earlier)
+        w.remove_inserted(earlier)
     if not replaced:
         return
-    _replace(w, replaced, summary_after, why)
+    item = summary_of(w, covered)
+    w.drop_many(replaced, NAME, Reason(_REPLACED, (str(why),)), Status.SUMMARIZED)
+    w.insert(summary_position(w.order, w.view.roles, summary_after), item)
+
+
+def earlier_summaries(order: list, seq: list[int], head: int, tail: int) -> list[Inserted]:
+    """The summaries of earlier compactions that stand in ``order`` between the kept head
+    (``seq[:head]``) and the kept tail (from ``seq[tail]``): the new summary folds them in, as
+    every agent modelled here does (OpenHands' condenser summarises the forgotten events, the
+    previous summary among them; LangChain's middleware, Aider's ChatSummary and Claude Code
+    summarise the earlier summary with the rest)."""
+    lo = order.index(seq[head - 1]) + 1 if head else 0
+    hi = order.index(seq[tail]) if tail < len(seq) else len(order)
+    return [x for x in order[lo:hi] if type(x) is not int and x.by == NAME and x.kind == "summary"]
+
+
+def covers(replaced: list[int], earlier: list[Inserted]) -> list[int]:
+    """What the new summary stands for: the messages it replaces now and those the earlier
+    summaries it folds in replaced, in order (its size is that of a summary of them all)."""
+    if not earlier:
+        return replaced
+    return sorted([*replaced, *(i for x in earlier for i in x.replaces)])
 
 
 def usable_window(s) -> int:
@@ -249,12 +276,6 @@ def _recent_user_messages(w: Working, seq: list[int], limit: int, kinds: bytearr
         used += tokens[i]
         kept.add(i)
     return kept
-
-
-def _replace(w: Working, replaced: list[int], after: int | None, why: Reason) -> None:
-    item = summary_of(w, replaced)
-    w.drop_many(replaced, NAME, Reason(_REPLACED, (str(why),)), Status.SUMMARIZED)
-    w.insert(summary_position(w.order, w.view.roles, after), item)
 
 
 def summary_position(order: list, roles, after: int | None) -> int:
