@@ -23,7 +23,9 @@ strategy with its three parts as parameters:
   input plus our count of what was added since (Claude Code's preTokens); ``"codex"``: Codex's
   own count (:mod:`inspector.analysis.codex_count`).
 - **Summary**: one user message of at most ``summary_tokens`` tokens (offline: the same
-  extractive stand-in as ``summarize``), before the tail, or after the kept user messages.
+  extractive stand-in as ``summarize``), before the tail, or after the kept user messages. The
+  earlier summaries between the head and the tail are folded into it (:func:`earlier_summaries`):
+  it stands for what they replaced too (its ``replaces``), so one summary stands after the head.
 
 System messages are always kept; a tool call is never separated from its results.
 """
