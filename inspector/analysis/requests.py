@@ -60,7 +60,8 @@ def _pieces(w: Working, reasoning: dict[int, int]) -> Iterator[Piece]:
 
 def inserted_key(s: Inserted) -> Hashable:
     """The request-piece key of an inserted message (a summary, a placeholder)."""
-    return ("inserted", s.kind, s.text, s.replaces)
+    r = s.replaces  # by its span and length: a folding summary replaces up to the whole session, hashed at every call
+    return ("inserted", s.kind, s.text, (len(r), r[0], r[-1]) if r else ())
 
 
 def shared_tokens(previous: Iterable[Piece], current: Iterable[Piece], skip_dropped_reasoning: bool) -> int:

@@ -33,6 +33,7 @@ System messages are always kept; a tool call is never separated from its results
 from __future__ import annotations
 
 import math
+from itertools import chain
 from typing import Literal
 
 from .base import Inserted, Reason, Status, Working, reason
@@ -128,7 +129,10 @@ def covers(replaced: list[int], earlier: list[Inserted]) -> list[int]:
     summaries it folds in replaced, in order (its size is that of a summary of them all)."""
     if not earlier:
         return replaced
-    return sorted([*replaced, *(i for x in earlier for i in x.replaces)])
+    merged = list(chain.from_iterable(x.replaces for x in earlier))
+    merged += replaced
+    merged.sort()  # runs already in order: linear
+    return merged
 
 
 def usable_window(s) -> int:
@@ -293,7 +297,11 @@ def summary_of(w: Working, replaced: list[int], shared: SharedCounts | None = No
     the settings; ``shared``: what every summary counts alike, kept from one compaction to the next)."""
     s = w.settings
     counter = get_counter(w.table.encoding)
-    builder = _SummaryBuilder(w, replaced, counter, get_profile(w.table.profile), s.summary_tokens, role="user", shared=shared)
+    profile = get_profile(w.table.profile)
+    if shared is None:
+        builder = _SummaryBuilder(w, replaced, counter, profile, s.summary_tokens, role="user")
+    else:
+        builder = shared.builder(w, replaced, counter, profile, s.summary_tokens, "user")
     return Inserted(
         role="user", kind="summary", text=builder.text(len(replaced)), tokens=builder.tokens(len(replaced)), by=NAME,
         reason=str(Reason(_INSERTED, (len(replaced), s.summary_tokens))), replaces=tuple(replaced),

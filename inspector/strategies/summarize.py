@@ -149,12 +149,25 @@ class SharedCounts:
     one builder to the next (a compacting replay builds one per compaction): the tokens of the
     title's and tool tally's pieces, of a count's digits, and of the message framing per role."""
 
-    __slots__ = ("pieces", "numbers", "framing")
+    __slots__ = ("pieces", "numbers", "framing", "last")
 
     def __init__(self) -> None:
         self.pieces: dict[str, int] = {}
         self.numbers: dict[int, int] = {}
         self.framing: dict[str, int] = {}
+        self.last: _SummaryBuilder | None = None  # the last builder :meth:`builder` made
+
+    def builder(self, w: Working, seq: list[int], counter, profile, cap: int, role: str) -> _SummaryBuilder:
+        """A builder of ``seq``: the last one made here, its sequence extended, where ``seq``
+        starts with that one's (a compaction that folds the earlier summary summarises what it
+        did and more: only the new messages are read), else a new one."""
+        last = self.last
+        if (last is not None and last.w.view is w.view and last.counter is counter and last.profile is profile
+                and last.cap == cap and last.role == role and len(seq) >= len(last.seq) and seq[: len(last.seq)] == last.seq):
+            last.seq.extend(seq[len(last.seq) :])
+            return last
+        self.last = _SummaryBuilder(w, list(seq), counter, profile, cap, role=role, shared=self)
+        return self.last
 
 
 class _SummaryBuilder:
