@@ -83,3 +83,27 @@ def test_the_generated_session_is_masked_and_compacted_from_its_states():
     masked = MaskedStates(a.view, a.table, s)
     assert summaries and any(masked.cut(c, None)[1] for c in a.view.calls if masked.cut(c, None))
     assert len(built) < len(a.view.calls) / 2, (len(built), len(a.view.calls))
+
+
+def test_a_session_masking_has_no_fast_path_on_is_built_call_by_call():
+    """A tool exchange split across turns (its result after the next prompt): masking's
+    stateless fast path does not hold, so neither does its replay from the compaction state
+    (hypothesis found a broken session where the state's answer was 216 tokens, the built one
+    308): every call is built, as the step-by-step simulation."""
+    from inspector.model import Message, Session, TextBlock, ToolCallBlock, ToolResultBlock
+    from inspector.strategies.common import view_cache
+
+    def m(role, *content):
+        return Message(index=0, role=role, content=list(content))
+
+    messages = [m("system", TextBlock(text="sys")), m("user", TextBlock(text="ask")),
+                m("assistant", ToolCallBlock(id="c1", name="bash", arguments="{}"), ToolCallBlock(id="c2", name="grep", arguments="{}")),
+                m("tool", ToolResultBlock(tool_call_id="c1", content="w " * 300)), m("user", TextBlock(text="next")),
+                m("tool", ToolResultBlock(tool_call_id="c2", content="w " * 300)), m("assistant", TextBlock(text="done"))]
+    a = analyze(Session(format="inspector", messages=[x.model_copy(update={"index": i}) for i, x in enumerate(messages)]),
+                encoding="approx")
+    assert not view_cache(a.view).units_simple
+    s = Settings(**CASES[0])
+    assert compaction._sizes(a.view, a.table, MASKED, s) is None
+    hidden = hidden_per_call(a.view, a.table)
+    assert compaction.replay_compacting(a.view, a.table, MASKED, s, hidden) == _slow(a.view, a.table, s, hidden, False)

@@ -251,11 +251,13 @@ def test_the_guard_as_index_spans_is_protected_in_turn(session):
         assert all(lo < hi for lo, hi in spans) and all(b < c for (_, b), (c, _) in zip(spans, spans[1:]))
 
 
+#: compacting at most calls: LangChain's summarization, OpenHands' condenser (its summaries pile up after the head)
+AT_MOST_CALLS = [{"compact_tokens": 300, "keep_tail_messages": 3}, {"compact_messages": 5, "keep_head_messages": 1, "keep_tail_messages": 2}]
 COMPACTING = [
     {"budget": b, **keep} for b in (150, 600, 2000)
     for keep in ({}, {"keep_tail_messages": 3}, {"keep_tail_tokens": 300, "tail_at_user": True}, {"keep_head_messages": 2},
                  {"keep_user_tokens": 200}, {"keep_tail_share": 0.3, "summary_tokens": 20})
-] + [{"compact_messages": 6, "keep_tail_messages": 2}, {"compact_tokens": 500, "context_window": 2000}]
+] + [{"compact_messages": 6, "keep_tail_messages": 2}, {"compact_tokens": 500, "context_window": 2000}] + AT_MOST_CALLS
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -563,7 +565,8 @@ def test_carried_validity_counts_what_breaks_in_each_request():
 
 
 COMPACT_SHARES = COMPACTING[::3] + [{"budget": 600, "keep_user_tokens": 200}, {"budget": 150, "keep_head_messages": 2},
-                                     {"budget": 300, "keep_user_tokens": 20}, {"compact_messages": 8, "keep_user_tokens": 10_000}]
+                                     {"budget": 300, "keep_user_tokens": 20}, {"compact_messages": 8, "keep_user_tokens": 10_000}] + \
+    [p for p in AT_MOST_CALLS if p not in COMPACTING[::3]]
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

@@ -28,14 +28,16 @@ from dataclasses import dataclass
 
 from ..strategies.base import Inserted, Reason, Status, Working
 from ..strategies.compact import NAME as COMPACT, compact_now, fires
-from ..strategies.incremental import compacts_in_one_pass
+from ..strategies.incremental import compacts_in_one_pass, replays_incrementally
 from ..providers.validate import validate_plan, wire_facts
 from ..strategies.pipeline import STRATEGIES, freeze, start
+from ..strategies.summarize import SharedCounts
 from ..tokens import TokenTable
 from ..units import SessionView
 from .baseline import baseline_tokens
 from .codex_count import codex_count
-from .compaction_requests import CarriedValidity
+from .compaction_requests import CarriedValidity, request_slots
+from .compaction_step import compacted, kept_slots, steps
 from .compaction_stages import MASKED, MaskedStates
 
 _FOLDED = "summarized by compact: folded into the summary of the compaction before call {}"
@@ -75,6 +77,17 @@ def _state(view: SessionView, table: TokenTable, slots: list, boundary: int, cal
     tokens = sum(totals[s] if type(s) is int else s.tokens for s in slots)
     messages = sum(1 for s in slots if type(s) is not int or roles[s] != "system")
     return _State(tuple(slots), boundary, call, after, tuple(runs), tokens, messages)
+
+
+def _kept_state(request: _State, order: list, at: int) -> _State:
+    """The state a compaction keeps from the history it left, ``request`` (its slots ``order``,
+    the summary at ``at``): without the inserted messages before the summary
+    (:func:`.compaction_step.kept_slots`), the same source messages and so the same folded runs."""
+    dropped = [s for s in order[:at] if type(s) is not int]
+    if not dropped:
+        return request
+    return _State(tuple(kept_slots(order, at)), request.boundary, request.call, request.after, request.folded,
+                  request.kept_tokens - sum(s.tokens for s in dropped), request.kept_messages - len(dropped))
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,10 +186,13 @@ def _sizes(view: SessionView, table: TokenTable, names: tuple[str, ...], setting
     in O(log n), where that is the whole story: ``compact`` alone or after ``mask_tool_outputs``
     (:class:`.compaction_stages.MaskedStates`; None for a call it cannot size), no compaction
     recorded in the file (every call's history starts at message 0). None elsewhere (build
-    each history), and for masking validated where a result holds images (masking one changes
-    its request's validity)."""
+    each history), for masking where its own fast path does not hold (the stateless replay
+    plans those sessions too), and for masking validated where a result holds images (masking
+    one changes its request's validity)."""
     if not sizes_from_state(view, names):
         return None
+    if names == MASKED and not replays_incrementally(view, table, names[:1], settings):
+        return None  # masking's own fast path does not hold here (a tool exchange split across turns...)
     masked = MaskedStates(view, table, settings) if names == MASKED else None
     if masked is not None and validate and wire_facts(view).result_images:
         return None
@@ -216,7 +232,12 @@ def replay_compacting(
     what the prompt cache needs of it); asking for it builds every call's history.
     ``on_state(call, state, working)``: each call's state instead, with its working history
     where one was built (None: the request is :func:`.compaction_requests.request_slots`'s;
-    only where the history is sized from the state, see :func:`sizes_from_state`).
+    only where the history is sized from the state, see :func:`sizes_from_state`). At a call
+    where a compaction was done without building the history (:mod:`.compaction_step`), that
+    state is the history the compaction left (its boundary the call's message), not the state
+    it keeps: the two differ by the earlier summaries the new one stands after (those between
+    the head and the tail are folded into it, so only one in the kept head would). Where the
+    history was built and compacted, the state is the one the compaction kept.
 
     Where the history is sized from the state, every call's validity is carried from the
     previous call's (:class:`.compaction_requests.CarriedValidity`) instead of validating each
@@ -225,6 +246,8 @@ def replay_compacting(
     messages = view.messages
     sizes = _sizes(view, table, names, settings, validate)
     carried = CarriedValidity(view, table) if validate and sizes is not None else None
+    stepped = sizes is not None and on_request is None and steps(view, names, settings)
+    shared = SharedCounts()
     out: list[CompactingCall] = []
     state: _State | None = None
     previous = None  # (call, its recorded input) of the previous call when it describes our history
@@ -248,6 +271,21 @@ def replay_compacting(
                 measured = codex_count(view, prev_call, call) or measured
         why = fires(settings, measured, non_system) if COMPACT in names else None
         compacted_by = None
+        request = state  # the call's request as a state: the state's, or what the compaction here left or kept
+        if why is not None and w is None and stepped:  # compacted without building the history
+            why = None
+            done = compacted(view, table, settings, request_slots(state, call.message_index), shared)
+            if done is not None:
+                order, at = done
+                after = view.calls[n - 2].message_index if n > 1 else -1
+                request = _state(view, table, order, call.message_index, n, after)
+                # the history left: its slots (the earlier summaries folded in are gone) and nothing since
+                compacted_total = table.overhead + not_in_file[n - 1] + request.kept_tokens
+                if compacted_total < total:
+                    out.append(CompactingCall(n, call.message_index, call.turn, "summary", 0, None, total))
+                    state = _kept_state(request, order, at)
+                    compacted_by = COMPACT
+                total = compacted_total
         if why is not None and w is None:
             w = build_history(view, table, names, settings, n, state, not_in_file[n - 1])
         if why is not None:
@@ -258,17 +296,17 @@ def replay_compacting(
                 out.append(CompactingCall(n, call.message_index, call.turn, "summary", 0, None, before))
                 slots = _kept_slots(w.order, summary)
                 after = view.calls[n - 2].message_index if n > 1 else -1
-                state = _state(view, table, slots, call.message_index, n, after)
+                state = request = _state(view, table, slots, call.message_index, n, after)
                 compacted_by = COMPACT
         if on_request is not None:
             on_request(n, w)
         if on_state is not None:
-            on_state(n, state, w)
+            on_state(n, request, w)
         usage = messages[call.message_index].usage
         recorded = usage.context_tokens if usage is not None else None
         violations = ()
         if validate and w is None and carried is not None:
-            violations = carried.counts(state, call.message_index)
+            violations = carried.counts(request, call.message_index)
         elif validate:
             found = validate_plan(freeze(w, names, w.total(), []))
             violations = tuple((provider, len(items)) for provider, items in found.items())

@@ -13,10 +13,13 @@ to the call: between two compactions a request only grows by appended messages. 
   call validates only the segment it is still growing. A session whose tool-call ids are not
   all distinct is validated whole per call (a duplicate id is a violation across segments).
 - :class:`CompactShares`: each call's shared prefix with the previous call's request, from
-  the state's layout (:mod:`inspector.strategies.layouts`: the folded messages dropped, the
-  summary in the first one's place) through :class:`.requests.LayoutChain`; a call whose
-  request has no such layout (the trigger fired there, or the summary does not stand where the
-  folded messages began) is built and compared piece by piece (:class:`.requests.RequestChain`).
+  the state's layout (:mod:`inspector.strategies.layouts`: the folded messages dropped, each
+  summary in the place of a folded one, :func:`state_layout`) through
+  :class:`.requests.LayoutChain`; at a call where the trigger fired without building the
+  history (:mod:`.compaction_step`), from the layout of the history the compaction left. A
+  call whose request has no such layout (the history was built where the trigger fired, a
+  summary with no folded message beside it, more summaries than a layout holds) is built and
+  compared piece by piece (:class:`.requests.RequestChain`).
 
 The per-call computation is the definition: the tests compare both with it on generated
 sessions (tests/test_incremental_replay.py).
@@ -133,31 +136,67 @@ def _starts_afresh(c: CarriedValidity, x, last) -> bool:
     return not (last.role == "assistant" and not last.text)
 
 
+#: The most inserted messages a state's layout has: the layout's runs are walked at every call,
+#: which costs more than building such a request and comparing it piece by piece (the openhands
+#: preset keeps every summary after the kept head: 1,335 of them at 10k messages).
+_POINTS = 8
+
+
 def state_layout(state, view: SessionView, totals: Sequence[int]) -> Layout | None:
     """The layout of the requests of ``state`` (:mod:`inspector.strategies.layouts`): the folded
-    messages dropped, the summary a point in the first one's place, or, where it stands after
-    a kept message (Codex: the kept user messages, then the summary), a point that sends that
-    message and the summary; None when the summary stands elsewhere or the state holds another
-    inserted message. ``totals``: each source message's tokens."""
+    messages dropped, each inserted message (a summary) a point in the place of the first folded
+    message after the slot before it, or, where the state's one summary stands after a kept
+    message beyond the first folded one (Codex: the kept user messages, then the summary), a
+    point that sends that message and the summary (:func:`_after_kept`); None when the source
+    messages are not in order or no folded message stands between an inserted one and the
+    slots around it, or when the state holds more than :data:`_POINTS` inserted messages.
+    ``totals``: each source message's tokens."""
     if state is None:
         return ()
     slots = state.slots
     inserted = [k for k, s in enumerate(slots) if type(s) is not int]
-    if len(inserted) != 1 or not state.folded:
+    if len(inserted) > _POINTS:
         return None
-    k = inserted[0]
-    summary: Inserted = slots[k]
-    kept = [s for s in slots if type(s) is int]
-    if any(a >= b for a, b in zip(kept, kept[1:])):
-        return None
-    first = state.folded[0][0]
-    if (k and slots[k - 1] > first) or (k + 1 < len(slots) and slots[k + 1] < first):
-        return _after_kept(state, k, view, totals)
-    out = [(first, first + 1, ("point", inserted_key(summary), summary.tokens))]
-    lo, hi = state.folded[0]
-    if hi > first + 1:
-        out.append((first + 1, hi, _ALL))
-    out.extend((lo, hi, _ALL) for lo, hi in state.folded[1:])
+    if len(inserted) == 1 and state.folded:
+        k, first = inserted[0], state.folded[0][0]
+        kept = [s for s in slots if type(s) is int]
+        if all(a < b for a, b in zip(kept, kept[1:])) and ((k and slots[k - 1] > first) or (k + 1 < len(slots) and slots[k + 1] < first)):
+            after = _after_kept(state, k, view, totals)
+            if after is not None:
+                return after
+    return _in_folded_places(state)
+
+
+def _in_folded_places(state) -> Layout | None:
+    """:func:`state_layout` with each inserted message a point in a folded message's place."""
+    points: list[tuple[int, Inserted]] = []  # (the folded message whose place it takes, the inserted one)
+    runs = iter(state.folded)
+    lo, hi = next(runs, (0, 0))
+    last = -1  # the source index of the slot before
+    for s in state.slots:
+        if type(s) is int:
+            if s <= last:
+                return None
+            last = s
+            continue
+        while hi <= last + 1 or lo >= hi:  # the first folded run with a message after ``last``
+            lo, hi = next(runs, (-1, -1))
+            if lo < 0:
+                return None
+        last = max(lo, last + 1)
+        points.append((last, s))
+    out: list = []
+    k = 0
+    for lo, hi in state.folded:
+        while k < len(points) and points[k][0] < hi:
+            at, summary = points[k]
+            if at > lo:
+                out.append((lo, at, _ALL))
+            out.append((at, at + 1, ("point", inserted_key(summary), summary.tokens)))
+            lo = at + 1
+            k += 1
+        if hi > lo:
+            out.append((lo, hi, _ALL))
     return tuple(out)
 
 
@@ -165,8 +204,9 @@ def _after_kept(state, k: int, view: SessionView, totals: Sequence[int]) -> Layo
     """:func:`state_layout` where the summary (``slots[k]``) stands right after the kept source
     message before it, ``j``: a point at ``j`` sends ``j`` unedited, then the summary (its key
     names ``j``, so it counts as sent at ``j``); None where that message is not a plain user
-    message. A call's requests from one state are compared with each other only (the calls
-    where the state changes are built), so the two pieces are compared as one. Where the state
+    message. A call's requests from one state are compared with each other only
+    (:class:`CompactShares` builds a call whose layout would be compared with another state's:
+    :func:`_sends_kept`), so the two pieces are compared as one. Where the state
     folds what Codex folds (:func:`~inspector.strategies.compact.codex_replaced`: before its
     oldest kept user message everything but the system prompt and harness context, from there
     on everything but those and the user messages), its folded runs are two ops, however many."""
@@ -175,7 +215,7 @@ def _after_kept(state, k: int, view: SessionView, totals: Sequence[int]) -> Layo
         return None  # only a plain user message is sure to be sent unedited (masking edits results)
     j: int = slots[k - 1]
     summary: Inserted = slots[k]
-    point = ("point", (j, "then", inserted_key(summary)), totals[j] + summary.tokens)
+    point = ("point", (j, _THEN, inserted_key(summary)), totals[j] + summary.tokens)
     b = state.boundary
     oldest = _codex_oldest_kept(state, view, j)
     if oldest is not None:
@@ -188,6 +228,13 @@ def _after_kept(state, k: int, view: SessionView, totals: Sequence[int]) -> Layo
 
 
 _CODEX, _CODEX_USERS = ("codex", None), ("codex_users", None)  # layout ops: what a Codex compaction folds
+_THEN = "then"  # the key of :func:`_after_kept`'s point: ``(j, _THEN, the summary's key)``
+
+
+def _sends_kept(layout: Layout) -> bool:
+    """Whether ``layout`` holds :func:`_after_kept`'s point (a kept message and the summary as one
+    piece): it is compared only with the layouts of its own state's requests."""
+    return any(op[0] == "point" and type(op[1]) is tuple and op[1][1:2] == (_THEN,) for _, _, op in layout)
 
 
 def _codex_oldest_kept(state, view: SessionView, j: int) -> int | None:
@@ -237,7 +284,9 @@ class CompactShares:
             return 0
         assert last is not None and last[0] == n - 1, "calls are fed in order"
         _, last_state, last_layout, last_w = last
-        if layout is not None and last_layout is not None:
+        if layout is not None and last_layout is not None and (
+            last_state is state or not (_sends_kept(last_layout) or _sends_kept(layout))
+        ):  # (a compaction done from the state: its request's layout beside the state's before)
             return self.chain.shared(n, last_layout, layout)
         if self.planned.last_call != n - 1:
             self.planned.feed(n - 1, last_w if last_w is not None else self.build(n - 1, last_state))

@@ -63,8 +63,17 @@ class MaskedStates:
         self.values = _mask_values(self.f, settings)
         self._kept: tuple[object, _Kept | None] = (_NONE, None)
         self._base: tuple[object, Layout | None] = (_NONE, None)  # the state's own layout
+        self._cut: tuple[object, object, tuple[int, int] | None] = (_NONE, _NONE, None)  # (call, state, cut) asked last
 
     def cut(self, call, state) -> tuple[int, int] | None:
+        last = self._cut  # the replay sizes a call, then lays it out: the same question twice
+        if last[0] is call and last[1] is state:
+            return last[2]
+        found = self._cut_of(call, state)
+        self._cut = (call, state, found)
+        return found
+
+    def _cut_of(self, call, state) -> tuple[int, int] | None:
         f, s = self.f, self.s
         stop, turn = call.message_index, call.turn
         floor = _turn_floor(f, stop, turn)

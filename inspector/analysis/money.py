@@ -759,6 +759,7 @@ def _price_summaries(money: Money, view: SessionView, replay: Replay, policy: Ca
     by_call = {c.call: c for c in replay.calls if c.kind == "call"}
     output_target = int(getattr(settings, "summary_tokens", 0) or 0)
     warm = money.calls[0].baseline_cache.read_tokens if money.calls else 0
+    before: dict[int, list[CallMoney]] = {}  # call -> the summary rows that go before it, in order
     for s in summaries:
         previous = by_call.get(s.call - 1)
         shared = min(previous.tokens, s.tokens) if previous is not None else 0
@@ -768,10 +769,16 @@ def _price_summaries(money: Money, view: SessionView, replay: Replay, policy: Ca
         one_hour = split.write_tokens if policy.ttl_seconds == ANTHROPIC_TTL_1H else 0
         tokens = TokenSplit(split.uncached_tokens, split.read_tokens, split.write_tokens, min(output_target, s.tokens), one_hour)
         cost = price(tokens, model, None, call_time(message), options.overrides)
-        row = CallMoney(s.call, s.message_index, model, None, CacheSplit(0, 0, 0), None, split, cost, kind="summary")
-        at = next((k for k, c in enumerate(money.calls) if c.sidechain is None and c.kind == "call" and c.call == s.call),
-                  len(money.calls))
-        money.calls.insert(at, row)
+        before.setdefault(s.call, []).append(
+            CallMoney(s.call, s.message_index, model, None, CacheSplit(0, 0, 0), None, split, cost, kind="summary"))
+    rows: list[CallMoney] = []  # each summary row before the first main call of its number, in one pass
+    for c in money.calls:
+        if c.sidechain is None and c.kind == "call" and c.call in before:
+            rows.extend(before.pop(c.call))
+        rows.append(c)
+    for left in before.values():  # no such call: at the end, in order
+        rows.extend(left)
+    money.calls[:] = rows
 
 
 def _rewritten(baseline: list[tuple[int, int]], pipeline: list[tuple[int, int]]) -> list[int]:

@@ -23,6 +23,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from dataclasses import dataclass
 from collections.abc import Hashable, Iterable, Iterator, Sequence
+from itertools import chain
 
 from ..strategies.base import Inserted, Working
 from ..strategies.layouts import PLAIN, message_key
@@ -37,29 +38,33 @@ def request_pieces(w: Working, reasoning: dict[int, int]) -> list[Piece]:
     index of the call that produced it -> tokens), which becomes a piece before that message;
     reasoning of a message the pipeline dropped is still sent (replay counts it), at the end.
     The pieces add up to ``w.total()``."""
-    resent = sum(reasoning.values())
-    out: list[Piece] = [("prefix", w.overhead - resent)]
-    edits = w.edits
+    return list(_pieces(w, reasoning))
+
+
+def _pieces(w: Working, reasoning: dict[int, int]) -> Iterator[Piece]:
+    """:func:`request_pieces`, one at a time: a comparison reads only as far as it matches."""
+    yield ("prefix", w.overhead - sum(reasoning.values()))
+    edits, tokens = w.edits, w.tokens
     left = dict(reasoning)
     for s in w.order:
         if type(s) is int:
             if s in left:
-                out.append((("reasoning", s), left.pop(s)))
+                yield ("reasoning", s), left.pop(s)
             changed = edits.get(s)
-            out.append((message_key(s, changed) if changed else s, w.tokens[s]))
+            yield (message_key(s, changed) if changed else s), tokens[s]
         else:
             assert isinstance(s, Inserted)
-            out.append((inserted_key(s), s.tokens))
-    out.extend((("reasoning", s), n) for s, n in left.items())
-    return out
+            yield inserted_key(s), s.tokens
+    yield from ((("reasoning", s), n) for s, n in left.items())
 
 
 def inserted_key(s: Inserted) -> Hashable:
     """The request-piece key of an inserted message (a summary, a placeholder)."""
-    return ("inserted", s.kind, s.text, s.replaces)
+    r = s.replaces  # by its span and length: a folding summary replaces up to the whole session, hashed at every call
+    return ("inserted", s.kind, s.text, (len(r), r[0], r[-1]) if r else ())
 
 
-def shared_tokens(previous: Sequence[Piece], current: Sequence[Piece], skip_dropped_reasoning: bool) -> int:
+def shared_tokens(previous: Iterable[Piece], current: Iterable[Piece], skip_dropped_reasoning: bool) -> int:
     """Tokens of ``previous`` that ``current`` repeats from the start. With
     ``skip_dropped_reasoning``, a reasoning piece of ``previous`` that ``current`` no longer
     sends is passed over (counted as read, as the baseline does) instead of ending the prefix.
@@ -68,12 +73,16 @@ def shared_tokens(previous: Sequence[Piece], current: Sequence[Piece], skip_drop
     show, :func:`.predict.predictions`): a request that repeats all of the previous one shares
     the previous request whole; one that breaks off shares the smaller of the two calls' fixed
     prefixes and what matched after it, as :func:`.money.baseline_requests` counts it, so the
-    same requests get the same split with or without a pipeline."""
-    if not previous:
+    same requests get the same split with or without a pipeline. Reads the pieces only as far
+    as they match."""
+    previous, current = iter(previous), iter(current)
+    first_p, first_c = next(previous, None), next(current, None)
+    if first_p is None:
         return 0
-    total, broke, matched = matched_pieces(previous, iter(current), skip_dropped_reasoning)
-    if broke and matched and previous[0][0] == current[0][0] == "prefix":
-        total -= max(0, previous[0][1] - current[0][1])
+    total, broke, matched = matched_pieces(chain((first_p,), previous), chain(() if first_c is None else (first_c,), current),
+                                           skip_dropped_reasoning)
+    if broke and matched and first_c is not None and first_p[0] == first_c[0] == "prefix":
+        total -= max(0, first_p[1] - first_c[1])
     return total
 
 
@@ -99,7 +108,7 @@ def _is_reasoning(key: Hashable) -> bool:
     return isinstance(key, tuple) and len(key) == 2 and key[0] == "reasoning"
 
 
-def tokens_before_source(pieces: Sequence[Piece], stop: int) -> int:
+def tokens_before_source(pieces: Iterable[Piece], stop: int) -> int:
     """Tokens of the leading pieces that come before source message ``stop``, re-sent reasoning
     left out (what a new Codex prompt reads: :func:`.money.baseline_until`)."""
     total = 0
@@ -116,14 +125,16 @@ def tokens_before_source(pieces: Sequence[Piece], stop: int) -> int:
 class RequestChain:
     """Feed the plans of consecutive calls in order; each :meth:`feed` returns how many leading
     tokens the call's request shares with the previous call's (None when the previous call was
-    not fed). Keeps only the last request's pieces."""
+    not fed). Keeps only the last call's working history (not changed after it is fed), whose
+    pieces are read only as far as the next request repeats them (where compact's summaries
+    pile up, the requests differ after the kept head: 1,400 pieces a call at 10k, 6 read)."""
 
     def __init__(self, view: SessionView, table: TokenTable) -> None:
         self.view = view
         self.codex = view.session.format == "codex"
         self.produced = produced_reasoning(view, table)
         self.resets = reasoning_resets(view)
-        self._last: tuple[int, list[Piece]] | None = None
+        self._last: tuple[int, Working, dict[int, int]] | None = None
 
     def resent_at(self, n: int) -> dict[int, int]:
         """Message index -> reasoning tokens call ``n`` (1-based) re-sends: those of the earlier
@@ -143,17 +154,19 @@ class RequestChain:
         return self._last[0] if self._last is not None else None
 
     def feed(self, n: int, w: Working) -> int | None:
-        pieces = request_pieces(w, self.resent_at(n))
-        last, self._last = self._last, (n, pieces)
+        reasoning = self.resent_at(n)
+        last, self._last = self._last, (n, w, reasoning)
         if n == 1:
             return 0
         if last is None or last[0] != n - 1:
             return None
-        shared = shared_tokens(last[1], pieces, skip_dropped_reasoning=not self.codex)
+        _, w_p, reasoning_p = last
+        shared = shared_tokens(_pieces(w_p, reasoning_p), _pieces(w, reasoning), skip_dropped_reasoning=not self.codex)
         calls = self.view.calls
         if self.codex and calls[n - 1].turn != calls[n - 2].turn:
-            grown = max(0, pieces[0][1] - last[1][0][1])  # the fixed prefix both sent: the smaller
-            shared = min(shared, tokens_before_source(pieces, self._turn_first_output(n - 1)) - grown)
+            # the fixed prefix both sent: the smaller
+            grown = max(0, (w.overhead - sum(reasoning.values())) - (w_p.overhead - sum(reasoning_p.values())))
+            shared = min(shared, tokens_before_source(_pieces(w, reasoning), self._turn_first_output(n - 1)) - grown)
         return shared
 
     def _turn_first_output(self, n: int) -> int:

@@ -23,7 +23,9 @@ strategy with its three parts as parameters:
   input plus our count of what was added since (Claude Code's preTokens); ``"codex"``: Codex's
   own count (:mod:`inspector.analysis.codex_count`).
 - **Summary**: one user message of at most ``summary_tokens`` tokens (offline: the same
-  extractive stand-in as ``summarize``), before the tail, or after the kept user messages.
+  extractive stand-in as ``summarize``), before the tail, or after the kept user messages. The
+  earlier summaries between the head and the tail are folded into it (:func:`earlier_summaries`):
+  it stands for what they replaced too (its ``replaces``), so one summary stands after the head.
 
 System messages are always kept; a tool call is never separated from its results.
 """
@@ -31,13 +33,14 @@ System messages are always kept; a tool call is never separated from its results
 from __future__ import annotations
 
 import math
+from itertools import chain
 from typing import Literal
 
 from .base import Inserted, Reason, Status, Working, reason
 from .common import kept_on_view, view_cache
 from .params import Param
 from .pipeline import register
-from .summarize import _safe_cuts, _SummaryBuilder
+from .summarize import SharedCounts, _safe_cuts, _SummaryBuilder
 from ..tokens import get_counter, get_profile
 from ..units import injected_kind, is_summary_text
 
@@ -92,14 +95,44 @@ def compact_now(w: Working, why: Reason) -> None:
         # Codex rebuilds the history from the user messages and the one new summary: every
         # earlier summary goes (collect_user_messages skips them, is_summary_message)
         w.remove_inserted([x for x in w.inserted if x.by == NAME and x.kind == "summary"])
+        covered = replaced
     else:
         head = _head_end(w, seq, s.keep_head_messages)
         tail = _tail_start(w, seq, head)
         replaced = seq[head:tail]
         summary_after = seq[head - 1] if head else None
+        if not replaced:
+            return
+        earlier = earlier_summaries(w.order, seq, head, tail)
+        covered = covers(replaced, earlier)
+        w.remove_inserted(earlier)
     if not replaced:
         return
-    _replace(w, replaced, summary_after, why)
+    item = summary_of(w, covered)
+    w.drop_many(replaced, NAME, Reason(_REPLACED, (str(why),)), Status.SUMMARIZED)
+    w.insert(summary_position(w.order, w.view.roles, summary_after), item)
+
+
+def earlier_summaries(order: list, seq: list[int], head: int, tail: int) -> list[Inserted]:
+    """The summaries of earlier compactions that stand in ``order`` between the kept head
+    (``seq[:head]``) and the kept tail (from ``seq[tail]``): the new summary folds them in, as
+    every agent modelled here does (OpenHands' condenser summarises the forgotten events, the
+    previous summary among them; LangChain's middleware, Aider's ChatSummary and Claude Code
+    summarise the earlier summary with the rest)."""
+    lo = order.index(seq[head - 1]) + 1 if head else 0
+    hi = order.index(seq[tail]) if tail < len(seq) else len(order)
+    return [x for x in order[lo:hi] if type(x) is not int and x.by == NAME and x.kind == "summary"]
+
+
+def covers(replaced: list[int], earlier: list[Inserted]) -> list[int]:
+    """What the new summary stands for: the messages it replaces now and those the earlier
+    summaries it folds in replaced, in order (its size is that of a summary of them all)."""
+    if not earlier:
+        return replaced
+    merged = list(chain.from_iterable(x.replaces for x in earlier))
+    merged += replaced
+    merged.sort()  # runs already in order: linear
+    return merged
 
 
 def usable_window(s) -> int:
@@ -251,19 +284,25 @@ def _recent_user_messages(w: Working, seq: list[int], limit: int, kinds: bytearr
     return kept
 
 
-def _replace(w: Working, replaced: list[int], after: int | None, why: Reason) -> None:
+def summary_position(order: list, roles, after: int | None) -> int:
+    """Where the summary goes in ``order`` (the history without what it replaces): after the
+    kept head's last message ``after``, or before the first non-system source message."""
+    if after is None:
+        return next((p for p, slot in enumerate(order) if type(slot) is int and roles[slot] != "system"), len(order))
+    return order.index(after) + 1
+
+
+def summary_of(w: Working, replaced: list[int], shared: SharedCounts | None = None) -> Inserted:
+    """The summary message that replaces ``replaced`` (of ``w`` it reads the view, the table and
+    the settings; ``shared``: what every summary counts alike, kept from one compaction to the next)."""
     s = w.settings
     counter = get_counter(w.table.encoding)
-    builder = _SummaryBuilder(w, replaced, counter, get_profile(w.table.profile), s.summary_tokens, role="user")
-    text = builder.text(len(replaced))
-    tokens = builder.tokens(len(replaced))
-    w.drop_many(replaced, NAME, Reason(_REPLACED, (str(why),)), Status.SUMMARIZED)
-    if after is None:
-        position = next((p for p, slot in enumerate(w.order) if type(slot) is int and w.view.roles[slot] != "system"), len(w.order))
+    profile = get_profile(w.table.profile)
+    if shared is None:
+        builder = _SummaryBuilder(w, replaced, counter, profile, s.summary_tokens, role="user")
     else:
-        position = w.order.index(after) + 1
-    item = Inserted(
-        role="user", kind="summary", text=text, tokens=tokens, by=NAME,
+        builder = shared.builder(w, replaced, counter, profile, s.summary_tokens, "user")
+    return Inserted(
+        role="user", kind="summary", text=builder.text(len(replaced)), tokens=builder.tokens(len(replaced)), by=NAME,
         reason=str(Reason(_INSERTED, (len(replaced), s.summary_tokens))), replaces=tuple(replaced),
     )
-    w.insert(position, item)

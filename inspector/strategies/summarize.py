@@ -144,6 +144,32 @@ def _safe_cuts(w: Working, seq: list[int]) -> bytearray:
     return safe
 
 
+class SharedCounts:
+    """What the summaries one replay builds with one counter and profile count alike, kept from
+    one builder to the next (a compacting replay builds one per compaction): the tokens of the
+    title's and tool tally's pieces, of a count's digits, and of the message framing per role."""
+
+    __slots__ = ("pieces", "numbers", "framing", "last")
+
+    def __init__(self) -> None:
+        self.pieces: dict[str, int] = {}
+        self.numbers: dict[int, int] = {}
+        self.framing: dict[str, int] = {}
+        self.last: _SummaryBuilder | None = None  # the last builder :meth:`builder` made
+
+    def builder(self, w: Working, seq: list[int], counter, profile, cap: int, role: str) -> _SummaryBuilder:
+        """A builder of ``seq``: the last one made here, its sequence extended, where ``seq``
+        starts with that one's (a compaction that folds the earlier summary summarises what it
+        did and more: only the new messages are read), else a new one."""
+        last = self.last
+        if (last is not None and last.w.view is w.view and last.counter is counter and last.profile is profile
+                and last.cap == cap and last.role == role and len(seq) >= len(last.seq) and seq[: len(last.seq)] == last.seq):
+            last.seq.extend(seq[len(last.seq) :])
+            return last
+        self.last = _SummaryBuilder(w, list(seq), counter, profile, cap, role=role, shared=self)
+        return self.last
+
+
 class _SummaryBuilder:
     """Builds the extractive stand-in for ``seq[:cut]``: what the user asked and the assistant
     answered (first lines, oldest first), and the tools used; cut to ``cap`` tokens. The tool
@@ -155,10 +181,15 @@ class _SummaryBuilder:
     and the one part the cap cuts by a bisection (:meth:`_fit_decision`); the text is built only
     when asked for (:meth:`text`: a plan's inserted message), from the same decision."""
 
-    def __init__(self, w: Working, seq: list[int], counter, profile, cap: int, role: str = "system") -> None:
+    def __init__(self, w: Working, seq: list[int], counter, profile, cap: int, role: str = "system",
+                 shared: SharedCounts | None = None) -> None:
         self.w, self.seq, self.counter, self.profile, self.cap = w, seq, counter, profile, cap
         self.role = role  # the summary message's role (its framing is counted)
-        self.framing = self._message_tokens("")
+        shared = shared or SharedCounts()
+        framing = shared.framing.get(role)
+        if framing is None:
+            framing = shared.framing[role] = self._message_tokens("")
+        self.framing = framing
         self.tools: Counter[str] = Counter()
         self.tallied = 0
         #: sum over the tallied tools of :meth:`_tool_tokens` (the tally's tokens but its frame)
@@ -178,8 +209,8 @@ class _SummaryBuilder:
         #: ``(part, last, n)`` -> the head of its piece within ``n`` tokens and that head's tokens
         self._heads: dict[tuple[str, bool, int], tuple[str, int]] = {}
         self._by_lines = _additive_encoding(counter)
-        self._pieces: dict[str, int] = {}  # the tokens of the pieces of the title and tool tally
-        self._numbers: dict[int, int] = {}  # a count's tokens (:meth:`_number_tokens`)
+        self._pieces = shared.pieces  # the tokens of the pieces of the title and tool tally
+        self._numbers = shared.numbers  # a count's tokens (:meth:`_number_tokens`)
         self._steps: list[int] = [0]  # ``_steps[n]``: what a count's tokens grow by from n to n + 1
         self.line_uptos: list[int] = []  # each line's seq positions scanned when it was added
         self.line_prefix: list[int] = [0]  # prefix sums of the first lines' tokens, each with its newline

@@ -1,0 +1,67 @@
+"""``compact``'s compaction at one call, from the compaction state, without building the history.
+
+Where the stateful replay sizes every call from its state (:func:`.compaction.sizes_from_state`:
+``compact`` alone, no compaction recorded in the file), call k's history is
+:func:`.compaction_requests.request_slots`: the state's slots (what the last compaction kept,
+its summary) then every message since the state's boundary, none of them edited. When the
+trigger fires there, :func:`compacted` does what :func:`~inspector.strategies.compact.compact_now`
+does to that history, with compact's own pieces (the head's end, the tail's start, the summary
+and where it goes) on the sequence itself: O(the state's slots + the messages since), where
+building the history (:func:`.compaction.build_history`) costs O(the session) per compaction.
+OpenHands and LangChain's summarization compact at most calls of a long session.
+
+Only where :func:`steps` says so: not under ``keep_user_tokens`` (its kept user messages are
+found on a working history), nor where a tool exchange is not a run of messages within one
+turn (compact's safe cuts then read which messages the working history still holds); the
+caller builds the history there. The step-by-step simulation (every history built and
+compacted) is the definition: tests/test_incremental_replay.py compares both.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from ..strategies.base import Inserted
+from ..strategies.common import view_cache
+from ..strategies.compact import NAME as COMPACT, _head_end, _tail_start, covers, earlier_summaries, summary_of, summary_position
+from ..strategies.summarize import SharedCounts
+from ..tokens import TokenTable
+from ..units import SessionView
+
+
+def steps(view: SessionView, names: tuple[str, ...], settings) -> bool:
+    """Whether :func:`compacted` stands for building the history and compacting it."""
+    return names == (COMPACT,) and settings.keep_user_tokens is None and view_cache(view).units_simple
+
+
+def compacted(view: SessionView, table: TokenTable, settings, order: list, shared: SharedCounts) -> tuple[list, int] | None:
+    """``compact_now`` on the history ``order`` (source indices and inserted slots, no message
+    edited): the history after it (the earlier summaries between the head and the tail folded
+    into the new one) and where its summary stands; None when it replaces nothing.
+    ``shared``: what the summaries count alike, one for every compaction of a replay."""
+    roles = view.roles
+    seq = [i for i in order if type(i) is int and roles[i] != "system"]
+    if not seq:
+        return None
+    w = SimpleNamespace(view=view, table=table, settings=settings, tokens=table.totals)  # what compact's pieces read
+    head = _head_end(w, seq, settings.keep_head_messages)  # type: ignore[arg-type]
+    tail = _tail_start(w, seq, head)  # type: ignore[arg-type]
+    replaced = seq[head:tail]
+    if not replaced:
+        return None
+    earlier = earlier_summaries(order, seq, head, tail)  # folded into the new summary
+    summary: Inserted = summary_of(w, covers(replaced, earlier), shared)  # type: ignore[arg-type]
+    gone = set(replaced)
+    folded = {id(x) for x in earlier}
+    out = [s for s in order if (s not in gone if type(s) is int else id(s) not in folded)]
+    at = summary_position(out, roles, seq[head - 1] if head else None)
+    out.insert(at, summary)
+    return out, at
+
+
+def kept_slots(order: list, at: int) -> list:
+    """The slots the compaction that put its summary at ``at`` keeps (as
+    :func:`.compaction._kept_slots` finds them): every source message, the summary and the
+    inserted messages after it. Every inserted slot of ``compact`` alone is a summary of other
+    messages (no two equal), so each stands where it is."""
+    return [s for s in order[:at] if type(s) is int] + order[at:]
