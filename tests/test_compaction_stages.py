@@ -107,3 +107,39 @@ def test_a_session_masking_has_no_fast_path_on_is_built_call_by_call():
     assert compaction._sizes(a.view, a.table, MASKED, s) is None
     hidden = hidden_per_call(a.view, a.table)
     assert compaction.replay_compacting(a.view, a.table, MASKED, s, hidden) == _slow(a.view, a.table, s, hidden, False)
+
+
+def test_a_broken_exchange_is_masked_as_its_step_by_step_simulation_masks_it():
+    """Found by hypothesis on 1733ed1 (this file's first test): results answering an assistant
+    message two messages back, a call with no result, an empty assistant message between a call
+    and its result. The fast path sized call 5 at 276 tokens, one less than the simulation."""
+    from inspector.model import Message, Session, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock, Usage
+
+    def calls(*ids):
+        return [ToolCallBlock(id=i, name="read_file" if i == "call_2" else "bash", arguments="{}") for i in ids]
+
+    def result(i, words):
+        return ToolResultBlock(tool_call_id=i, content="w " * words)
+
+    no_usage = Usage(input_tokens=0, reasoning_tokens=0)
+    contents = [
+        ("assistant", [ThinkingBlock(thinking=""), *calls("call_1", "call_2", "call_3")], no_usage),
+        ("assistant", [], None),
+        ("user", [result("call_1", 0), result("call_2", 7), result("call_3", 271)], None),
+        ("user", [TextBlock(text="ask ")], None),
+        ("assistant", calls("call_4", "call_5", "call_6"), no_usage),
+        ("tool", [result("call_4", 121)], None),
+        ("assistant", [], None),
+        ("tool", [result("call_6", 0)], None),
+        ("assistant", [ThinkingBlock(thinking=""), *calls("call_9")], None),
+    ]
+    session = Session(format="inspector", messages=[
+        Message(index=i, role=role, content=blocks, usage=usage, content_form="blocks" if i == 2 else "string")
+        for i, (role, blocks, usage) in enumerate(contents)])
+    a = analyze(session, encoding="approx")
+    hidden = hidden_per_call(a.view, a.table)
+    s = Settings(budget=2000, keep_tail_share=0.3, mask_protect_tokens=200, mask_min_tokens=0,
+                 mask_protect_turns=0, mask_protected_tools=("bash",), mask_placeholder="[cleared]")
+    fast = compaction.replay_compacting(a.view, a.table, MASKED, s, hidden, False)
+    assert fast == _slow(a.view, a.table, s, hidden, False)
+    assert [c.tokens for c in fast] == [c.baseline_tokens for c in fast]  # nothing reaches the budget or is masked
