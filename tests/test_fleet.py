@@ -383,6 +383,21 @@ def test_a_session_that_ends_on_its_running_tool_call_is_not_an_invalid_history(
     report = as_json(capsys, "fleet", folder, "--dataset", tmp_path / "ds", "--strategies", "none")
     assert report["validity"] == {"sessions_invalid_openai": 1, "sessions_invalid_anthropic": 1,
                                   "sessions_ending_on_a_tool_call": 1, "orphan_results": 1, "orphan_calls": 1}
-    rows = as_json(capsys, "fleet", "query", "SELECT path, openai_violations > 0, ends_on_tool_call FROM sessions ORDER BY path",
-                   "--dataset", tmp_path / "ds")["rows"]
-    assert rows == [[str(folder / "broken.jsonl"), True, False], [str(folder / "running.jsonl"), True, True]]
+    rows = as_json(capsys, "fleet", "query", "SELECT path, openai_violations > 0, openai_ends_on_tool_call, "
+                   "anthropic_ends_on_tool_call FROM sessions ORDER BY path", "--dataset", tmp_path / "ds")["rows"]
+    assert rows == [[str(folder / "broken.jsonl"), True, False, False], [str(folder / "running.jsonl"), True, True, True]]
+
+
+def test_a_break_only_one_provider_sees_keeps_the_session_invalid_for_it(capsys, tmp_path):
+    """Each provider's count takes its own rule: an empty user message breaks Anthropic's rules, not
+    OpenAI's; with an unanswered last call the session is awaiting a result for OpenAI and invalid
+    for Anthropic (one flag for both hid the Anthropic break; the lead's final review found it)."""
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    lines = (SAMPLES / "coding_agent.jsonl").read_text().splitlines()
+    call = '{"role":"assistant","content":"","tool_calls":[{"id":"call_running","name":"bash","arguments":"{}"}]}'
+    (folder / "both.jsonl").write_text("\n".join([*lines[:3], '{"role":"user","content":""}', *lines[3:], call]) + "\n")
+    report = as_json(capsys, "fleet", folder, "--dataset", tmp_path / "ds", "--strategies", "none")
+    assert {k: report["validity"][k] for k in ("sessions_invalid_openai", "sessions_invalid_anthropic",
+                                               "sessions_ending_on_a_tool_call")} == \
+        {"sessions_invalid_openai": 0, "sessions_invalid_anthropic": 1, "sessions_ending_on_a_tool_call": 1}

@@ -147,6 +147,8 @@ def test_a_claude_code_call_above_200k_shows_the_1m_window(four):
     w = session_window(four.session.model_copy(update={"messages": messages}))
     assert (w.tokens, w.reserved, w.budget) == (1_000_000, 45_000, 955_000)
     assert w.source == "Claude Code's 1M window: a call read 201,003"
+    # --model asks what another model's window would be: the file's largest call says nothing of it
+    assert session_window(four.session.model_copy(update={"messages": messages}), "claude-haiku-4-5").tokens == 200_000
     at_the_limit = usage.model_copy(update={"cache_creation_input_tokens": 0, "input_tokens": 0})  # 200,000: fits
     messages[last] = messages[last].model_copy(update={"usage": at_the_limit})
     assert session_window(four.session.model_copy(update={"messages": messages})).tokens == 200_000

@@ -162,10 +162,11 @@ def recorded_peak(session: Session) -> int:
 
 
 def session_window(session: Session, model: str | None = None) -> Window:
-    """The window of the session's model (``model`` overrides the one the file names)."""
+    """The window of the session's model (``model`` overrides the one the file names, and then
+    neither the window the file records nor its largest call says anything of that model's)."""
     agent = agent_of(session)
     return window_for(model or model_of(session), agent, None if model else recorded_window(session),
-                      agent_version_of(session), recorded_peak(session) if agent == "claude_code" else 0)
+                      agent_version_of(session), recorded_peak(session) if agent == "claude_code" and not model else 0)
 
 
 def default_budget(session: Session, model: str | None = None) -> int:

@@ -40,7 +40,7 @@ class Run:
 
 
 #: What the rows mean; a dataset written with another is processed again. 2: peak_context and
-#: context_next_call are whole inputs (they were the messages alone); sessions.ends_on_tool_call.
+#: context_next_call are whole inputs (they were the messages alone); sessions.<provider>_ends_on_tool_call.
 ROWS_VERSION = 2
 
 

@@ -40,7 +40,8 @@ TABLES: dict[str, dict[str, str]] = {
         "truncated_in_source": "BIGINT",
         "openai_violations": "BIGINT",
         "anthropic_violations": "BIGINT",
-        "ends_on_tool_call": "BOOLEAN",
+        "openai_ends_on_tool_call": "BOOLEAN",
+        "anthropic_ends_on_tool_call": "BOOLEAN",
         "cost_usd": "DOUBLE",
     },
     "calls": {

@@ -171,9 +171,10 @@ def sessions_row(analysis: Analysis, info: dict[str, Any], calls: list[dict[str,
         "truncated_in_source": flags.get("truncated_in_source", 0),
         "openai_violations": len(violations.get("openai", ())),
         "anthropic_violations": len(violations.get("anthropic", ())),
-        # the only break is the last message's unanswered tool call: the agent was running it, or
-        # the run ended on it (the viewer's "awaiting a tool result"), not a history a provider refused
-        "ends_on_tool_call": any(trailing_call(found, analysis.session.messages) is not None for found in violations.values()),
+        # the provider's only break is the last message's unanswered tool call: the agent was running
+        # it, or the run ended on it (the viewer's "awaiting a tool result"), not a history it refused
+        **{f"{provider}_ends_on_tool_call": trailing_call(violations.get(provider, ()), analysis.session.messages) is not None
+           for provider in ("openai", "anthropic")},
         "cost_usd": cost_usd,
     }
 
