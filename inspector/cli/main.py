@@ -583,6 +583,8 @@ def _subcommand_first(argv: list[str]) -> list[str]:
     ('unrecognized arguments: --theme dark'; put before X, the value was read as the session and the
     error named --theme and X).
     """
+    if not argv or not argv[0].startswith("-"):  # the usual case: nothing to move, no parser built
+        return argv
     takes_value = {option: action.nargs != 0 for action in _tui_parser()._actions for option in action.option_strings}
     i = 0
     while i < len(argv) and argv[i].startswith("-") and argv[i] != "-":
