@@ -339,6 +339,7 @@ class InspectorApp(ViewActions, App[int]):
         main.set_class(width < 130, "-narrow")
         main.set_class(width < 110, "-tight")
         main.set_class(height < 28, "-shorter")
+        self.query_one(TotalsBar).set_brief(height < 28)
         footer = self.query_one(Footer)
         footer.compact = width < 130
         palette = width >= 110

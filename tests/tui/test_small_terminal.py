@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from tui_helpers import make_app, settle
 
@@ -57,8 +59,8 @@ async def test_follow_badge_and_pipeline_stay_on_a_narrow_header():
         assert "pipeline: tool_pruning → clear_tool_uses" in header
 
 
-@pytest.mark.parametrize("size", [(80, 24)])
-async def test_80x24_totals_wrap_instead_of_cutting(size):
+@pytest.mark.parametrize("size", [(80, 30)])
+async def test_80_columns_totals_wrap_instead_of_cutting(size):
     app = make_app("hr_leave_balance.json")
     async with app.run_test(size=size) as pilot:
         await settle(pilot, app, replay=True)
@@ -87,9 +89,9 @@ async def test_shrinking_the_terminal_gives_the_small_layout_and_redraws_the_cha
         assert wide_to_small == screen_lines(fresh)
 
 
-async def test_80x24_long_totals_lines_wrap_between_words():
+async def test_80_columns_long_totals_lines_wrap_between_words():
     """A 'before =' line with re-sent reasoning and a window line with a long source wrap at 80
-    columns: both were single runs cut at the edge ('... + re-sent reasoning 5,353 + defs+' and
+    columns (80x30: at 80x24 the totals leave both lines to the window screen): both were single runs cut at the edge ('... + re-sent reasoning 5,353 + defs+' and
     '... a call read 306,26' on a 1M-window session)."""
     from pathlib import Path
 
@@ -98,7 +100,7 @@ async def test_80x24_long_totals_lines_wrap_between_words():
 
     path = Path(__file__).resolve().parents[1] / "fixtures" / "real" / "claude_code" / "entire_cc2.1.17_unrecorded_clear.jsonl"
     app = make_app(inspector.load(path), path=str(path))
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with app.run_test(size=(80, 30)) as pilot:
         await settle(pilot, app, replay=True)
         r = app.result
         assert r.resent > 0
@@ -107,3 +109,23 @@ async def test_80x24_long_totals_lines_wrap_between_words():
         assert f"+ re-sent reasoning {r.resent:,} + defs+framing " in shown, shown
         window = session_window(app.session)
         assert f"window {window.tokens:,} ({window.model}, {window.source}): used {r.tokens_after:,}," in shown, shown
+
+
+async def test_80x24_totals_leave_the_window_screens_lines_to_it_and_the_list_keeps_rows():
+    """Under 28 lines the totals drop the counter's name, what "before" is made of and the window
+    line (the window screen, ``w``, shows all three): at 80x24 the list showed 8 messages, now 11."""
+    app = make_app("coding_agent.jsonl")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app, replay=True)
+        lines = screen_lines(app)
+        header = "\n".join(lines[:8])
+        assert "before = msgs" not in header and "window 200,000" not in header and "counted:" not in header
+        assert "OpenAI ✓ valid  Anthropic ✓ valid" in header and "cost $" in header
+        rows = [line for line in lines if re.match(r"^[┌│└ ] +\d+ t\d+ ", line)]
+        assert len(rows) == 11, lines
+        await pilot.resize_terminal(80, 30)
+        for _ in range(5):
+            await pilot.pause()
+        header = "\n".join(screen_lines(app)[:12])
+        assert "before = msgs 3,604 + not in file 547 + defs+framing 251" in header
+        assert "window 200,000 (claude-sonnet-4-5, genai-prices): used 4,402, free 195,598" in header

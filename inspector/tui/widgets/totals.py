@@ -123,6 +123,14 @@ class TotalsBar(Widget):
         self._window_of: tuple[int, int] | None = None  # (session id, messages) the window was read for
         self.money: Money | None = None  # the whole session priced (None: not yet, or stale)
         self._built: tuple[tuple, Text] | None = None  # the last build, by what it was built from
+        #: A short screen (under 28 lines): the lines the window screen (``w``) also shows are left
+        #: out (the counter's name, what "before" is made of, the window line), so the list keeps rows.
+        self.brief = False
+
+    def set_brief(self, brief: bool) -> None:
+        if brief != self.brief:
+            self.brief = brief
+            self._changed()
 
     def _changed(self) -> None:
         """Repaint; lay the screen out again only when the bar's height changes (a layout of
@@ -161,10 +169,10 @@ class TotalsBar(Widget):
     def _text(self, width: int) -> Text:
         """:meth:`build`, once per width, theme and shown values (show, render and the layout
         all ask for it)."""
-        key = (width, self.app.theme, self.recorded, self.counting, self.result, self.money)
+        key = (width, self.app.theme, self.recorded, self.counting, self.brief, self.result, self.money)
         built = self._built
         # the result and the prices by identity: comparing a result's fields walks its rows
-        if built is None or built[0][:4] != key[:4] or any(a is not b for a, b in zip(built[0][4:], key[4:])):
+        if built is None or built[0][:5] != key[:5] or any(a is not b for a, b in zip(built[0][5:], key[5:])):
             built = self._built = (key, self.build(width))
         return built[1]
 
@@ -202,7 +210,7 @@ class TotalsBar(Widget):
             line.append([(f"  {table.label} · {table.profile}", self.s("totals--estimate"))])
         elif table.profile == "anthropic":
             line.append([(f"  {counter} (Anthropic estimate)", self.s("totals--estimate"))])
-        else:
+        elif not self.brief:
             line.append([(f"  counted: {counter}", label)])
         if self.recorded is not None:
             seg: Segment = [("  recorded by the file: ", label), (f"{self.recorded:,}", self.s("totals--recorded"))]
@@ -280,16 +288,18 @@ class TotalsBar(Widget):
             else:
                 verdict = ("✓ valid  ", self.s("totals--valid"))
             line.append([(f"{name} ", label), verdict])
-        line.append([[(" before = msgs " if compact else " before = messages ", label),  # a group: see wrap_segments
-                      (f"{approx}{r.sent_messages_before:,}", num)],
-                     [(" + not in file ", label), (f"{r.plan.not_in_file - r.resent if r.plan else 0:,}", num)],
-                     *([[(" + re-sent reasoning ", label), (f"{r.resent:,}", num)]] if r.resent else []),
-                     [(" + defs+framing " if compact else " + tool defs & framing ", label),
-                      (f"{table.overhead:,}", num)]])
+        if not self.brief:
+            line.append([[(" before = msgs " if compact else " before = messages ", label),  # a group: see wrap_segments
+                          (f"{approx}{r.sent_messages_before:,}", num)],
+                         [(" + not in file ", label), (f"{r.plan.not_in_file - r.resent if r.plan else 0:,}", num)],
+                         *([[(" + re-sent reasoning ", label), (f"{r.resent:,}", num)]] if r.resent else []),
+                         [(" + defs+framing " if compact else " + tool defs & framing ", label),
+                          (f"{table.overhead:,}", num)]])
         if r.error:
             line.append([(f"  {r.error}", self.s("totals--invalid"))])
         lines.append(line)
-        lines.append(self._window_line(r, label, num, compact))
+        if not self.brief:
+            lines.append(self._window_line(r, label, num, compact))
         # always a line (the bar keeps its height when the prices arrive: rows below do not move)
         lines.append(self._money_line(self.money, label, num, compact) if self.money is not None else
                      [[("session cost " if not compact else "cost ", label),
