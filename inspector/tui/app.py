@@ -37,7 +37,7 @@ from textual.worker import get_current_worker
 
 from ..analysis.idle import idle_reasons
 from ..analysis.info import bad_input_notice
-from ..analysis.window import default_budget, strategy_window
+from ..analysis.window import default_budget, session_window, strategy_window
 from ..model import Session
 from ..strategies import builtin as _builtin_strategies  # noqa: F401  (registers the strategies)
 from ..formats import profile_of, session_profile, session_provider
@@ -656,9 +656,44 @@ class InspectorApp(ViewActions, App[int]):
         if self.exact_pending:  # a running exact count must recount from here when it ends
             self._count_dirty = min(self._count_dirty, first)
         self.replay.grew_from(replay_from(old_view, message.view, first))
+        self._reseed_window()
         gc.freeze()
         self._last_change = "grew"
         self.request_plan()
+
+    def _reseed_window(self) -> None:
+        """A followed session whose window changed as it grew (a Claude Code call read more than
+        200,000 tokens: the 1M variant) moves the budget and the compacting strategies' window
+        seeded from the old one, where the user did not set them, and says so."""
+        seeded = self.preset_base
+        if seeded is None:
+            return
+        budget = default_budget(self.session, self.model)
+        window = strategy_window(self.session, self.model)
+        old_budget = self.panel.reference_budget
+        old_window = getattr(seeded, "context_window", None)
+        if budget == old_budget and window in (None, old_window):
+            return
+        state = self.state
+        moved = []
+        if self.explicit_budget is None and not self.budget_explicit and state.settings.budget == old_budget \
+                and budget != old_budget:
+            state = state.set("budget", budget)
+            moved.append(f"budget {old_budget:,} → {budget:,}")
+        update = {} if self.explicit_budget is not None else {"budget": budget}
+        if window is not None and window != old_window:
+            if getattr(state.settings, "context_window", None) == old_window:
+                state = state.set("context_window", window)
+            update["context_window"] = window
+        self.preset_base = seeded.model_copy(update=update)
+        self.panel.reference_budget = budget if self.explicit_budget is None else old_budget
+        if state is not self.state:
+            self.state = state
+            self.panel.set_state(state)
+        if moved or window != old_window:
+            shown = window if window is not None else session_window(self.session, self.model).tokens
+            self.notify(f"The session's window is now {shown:,} tokens ({session_window(self.session, self.model).source})"
+                        + (f": {', '.join(moved)}" if moved else ""), timeout=8)
 
     def _notify_bad_input(self, start: int) -> None:
         """Say so when the reader skipped bad input (at open, or in what a follow added)."""

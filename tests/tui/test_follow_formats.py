@@ -347,3 +347,49 @@ async def test_lines_arriving_during_the_exact_count_are_counted_again(tmp_path,
         assert app.table.totals == fresh.totals and len(app.table.totals) == 15
         # the provisional chars/4 label is gone; the claude estimate's own label is shown instead
         assert "chars/4" not in totals_text(app) and "claude≈o200k" in totals_text(app)
+
+
+async def test_claude_code_call_over_200k_moves_the_seeded_budget_to_the_1m_window(tmp_path):
+    """A followed Claude Code session whose new call reads more than 200,000 tokens runs on the
+    1M variant: the budget and window the viewer seeded from 200K follow it (they stayed at
+    167,000 and 200,000 while the window line said 1,000,000)."""
+    path = tmp_path / CLAUDE.name
+    shutil.copy(CLAUDE, path)
+    app = await open_following(path, "claude_code", 15)
+    base = {"isSidechain": False, "sessionId": "3f2b9c1e-5d4a-4e8b-9c71-2a6f0d8e4b13", "userType": "external"}
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        assert (app.state.settings.budget, app.state.settings.context_window) == (167_000, 200_000)
+        append(path,
+               {**base, "type": "user", "uuid": "u30", "parentUuid": "a10",
+                "message": {"role": "user", "content": "Read the whole monorepo."}},
+               {**base, "type": "assistant", "uuid": "a30", "parentUuid": "u30", "requestId": "req_30",
+                "message": {"id": "msg_30", "role": "assistant", "model": "claude-opus-4-6",
+                            "content": [{"type": "text", "text": "Read it."}],
+                            "usage": {"input_tokens": 4, "cache_read_input_tokens": 250_000, "output_tokens": 3}}})
+        await grows_to(pilot, app, 17)
+        assert (app.state.settings.budget, app.state.settings.context_window) == (967_000, 1_000_000)
+        assert app.panel.reference_budget == 967_000
+        assert "budget 967k" in totals_text(app)
+
+
+async def test_claude_code_budget_the_user_set_stays_when_the_window_grows(tmp_path):
+    path = tmp_path / CLAUDE.name
+    shutil.copy(CLAUDE, path)
+    app = await open_following(path, "claude_code", 15)
+    base = {"isSidechain": False, "sessionId": "3f2b9c1e-5d4a-4e8b-9c71-2a6f0d8e4b13", "userType": "external"}
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        await pilot.press("minus")
+        await settle(pilot, app)
+        stepped = app.state.settings.budget
+        assert stepped < 167_000
+        append(path,
+               {**base, "type": "user", "uuid": "u30", "parentUuid": "a10",
+                "message": {"role": "user", "content": "Read the whole monorepo."}},
+               {**base, "type": "assistant", "uuid": "a30", "parentUuid": "u30", "requestId": "req_30",
+                "message": {"id": "msg_30", "role": "assistant", "model": "claude-opus-4-6",
+                            "content": [{"type": "text", "text": "Read it."}],
+                            "usage": {"input_tokens": 4, "cache_read_input_tokens": 250_000, "output_tokens": 3}}})
+        await grows_to(pilot, app, 17)
+        assert (app.state.settings.budget, app.state.settings.context_window) == (stepped, 1_000_000)
