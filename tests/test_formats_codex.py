@@ -365,3 +365,47 @@ def test_a_reply_the_replacement_history_sends_again_is_not_a_model_call(tmp_pat
         ("user", False, "$.payload.replacement_history[3]"), ("assistant", False, None),
     ]  # fmt: skip
     assert [(c.message_index, c.context_start) for c in build_view(session).calls] == [(3, 0), (8, 5)]
+
+
+DESKTOP = FIX / "entire_codex0.128_desktop_dynamic_tools.jsonl"
+GRAPH_0145 = Path(__file__).parent / "fixtures" / "real" / "compactions" / "entiregraph_codex0.145.0-alpha.18_two-compactions.jsonl"
+
+
+def test_dynamic_tools_of_the_codex_app_are_the_sessions_tool_definitions():
+    """Codex Desktop 0.128 records the app's own tools in ``session_meta.dynamic_tools`` and sends
+    them with every request: they are counted as tool definitions (the first call's input read
+    14,814 counted tokens before, 15,760 now, of 23,682 recorded)."""
+    from inspector.analysis.baseline import baseline_tokens
+    from inspector.analysis.predict import recorded_tokens
+
+    session = inspector.load(DESKTOP)
+    assert [(t.name, t.extra) for t in session.tools] == [
+        ("automation_update", {"namespace": "codex_app"}), ("read_thread_terminal", {}), ("load_workspace_dependencies", {})]
+    assert sorted(session.tools[0].parameters["properties"])[:3] == ["cwds", "destination", "executionEnvironment"]
+    analysis = inspector.analyze(session, "o200k_base")
+    assert (analysis.table.tools, analysis.table.overhead) == (946, 949)
+    recorded, baseline = recorded_tokens(analysis.view), baseline_tokens(analysis.view, analysis.table)
+    assert (recorded[0], baseline[0]) == (23_682, 15_760)
+
+
+def test_dynamic_tools_in_namespaces_leave_out_those_loaded_on_demand():
+    """Codex Desktop 0.145 groups them by namespace; the 14 marked ``deferLoading`` reach the model
+    only through tool search, so 3 of 17 are in every request."""
+    session = inspector.load(GRAPH_0145)
+    assert [(t.name, t.extra) for t in session.tools] == [
+        ("navigate_to_codex_page", {"namespace": "codex_app"}), ("read_thread_terminal", {"namespace": "codex_app"}),
+        ("load_workspace_dependencies", {"namespace": "codex_app"})]
+
+
+def test_dynamic_tools_shapes():
+    from inspector.formats.codex import dynamic_tools
+
+    tools = dynamic_tools([
+        {"name": "a", "description": "A.", "inputSchema": {"type": "object"}},
+        {"name": "b", "description": "B.", "inputSchema": {"type": "object"}, "deferLoading": True},
+        {"type": "namespace", "name": "ns", "tools": [{"type": "function", "name": "c", "inputSchema": "bad"}, "junk"]},
+        {"description": "no name"}, 7])
+    assert [(t.name, t.description, t.parameters, t.extra) for t in tools] == [
+        ("a", "A.", {"type": "object"}, {}), ("c", "", {}, {"namespace": "ns"})]
+    assert dynamic_tools(None) == [] and dynamic_tools({"name": "x"}) == []
+    assert inspector.load(ROLLOUT).tools == []  # 0.58 records none

@@ -3,8 +3,9 @@
 Every line is ``{"timestamp", "type", "payload"}``. How the records become a Session:
 
 - ``session_meta``: its ``base_instructions`` (older: ``instructions``) become the system message
-  at the front (Codex sends them as the request's ``instructions``); id, cwd and CLI version go
-  to ``Session.extra``.
+  at the front (Codex sends them as the request's ``instructions``); its ``dynamic_tools`` (the
+  Codex app's own tools, 0.126 on) become the session's tool definitions (:func:`dynamic_tools`);
+  id, cwd and CLI version go to ``Session.extra``.
 - ``response_item``: a Responses API item, read by
   :class:`~inspector.formats.openai_responses.ItemReader` (one model response's reasoning,
   message and calls grouped into one assistant message; ``function_call`` /
@@ -74,7 +75,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ..model import Block, Message, RawBlock, Session, Skipped, SourceRef, TextBlock, Usage, new_source
+from ..model import Block, Message, RawBlock, Session, Skipped, SourceRef, TextBlock, ToolDefinition, Usage, new_source
 from .base import Format, Probe, SessionFormatError, register
 from .codex_lineage import lineage, own_session_meta, prefix_lines
 from .discovery import Candidate, Discovery, SessionDetails, count_needles, first_records, walk
@@ -91,6 +92,31 @@ STATE_RECORDS = {
     "inter_agent_communication_metadata": "inter_agent_communication_metadata (whether a sub-agent message starts a turn)",
 }
 USAGE_FIELDS = ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_output_tokens", "total_tokens")
+
+
+def dynamic_tools(tools: Any) -> list[ToolDefinition]:
+    """The tools the Codex app adds to every request (``session_meta.dynamic_tools``, 0.126 on):
+    flat ``{namespace?, name, description, inputSchema, deferLoading}`` entries, or (0.145)
+    ``{"type": "namespace", "name", "tools": [...]}`` groups. A tool whose ``deferLoading`` is
+    true is not in the request until the model searches for it, so it is left out."""
+    out: list[ToolDefinition] = []
+    for tool in tools if isinstance(tools, list) else []:
+        if not isinstance(tool, dict):
+            continue
+        if tool.get("type") == "namespace" and isinstance(tool.get("tools"), list):
+            namespace = tool.get("name")
+            members = [dict(t, namespace=namespace) for t in tool["tools"] if isinstance(t, dict)]
+        else:
+            members = [tool]
+        for member in members:
+            name = member.get("name")
+            if not isinstance(name, str) or member.get("deferLoading") is True:
+                continue
+            schema = member.get("inputSchema")
+            extra = {"namespace": member["namespace"]} if isinstance(member.get("namespace"), str) else {}
+            out.append(ToolDefinition(name=name, description=str(member.get("description") or ""),
+                                      parameters=schema if isinstance(schema, dict) else {}, extra=extra))
+    return out
 
 
 def _usage_delta(total: dict[str, Any], previous: dict[str, Any] | None) -> dict[str, Any]:
@@ -247,6 +273,8 @@ class CodexStream:
         start = payload.get("subagent_history_start_ordinal")
         if type(start) is int and "subagent_history_start_ordinal" not in extra and not self.session.messages:
             extra["subagent_history_start_ordinal"] = self._own_from = start
+        if not self.session.tools and not self.session.messages:
+            self.session.tools = dynamic_tools(payload.get("dynamic_tools"))
         base = payload.get("base_instructions")
         text = base.get("text") if isinstance(base, dict) else base if isinstance(base, str) else payload.get("instructions")
         if isinstance(text, str) and text and not self.session.messages:
