@@ -576,6 +576,8 @@ class _ChainBase:
     #: Per call, its model's :class:`.prices.PlainRates` at its time (``pricer.rates``), kept as
     #: :mod:`.money_sums` asks (empty until then): every pipeline priced on the chain reads it.
     plain: list = field(default_factory=list)
+    #: ``[baseline cost, baseline tokens]`` of every call, summed once (:mod:`.money_sums`; empty until then).
+    sums: list = field(default_factory=list)
 
 
 _BASES = "_money_chain_bases"

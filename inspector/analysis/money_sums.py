@@ -67,22 +67,23 @@ def _chain_totals(chain: PricedChain) -> MoneyTotals:
     plains = base.plain  # per call, its PlainRates, looked up as asked (the same for every pipeline)
     if not plains:
         plains.extend([_UNSET] * len(requests))
-    baseline_cost = cost = None
-    base_tokens = tokens = read_tokens = write_tokens = 0
+    if not base.sums:  # the same for every pipeline priced on the chain
+        base.sums.extend(_baseline_sums(base_costs, base_splits))
+    baseline_cost, base_tokens = base.sums
+    cost = None
+    tokens = read_tokens = write_tokens = 0
     # per rates (uncached, read, write, output): the counts of the calls that pay them
     counts: dict[tuple[Decimal, Decimal, Decimal, Decimal], list[int]] = {}
     calls = chain.view.calls
     breaks: list[int] = []  # the calls that rewrote more of the previous request than no strategy did
     previous = base_previous = None
     for k, request in enumerate(requests):
-        paid, same, base_request = base_costs[k], base_splits[k], base_requests[k]
-        if paid is not None:
-            baseline_cost = paid.total if baseline_cost is None else baseline_cost + paid.total
+        base_request = base_requests[k]
         if previous is not None and (previous[0] - request[1]) - (base_previous[0] - base_request[1]) > 0:
             breaks.append(calls[k].number)
         previous, base_previous = request, base_request
+        paid, same = base_costs[k], base_splits[k]
         base_read, base_write, base_uncached = same.read_tokens, same.write_tokens, same.uncached_tokens
-        base_tokens += base_read + base_write + base_uncached
         if request == base_request:  # the baseline's split: its price
             tokens += base_read + base_write + base_uncached
             read_tokens += base_read
@@ -124,6 +125,15 @@ def _chain_totals(chain: PricedChain) -> MoneyTotals:
         total = (rates[0] * uncached + rates[1] * read + rates[2] * write + rates[3] * output) / 1_000_000
         cost = total if cost is None else cost + total
     return MoneyTotals(base_tokens, tokens, baseline_cost, cost, tuple(breaks), read_tokens, write_tokens, 0, None)
+
+
+def _baseline_sums(costs: Sequence, splits: Sequence) -> tuple[Decimal | None, int]:
+    """The baseline's cost (None: no call priced) and tokens over every call of a chain."""
+    total = None
+    for paid in costs:
+        if paid is not None:
+            total = paid.total if total is None else total + paid.total
+    return total, sum(s.read_tokens + s.write_tokens + s.uncached_tokens for s in splits)
 
 
 _UNSET = object()  # a call whose PlainRates was not looked up yet
