@@ -77,6 +77,25 @@ def test_replay_table(capsys):
     assert "cache read" not in words and "ratio" not in words  # no recorded columns: nothing was recorded
 
 
+def test_compare_runs_with_the_collector_paused_and_turns_it_on_again(capsys, monkeypatch):
+    import gc
+
+    import inspector.cli.main as cli_main
+
+    seen: list[bool] = []
+    compare_data = cli_main.compare_data
+
+    def watched(args, analysis=None):
+        report = compare_data(args, analysis)
+        seen.append(gc.isenabled())  # after the replays, the pricing and the plans
+        return report
+
+    before = run(capsys, "compare", THREE, *CL100K, "--budget", "4000")
+    monkeypatch.setattr(cli_main, "compare_data", watched)
+    assert run(capsys, "compare", THREE, *CL100K, "--budget", "4000") == before
+    assert seen == [False] and gc.isenabled()
+
+
 def test_compare_json(capsys):
     d = as_json(capsys, "compare", THREE, *CL100K, "--budget", "4000")
     assert d["at_call"] == 11 and d["settings"]["budget"] == 4000

@@ -9,6 +9,7 @@ from __future__ import annotations
 import itertools
 from datetime import UTC, datetime
 from decimal import Decimal, localcontext
+from pathlib import Path
 
 from genai_prices import data
 from hypothesis import HealthCheck, given, settings
@@ -98,6 +99,24 @@ def test_totals_summed_per_rate_equal_the_sums_of_the_per_call_prices(session, m
     assert session_money_totals(a.view, a.table, names, s, options) == expected
     given_replay = replay(a.view, a.table, names, s)  # without shared prefixes: made where priced
     assert session_money_totals(a.view, a.table, names, s, options, replay=given_replay) == expected
+
+
+def test_every_pipeline_priced_on_one_chain_base_gets_its_own_rows_totals():
+    """compare prices every row on the same chain base, whose baseline sums are kept after the
+    first row: each row's totals are still its own rows' (and the baseline's the same in each)."""
+    from inspector import load
+    from inspector.analysis.money import _BASES
+
+    a = analyze(load(Path(__file__).parent.parent / "sample_sessions" / "coding_agent.jsonl"))
+    s = Settings(budget=3000)
+    options = MoneyOptions(model="claude-sonnet-4-5")
+    baselines = set()
+    for names in PIPELINES:
+        totals = session_money_totals(a.view, a.table, names, s, options)
+        assert totals == money_totals(session_money(a.view, a.table, names, s, options))
+        baselines.add((totals.baseline_tokens, totals.baseline_cost))
+    (kept,) = [base for _, _, base in a.view.__dict__[_BASES].values()]  # the main chain's: no sidechain
+    assert baselines == {(kept.sums[1], kept.sums[0])}
 
 
 def test_a_sum_the_decimal_context_cannot_hold_falls_back_to_the_per_call_prices():

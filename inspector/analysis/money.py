@@ -576,6 +576,8 @@ class _ChainBase:
     #: Per call, its model's :class:`.prices.PlainRates` at its time (``pricer.rates``), kept as
     #: :mod:`.money_sums` asks (empty until then): every pipeline priced on the chain reads it.
     plain: list = field(default_factory=list)
+    #: ``[baseline cost, baseline tokens]`` of every call, summed once (:mod:`.money_sums`; empty until then).
+    sums: list = field(default_factory=list)
 
 
 _BASES = "_money_chain_bases"
@@ -703,8 +705,7 @@ def _price_chain(
         return None
     if with_pipeline:
         with_pipeline[0] = (with_pipeline[0][0], base.warm)
-    chain = PricedChain(view, base, resimulate(with_pipeline, base.base_requests, base.base_splits, base.clock, policy, base.warm),
-                        _rewritten(base.base_requests, with_pipeline), policy, options, chain_id)
+    chain = PricedChain(view, base, with_pipeline, policy, options, chain_id)
     if not rows:
         return chain
     money.calls.extend(chain.rows())
@@ -713,35 +714,35 @@ def _price_chain(
 
 @dataclass(frozen=True, slots=True)
 class PricedChain:
-    """One chain simulated under a pipeline, as columns: each call's split (``splits``) and
-    the tokens it rewrote (``rewritten``) beside its :class:`_ChainBase`. :meth:`rows` prices
-    every call (what :func:`session_money` lists); :mod:`.money_sums` sums the same prices
-    without a row per call."""
+    """One chain under a pipeline, as columns: each call's ``(total, shared)`` request
+    (``requests``, the first one's shared the chain's warm prefix) beside its :class:`_ChainBase`.
+    :meth:`rows` simulates and prices every call (what :func:`session_money` lists);
+    :mod:`.money_sums` sums the same prices without a row or a split object per call."""
 
     view: SessionView
     base: _ChainBase
-    splits: list[CacheSplit]
-    rewritten: list[int]
+    requests: list[tuple[int, int]]
     policy: CachePolicy
     options: MoneyOptions
     chain_id: str | None
 
-    def cost(self, k: int) -> Cost | None:
-        """Call k's (0-based) price under the pipeline: the same split is the same price (model,
-        time and output are the call's); no model, no price."""
-        base, split = self.base, self.splits[k]
+    def split_cost(self, k: int, split: CacheSplit) -> Cost | None:
+        """Call k's (0-based) price under the pipeline, ``split`` its split: the same split is the
+        same price (model, time and output are the call's); no model, no price."""
+        base = self.base
         model = base.models[k]
         if split is base.base_splits[k] or split == base.base_splits[k] or not model:
             return base.base_costs[k]
         return base.pricer.split(self.policy, split, base.outputs[k], model, base.times[k])
 
     def rows(self) -> list[CallMoney]:
-        base, chain_id = self.base, self.chain_id
-        return [CallMoney(call.number, call.message_index, model, recorded, base_split, base_cost, split, self.cost(k),
-                          chain_id, lost)
+        base, chain_id, policy = self.base, self.chain_id, self.policy
+        splits = resimulate(self.requests, base.base_requests, base.base_splits, base.clock, policy, base.warm)
+        return [CallMoney(call.number, call.message_index, model, recorded, base_split, base_cost, split,
+                          self.split_cost(k, split), chain_id, lost)
                 for k, (call, model, recorded, base_split, base_cost, split, lost) in enumerate(zip(
-                    self.view.calls, base.models, base.recorded, base.base_splits, base.base_costs, self.splits,
-                    self.rewritten))]
+                    self.view.calls, base.models, base.recorded, base.base_splits, base.base_costs, splits,
+                    _rewritten(base.base_requests, self.requests)))]
 
 
 def _price_summaries(money: Money, view: SessionView, replay: Replay, policy: CachePolicy, options: MoneyOptions,

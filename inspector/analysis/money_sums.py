@@ -1,7 +1,7 @@
 """A compare row's money (:class:`.money.MoneyTotals`) summed from columns, not a row per call.
 
 ``compare`` prices 16 pipelines of every call; a row shows only sums. The main chain under a
-stateless pipeline is simulated as columns (:class:`.money.PricedChain`); its cost is summed
+stateless pipeline is kept as columns (:class:`.money.PricedChain`) and simulated here as counts; its cost is summed
 per rate instead of per call: a plain usage's price is each unit's count times the unit's rate
 (the tier picked by the call's whole input, :class:`.prices.PlainRates`) over a million, so the
 calls that pay the same four rates add their counts and are priced once. Decimal products and
@@ -24,7 +24,7 @@ from decimal import Decimal, Inexact, localcontext
 from ..strategies.base import Settings
 from ..tokens import TokenTable
 from ..units import SessionView
-from .cache import ANTHROPIC_TTL_1H
+from .cache import ANTHROPIC_TTL_1H, CacheSplit, split_counts
 from .money import MoneyOptions, MoneyTotals, PricedChain, money_totals, priced_session
 from .replay import Replay
 
@@ -55,30 +55,49 @@ def session_money_totals(
 
 
 def _chain_totals(chain: PricedChain) -> MoneyTotals:
-    """:func:`.money.money_totals` of ``chain.rows()`` (the main chain: no summary call)."""
-    base, splits = chain.base, chain.splits
-    base_costs, base_splits, models, outputs, times = base.base_costs, base.base_splits, base.models, base.outputs, base.times
+    """:func:`.money.money_totals` of ``chain.rows()`` (the main chain: no summary call), in one
+    pass over its requests: a call whose request is the baseline's has the baseline's split and
+    price; the others are split as :func:`.cache.resimulate` splits them, as counts."""
+    base, requests = chain.base, chain.requests
+    base_requests, base_costs, base_splits, models, outputs, times = (
+        base.base_requests, base.base_costs, base.base_splits, base.models, base.outputs, base.times)
     one_hour = chain.policy.ttl_seconds == ANTHROPIC_TTL_1H
+    split_of, clock = split_counts(chain.policy, base.warm), base.clock
     rates_of = base.pricer.rates
     plains = base.plain  # per call, its PlainRates, looked up as asked (the same for every pipeline)
     if not plains:
-        plains.extend([_UNSET] * len(splits))
-    baseline_cost = cost = None
-    base_tokens = tokens = read_tokens = write_tokens = 0
+        plains.extend([_UNSET] * len(requests))
+    if not base.sums:  # the same for every pipeline priced on the chain
+        base.sums.extend(_baseline_sums(base_costs, base_splits))
+    baseline_cost, base_tokens = base.sums
+    cost = None
+    tokens = read_tokens = write_tokens = 0
     # per rates (uncached, read, write, output): the counts of the calls that pay them
     counts: dict[tuple[Decimal, Decimal, Decimal, Decimal], list[int]] = {}
-    for k, split in enumerate(splits):
-        paid = base_costs[k]
-        if paid is not None:
-            baseline_cost = paid.total if baseline_cost is None else baseline_cost + paid.total
-        model, same = models[k], base_splits[k]
-        read, write, uncached = split.read_tokens, split.write_tokens, split.uncached_tokens
-        base_tokens += same.read_tokens + same.write_tokens + same.uncached_tokens
+    calls = chain.view.calls
+    breaks: list[int] = []  # the calls that rewrote more of the previous request than no strategy did
+    previous = base_previous = None
+    for k, request in enumerate(requests):
+        base_request = base_requests[k]
+        if previous is not None and (previous[0] - request[1]) - (base_previous[0] - base_request[1]) > 0:
+            breaks.append(calls[k].number)
+        previous, base_previous = request, base_request
+        paid, same = base_costs[k], base_splits[k]
+        base_read, base_write, base_uncached = same.read_tokens, same.write_tokens, same.uncached_tokens
+        if request == base_request:  # the baseline's split: its price
+            tokens += base_read + base_write + base_uncached
+            read_tokens += base_read
+            write_tokens += base_write
+            if paid is not None:
+                cost = paid.total if cost is None else cost + paid.total
+            continue
+        total, shared = request
+        read, write, uncached = split_of(total if total > 0 else 0, shared if shared > 0 else 0, *clock[k])
         tokens += read + write + uncached
         read_tokens += read
         write_tokens += write
-        if split is same or not model or (read == same.read_tokens and write == same.write_tokens
-                                          and uncached == same.uncached_tokens):  # the baseline's split: its price
+        model = models[k]
+        if not model or (read == base_read and write == base_write and uncached == base_uncached):  # the baseline's price
             if paid is not None:
                 cost = paid.total if cost is None else cost + paid.total
             continue
@@ -90,7 +109,7 @@ def _chain_totals(chain: PricedChain) -> MoneyTotals:
             if plain is not None:
                 rates = plain.rates(uncached, read, write, outputs[k])
         if rates is None:  # not plain: priced on its own, as the rows price it
-            priced = chain.cost(k)
+            priced = chain.split_cost(k, CacheSplit(read, write, uncached))
             if priced is not None:
                 cost = priced.total if cost is None else cost + priced.total
             continue
@@ -105,11 +124,16 @@ def _chain_totals(chain: PricedChain) -> MoneyTotals:
     for rates, (uncached, read, write, output) in counts.items():
         total = (rates[0] * uncached + rates[1] * read + rates[2] * write + rates[3] * output) / 1_000_000
         cost = total if cost is None else cost + total
-    calls = chain.view.calls
-    return MoneyTotals(
-        base_tokens, tokens, baseline_cost, cost, tuple(c.number for c, lost in zip(calls, chain.rewritten) if lost > 0),
-        read_tokens, write_tokens, 0, None,
-    )
+    return MoneyTotals(base_tokens, tokens, baseline_cost, cost, tuple(breaks), read_tokens, write_tokens, 0, None)
+
+
+def _baseline_sums(costs: Sequence, splits: Sequence) -> tuple[Decimal | None, int]:
+    """The baseline's cost (None: no call priced) and tokens over every call of a chain."""
+    total = None
+    for paid in costs:
+        if paid is not None:
+            total = paid.total if total is None else total + paid.total
+    return total, sum(s.read_tokens + s.write_tokens + s.uncached_tokens for s in splits)
 
 
 _UNSET = object()  # a call whose PlainRates was not looked up yet
