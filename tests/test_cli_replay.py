@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from cli_helpers import as_json, run
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_sessions"
@@ -77,22 +78,23 @@ def test_replay_table(capsys):
     assert "cache read" not in words and "ratio" not in words  # no recorded columns: nothing was recorded
 
 
-def test_compare_runs_with_the_collector_paused_and_turns_it_on_again(capsys, monkeypatch):
+@pytest.mark.parametrize("command, data", [("compare", "compare_data"), ("replay", "replay_data")])
+def test_compare_and_replay_run_with_the_collector_paused_and_turn_it_on_again(capsys, monkeypatch, command, data):
     import gc
 
     import inspector.cli.main as cli_main
 
     seen: list[bool] = []
-    compare_data = cli_main.compare_data
+    build = getattr(cli_main, data)
 
     def watched(args, analysis=None):
-        report = compare_data(args, analysis)
+        report = build(args, analysis)
         seen.append(gc.isenabled())  # after the replays, the pricing and the plans
         return report
 
-    before = run(capsys, "compare", THREE, *CL100K, "--budget", "4000")
-    monkeypatch.setattr(cli_main, "compare_data", watched)
-    assert run(capsys, "compare", THREE, *CL100K, "--budget", "4000") == before
+    before = run(capsys, command, THREE, *CL100K, "--budget", "4000")
+    monkeypatch.setattr(cli_main, data, watched)
+    assert run(capsys, command, THREE, *CL100K, "--budget", "4000") == before
     assert seen == [False] and gc.isenabled()
 
 

@@ -371,7 +371,11 @@ def _workers() -> int:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    _show(args, replay_data(args), "replay")
+    from ..strategies.base import gc_paused
+
+    with gc_paused():  # as cmd_compare: the replay and its pricing make no cycles
+        _show(args, replay_data(args), "replay")
+        gc.freeze()
     return 0
 
 
