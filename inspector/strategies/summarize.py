@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections import Counter
+from collections.abc import Sequence
 from functools import cached_property
 from itertools import accumulate
 
@@ -30,6 +31,7 @@ from ..tokens.counters import TiktokenCounter
 from ..units import FINAL_ANSWER
 from .base import Inserted, Reason, Status, Working, reason
 from .common import candidates, non_system_count, view_cache
+from .index_runs import IndexRuns
 from .params import Param
 from .pipeline import register
 
@@ -157,16 +159,26 @@ class SharedCounts:
         self.framing: dict[str, int] = {}
         self.last: _SummaryBuilder | None = None  # the last builder :meth:`builder` made
 
-    def builder(self, w: Working, seq: list[int], counter, profile, cap: int, role: str) -> _SummaryBuilder:
+    def builder(self, w: Working, seq: Sequence[int], counter, profile, cap: int, role: str) -> _SummaryBuilder:
         """A builder of ``seq``: the last one made here, its sequence extended, where ``seq``
         starts with that one's (a compaction that folds the earlier summary summarises what it
-        did and more: only the new messages are read), else a new one."""
+        did and more: only the new messages are read), else a new one. Where ``seq`` is
+        :class:`.index_runs.IndexRuns` that :attr:`~.index_runs.IndexRuns.extends` the last
+        builder's, that is known without comparing them."""
         last = self.last
         if (last is not None and last.w.view is w.view and last.counter is counter and last.profile is profile
-                and last.cap == cap and last.role == role and len(seq) >= len(last.seq) and seq[: len(last.seq)] == last.seq):
-            last.seq.extend(seq[len(last.seq) :])
-            return last
+                and last.cap == cap and last.role == role):
+            if type(seq) is IndexRuns and last.key is not None and seq.extends is last.key:
+                last.seq.extend(seq.since(len(last.seq)))
+                last.key = seq
+                return last
+            items = seq if type(seq) is list else list(seq)
+            if len(items) >= len(last.seq) and items[: len(last.seq)] == last.seq:
+                last.seq.extend(items[len(last.seq) :])
+                last.key = seq if type(seq) is IndexRuns else None
+                return last
         self.last = _SummaryBuilder(w, list(seq), counter, profile, cap, role=role, shared=self)
+        self.last.key = seq if type(seq) is IndexRuns else None
         return self.last
 
 
@@ -184,6 +196,8 @@ class _SummaryBuilder:
     def __init__(self, w: Working, seq: list[int], counter, profile, cap: int, role: str = "system",
                  shared: SharedCounts | None = None) -> None:
         self.w, self.seq, self.counter, self.profile, self.cap = w, seq, counter, profile, cap
+        #: the :class:`.index_runs.IndexRuns` ``seq`` holds, where :class:`SharedCounts` made it of one
+        self.key: IndexRuns | None = None
         self.role = role  # the summary message's role (its framing is counted)
         shared = shared or SharedCounts()
         framing = shared.framing.get(role)
