@@ -497,10 +497,13 @@ class _SummaryBuilder:
 
     def tokens(self, cut: int) -> int:
         """The summary message's tokens: :meth:`text`'s, its text built only where the summary
-        cannot be counted by parts."""
+        cannot be counted by parts (and read from it where it was built: a compaction's summary)."""
         counted = self._counts.get(cut)
         if counted is not None:
             return counted
+        built = self._memo.get(cut)
+        if built is not None:
+            return built[1]
         shown = self._by_parts(cut)
         if shown is None:
             counted = self._build(cut)[1]
