@@ -45,15 +45,20 @@ class IndexRuns(Sequence[int]):
         return chain.from_iterable(range(lo, hi) for lo, hi in self.runs)
 
     def since(self, position: int) -> Iterator[int]:
-        """The indices from ``position`` on."""
-        if position <= 0:
-            return iter(self)
-        if position >= self._len:
-            return iter(())
-        k = bisect_right(self._run_starts(), position) - 1
-        lo, hi = self.runs[k]
-        lo += position - self._run_starts()[k]
-        return chain(range(lo, hi), chain.from_iterable(range(a, b) for a, b in self.runs[k + 1 :]))
+        """The indices from ``position`` on (read from the last run back: a folding summary's
+        builder asks for the few it added)."""
+        need = self._len - max(position, 0)
+        tail: list[range] = []
+        k = len(self.runs)
+        while need > 0:
+            k -= 1
+            lo, hi = self.runs[k]
+            if hi - lo >= need:
+                tail.append(range(hi - need, hi))
+                break
+            tail.append(range(lo, hi))
+            need -= hi - lo
+        return chain.from_iterable(reversed(tail))
 
     @overload
     def __getitem__(self, k: int) -> int: ...
