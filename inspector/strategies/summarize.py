@@ -24,6 +24,7 @@ from collections import Counter
 from collections.abc import Sequence
 from functools import cached_property
 from itertools import accumulate
+from operator import itemgetter, ne
 
 from ..model import Message, TextBlock
 from ..tokens import count_message, get_counter, get_profile
@@ -123,7 +124,7 @@ def _safe_cuts(w: Working, seq: list[int]) -> bytearray:
     m = len(seq)
     if view_cache(view).units_simple:  # units are runs inside one turn: cut between units
         units = [unit_of[i] for i in seq]
-        return bytearray([1, *(a != b for a, b in zip(units, units[1:])), 1])
+        return bytearray([1, *map(ne, units, units[1:]), 1])
     units_ = view.units
     live, stop = w.live, w.stop
     position_of = {i: k for k, i in enumerate(seq)}
@@ -322,9 +323,9 @@ class _SummaryBuilder:
     def _head_parts(self, cut: int) -> list[str]:
         """The summary's parts before its lines: the title and, when a tool was used, the tally."""
         parts = [f"{_TITLE} {cut} earlier messages, {self._span(cut)})"]
-        ranked = sorted(self.tools.items(), key=lambda kv: (-kv[1], kv[0]))
+        ranked = sorted(sorted(self.tools.items()), key=itemgetter(1), reverse=True)  # most used first, then by name
         if ranked:
-            parts.append(_TALLY + "".join(f" {name} x{n}," for name, n in ranked)[:-1] + ".")
+            parts.append(_TALLY + "".join([f" {name} x{n}," for name, n in ranked])[:-1] + ".")
         return parts
 
     def _head_sizes(self, cut: int, shown: int) -> list[int]:
