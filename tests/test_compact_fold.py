@@ -13,15 +13,19 @@ import pytest
 from inspector.analysis import compaction
 from inspector.presets import resolve
 from inspector.strategies.base import Inserted
+from inspector.strategies.index_runs import IndexRuns
 
 from strategy_builders import SessionBuilder, text_of
 
 
-def _exchanges(turns: list[int]):
-    """System prompt, then per turn a user message and that many Read exchanges of 40-token results."""
+def _exchanges(turns: list[int], reminders: tuple[int, ...] = ()):
+    """System prompt, then per turn a user message and that many Read exchanges of 40-token
+    results; a system message before the turns in ``reminders``."""
     b = SessionBuilder()
     b.system("You are a coding agent.")
     for t, calls in enumerate(turns):
+        if t in reminders:
+            b.system(f"reminder {t}")
         b.user(f"task {t}: " + text_of(20))
         for _ in range(calls):
             b.exchange("Read", "{}", text_of(40))
@@ -87,3 +91,21 @@ def test_a_second_compaction_folds_the_first_summary(preset, overrides, turns, e
     folded, _ = _summaries(a, preset, overrides)
     # one summary after each compaction, of every message replaced so far
     assert [(n, [(x.replaces, x.tokens) for x in s]) for n, s in folded] == [(n, [(r, t)]) for n, r, t in expected]
+
+
+def test_a_folding_summary_extends_the_runs_of_the_one_it_folds():
+    # system messages at 0, 10 and 20 (always kept), turns at 1, 11, 21: call 6 (message 14)
+    # summarises 1-9 and 11 and keeps 12-13; each summary stands for every non-system message
+    # forgotten so far, as runs around the system messages: the runs of the one it folds, then
+    # the new ones after them
+    a = _exchanges([4, 4, 4], reminders=(1, 2))
+    folded, _ = _summaries(a, "langchain-summarization", {"compact_tokens": 300, "keep_tail_messages": 2, "summary_tokens": 500})
+    summaries = [s for _, [s] in folded]
+    assert [n for n, _ in folded] == [6, 9, 12]
+    assert [x.replaces.runs for x in summaries] == [((1, 10), (11, 12)), ((1, 10), (11, 20)), ((1, 10), (11, 20), (21, 26))]
+    assert all(type(x.replaces) is IndexRuns for x in summaries)
+    assert summaries[2].replaces == (*range(1, 10), *range(11, 20), *range(21, 26))  # equal to the tuple of its indices
+    assert [len(x.replaces) for x in summaries] == [10, 18, 23]
+    assert "summary of 23 messages" in summaries[2].reason
+    first, second, third = (x.replaces for x in summaries)
+    assert first.extends is None and second.extends is first and third.extends is second

@@ -65,17 +65,19 @@ class _State:
 
 
 def _state(view: SessionView, table: TokenTable, slots: list, boundary: int, call: int, after: int) -> _State:
+    sources = [s for s in slots if type(s) is int]
+    inserted = [s for s in slots if type(s) is not int]
     runs: list[tuple[int, int]] = []  # the complement of the kept messages in [0, boundary), from the slots alone
     at = 0
-    for k in sorted({s for s in slots if type(s) is int and s < boundary}):
+    for k in sorted({s for s in sources if s < boundary}):
         if k > at:
             runs.append((at, k))
         at = k + 1
     if boundary > at:
         runs.append((at, boundary))
-    totals, roles = table.totals, view.roles
-    tokens = sum(totals[s] if type(s) is int else s.tokens for s in slots)
-    messages = sum(1 for s in slots if type(s) is not int or roles[s] != "system")
+    roles = view.roles
+    tokens = sum(map(table.totals.__getitem__, sources)) + sum(s.tokens for s in inserted)
+    messages = len(slots) - sum(1 for s in sources if roles[s] == "system")
     return _State(tuple(slots), boundary, call, after, tuple(runs), tokens, messages)
 
 

@@ -159,12 +159,17 @@ def state_layout(state, view: SessionView, totals: Sequence[int]) -> Layout | No
         return None
     if len(inserted) == 1 and state.folded:
         k, first = inserted[0], state.folded[0][0]
-        kept = [s for s in slots if type(s) is int]
-        if all(a < b for a, b in zip(kept, kept[1:])) and ((k and slots[k - 1] > first) or (k + 1 < len(slots) and slots[k + 1] < first)):
+        if ((k and slots[k - 1] > first) or (k + 1 < len(slots) and slots[k + 1] < first)) and _increasing(slots):
             after = _after_kept(state, k, view, totals)
             if after is not None:
                 return after
     return _in_folded_places(state)
+
+
+def _increasing(slots) -> bool:
+    """Whether the source messages among ``slots`` stand in order."""
+    kept = [s for s in slots if type(s) is int]
+    return all(a < b for a, b in zip(kept, kept[1:]))
 
 
 def _in_folded_places(state) -> Layout | None:

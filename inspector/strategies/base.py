@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import gc
 from bisect import bisect_left
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -141,8 +141,9 @@ class Inserted:
     reason: str
     #: True when the text is a stand-in (an offline summary), not what a real run would send.
     simulated: bool = True
-    #: The source messages it replaces, for display.
-    replaces: tuple[int, ...] = ()
+    #: The source messages it replaces, in order, for display: a tuple, or a ``compact``
+    #: summary's :class:`.index_runs.IndexRuns` (equal to the tuple of its indices).
+    replaces: Sequence[int] = ()
 
 
 class BlockEdit(NamedTuple):

@@ -33,11 +33,12 @@ System messages are always kept; a tool call is never separated from its results
 from __future__ import annotations
 
 import math
-from itertools import chain
+from collections.abc import Sequence
 from typing import Literal
 
 from .base import Inserted, Reason, Status, Working, reason
 from .common import kept_on_view, view_cache
+from .index_runs import index_runs, union
 from .params import Param
 from .pipeline import register
 from .summarize import SharedCounts, _safe_cuts, _SummaryBuilder
@@ -124,15 +125,13 @@ def earlier_summaries(order: list, seq: list[int], head: int, tail: int) -> list
     return [x for x in order[lo:hi] if type(x) is not int and x.by == NAME and x.kind == "summary"]
 
 
-def covers(replaced: list[int], earlier: list[Inserted]) -> list[int]:
+def covers(replaced: list[int], earlier: list[Inserted]) -> Sequence[int]:
     """What the new summary stands for: the messages it replaces now and those the earlier
-    summaries it folds in replaced, in order (its size is that of a summary of them all)."""
+    summaries it folds in replaced, in order (its size is that of a summary of them all): runs
+    that extend the earlier summary's where it folds one (:func:`.index_runs.union`)."""
     if not earlier:
         return replaced
-    merged = list(chain.from_iterable(x.replaces for x in earlier))
-    merged += replaced
-    merged.sort()  # runs already in order: linear
-    return merged
+    return union([*(x.replaces for x in earlier), replaced])
 
 
 def usable_window(s) -> int:
@@ -292,17 +291,20 @@ def summary_position(order: list, roles, after: int | None) -> int:
     return order.index(after) + 1
 
 
-def summary_of(w: Working, replaced: list[int], shared: SharedCounts | None = None) -> Inserted:
+def summary_of(w: Working, replaced: Sequence[int], shared: SharedCounts | None = None) -> Inserted:
     """The summary message that replaces ``replaced`` (of ``w`` it reads the view, the table and
-    the settings; ``shared``: what every summary counts alike, kept from one compaction to the next)."""
+    the settings; ``shared``: what every summary counts alike, kept from one compaction to the
+    next). Its ``replaces``: :class:`.index_runs.IndexRuns` where ``replaced`` increases."""
     s = w.settings
     counter = get_counter(w.table.encoding)
     profile = get_profile(w.table.profile)
+    replaces = index_runs(replaced)
     if shared is None:
-        builder = _SummaryBuilder(w, replaced, counter, profile, s.summary_tokens, role="user")
+        builder = _SummaryBuilder(w, list(replaced), counter, profile, s.summary_tokens, role="user")
     else:
-        builder = shared.builder(w, replaced, counter, profile, s.summary_tokens, "user")
+        builder = shared.builder(w, replaces, counter, profile, s.summary_tokens, "user")
+    n = len(replaces)
     return Inserted(
-        role="user", kind="summary", text=builder.text(len(replaced)), tokens=builder.tokens(len(replaced)), by=NAME,
-        reason=str(Reason(_INSERTED, (len(replaced), s.summary_tokens))), replaces=tuple(replaced),
+        role="user", kind="summary", text=builder.text(n), tokens=builder.tokens(n), by=NAME,
+        reason=str(Reason(_INSERTED, (n, s.summary_tokens))), replaces=replaces,
     )

@@ -21,8 +21,10 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections import Counter
+from collections.abc import Sequence
 from functools import cached_property
 from itertools import accumulate
+from operator import itemgetter, ne
 
 from ..model import Message, TextBlock
 from ..tokens import count_message, get_counter, get_profile
@@ -30,6 +32,7 @@ from ..tokens.counters import TiktokenCounter
 from ..units import FINAL_ANSWER
 from .base import Inserted, Reason, Status, Working, reason
 from .common import candidates, non_system_count, view_cache
+from .index_runs import IndexRuns
 from .params import Param
 from .pipeline import register
 
@@ -121,7 +124,7 @@ def _safe_cuts(w: Working, seq: list[int]) -> bytearray:
     m = len(seq)
     if view_cache(view).units_simple:  # units are runs inside one turn: cut between units
         units = [unit_of[i] for i in seq]
-        return bytearray([1, *(a != b for a, b in zip(units, units[1:])), 1])
+        return bytearray([1, *map(ne, units, units[1:]), 1])
     units_ = view.units
     live, stop = w.live, w.stop
     position_of = {i: k for k, i in enumerate(seq)}
@@ -157,16 +160,26 @@ class SharedCounts:
         self.framing: dict[str, int] = {}
         self.last: _SummaryBuilder | None = None  # the last builder :meth:`builder` made
 
-    def builder(self, w: Working, seq: list[int], counter, profile, cap: int, role: str) -> _SummaryBuilder:
+    def builder(self, w: Working, seq: Sequence[int], counter, profile, cap: int, role: str) -> _SummaryBuilder:
         """A builder of ``seq``: the last one made here, its sequence extended, where ``seq``
         starts with that one's (a compaction that folds the earlier summary summarises what it
-        did and more: only the new messages are read), else a new one."""
+        did and more: only the new messages are read), else a new one. Where ``seq`` is
+        :class:`.index_runs.IndexRuns` that :attr:`~.index_runs.IndexRuns.extends` the last
+        builder's, that is known without comparing them."""
         last = self.last
         if (last is not None and last.w.view is w.view and last.counter is counter and last.profile is profile
-                and last.cap == cap and last.role == role and len(seq) >= len(last.seq) and seq[: len(last.seq)] == last.seq):
-            last.seq.extend(seq[len(last.seq) :])
-            return last
+                and last.cap == cap and last.role == role):
+            if type(seq) is IndexRuns and last.key is not None and seq.extends is last.key:
+                last.seq.extend(seq.since(len(last.seq)))
+                last.key = seq
+                return last
+            items = seq if type(seq) is list else list(seq)
+            if len(items) >= len(last.seq) and items[: len(last.seq)] == last.seq:
+                last.seq.extend(items[len(last.seq) :])
+                last.key = seq if type(seq) is IndexRuns else None
+                return last
         self.last = _SummaryBuilder(w, list(seq), counter, profile, cap, role=role, shared=self)
+        self.last.key = seq if type(seq) is IndexRuns else None
         return self.last
 
 
@@ -184,6 +197,8 @@ class _SummaryBuilder:
     def __init__(self, w: Working, seq: list[int], counter, profile, cap: int, role: str = "system",
                  shared: SharedCounts | None = None) -> None:
         self.w, self.seq, self.counter, self.profile, self.cap = w, seq, counter, profile, cap
+        #: the :class:`.index_runs.IndexRuns` ``seq`` holds, where :class:`SharedCounts` made it of one
+        self.key: IndexRuns | None = None
         self.role = role  # the summary message's role (its framing is counted)
         shared = shared or SharedCounts()
         framing = shared.framing.get(role)
@@ -308,9 +323,9 @@ class _SummaryBuilder:
     def _head_parts(self, cut: int) -> list[str]:
         """The summary's parts before its lines: the title and, when a tool was used, the tally."""
         parts = [f"{_TITLE} {cut} earlier messages, {self._span(cut)})"]
-        ranked = sorted(self.tools.items(), key=lambda kv: (-kv[1], kv[0]))
+        ranked = sorted(sorted(self.tools.items()), key=itemgetter(1), reverse=True)  # most used first, then by name
         if ranked:
-            parts.append(_TALLY + "".join(f" {name} x{n}," for name, n in ranked)[:-1] + ".")
+            parts.append(_TALLY + "".join([f" {name} x{n}," for name, n in ranked])[:-1] + ".")
         return parts
 
     def _head_sizes(self, cut: int, shown: int) -> list[int]:
@@ -483,10 +498,13 @@ class _SummaryBuilder:
 
     def tokens(self, cut: int) -> int:
         """The summary message's tokens: :meth:`text`'s, its text built only where the summary
-        cannot be counted by parts."""
+        cannot be counted by parts (and read from it where it was built: a compaction's summary)."""
         counted = self._counts.get(cut)
         if counted is not None:
             return counted
+        built = self._memo.get(cut)
+        if built is not None:
+            return built[1]
         shown = self._by_parts(cut)
         if shown is None:
             counted = self._build(cut)[1]
