@@ -201,11 +201,11 @@ def test_ray_engine_writes_the_identical_dataset(tmp_path):
     finally:
         if ray.is_initialized():
             ray.shutdown()
-    assert run_.processed == 7 and run_.errors == []
+    assert run_.processed == 8 and run_.errors == []  # 5 samples and 3 real Codex rollouts
     assert not ray.is_initialized()
     process_rows, ray_rows = _table_rows(tmp_path / "process"), _table_rows(tmp_path / "ray")
     assert ray_rows == process_rows
-    assert [len(ray_rows[t]) for t in ("sessions", "strategies")] == [7, 7]
+    assert [len(ray_rows[t]) for t in ("sessions", "strategies")] == [8, 8]
 
 
 @pytest.mark.parametrize(
