@@ -14,6 +14,11 @@ sums are built once, and each call is a bisection:
 - :meth:`MaskedStates.layout`: the call's request as a :mod:`~inspector.strategies.layouts`
   layout, the state's (folded messages dropped, the summary in the first one's place) over the
   masking's run; None where either has none.
+- :meth:`MaskedStates.tokens`: each message's tokens in a call's history, as masked: what a
+  compaction done from the state (:mod:`.compaction_step`) measures its kept tail with.
+- :meth:`MaskedStates.left`: the request such a compaction leaves is the history masked before
+  it, minus what it replaced, plus its summary (the masking is not done afresh on it):
+  :meth:`MaskedStates.cut` and :meth:`MaskedStates.layout` answer for it from then on.
 
 The step-by-step simulation (every call's history built and masked) is the definition: the
 tests compare both with it (tests/test_compaction_stages.py).
@@ -64,8 +69,12 @@ class MaskedStates:
         self._kept: tuple[object, _Kept | None] = (_NONE, None)
         self._base: tuple[object, Layout | None] = (_NONE, None)  # the state's own layout
         self._cut: tuple[object, object, tuple[int, int] | None] = (_NONE, _NONE, None)  # (call, state, cut) asked last
+        self._left: tuple[object, object, object, object, tuple[int, int] | None] = (_NONE, _NONE, None, None, None)
 
     def cut(self, call, state) -> tuple[int, int] | None:
+        left = self._left  # (call, the history a compaction left, the state before, why, its cut)
+        if left[0] is call and left[1] is state:
+            return left[4]
         last = self._cut  # the replay sizes a call, then lays it out: the same question twice
         if last[0] is call and last[1] is state:
             return last[2]
@@ -104,6 +113,34 @@ class MaskedStates:
             return -1, 0
         freed = kept.freed[last + 1]
         return (kept.index[last], freed) if freed and freed >= s.mask_min_tokens else (-1, 0)
+
+    def tokens(self, call, state) -> list[int]:
+        """Each message's tokens in ``call``'s history from ``state`` as masked (the table's
+        totals less what masking its results frees); asked where :meth:`cut` has an answer."""
+        totals = self.f.table.totals
+        cut = self.cut(call, state)
+        if cut is None or not cut[1]:
+            return totals  # type: ignore[return-value]
+        kept = self._kept_of(state)
+        out = list(totals)
+        values, messages = self.values, self.slots.messages
+        for j in kept.index[: bisect_left(kept.index, cut[0]) + 1]:
+            if values[j]:
+                out[messages[j]] -= values[j]
+        return out
+
+    def left(self, call, request, before, why) -> None:
+        """A compaction at ``call`` (fired for ``why``) done on its history from state ``before``
+        left the history ``request``: masked as the history before it was (:meth:`cut` and
+        :meth:`layout` of ``(call, request)`` say so until the next compaction)."""
+        self._left = (call, request, before, why, self.cut(call, before))
+
+    def compacted_from(self, call, state) -> tuple[object, object] | None:
+        """``(the state before, why)`` where ``state`` is the history a compaction at ``call``
+        left (:meth:`left`), else None: that request is built by building the history before
+        it and compacting it."""
+        left = self._left
+        return (left[2], left[3]) if left[0] is call and left[1] is state else None
 
     def _unguarded(self, kept: _Kept, lo: int, hi: int, stop: int, turn: int) -> list[int]:
         """Tokens of the kept results ``[lo, hi)`` that protected_in_turn does not keep."""
