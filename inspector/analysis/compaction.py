@@ -257,12 +257,12 @@ def replay_compacting(
     where ``names`` masks before compacting, the masking's states for ``settings`` to share with
     ``on_state``'s caller (its layouts ask what the sizes asked; one is made here if not given).
     ``counts``: what the summaries of the replay count alike, shared with ``on_state``'s caller
-    (:func:`request_history`), where given.
-    At a call
-    where a compaction was done without building the history (:mod:`.compaction_step`), that
-    state is the history the compaction left (its boundary the call's message), not the state
-    it keeps: the two differ by the earlier summaries the new one stands after (those between
-    the head and the tail are folded into it, so only one in the kept head would). Where the
+    (:func:`request_history`), where given. At a call where a compaction was done without
+    building the history (:mod:`.compaction_step`), that state is the history the compaction
+    left (its boundary the call's message), not the state it keeps: the two differ by the
+    earlier summaries the new one stands after (those between the head and the tail are folded
+    into it, so only one in the kept head would); after masking, that history is masked as the
+    one before the compaction was (:meth:`.compaction_stages.MaskedStates.left`). Where the
     history was built and compacted, the state is the one the compaction kept.
 
     Where the history is sized from the state, every call's validity is carried from the

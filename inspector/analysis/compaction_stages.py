@@ -101,6 +101,7 @@ class MaskedStates:
         self.first_call = list(accumulate(reversed(self.slots.calls), min, initial=self.f.n))[::-1]
         self._kept: tuple[object, _Kept | None] = (_NONE, None)
         self._base: tuple[object, Layout | None] = (_NONE, None)  # the state's own layout
+        self._merged: tuple[object, int, Layout | None] = (_NONE, -1, None)  # (state, last masked, its layout)
         self._cut: tuple[object, object, tuple[int, int] | None] = (_NONE, _NONE, None)  # (call, state, cut) asked last
         self._left: tuple[object, object, object, object, tuple[int, int] | None] = (_NONE, _NONE, None, None, None)
 
@@ -132,9 +133,9 @@ class MaskedStates:
         protect, newest = s.mask_protect_tokens, count
         if kept.messages[count - 1] >= floor:  # the walk skips what protected_in_turn keeps
             count = bisect_left(kept.messages, floor, 0, count)
-            walked = self._unguarded(kept, count, newest, stop, turn)
-            newest = count + len(walked)
-            protect -= sum(walked)
+            walked, walked_tokens = self._unguarded(kept, count, newest, stop, turn)
+            newest = count + walked
+            protect -= walked_tokens
         last = bisect_left(seen, seen[count] - protect, 0, count + 1) - 1
         if s.mask_keep_results is not None:
             last = min(last, newest - s.mask_keep_results - 1)
@@ -173,11 +174,17 @@ class MaskedStates:
         left = self._left
         return (left[2], left[3]) if left[0] is call and left[1] is state else None
 
-    def _unguarded(self, kept: _Kept, lo: int, hi: int, stop: int, turn: int) -> list[int]:
-        """Tokens of the kept results ``[lo, hi)`` that protected_in_turn does not keep."""
-        spans = _guard_spans(self.f, stop, turn)
-        tokens = self.slots.tokens
-        return [tokens[kept.index[k]] for k in range(lo, hi) if not any(a <= kept.messages[k] < b for a, b in spans)]
+    def _unguarded(self, kept: _Kept, lo: int, hi: int, stop: int, turn: int) -> tuple[int, int]:
+        """How many of the kept results ``[lo, hi)`` protected_in_turn does not keep, and their
+        tokens: those in its spans (sorted, disjoint) taken out, each span by a bisection."""
+        messages, seen = kept.messages, kept.seen
+        count, tokens = hi - lo, seen[hi] - seen[lo]
+        for a, b in _guard_spans(self.f, stop, turn):
+            x = bisect_left(messages, a, lo, hi)
+            y = bisect_left(messages, b, x, hi)
+            count -= y - x
+            tokens -= seen[y] - seen[x]
+        return count, tokens
 
     def layout(self, call, state) -> Layout | None:
         """Call's request as a layout: the state's with the masking's runs in its gaps."""
@@ -187,7 +194,17 @@ class MaskedStates:
         base = self._base[1]
         if cut is None or base is None:
             return None
-        masked = mask_layout(self.f, self.s, cut[0]) if cut[1] else ()
+        last = cut[0] if cut[1] else -1
+        merged = self._merged  # calls of one state mostly mask the same results: the same layout
+        if merged[0] is state and merged[1] == last:
+            return merged[2]
+        found = self._merge(base, mask_layout(self.f, self.s, last) if last >= 0 else ())
+        self._merged = (state, last, found)
+        return found
+
+    @staticmethod
+    def _merge(base: Layout, masked: Layout | None) -> Layout | None:
+        """The state's layout ``base`` with the masking's runs ``masked`` in its gaps."""
         if masked is None:
             return None
         if not base or not masked:
