@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from unittest import mock
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -68,7 +69,8 @@ def test_masking_then_compacting_shared_prefixes_from_layouts_equal_building_eac
 
 def test_the_generated_session_is_masked_and_compacted_from_its_states():
     """On a generated agent session the Gemini CLI preset compacts, masks between compactions,
-    and builds only the calls next to a compaction or whose turn began before it."""
+    and builds no history: neither at a compaction (:mod:`.compaction_step`) nor where the
+    call's turn began before it."""
     from strategy_builders import seeds_session
 
     a = seeds_session().analyze()
@@ -81,8 +83,96 @@ def test_the_generated_session_is_masked_and_compacted_from_its_states():
     assert fast == _slow(a.view, a.table, s, hidden, False)
     summaries = [c.call for c in fast if c.kind == "summary"]
     masked = MaskedStates(a.view, a.table, s)
-    assert summaries and any(masked.cut(c, None)[1] for c in a.view.calls if masked.cut(c, None))
-    assert len(built) < len(a.view.calls) / 2, (len(built), len(a.view.calls))
+    assert summaries == [7, 10] and any(masked.cut(c, None)[1] for c in a.view.calls if masked.cut(c, None))
+    with mock.patch.object(compaction, "build_history", lambda *args: built.append(args[4]) or real(*args)):
+        shared = replay(a.view, a.table, MASKED, s, shared=True)
+    with mock.patch("inspector.analysis.replay.sizes_from_state", return_value=False):
+        assert shared.calls == replay(a.view, a.table, MASKED, s, shared=True).calls
+    assert built == []
+
+
+def _generated():
+    from test_compaction_step import _generated
+
+    return analyze(_generated(400), encoding="approx")
+
+
+# the masking presets' own settings, their window and thresholds scaled to a 400-message session
+# (and the generated session's tool names): (preset, changed params, compactions, the compactions
+# done from the state, those of them whose history masks results)
+SCALED = [
+    ("claude-code-microcompact", {"context_window": 60_000, "mask_tools": ("read_file", "run_shell")}, 6, 6, 5),
+    ("opencode", {"context_window": 40_000, "mask_protect_tokens": 1000, "mask_min_tokens": 500, "keep_tail_tokens": 8000,
+                  "mask_protect_turns": 1}, 10, 27, 22),
+    ("gemini-cli", {"context_window": 30_000, "mask_protect_tokens": 4000, "mask_min_tokens": 3000}, 7, 7, 6),
+]
+
+
+@pytest.mark.parametrize("name, changed, compactions, done, masking", SCALED)
+def test_the_masking_presets_compact_from_their_states_without_building_a_history(name, changed, compactions, done, masking):
+    """Claude Code's microcompact, OpenCode and Gemini CLI compact on the state's slots plus the
+    messages since, the tail measured in masked sizes (:meth:`MaskedStates.tokens`; a compaction
+    done that frees nothing is not kept): every call, summary call and shared prefix as in the
+    step-by-step simulation, and no history built."""
+    from inspector.presets import builtin_preset
+
+    a = _generated()
+    view, table = a.view, a.table
+    s = Settings(**{**builtin_preset(name).params, **changed})
+    hidden = hidden_per_call(view, table)
+    built, masked_at = [], []
+    real, tokens = compaction.build_history, MaskedStates.tokens
+
+    def masked_tokens(self, call, state):
+        out = tokens(self, call, state)
+        masked_at.append((call.number, out is not table.totals))
+        return out
+
+    with mock.patch.object(compaction, "build_history", lambda *args: built.append(args[4]) or real(*args)):
+        with mock.patch.object(MaskedStates, "tokens", masked_tokens):
+            fast = [compaction.replay_compacting(view, table, MASKED, s, hidden, False)]
+        fast.append(compaction.replay_compacting(view, table, MASKED, s, hidden, True))
+        shared = replay(view, table, MASKED, s, shared=True)
+    assert built == []
+    assert fast == [_slow(view, table, s, hidden, validate) for validate in (False, True)]
+    with mock.patch("inspector.analysis.replay.sizes_from_state", return_value=False):
+        assert shared.calls == replay(view, table, MASKED, s, shared=True).calls
+    summaries = [c.call for c in fast[0] if c.kind == "summary"]
+    assert len(summaries) == compactions
+    assert len(masked_at) == done and set(summaries) <= {n for n, _ in masked_at}
+    assert sum(1 for _, masks in masked_at if masks) == masking
+    assert sum(1 for c in shared.calls if c.kind == "summary") == compactions
+
+
+def test_a_compactions_request_with_no_layout_is_built_as_the_compaction_left_it():
+    """Where the layouts of a compaction done from the state, or of the call after it, are
+    missing, the compaction's request is built from the state before it and compacted
+    (:func:`.compaction.request_history`: masked as before it, not afresh): every shared prefix
+    as when every request is built."""
+    from inspector.presets import builtin_preset
+
+    a = _generated()
+    view, table = a.view, a.table
+    name, changed = SCALED[1][:2]
+    s = Settings(**{**builtin_preset(name).params, **changed})
+    real_layout, real_left = MaskedStates.layout, MaskedStates.compacted_from
+    rebuilt = []
+
+    def left(self, call, state):
+        found = real_left(self, call, state)
+        if found is not None:
+            rebuilt.append(call.number)
+        return found
+
+    with mock.patch.object(MaskedStates, "layout", lambda self, call, state: None if call.number % 2 else real_layout(self, call, state)), \
+            mock.patch.object(MaskedStates, "compacted_from", left):
+        fast = replay(view, table, MASKED, s, shared=True)
+    with mock.patch("inspector.analysis.replay.sizes_from_state", return_value=False):
+        slow = replay(view, table, MASKED, s, shared=True)
+    assert fast.calls == slow.calls
+    summaries = [c.call for c in fast.calls if c.kind == "summary"]
+    # each compaction's request is built once: for its own call (odd) or for the call after it
+    assert rebuilt == summaries == [37, 53, 56, 81, 83, 95, 115, 128, 138, 164]
 
 
 def test_a_session_masking_has_no_fast_path_on_is_built_call_by_call():

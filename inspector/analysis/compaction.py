@@ -183,19 +183,39 @@ def build_history(view: SessionView, table: TokenTable, names: tuple[str, ...], 
     return w
 
 
-def _sizes(view: SessionView, table: TokenTable, names: tuple[str, ...], settings=None, validate: bool = False):
+def request_history(view: SessionView, table: TokenTable, names: tuple[str, ...], settings, n: int, state: _State | None,
+                    not_in_file: int, masked: MaskedStates | None = None, counts: SharedCounts | None = None) -> Working:
+    """Call ``n``'s request from ``state`` as the step-by-step simulation sends it:
+    :func:`build_history`'s, or where ``state`` is the history a compaction at call ``n`` left
+    without building it (:meth:`.compaction_stages.MaskedStates.left`: masked as before it), that
+    compaction done on the history built from the state before it (``counts``: the replay's
+    :class:`~inspector.strategies.summarize.SharedCounts`, whose summary builder has read it)."""
+    left = masked.compacted_from(view.calls[n - 1], state) if masked is not None else None
+    if left is None:
+        return build_history(view, table, names, settings, n, state, not_in_file)
+    before, why = left
+    w = build_history(view, table, names, settings, n, before, not_in_file)  # type: ignore[arg-type]
+    compact_now(w, why, counts)  # type: ignore[arg-type]
+    return w
+
+
+def _sizes(view: SessionView, table: TokenTable, names: tuple[str, ...], settings=None, validate: bool = False,
+           masked: MaskedStates | None = None):
     """``sizes(call, state, not_in_file) -> (tokens, non-system messages)`` of a call's history
     in O(log n), where that is the whole story: ``compact`` alone or after ``mask_tool_outputs``
-    (:class:`.compaction_stages.MaskedStates`; None for a call it cannot size), no compaction
-    recorded in the file (every call's history starts at message 0). None elsewhere (build
-    each history), for masking where its own fast path does not hold (the stateless replay
-    plans those sessions too), and for masking validated where a result holds images (masking
-    one changes its request's validity)."""
+    (``masked``, or one made here: :class:`.compaction_stages.MaskedStates`; None for a call it
+    cannot size), no compaction recorded in the file (every call's history starts at message 0).
+    None elsewhere (build each history), for masking where its own fast path does not hold (the
+    stateless replay plans those sessions too), and for masking validated where a result holds
+    images (masking one changes its request's validity)."""
     if not sizes_from_state(view, names):
         return None
     if names == MASKED and not replays_incrementally(view, table, names[:1], settings):
         return None  # masking's own fast path does not hold here (a tool exchange split across turns...)
-    masked = MaskedStates(view, table, settings) if names == MASKED else None
+    if names != MASKED:
+        masked = None
+    elif masked is None:
+        masked = MaskedStates(view, table, settings)
     if masked is not None and validate and wire_facts(view).result_images:
         return None
     prefix, overhead = table.prefix, table.overhead
@@ -224,7 +244,8 @@ def _sizes(view: SessionView, table: TokenTable, names: tuple[str, ...], setting
 def replay_compacting(
     view: SessionView, table: TokenTable, names: tuple[str, ...], settings, not_in_file: Sequence[int], validate: bool = False,
     on_request: Callable[[int, Working], None] | None = None,
-    on_state: Callable[[int, _State | None, Working | None], None] | None = None,
+    on_state: Callable[[int, _State | None, Working | None], None] | None = None, masked: MaskedStates | None = None,
+    counts: SharedCounts | None = None,
 ) -> list[CompactingCall]:
     """Every model call of the session under ``names`` with compaction state kept across calls
     (summary calls included, in order). ``not_in_file[k]``: what call k+1's plan adds to its
@@ -234,11 +255,16 @@ def replay_compacting(
     what the prompt cache needs of it); asking for it builds every call's history.
     ``on_state(call, state, working)``: each call's state instead, with its working history
     where one was built (None: the request is :func:`.compaction_requests.request_slots`'s;
-    only where the history is sized from the state, see :func:`sizes_from_state`). At a call
-    where a compaction was done without building the history (:mod:`.compaction_step`), that
-    state is the history the compaction left (its boundary the call's message), not the state
-    it keeps: the two differ by the earlier summaries the new one stands after (those between
-    the head and the tail are folded into it, so only one in the kept head would). Where the
+    only where the history is sized from the state, see :func:`sizes_from_state`). ``masked``:
+    where ``names`` masks before compacting, the masking's states for ``settings`` to share with
+    ``on_state``'s caller (its layouts ask what the sizes asked; one is made here if not given).
+    ``counts``: what the summaries of the replay count alike, shared with ``on_state``'s caller
+    (:func:`request_history`), where given. At a call where a compaction was done without
+    building the history (:mod:`.compaction_step`), that state is the history the compaction
+    left (its boundary the call's message), not the state it keeps: the two differ by the
+    earlier summaries the new one stands after (those between the head and the tail are folded
+    into it, so only one in the kept head would); after masking, that history is masked as the
+    one before the compaction was (:meth:`.compaction_stages.MaskedStates.left`). Where the
     history was built and compacted, the state is the one the compaction kept.
 
     Where the history is sized from the state, every call's validity is carried from the
@@ -246,10 +272,12 @@ def replay_compacting(
     request whole."""
     baselines = baseline_tokens(view, table)
     messages = view.messages
-    sizes = _sizes(view, table, names, settings, validate)
+    if masked is None and names == MASKED and sizes_from_state(view, names):
+        masked = MaskedStates(view, table, settings)
+    sizes = _sizes(view, table, names, settings, validate, masked)
     carried = CarriedValidity(view, table) if validate and sizes is not None else None
     stepped = sizes is not None and on_request is None and steps(view, names, settings)
-    shared = SharedCounts()
+    shared = counts if counts is not None else SharedCounts()
     out: list[CompactingCall] = []
     state: _State | None = None
     previous = None  # (call, its recorded input) of the previous call when it describes our history
@@ -275,14 +303,20 @@ def replay_compacting(
         compacted_by = None
         request = state  # the call's request as a state: the state's, or what the compaction here left or kept
         if why is not None and w is None and stepped:  # compacted without building the history
-            why = None
-            done = compacted(view, table, settings, request_slots(state, call.message_index), shared)
+            fired, why = why, None
+            tokens = masked.tokens(call, state) if masked is not None else table.totals
+            done = compacted(view, table, settings, request_slots(state, call.message_index), shared, tokens)
             if done is not None:
                 order, at = done
                 after = view.calls[n - 2].message_index if n > 1 else -1
                 request = _state(view, table, order, call.message_index, n, after)
                 # the history left: its slots (the earlier summaries folded in are gone) and nothing since
                 compacted_total = table.overhead + not_in_file[n - 1] + request.kept_tokens
+                if masked is not None:  # masked as the history before it was
+                    masked.left(call, request, state, fired)
+                    if tokens is not table.totals:
+                        totals = table.totals
+                        compacted_total -= sum(totals[s] - tokens[s] for s in order if type(s) is int)
                 if compacted_total < total:
                     out.append(CompactingCall(n, call.message_index, call.turn, "summary", 0, None, total))
                     state = _kept_state(request, order, at)
@@ -292,7 +326,7 @@ def replay_compacting(
             w = build_history(view, table, names, settings, n, state, not_in_file[n - 1])
         if why is not None:
             before = w.total()
-            compact_now(w, why)
+            compact_now(w, why, shared)
             summary = next((s for s in reversed(w.inserted) if s.by == COMPACT), None)
             if summary is not None and w.total() < before:
                 out.append(CompactingCall(n, call.message_index, call.turn, "summary", 0, None, before))

@@ -13,12 +13,16 @@ OpenHands and LangChain's summarization compact at most calls of a long session.
 Only where :func:`steps` says so: not under ``keep_user_tokens`` (its kept user messages are
 found on a working history), nor where a tool exchange is not a run of messages within one
 turn (compact's safe cuts then read which messages the working history still holds); the
-caller builds the history there. The step-by-step simulation (every history built and
-compacted) is the definition: tests/test_incremental_replay.py compares both.
+caller builds the history there. After ``mask_tool_outputs`` (Claude Code's microcompact,
+OpenCode, Gemini CLI) the history is the same sequence with some results masked: the tail is
+measured in the masked sizes (:meth:`.compaction_stages.MaskedStates.tokens`), nothing else
+compact reads changes. The step-by-step simulation (every history built and compacted) is the
+definition: tests/test_incremental_replay.py and tests/test_compaction_stages.py compare both.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from types import SimpleNamespace
 
 from ..strategies.base import Inserted
@@ -27,23 +31,30 @@ from ..strategies.compact import NAME as COMPACT, _head_end, _tail_start, covers
 from ..strategies.summarize import SharedCounts
 from ..tokens import TokenTable
 from ..units import SessionView
+from .compaction_stages import MASKED
 
 
 def steps(view: SessionView, names: tuple[str, ...], settings) -> bool:
     """Whether :func:`compacted` stands for building the history and compacting it."""
-    return names == (COMPACT,) and settings.keep_user_tokens is None and view_cache(view).units_simple
+    return names in _STEPPED and settings.keep_user_tokens is None and view_cache(view).units_simple
 
 
-def compacted(view: SessionView, table: TokenTable, settings, order: list, shared: SharedCounts) -> tuple[list, int] | None:
+_STEPPED = ((COMPACT,), MASKED)
+
+
+def compacted(view: SessionView, table: TokenTable, settings, order: list, shared: SharedCounts,
+              tokens: Sequence[int] | None = None) -> tuple[list, int] | None:
     """``compact_now`` on the history ``order`` (source indices and inserted slots, no message
-    edited): the history after it (the earlier summaries between the head and the tail folded
-    into the new one) and where its summary stands; None when it replaces nothing.
-    ``shared``: what the summaries count alike, one for every compaction of a replay."""
+    edited but masked results): the history after it (the earlier summaries between the head and
+    the tail folded into the new one) and where its summary stands; None when it replaces
+    nothing. ``shared``: what the summaries count alike, one for every compaction of a replay.
+    ``tokens``: each message's tokens in the history (default: the table's totals)."""
     roles = view.roles
     seq = [i for i in order if type(i) is int and roles[i] != "system"]
     if not seq:
         return None
-    w = SimpleNamespace(view=view, table=table, settings=settings, tokens=table.totals)  # what compact's pieces read
+    tokens = table.totals if tokens is None else tokens
+    w = SimpleNamespace(view=view, table=table, settings=settings, tokens=tokens)  # what compact's pieces read
     head = _head_end(w, seq, settings.keep_head_messages)  # type: ignore[arg-type]
     tail = _tail_start(w, seq, head)  # type: ignore[arg-type]
     replaced = seq[head:tail]
@@ -62,6 +73,6 @@ def compacted(view: SessionView, table: TokenTable, settings, order: list, share
 def kept_slots(order: list, at: int) -> list:
     """The slots the compaction that put its summary at ``at`` keeps (as
     :func:`.compaction._kept_slots` finds them): every source message, the summary and the
-    inserted messages after it. Every inserted slot of ``compact`` alone is a summary of other
-    messages (no two equal), so each stands where it is."""
+    inserted messages after it. Every inserted slot of ``compact`` (alone or after masking) is a
+    summary of other messages (no two equal), so each stands where it is."""
     return [s for s in order[:at] if type(s) is int] + order[at:]

@@ -32,11 +32,12 @@ from ..strategies.params import settings_model
 from ..strategies.incremental import replay_tokens
 from ..strategies.base import Working
 from ..strategies.pipeline import parse_pipeline, run
+from ..strategies.summarize import SharedCounts
 from ..tokens import TokenTable
 from ..units import SessionView
 from .agent_removed import credited, credited_column, removed_per_call
 from .baseline import baseline_tokens, resent_reasoning
-from .compaction import CompactingValidity, build_history, compacting, replay_compacting, sizes_from_state, validity_of
+from .compaction import CompactingValidity, compacting, replay_compacting, request_history, sizes_from_state, validity_of
 from .compaction_requests import CompactShares
 from .compaction_stages import MASKED, MaskedStates
 from .context import recorded_input
@@ -388,19 +389,21 @@ def _replay_compacting(view, table, names, settings, numbers, progress, predicte
     wanted = set(numbers)
     out = Replay(names, settings, session_calls=len(view.calls))
     shares: dict[int, int | None] = {}
-    keep = on_state = None
+    keep = on_state = masked = counts = None
     if shared and sizes_from_state(view, names):  # the requests follow from each call's state
         def build(n: int, state) -> Working:
-            return build_history(view, table, names, settings, n, state, hidden[n - 1])
+            return request_history(view, table, names, settings, n, state, hidden[n - 1], masked, counts)
 
-        stages = MaskedStates(view, table, settings).layout if names == MASKED else None
-        laid_out = CompactShares(view, table, [p.not_in_file for p in predicted], build, stages)
+        masked = MaskedStates(view, table, settings) if names == MASKED else None  # one for the sizes and the layouts
+        counts = SharedCounts()  # one for the replay's summaries and those of the requests built again
+        laid_out = CompactShares(view, table, [p.not_in_file for p in predicted], build, masked.layout if masked else None)
         on_state = lambda n, state, w: shares.__setitem__(n, laid_out.feed(n, state, w))  # noqa: E731
     elif shared:
         chain = RequestChain(view, table)
         keep = lambda n, w: shares.__setitem__(n, chain.feed(n, w))  # noqa: E731
     removed = removed_per_call(view, table)
-    for c in replay_compacting(view, table, names, settings, hidden, checked is not None, on_request=keep, on_state=on_state):
+    for c in replay_compacting(view, table, names, settings, hidden, checked is not None, on_request=keep, on_state=on_state,
+                               masked=masked, counts=counts):
         if checked is not None:
             checked.append(c)
         if cancelled is not None and cancelled():

@@ -82,8 +82,9 @@ def compact(w: Working) -> None:
         compact_now(w, why)
 
 
-def compact_now(w: Working, why: Reason) -> None:
-    """Summarise now (the trigger fired for ``why``): keep the head and tail, insert the summary."""
+def compact_now(w: Working, why: Reason, shared: SharedCounts | None = None) -> None:
+    """Summarise now (the trigger fired for ``why``): keep the head and tail, insert the summary.
+    ``shared``: what the summaries of one replay count alike (:func:`summary_of`)."""
     s = w.settings
     seq = [i for i in w.order if type(i) is int and w.view.roles[i] != "system"]
     if not seq:
@@ -109,7 +110,7 @@ def compact_now(w: Working, why: Reason) -> None:
         w.remove_inserted(earlier)
     if not replaced:
         return
-    item = summary_of(w, covered)
+    item = summary_of(w, covered, shared)
     w.drop_many(replaced, NAME, Reason(_REPLACED, (str(why),)), Status.SUMMARIZED)
     w.insert(summary_position(w.order, w.view.roles, summary_after), item)
 
