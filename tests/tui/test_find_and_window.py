@@ -245,3 +245,20 @@ async def test_window_view_notes_wrap_on_an_80_column_terminal():
         shown = " ".join(shown.split())
         assert "the agent reserves 33,000 (Claude Code 2.1.39 compacts at window - 20,000 reserved output - 13,000 buffer)" in shown
         assert "window 200,000 tokens (claude-opus-4-6, Claude Code's 200K default)" in shown
+
+
+async def test_window_view_numbers_of_a_million_token_window_stay_apart_at_80x24():
+    """A Gemini CLI chat (window 1,048,576): at 80x24 the compact legend's 9-wide columns read
+    'free 1,039,2861,039,286'."""
+    path = SAMPLES.parent / "tests" / "fixtures" / "real" / "public" / "agentcmd_session-2025-10-27T19-55-981c87cb.json"
+    app = make_app(inspector.load(path), path=str(path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("w")
+        await pilot.pause()
+        grid = app.screen.query_one(WindowGrid)
+        assert grid.window.tokens == 1_048_576
+        lines = grid.render().plain.split("\n")
+        assert max(len(line) for line in lines) <= 80 - 6
+        free = next(line for line in lines if "free" in line).split()
+        assert free[-3:-1] == [f"{1_048_576 - sum(app.result.before_by_category):,}", f"{1_048_576 - sum(app.result.by_category):,}"]
