@@ -126,3 +126,13 @@ def test_a_history_of_plain_chat_messages_alone_is_not_claimed(tmp_path):
     path = tmp_path / "chat.json"
     path.write_text('{"history": [{"role": "user", "content": "hi"}]}')
     assert FORMATS["swe_agent"].detect(Probe(path)) == 0
+
+
+def test_a_trajectory_that_names_no_model_says_why_it_is_not_priced(capsys):
+    """'Cost: simulated with no strategy unknown.' said nothing of why (the viewer said the price
+    data did not know the model, though the file names none)."""
+    from inspector.cli.main import main
+
+    assert main(["replay", str(FIX / "sweagent_demo_function_calling_simple.traj")]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "Cost: simulated with no strategy unknown. Not priced: the file names no model (--model NAME prices it)." in out
