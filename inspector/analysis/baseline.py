@@ -36,11 +36,13 @@ REASONING_KEPT_ACROSS_TURNS = ("gpt-5.6",)
 #: turns are preserved in model context by default"); earlier models and Sonnet/Haiku 4.5 strip them.
 #: Seen in the 2.1.42 (claude-opus-4-6) transcript: a new prompt after a thinking answer grows the
 #: recorded input by +1,668 against +651 of visible text.
-#: Models whose reasoning is never sent back, not even within a tool loop: Gemini returns thought
-#: summaries and an opaque signature, and the client sends no thought text again. Measured on a
-#: public Gemini CLI 0.11 chat (gemini-2.5-pro): after a call that produced 2,952 thought tokens
-#: and a write_file call, the next call's recorded input grew by 545 (the call and its result),
-#: and by 1,266 after one of 461 thoughts with a 1,050-token search result.
+#: Models whose reasoning is not counted as sent back, not even within a tool loop: Gemini returns
+#: thought summaries and an opaque signature, and the client sends no thought text again.
+#: Measured on six public Gemini CLI 0.11 chats (gemini-2.5-pro, 16 steps within a turn): after a
+#: call that produced 2,952 thought tokens and a write_file call, the next call's recorded input
+#: grew by 545 (the call and its result); 14 of the 16 steps grew by none of the thoughts. The
+#: other two grew by about the previous call's thoughts (+313 for 319, +119 for 128), both where
+#: that next call produced no thoughts itself, which a prediction cannot know beforehand.
 REASONING_NOT_RESENT = ("gemini",)
 
 _CLAUDE_VERSION = re.compile(r"(?<![0-9])([0-9]{1,2})(?![0-9])")
