@@ -4,12 +4,14 @@ rows, read-only access."""
 from __future__ import annotations
 
 import hashlib
+import json
 import sqlite3
 from pathlib import Path
 
 import pytest
 
 import inspector
+from inspector.cli.main import main
 from inspector.formats import SessionFormatError, load
 from inspector.formats import builtin  # noqa: F401  (registers every format)
 from inspector.formats.agents_sqlite import read_database
@@ -68,6 +70,8 @@ def test_newest_session_read(db):
     assert [(t.number, t.start, t.stop) for t in view.turns] == [(1, 0, 7)]
     assert [c.message_index for c in view.calls] == [1, 4, 6]
     assert [(x.where, x.reason, x.kind) for x in s.skipped] == [
+        ("agent_messages", "2 sessions in this database: showing support-118 (the newest row); the others are "
+                           "sidechains (open one with --sidechain session:SESSION_ID)", "ignored"),
         ("agent_messages[id=11].message_data", "encrypted item (EncryptedSession)", "ignored"),
         ("agent_messages[id=13].message_data", "handoff_marker_v9 (unknown item type)", "ignored"),
     ]
@@ -76,6 +80,18 @@ def test_newest_session_read(db):
 def test_named_session(db):
     s = read_database(db, "support-117")
     assert [(m.role, m.text) for m in s.messages] == [("user", "What is your returns window?"), ("assistant", "30 days from delivery.")]
+    assert {k: len(v) for k, v in s.sidechains.items()} == {"session:support-118": 7}
+
+
+def test_the_other_sessions_of_a_database_are_sidechains(db, capsys):
+    """A database holding several sessions showed the newest and said nothing of the others (a
+    public SQLAlchemy-session demo database holds three users' sessions: 12, 6 and 6 rows)."""
+    s = load(db)
+    assert list(s.sidechains) == ["session:support-117"]
+    assert [(m.role, m.text) for m in s.sidechains["session:support-117"]] == [
+        ("user", "What is your returns window?"), ("assistant", "30 days from delivery.")]
+    assert main(["info", "--json", "--sidechain", "session:support-117", str(db)]) == 0
+    assert json.loads(capsys.readouterr().out)["session"]["messages"] == 2
     with pytest.raises(SessionFormatError) as err:
         read_database(db, "nope")
     assert str(err.value).startswith(f"{db}: no session 'nope' in table agent_messages.")

@@ -107,3 +107,32 @@ def test_mini_swe_agent_2_submit_call_is_marked_as_the_end_of_the_run(capsys, tm
         "Submitted), so no result was ever written), and OpenAI rejects a request that leaves a tool call unanswered. "
         "Export the request of the last recorded call instead (--at 2), or pass --allow-invalid to write it anyway."
     )
+
+
+def test_a_demonstration_holding_only_history_is_a_swe_agent_trajectory():
+    """SWE-agent's demonstration files hold only ``history`` (no ``trajectory`` or ``info``); they
+    were "not a session format the inspector recognises" (exit 2)."""
+    path = FIX / "sweagent_demo_function_calling_simple.traj"
+    scores = {n: f.detect(Probe(path)) for n, f in FORMATS.items()}
+    assert scores.pop("swe_agent") == 95 and max(scores.values()) == 0
+    s = load(path)
+    assert (s.format, s.agent, len(s.messages)) == ("swe_agent", "swe-agent", 12)
+    assert [m.role for m in s.messages] == ["system", "user"] + ["assistant", "tool"] * 5
+    assert [m.tool_results[0].tool_call_id for m in s.messages[3::2]] == [c.id for m in s.messages[2::2] for c in m.tool_calls]
+    assert [c.message_index for c in build_view(s).calls] == [2, 4, 6, 8, 10]
+
+
+def test_a_history_of_plain_chat_messages_alone_is_not_claimed(tmp_path):
+    path = tmp_path / "chat.json"
+    path.write_text('{"history": [{"role": "user", "content": "hi"}]}')
+    assert FORMATS["swe_agent"].detect(Probe(path)) == 0
+
+
+def test_a_trajectory_that_names_no_model_says_why_it_is_not_priced(capsys):
+    """'Cost: simulated with no strategy unknown.' said nothing of why (the viewer said the price
+    data did not know the model, though the file names none)."""
+    from inspector.cli.main import main
+
+    assert main(["replay", str(FIX / "sweagent_demo_function_calling_simple.traj")]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "Cost: simulated with no strategy unknown. Not priced: the file names no model (--model NAME prices it)." in out

@@ -137,6 +137,22 @@ def test_window_of_the_model_and_what_the_agent_reserves(four):
     assert unknown.assumed and "my-local-model is not in genai-prices' table" in unknown.source
 
 
+GEMINI = Path(__file__).parent / "fixtures" / "real" / "public" / "agentcmd_session-2025-10-27T19-55-981c87cb.json"
+
+
+def test_gemini_cli_sessions_have_the_clis_own_window():
+    """Gemini CLI compresses at a share of its own ``tokenLimit`` (1,048,576); genai-prices lists
+    gemini-2.5-pro with a price but no window, which was shown as "not in genai-prices' table"
+    and assumed 200,000 (a real Gemini CLI 0.11 chat, gemini-2.5-pro)."""
+    w = session_window(inspector.load(GEMINI))
+    assert (w.model, w.tokens, w.source, w.assumed, w.budget) == ("gemini-2.5-pro", 1_048_576, "Gemini CLI's token limit", False, 1_048_576)
+    assert window_for("gemini-1.5-pro", "gemini-cli").tokens == 2_097_152
+    # outside Gemini CLI: the table's window, or one assumed with the right reason
+    assert window_for("gemini-2.5-flash").tokens == 1_048_576
+    other = window_for("gemini-2.5-pro")
+    assert (other.tokens, other.source) == (DEFAULT_WINDOW, "assumed: genai-prices' table gives gemini-2.5-pro no window")
+
+
 def test_a_claude_code_call_above_200k_shows_the_1m_window(four):
     """A transcript does not name Claude Code's 1M variant; a call that read more than 200,000 tokens does."""
     messages = list(four.session.messages)

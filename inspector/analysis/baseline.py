@@ -36,6 +36,15 @@ REASONING_KEPT_ACROSS_TURNS = ("gpt-5.6",)
 #: turns are preserved in model context by default"); earlier models and Sonnet/Haiku 4.5 strip them.
 #: Seen in the 2.1.42 (claude-opus-4-6) transcript: a new prompt after a thinking answer grows the
 #: recorded input by +1,668 against +651 of visible text.
+#: Models whose reasoning is not counted as sent back, not even within a tool loop: Gemini returns
+#: thought summaries and an opaque signature, and the client sends no thought text again.
+#: Measured on six public Gemini CLI 0.11 chats (gemini-2.5-pro, 16 steps within a turn): after a
+#: call that produced 2,952 thought tokens and a write_file call, the next call's recorded input
+#: grew by 545 (the call and its result); 14 of the 16 steps grew by none of the thoughts. The
+#: other two grew by about the previous call's thoughts (+313 for 319, +119 for 128), both where
+#: that next call produced no thoughts itself, which a prediction cannot know beforehand.
+REASONING_NOT_RESENT = ("gemini",)
+
 _CLAUDE_VERSION = re.compile(r"(?<![0-9])([0-9]{1,2})(?![0-9])")
 
 
@@ -103,13 +112,24 @@ def _resent_reasoning(view: SessionView, table: TokenTable) -> list[int]:
 
 
 def produced_reasoning(view: SessionView, table: TokenTable) -> list[int]:
-    """Per call: the reasoning tokens it produced (:func:`call_reasoning`)."""
+    """Per call: the reasoning tokens it produced that later calls re-send (:func:`call_reasoning`;
+    0 for the models of :data:`REASONING_NOT_RESENT`)."""
     return list(_produced(view, table))
 
 
 def _produced_reasoning(view: SessionView, table: TokenTable) -> list[int]:
     messages, counts = view.messages, table.counts
-    return [call_reasoning(messages[c.message_index], counts[c.message_index]) for c in view.calls]
+    out: list[int] = []
+    model = view.session.model  # a call that names no model: the last one named, or the session's
+    for c in view.calls:
+        message = messages[c.message_index]
+        model = message.usage.model if message.usage is not None and message.usage.model else model
+        out.append(0 if _drops_reasoning(model) else call_reasoning(message, counts[c.message_index]))
+    return out
+
+
+def _drops_reasoning(model: str | None) -> bool:
+    return (model or "").lower().rsplit("/", 1)[-1].startswith(REASONING_NOT_RESENT)
 
 
 def reasoning_resets(view: SessionView) -> list[bool]:
@@ -158,5 +178,5 @@ def baseline_tokens(view: SessionView, table: TokenTable) -> list[int]:
         v + r for v, r in zip(visible_input(view, table), _resent(view, table))])
 
 
-__all__ = ["REASONING_KEPT_ACROSS_TURNS", "baseline_tokens", "call_reasoning", "next_resent_reasoning",
+__all__ = ["REASONING_KEPT_ACROSS_TURNS", "REASONING_NOT_RESENT", "baseline_tokens", "call_reasoning", "next_resent_reasoning",
            "produced_reasoning", "reasoning_resets", "resent_reasoning", "visible_input"]

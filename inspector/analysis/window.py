@@ -3,7 +3,7 @@
 Windows come from the file where it records one (Codex ``token_count`` events carry
 ``model_context_window``), else from the table the ``genai-prices`` package ships (its bundled
 snapshot; nothing is downloaded; Claude Code sessions are capped at its default 200,000 unless a
-call recorded more: the 1M variant), else a
+call recorded more: the 1M variant; Gemini CLI sessions take the CLI's own token limit), else a
 stated default labelled "assumed". The agent's own
 reservation comes from its known compaction rule (reference: presets.md):
 
@@ -35,7 +35,8 @@ class Window:
     model: str | None
     #: The model's context window, in tokens.
     tokens: int
-    #: Where ``tokens`` comes from: "recorded in the file", "genai-prices", or "assumed: ...".
+    #: Where ``tokens`` comes from: "recorded in the file", "genai-prices", the agent's own
+    #: ("Claude Code's 200K default", "Gemini CLI's token limit"...), or "assumed: ...".
     source: str
     #: Tokens the agent keeps free before it compacts (output reservation and buffer); 0 unknown.
     reserved: int = 0
@@ -56,6 +57,8 @@ class Window:
 
 @lru_cache(maxsize=256)
 def _table_window(model: str) -> int | None:
+    """The window genai-prices gives ``model``: None when the model is not in its table, 0 when it
+    is but without a window (gemini-2.5-pro)."""
     try:
         from genai_prices.data_snapshot import get_snapshot
     except ImportError:  # pragma: no cover - a core dependency
@@ -64,7 +67,7 @@ def _table_window(model: str) -> int | None:
         _, info = get_snapshot().find_provider_model(model, None, None, None)
     except LookupError:
         return None
-    return info.context_window
+    return info.context_window or 0
 
 
 def _reservation(agent: str | None, window: int, version: str | None = None) -> tuple[int, str]:
@@ -116,6 +119,11 @@ CLAUDE_CODE_WINDOW = 200_000
 #: The 1M variant's window (``[1m]``; Claude Code's default for Opus on some plans from 2.1.x): a
 #: transcript shows it only by a call that read more than 200,000 tokens, which 200K cannot hold.
 CLAUDE_CODE_1M_WINDOW = 1_000_000
+#: Gemini CLI's own window (``tokenLimit`` in packages/core/src/core/tokenLimits.ts: 1,048,576 for
+#: every model it runs, 2,097,152 for gemini-1.5-pro), which its compression threshold is a share
+#: of; genai-prices gives none for gemini-2.5-pro or gemini-3-pro-preview, and 1,000,000 for others.
+GEMINI_CLI_WINDOW = 1_048_576
+GEMINI_CLI_WINDOWS = {"gemini-1.5-pro": 2_097_152}
 
 
 def window_for(model: str | None, agent: str | None = None, recorded: int | None = None, version: str | None = None,
@@ -134,6 +142,9 @@ def window_for(model: str | None, agent: str | None = None, recorded: int | None
         else:
             tokens = min(found or CLAUDE_CODE_WINDOW, CLAUDE_CODE_WINDOW)
             source = "Claude Code's 200K default"
+    elif agent == "gemini-cli":
+        tokens = GEMINI_CLI_WINDOWS.get((model or "").lower().rsplit("/", 1)[-1], GEMINI_CLI_WINDOW)
+        source = "Gemini CLI's token limit"
     elif model is None:
         tokens, source = DEFAULT_WINDOW, "assumed: the file names no model"
     else:
@@ -141,7 +152,8 @@ def window_for(model: str | None, agent: str | None = None, recorded: int | None
         if found:
             tokens, source = found, "genai-prices"
         else:
-            tokens, source = DEFAULT_WINDOW, f"assumed: {model} is not in genai-prices' table"
+            why = f"genai-prices' table gives {model} no window" if found == 0 else f"{model} is not in genai-prices' table"
+            tokens, source = DEFAULT_WINDOW, f"assumed: {why}"
     reserved, note = _reservation(agent, tokens, version)
     return Window(model, tokens, source, reserved, note)
 

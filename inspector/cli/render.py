@@ -287,6 +287,8 @@ def render_replay_money(report: dict[str, Any], out: Console, limit: int = 60) -
         line += f" Sub-agents: recorded {_usd_text(side)} over {plural(len(report['sidechain_calls']), 'call')}."
     if report.get("unknown_models"):
         line += f" No price for {', '.join(report['unknown_models'])}: those calls are not counted."
+    elif report["baseline_cost_total"] is None:
+        line += " Not priced: the file names no model (--model NAME prices it)."
     out.print(Text(line))
     out.print(Text(
         f"read / rest = input tokens the cache model reads from the provider's cache / writes or sends uncached "

@@ -5,7 +5,8 @@ they are read with :class:`~inspector.formats.openai_responses.ItemReader` (outp
 response grouped into one assistant message, calls and outputs linked by ``call_id``). Table names
 are configurable in the SDK, so the tables are found by their columns (``session_id`` +
 ``message_data``). A database can hold several sessions: :func:`read` opens the one with the
-newest row and lists them all in ``Session.extra["sessions"]``; :func:`read_database` takes a
+newest row, lists them all in ``Session.extra["sessions"]`` and reads the others as sidechains
+``session:<id>`` (a notice in ``skipped`` names the one shown); :func:`read_database` takes a
 ``session_id``. ``EncryptedSession`` rows (``{"__enc__": 1, ...}``) cannot be read and are skipped.
 The basic session records no usage.
 
@@ -125,10 +126,13 @@ class SqliteSessionReader:
     """Reads one session's rows (of one branch, where the database has them) into a Session;
     :meth:`read_new` adds rows appended since."""
 
-    def __init__(self, path: Path, session_id: str | None = None, branch: str | None = None) -> None:
+    def __init__(self, path: Path, session_id: str | None = None, branch: str | None = None,
+                 con: sqlite3.Connection | None = None) -> None:
+        """``con``: a connection to read the database through (kept open), instead of a copy of its own."""
         self.path = path
         try:
-            con = connect(path)
+            own = con is None
+            con = connect(path) if con is None else con
             try:
                 self.table = messages_table(con)
                 if self.table is None:
@@ -139,7 +143,8 @@ class SqliteSessionReader:
                     session_id = listed[0]["session_id"] if listed else None
                 found = branches(con, session_id)
             finally:
-                con.close()
+                if own:
+                    con.close()
         except sqlite3.DatabaseError as exc:
             raise SessionFormatError(path, None, f"cannot read it as SQLite ({exc}).") from None
         if given is not None and not any(s["session_id"] == given for s in listed):
@@ -238,14 +243,30 @@ def read_database(path: Path, session_id: str | None = None) -> Session:
         reader.read_new(con)
         turn_usage(con, reader)
         for other in reader.session.extra.get("branches", [])[1:]:
-            side = SqliteSessionReader(path, reader.session_id, other)
+            side = SqliteSessionReader(path, reader.session_id, other, con)
             side.read_new(con)
             reader.session.sidechains[f"branch:{other}"] = side.session.messages
+        _other_sessions(reader, con)
     except sqlite3.DatabaseError as exc:
         raise SessionFormatError(path, None, f"cannot read it as SQLite ({exc}).") from None
     finally:
         con.close()
     return reader.session
+
+
+def _other_sessions(reader: SqliteSessionReader, con: sqlite3.Connection) -> None:
+    """The database's other sessions as sidechains ``session:<id>``, with a notice naming the one
+    shown (a database shared by several users or conversations holds one per ``session_id``)."""
+    listed = reader.session.extra["sessions"]
+    others = [s["session_id"] for s in listed if s["session_id"] != reader.session_id]
+    for other in others:
+        side = SqliteSessionReader(reader.path, other, None, con)
+        side.read_new(con)
+        reader.session.sidechains[f"session:{other}"] = side.session.messages
+    if others:
+        reader.session.skipped.insert(0, ignored(
+            reader.table, f"{len(listed)} sessions in this database: showing {reader.session_id} (the newest row); "
+            "the others are sidechains (open one with --sidechain session:SESSION_ID)"))
 
 
 def read(path: Path) -> Session:

@@ -8,6 +8,7 @@
   ``history`` keeps everything: history processors (``last_n_observations``...) only changed the
   per-step ``query`` copies, which are not read; re-simulate them with a strategy instead.
   ``info.model_stats`` (session totals, not per call) goes to ``Session.extra["model_stats"]``.
+  A demonstration file holds only ``history`` (no ``trajectory`` or ``info``).
 - mini-swe-agent: ``{"info", "messages", "trajectory_format": "mini-swe-agent-..."}``; OpenAI-shape
   messages whose ``extra.response.usage`` is the usage of the call that produced them (its
   ``extra.response.model`` is ``Usage.model``); LiteLLM's ``reasoning_content`` becomes a thinking
@@ -48,9 +49,17 @@ def _conversation(doc: Any) -> tuple[list[Any], str, bool] | None:
     fmt = doc.get("trajectory_format")
     if isinstance(fmt, str) and fmt.startswith("mini-swe-agent") and isinstance(doc.get("messages"), list):
         return doc["messages"], "$.messages", True
-    if isinstance(doc.get("history"), list) and ("trajectory" in doc or "info" in doc):
-        return doc["history"], "$.history", False
+    history = doc.get("history")
+    if isinstance(history, list) and ("trajectory" in doc or "info" in doc or _agent_messages(history)):
+        return history, "$.history", False
     return None
+
+
+def _agent_messages(history: list[Any]) -> bool:
+    """Whether ``history`` is SWE-agent's own (a demonstration ``.traj`` holds only it): its first
+    message carries the ``agent`` and ``message_type`` SWE-agent writes on every message."""
+    first = history[0] if history else None
+    return isinstance(first, dict) and "role" in first and "agent" in first and "message_type" in first
 
 
 def _part(part: Any, k: int) -> Any:

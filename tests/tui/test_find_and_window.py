@@ -228,20 +228,40 @@ async def test_x_shift_keeps_the_rows_of_the_selected_rows_tool_then_turn_then_k
         assert app.list.filter_name == "all" and app.list.row_count() == len(app.result.rows)
 
 
+def _real_app(*parts: str):
+    path = SAMPLES.parent.joinpath("tests", "fixtures", "real", *parts)
+    return make_app(inspector.load(path), path=str(path))
+
+
+async def _window_view_at_80(pilot, app) -> list[str]:
+    """Open the window view on an 80-column terminal: its grid's lines, which fit in the box."""
+    await settle(pilot, app)
+    await pilot.press("w")
+    await pilot.pause()
+    lines = app.screen.query_one(WindowGrid).render().plain.split("\n")
+    assert max(len(line) for line in lines) <= 80 - 6  # the box's border and padding, the grid's padding
+    return lines
+
+
 async def test_window_view_notes_wrap_on_an_80_column_terminal():
     """The notes under the grid (the window's source, what the agent reserves) wrap to the
     terminal: at 80x24 'the agent reserves 33,000 (Claude Code 2.1.39 compacts at window - 20,000
     reserved output - 13,000 buffer)' was cut after '20,000' and the window's source after 'a call r'."""
-    path = SAMPLES.parent / "tests" / "fixtures" / "real" / "claude_code" / "3f2b9c1e-5d4a-4e8b-9c71-2a6f0d8e4b13.jsonl"
-    app = make_app(inspector.load(path), path=str(path))
+    app = _real_app("claude_code", "3f2b9c1e-5d4a-4e8b-9c71-2a6f0d8e4b13.jsonl")
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot, app)
-        await pilot.press("w")
-        await pilot.pause()
-        grid = app.screen.query_one(WindowGrid)
-        lines = grid.render().plain.split("\n")
-        assert max(len(line) for line in lines) <= 80 - 6  # the box's border and padding, the grid's padding
+        await _window_view_at_80(pilot, app)
         shown = " ".join(strip.text.strip(" │╭╮╰╯─") for strip in app.screen._compositor.render_strips())
         shown = " ".join(shown.split())
         assert "the agent reserves 33,000 (Claude Code 2.1.39 compacts at window - 20,000 reserved output - 13,000 buffer)" in shown
         assert "window 200,000 tokens (claude-opus-4-6, Claude Code's 200K default)" in shown
+
+
+async def test_window_view_numbers_of_a_million_token_window_stay_apart_at_80x24():
+    """A Gemini CLI chat (window 1,048,576): at 80x24 the compact legend's 9-wide columns read
+    'free 1,039,2861,039,286'."""
+    app = _real_app("public", "agentcmd_session-2025-10-27T19-55-981c87cb.json")
+    async with app.run_test(size=(80, 24)) as pilot:
+        lines = await _window_view_at_80(pilot, app)
+        assert app.screen.query_one(WindowGrid).window.tokens == 1_048_576
+        free = next(line for line in lines if "free" in line).split()
+        assert free[-3:-1] == [f"{1_048_576 - sum(app.result.before_by_category):,}", f"{1_048_576 - sum(app.result.by_category):,}"]

@@ -62,6 +62,16 @@ async def test_totals_bar_shows_the_session_cost_with_and_without_the_pipeline(s
         assert 0 < pct < 100.0 * (1 - sum(p.tokens for p in app.chart.points.values()) / sum(p.baseline for p in app.chart.points.values()))
 
 
+async def test_a_session_that_names_no_model_is_not_priced_for_that_reason():
+    """A SWE-agent demonstration names no model: the bar said 'the price data does not know the
+    session's model'."""
+    path = Path(__file__).parents[1] / "fixtures" / "real" / "swe_agent" / "sweagent_demo_function_calling_simple.traj"
+    app = make_app(inspector.load(path), path=str(path))
+    async with app.run_test(size=(160, 48)) as pilot:
+        await priced(pilot, app)
+        assert "cost not priced: the file names no model" in " ".join(totals_text(app).split())
+
+
 @pytest.mark.parametrize("size", [(160, 48), (80, 24)])
 async def test_the_chart_switches_to_dollars_by_a_key_with_ticks_and_recorded_usage(size):
     session = inspector.load(CLAUDE)

@@ -92,12 +92,14 @@ class WindowGrid(Widget):
         r, window = self.result, self.window
         wide = self.app.size.width - 8 >= TWO_GRIDS_FROM
         name_w, num_w = LEGEND_WIDE if wide else LEGEND_COMPACT
+        before, after = r.before_by_category, r.by_category
+        used_before, used_after = sum(before), sum(after)
+        # a space before every number: 1,039,286 free of a 1,048,576 window fills the compact 9
+        num_w = max(num_w, 1 + len(f"{max(window.tokens, used_before, used_after):,}"))
 
         def name(text: str) -> str:
             return (text if wide else COMPACT_NAMES.get(text, text)).ljust(name_w - 2)
 
-        before, after = r.before_by_category, r.by_category
-        used_before, used_after = sum(before), sum(after)
         reserved = window.reserved
         legend: list[list[tuple[str, str]]] = [
             [("category".ljust(name_w), "wingrid--label"), ("before".rjust(num_w), "wingrid--label"),

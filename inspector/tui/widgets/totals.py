@@ -334,8 +334,8 @@ class TotalsBar(Widget):
         the recorded usage cost, and the price data's date."""
         base, cost, recorded = money.total("baseline_cost"), money.total("cost"), money.total("recorded_cost")
         if base is None or cost is None:
-            unknown = ", ".join(money.unknown_models) or "the session's model"
-            return [[("cost ", label), (f"not priced: the price data does not know {unknown}", self.s("totals--muted"))]]
+            why = f"the price data does not know {', '.join(money.unknown_models)}" if money.unknown_models else "the file names no model"
+            return [[("cost ", label), (f"not priced: {why}", self.s("totals--muted"))]]
         pct = 100.0 * float(base - cost) / float(base) if base else 0.0
         line: list[Segment] = [[("session cost " if not compact else "cost ", label), (usd(float(base)), num),
                                 (" → with pipeline " if not compact else " → ", label), (usd(float(cost)), num)],
