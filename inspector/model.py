@@ -386,6 +386,11 @@ def _maker(cls: type, *positional: str) -> Any:
 
 _FACTORY = object()
 
+#: ``Session.extra`` key: the sidechain ids that are other sessions stored in the same file (the
+#: other instances of an OpenHands ``output.jsonl``, an Agents SDK database's other ``session_id``
+#: values), not sub-agents or branches of this one: they are not priced as part of its cost.
+SEPARATE_SESSIONS = "separate_sessions"
+
 #: ``new_message(index, role, content, source, content_form, extra, *, name=None, usage=None,
 #: starts_context=False, injected=None, is_summary=None, resent=False)``
 new_message = _maker(Message, "index", "role", "content", "source", "content_form", "extra")
@@ -435,7 +440,8 @@ class Session(BaseModel):
     tools: list[ToolDefinition] = Field(default_factory=list)
     #: Top-level request fields the model has no slot for (``model``, ``max_tokens``...).
     extra: dict[str, Any] = Field(default_factory=dict)
-    #: Side conversations kept apart from the main chain (Claude Code sub-agents), by id.
+    #: Side conversations kept apart from the main chain (Claude Code sub-agents), by id; those
+    #: ``extra[SEPARATE_SESSIONS]`` lists are other sessions the same file holds, not parts of this one.
     sidechains: dict[str, list[Message]] = Field(default_factory=dict)
     skipped: list[Skipped] = Field(default_factory=list)
     #: The agent that wrote the file and its version, where the file says (``claude_code``, ``2.0.76``).

@@ -166,3 +166,14 @@ def test_advanced_session_reads_one_branch_and_its_turn_usage(tmp_path):
     con.close()
     assert [(t["turn"], t["requests"], t["input_tokens"]) for t in reader.session.extra["turn_usage"]] == [(1, 1, 41), (2, 2, 262)]
     assert [(m.index, m.usage.input_tokens, m.usage.output_tokens) for m in reader.session.messages if m.usage] == [(1, 41, 4)]
+
+
+def test_the_other_sessions_of_a_database_are_not_priced_as_this_ones_cost(db):
+    import inspector
+    from inspector.analysis.money import session_money
+
+    s = load(db)
+    assert s.extra["separate_sessions"] == ["session:support-117"]
+    a = inspector.analyze(s, "cl100k_base")
+    money = session_money(a.view, a.table)
+    assert {c.sidechain for c in money.calls} == {None} and len(money.calls) == 3

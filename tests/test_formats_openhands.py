@@ -117,3 +117,17 @@ def test_the_finish_call_is_marked_as_the_end_of_the_run():
 
     s = load(REAL_EDIT)
     assert [m.extra.get(ENDS_RUN) for m in s.messages] == [None, None, None, "OpenHands finish"]
+
+
+def test_the_other_instances_are_not_priced_as_this_ones_cost():
+    """The file's other evaluation instances are sidechains to open, not parts of this session:
+    its cost is its own three calls (a sub-agent's would be added)."""
+    import inspector
+    from inspector.analysis.money import session_money
+
+    s = load(OUTPUT)
+    assert s.extra["separate_sessions"] == ["ponylang__ponyc-4593"]
+    a = inspector.analyze(s, "cl100k_base")
+    money = session_money(a.view, a.table)
+    assert [c.sidechain for c in money.calls] == [None, None, None]
+    assert money.total("recorded_cost") == money.total("recorded_cost", sidechains=False)

@@ -27,7 +27,7 @@ from datetime import datetime, timezone
 from decimal import Decimal
 from typing import Any
 
-from ..model import Message, Session, Usage
+from ..model import SEPARATE_SESSIONS, Message, Session, Usage
 from ..strategies.base import Settings
 from ..strategies.pipeline import parse_pipeline
 from ..tokens import TokenTable, count_session
@@ -379,8 +379,9 @@ def priced_session(
     if main is not None:  # its rows not built (a stateless replay: no summary row before them)
         first_read = main.base.base_splits[0].read_tokens if main.base.base_splits else 0
     priced = _price_recorded_compactions(money, view, table, base, hidden, policy, options, first_read)
+    separate = session.extra.get(SEPARATE_SESSIONS, ())
     for chain_id, messages in session.sidechains.items():
-        if chain_id in priced:
+        if chain_id in priced or chain_id in separate:  # another session the file holds: not this one's cost
             continue
         stop()
         side_view, side_table = _side_chain(view, chain_id, messages, table)

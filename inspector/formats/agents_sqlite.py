@@ -36,7 +36,7 @@ from typing import Any
 
 import orjson
 
-from ..model import Message, Session, Skipped, SourceRef
+from ..model import SEPARATE_SESSIONS, Message, Session, Skipped, SourceRef
 from .reading import OPENAI, usage_from
 from .base import Format, Probe, SessionFormatError, register
 from .openai_responses import ItemReader
@@ -263,6 +263,7 @@ def _other_sessions(reader: SqliteSessionReader, con: sqlite3.Connection) -> Non
         side = SqliteSessionReader(reader.path, other, None, con)
         side.read_new(con)
         reader.session.sidechains[f"session:{other}"] = side.session.messages
+        reader.session.extra.setdefault(SEPARATE_SESSIONS, []).append(f"session:{other}")
     if others:
         reader.session.skipped.insert(0, ignored(
             reader.table, f"{len(listed)} sessions in this database: showing {reader.session_id} (the newest row); "

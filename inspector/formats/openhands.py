@@ -39,7 +39,7 @@ from typing import Any
 
 import orjson
 
-from ..model import Message, Session, Skipped, SourceRef, TextBlock, ToolCallBlock, ToolResultBlock, Usage
+from ..model import SEPARATE_SESSIONS, Message, Session, Skipped, SourceRef, TextBlock, ToolCallBlock, ToolResultBlock, Usage
 from .base import Format, Probe, SessionFormatError, register
 from .hints import ENDS_RUN
 from .openai_responses import tool_definitions
@@ -237,6 +237,7 @@ def read_output(path: Path) -> Session:
     first_id, session = sessions[0]
     session.sidechains = {key: s.messages for key, s in sessions[1:]}
     session.extra["instances"] = [key for key, _ in sessions]
+    session.extra[SEPARATE_SESSIONS] = [key for key, _ in sessions[1:]]
     if len(sessions) > 1:
         session.skipped.insert(0, ignored(
             "line 1",
