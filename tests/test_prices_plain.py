@@ -79,3 +79,20 @@ def test_random_usages_across_the_tiers(model, uncached, read, write, output):
     when = datetime(2026, 3, 1, tzinfo=UTC)
     _library_price.cache_clear()
     assert _library_price(tokens, model, None, when) == library(tokens, model, None, when)
+
+
+@pytest.mark.parametrize("model, found", [
+    ("gpt-4o", ("gpt-4o", None)),  # as named
+    ("openai/gpt-4o", ("gpt-4o", "openai")),  # LiteLLM's vendor/model: the vendor's price
+    ("anthropic/claude-sonnet-4-20250514", ("claude-sonnet-4-20250514", "anthropic")),
+    ("meta-llama/llama-4-maverick", ("meta-llama/llama-4-maverick", "openrouter")),  # OpenRouter's id (an OpenHands run)
+    ("openrouter/meta-llama/llama-4-maverick", ("meta-llama/llama-4-maverick", "openrouter")),
+    ("litellm_proxy/claude-sonnet-4-5-20250929", ("claude-sonnet-4-5-20250929", None)),  # a proxy's prefix
+    ("nope/nothing", ("nope/nothing", None)),
+])  # fmt: skip
+def test_routed_model_names_are_priced_as_the_data_knows_them(model, found):
+    assert prices.library_name(model) == found
+    cost = prices.price(TokenSplit(1000, 0, 0, 100), model)
+    assert (cost is None) == (model == "nope/nothing")
+    if cost is not None:
+        assert cost == prices.price(TokenSplit(1000, 0, 0, 100), found[0], found[1])

@@ -185,7 +185,7 @@ def price(
     when = when or timeless_instant()
     own = overrides.get(model)
     if own is None:  # the bundled data: the same usage at the same time has the same price
-        return _library_price(tokens, model, provider, when)
+        return _library_price(tokens, *library_name(model, provider), when)
     return _price(tokens, model, provider, when, own, overrides)
 
 
@@ -242,6 +242,26 @@ def _plain_units(model_price: Any) -> _PlainUnits | None:
 
 
 @lru_cache(maxsize=1024)
+@lru_cache(maxsize=1024)
+def library_name(model: str, provider: str | None = None) -> tuple[str, str | None]:
+    """``(model, provider)`` as the bundled price data knows them: as named where it does; else a
+    routed name ("vendor/model", as LiteLLM and OpenRouter write them) as the vendor's model
+    ("openai/gpt-4o": gpt-4o at openai), else as OpenRouter's model of that id
+    ("meta-llama/llama-4-maverick"), else its last part ("litellm_proxy/claude-sonnet-4-5");
+    unchanged where none is known."""
+    if provider is not None or "/" not in model or _provider_model(model, None) is not None:
+        return model, provider
+    vendor, _, rest = model.partition("/")
+    if _provider_model(rest, vendor) is not None:
+        return rest, vendor
+    if _provider_model(model, "openrouter") is not None:
+        return model, "openrouter"
+    last = model.rsplit("/", 1)[-1]
+    if _provider_model(last, None) is not None:
+        return last, None
+    return model, provider
+
+
 def _provider_model(model: str, provider: str | None) -> tuple[Any, Any] | None:
     """The bundled data's ``(provider, model)`` for a model name, as ``genai_prices.calc_price``
     finds it; None when it knows none."""
@@ -340,7 +360,7 @@ def plain_rates(model: str | None, when: datetime | None, overrides: Overrides =
     does not know or whose price sets another unit): price those usages with :func:`price`."""
     if not model or overrides.get(model) is not None:
         return None
-    found = _provider_model(model, None)
+    found = _provider_model(*library_name(model))
     if found is None:
         return None
     provider_obj, model_obj = found

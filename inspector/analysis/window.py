@@ -63,8 +63,11 @@ def _table_window(model: str) -> int | None:
         from genai_prices.data_snapshot import get_snapshot
     except ImportError:  # pragma: no cover - a core dependency
         return None
+    from .prices import library_name
+
+    name, provider = library_name(model)
     try:
-        _, info = get_snapshot().find_provider_model(model, None, None, None)
+        _, info = get_snapshot().find_provider_model(name, None, provider, None)
     except LookupError:
         return None
     return info.context_window or 0
