@@ -69,8 +69,11 @@ def main() -> int:
             continue
         analysis = inspector.analyze(session, args.encoding, default_profile(session))
         calls = predictions(analysis.view, analysis.table)
-        errs = [abs(c.error) for c in calls[1:] if c.error is not None]
-        first = next((c for c in calls if c.error is not None), None)
+        # the first call that recorded usage has nothing recorded before it (not always call 1:
+        # some OpenHands runs record none for their first calls): it is measured on its own line
+        at = next((k for k, c in enumerate(calls) if c.error is not None), len(calls))
+        first = calls[at] if at < len(calls) else None
+        errs = [abs(c.error) for c in calls[at + 1:] if c.error is not None]
         if first is not None and first.fit.basis == "typical":
             first_errors.setdefault(session.format, []).append(abs(first.error))
         if not errs:
