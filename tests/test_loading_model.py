@@ -13,12 +13,14 @@ from inspector import load
 from inspector.model import (
     Message,
     Session,
+    Skipped,
     SourceRef,
     TextBlock,
     ToolCallBlock,
     ToolResultBlock,
     Usage,
     new_message,
+    new_skipped,
     new_source,
     new_text,
     new_tool_call,
@@ -94,6 +96,32 @@ def test_the_positional_makers_build_the_records_init_builds():
         cache_creation_1h_input_tokens=10, reasoning_tokens=3, model="m")
     with pytest.raises(TypeError):
         new_text("a", {}, bogus=1)
+
+
+def test_a_skipped_entry_is_a_record_with_pydantic_s_api():
+    """Skipped is a slotted record (a Codex rollout skips a third of its records): built, dumped,
+    compared, hashed, copied and validated from dicts as the pydantic model it was."""
+    entry = new_skipped("line 7", "event_msg/exec_command_end", "ignored")
+    assert entry == Skipped(where="line 7", reason="event_msg/exec_command_end", kind="ignored")
+    assert hash(entry) == hash(Skipped(where="line 7", reason="event_msg/exec_command_end", kind="ignored"))
+    assert len({entry, Skipped(where="line 7", reason="event_msg/exec_command_end", kind="ignored")}) == 1
+    assert Skipped(where="line 1", reason="not valid JSON").kind == "error"
+    assert list(entry.model_dump()) == ["where", "reason", "kind"]
+    assert entry.model_copy(update={"where": "a.jsonl, line 7"}).where == "a.jsonl, line 7"
+    session = Session(format="codex", skipped=[entry, {"where": "line 9", "reason": "turn_context", "kind": "ignored"}])
+    assert session.skipped[1] == Skipped(where="line 9", reason="turn_context", kind="ignored")
+    assert session.model_dump()["skipped"][0] == {"where": "line 7", "reason": "event_msg/exec_command_end", "kind": "ignored"}
+    assert Session.model_validate(session.model_dump()) == session
+    with pytest.raises(ValidationError, match="no field 'line'"):
+        Session(format="codex", skipped=[{"where": "line 9", "reason": "x", "line": 9}])
+
+
+def test_a_source_names_its_place_as_before():
+    """``str(SourceRef)`` (a skipped entry's ``where``): its fast path for a bare line gives
+    what the general one gives."""
+    assert [str(s) for s in (SourceRef(line=3), SourceRef(line=0), SourceRef(line=3, file="f.jsonl"), SourceRef(line=2, file=""),
+                             SourceRef(json_path="$.a"), SourceRef(line=4, json_path="$"), SourceRef(line=5, json_path=""), SourceRef())] == [
+        "line 3", "line 0", "f.jsonl, line 3", "line 2", "$.a", "line 4, $", "line 5", "?"]
 
 
 def test_a_copy_of_a_constructed_message_is_independent():

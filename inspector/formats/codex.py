@@ -168,7 +168,6 @@ class CodexStream:
             self.session.skipped.append(ignored(source, "record without a type and payload"))
             return
         self.recognised += 1
-        self._record = record
         if self._own_from is not None and self._inherited(record, rtype, payload, source):
             return
         try:
@@ -182,6 +181,9 @@ class CodexStream:
                     msg = None
                 if self._pending is not None:
                     self._attach_pending(msg)
+            elif rtype == "event_msg":  # (a third to half of a real rollout's records)
+                self._record = record  # (a token_count reads its timestamp: not kept for response items)
+                self._event(payload, source)
             else:
                 self._dispatch(rtype, payload, source)
         except FIELD_ERRORS as exc:
@@ -219,11 +221,9 @@ class CodexStream:
             self._attach(msg.index, usage, extra)
 
     def _dispatch(self, rtype: str, payload: dict[str, Any], source: SourceRef) -> None:
-        """Records other than a plain response item (:meth:`add` reads those)."""
+        """Records other than a plain response item or an event (:meth:`add` reads those)."""
         if rtype == "response_item":  # a sub-agent's message
             self._agent_message(payload, source)
-        elif rtype == "event_msg":
-            self._event(payload, source)
         elif rtype == "session_meta":
             self._session_meta(payload, source)
         elif rtype == "compacted":

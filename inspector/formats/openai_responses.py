@@ -73,6 +73,8 @@ TEXT_PARTS = frozenset({"input_text", "output_text", "text", "summary_text", "re
 OUTPUT_CALLS_WITHOUT_OUTPUT = frozenset(
     {"web_search_call", "file_search_call", "code_interpreter_call", "image_generation_call", "mcp_call", "mcp_list_tools", "mcp_approval_request"}
 )
+#: A call output item's ``status`` values that make its result an error.
+ERROR_STATUSES = ("failed", "incomplete")
 SKIP_ITEMS = frozenset({"item_reference", "ghost_snapshot", "compaction_trigger"})
 #: The opaque item a server compaction leaves: ``compaction`` (``compaction_summary`` is its older
 #: name) and ``context_compaction`` (Codex 0.15x rollouts).
@@ -248,14 +250,18 @@ class ItemReader:
         if "call_id" not in item:
             return self._other(item, t, source)
         self.open = None  # (close_response's work, without its call)
-        status = item.get("status")
         recorded_id, recorded = item["call_id"], {}
         call_id = recorded_id if type(recorded_id) is str else str(recorded_id)
         if not recorded_id and self.empty_ids:  # answers the oldest unanswered call without an id
             call_id, recorded = self.empty_ids.pop(0), {"recorded_id": item["call_id"]}
-        is_error = status in ("failed", "incomplete") or item.get("success") is False
-        output = item.get("output") if "output" in item or "tools" not in item else json_text(item["tools"])  # tool_search_output: the tools it loaded
-        block = new_tool_result(call_id, output if type(output) is str else _result_content(output), recorded, is_error=is_error)
+        is_error = item.get("status") in ERROR_STATUSES or item.get("success") is False
+        if "output" in item or "tools" not in item:
+            output = item.get("output")
+            if type(output) is not str:
+                output = _result_content(output)
+        else:  # tool_search_output: the tools it loaded
+            output = json_text(item["tools"])
+        block = new_tool_result(call_id, output, recorded, is_error=is_error)
         extra = {"item_type": t} if t != "function_call_output" else {}
         messages = self.messages
         msg = new_message(len(messages), "tool", [block], source, "string", extra)
@@ -286,10 +292,11 @@ class ItemReader:
             extra["status"] = item["status"]
         if t != "function_call":
             extra["item_type"] = t
-        call_id = str(item["call_id"])
-        if not item["call_id"]:  # not recorded (Agents SDK with other providers' models): pair by order
+        recorded_id = item["call_id"]
+        call_id = recorded_id if type(recorded_id) is str else str(recorded_id)
+        if not recorded_id:  # not recorded (Agents SDK with other providers' models): pair by order
             self.empty_count += 1
-            call_id, extra["recorded_id"] = f"unrecorded_{self.empty_count}", item["call_id"]
+            call_id, extra["recorded_id"] = f"unrecorded_{self.empty_count}", recorded_id
             self.empty_ids.append(call_id)
         msg = self._assistant(source)  # (_extend's work, without its call)
         msg.content.append(new_tool_call(call_id, intern(name if type(name) is str else str(name)), args, extra))  # one string per tool name
@@ -317,7 +324,7 @@ class ItemReader:
         role = item.get("role")
         content = item.get("content")
         if type(content) is list:  # the usual form, without content_blocks' per-part callback
-            blocks, form = list(map(_part, content)), "parts"
+            blocks, form = [_part(content[0])] if len(content) == 1 else list(map(_part, content)), "parts"
         else:
             blocks, form = content_blocks(content, _part)
         extra = {}
@@ -330,7 +337,8 @@ class ItemReader:
         if role == "assistant":
             msg = self._assistant(source)
             msg.content.extend(blocks)
-            msg.extra.update(extra)
+            if extra:
+                msg.extra.update(extra)
             if starts_context:
                 msg.starts_context = True
             return msg

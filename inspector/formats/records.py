@@ -17,7 +17,7 @@ from typing import Any, Protocol, TypeVar
 
 import orjson
 
-from ..model import Skipped, SourceRef
+from ..model import Skipped, SourceRef, new_skipped
 from ..safeio import iter_text_lines, read_line, read_text
 from .compressed import is_zstd, zstd_lines
 from .probe import Probe, SessionFormatError
@@ -107,7 +107,7 @@ def parse_line(line: bytes, line_no: int, skipped: list[Skipped], file: str | No
 
 def ignored(where: str | SourceRef, record_type: str) -> Skipped:
     """A record skipped on purpose; ``reason`` is the record type so ``info`` can count them."""
-    return Skipped(where=str(where), reason=record_type, kind="ignored")
+    return new_skipped(where if type(where) is str else str(where), record_type, "ignored")
 
 
 #: What converting one record raises when a field has an unexpected type; readers catch these
