@@ -215,6 +215,39 @@ def test_the_claude_code_preset_takes_the_reservation_of_the_version_the_transcr
     assert forced["pipeline"][0]["params"]["reserved_output"] == 44_000
 
 
+def test_compare_plans_a_compacting_rows_last_call_only_when_it_is_read(monkeypatch):
+    """A compacting row's validity and last-call tokens are its replay's: ``compare`` plans its
+    last call only when ``row.plan`` is read (once), the other rows' while it compares; each plan
+    the one :func:`plan` makes."""
+    from inspector.analysis import compare as compare_module
+
+    b = SessionBuilder()
+    b.system("be brief")
+    b.user("fix it")
+    b.exchange("read", "{}", text_of(300))
+    b.exchange("read", "{}", text_of(300))
+    b.answer("done")
+    a = b.analyze()
+    s = settings_model()(budget=400)
+    planned: list[tuple[str, ...]] = []
+
+    def counted(analysis, names, settings, at):
+        planned.append(names)
+        return plan(analysis, names, settings, at)
+
+    monkeypatch.setattr(compare_module, "plan", counted)
+    rows = compare(a, [("fifo",), ("compact",), ("trim_messages", "compact")], s)
+    assert planned == [(), ("fifo",)]
+    assert [r.validity_scope for r in rows] == ["last call", "last call", "every call", "every call"]
+    at = len(a.view.calls)
+    for row in rows:
+        assert row.plan is row.plan
+        want = plan(a, row.pipeline, s, at)
+        assert (row.plan.call.number, row.plan.tokens_after, row.plan.sequence, row.plan.valid) == (
+            want.call.number, want.tokens_after, want.sequence, want.valid)
+    assert planned == [(), ("fifo",), ("compact",), ("trim_messages", "compact")]
+
+
 def test_the_default_budget_of_a_claude_code_session_follows_its_version(capsys):
     old = as_json(capsys, "info", REAL / "entire_cc2.1.7_two-auto-compacts.jsonl")["window"]
     assert (old["reserved"], old["budget"]) == (45_000, 155_000)
