@@ -161,9 +161,8 @@ def test_the_agent_preset_fires_where_real_claude_code_transcripts_record_an_aut
     assert all(abs(f - r) <= 1 for f, r in zip(fired, recorded, strict=True))
 
 
-def test_compare_checks_every_request_of_a_compacting_replay_not_only_the_last_call(capsys, tmp_path):
-    # trim_messages keeps the newest messages within 304 tokens: at calls 2 and 3 that is a tool
-    # result whose call it cut (invalid for both providers), at call 4 the last user message
+def _two_reads_then_a_long_question() -> SessionBuilder:
+    """Two tool exchanges of 300 tokens, an answer, then a 300-token user message and a reply."""
     b = SessionBuilder()
     b.system("be brief")
     b.user("fix it")
@@ -172,6 +171,13 @@ def test_compare_checks_every_request_of_a_compacting_replay_not_only_the_last_c
     b.answer("done")
     b.user(text_of(300))
     b.answer("ok")
+    return b
+
+
+def test_compare_checks_every_request_of_a_compacting_replay_not_only_the_last_call(capsys, tmp_path):
+    # trim_messages keeps the newest messages within 304 tokens: at calls 2 and 3 that is a tool
+    # result whose call it cut (invalid for both providers), at call 4 the last user message
+    b = _two_reads_then_a_long_question()
     a = b.analyze()
     s = settings_model()(budget=304, compact_tokens=10**9)  # the compaction never fires
     assert [plan(a, ("trim_messages",), s, n).valid["openai"] for n in (1, 2, 3, 4)] == [True, False, False, True]
@@ -221,13 +227,7 @@ def test_compare_plans_a_compacting_rows_last_call_only_when_it_is_read(monkeypa
     the one :func:`plan` makes."""
     from inspector.analysis import compare as compare_module
 
-    b = SessionBuilder()
-    b.system("be brief")
-    b.user("fix it")
-    b.exchange("read", "{}", text_of(300))
-    b.exchange("read", "{}", text_of(300))
-    b.answer("done")
-    a = b.analyze()
+    a = _two_reads_then_a_long_question().analyze()
     s = settings_model()(budget=400)
     planned: list[tuple[str, ...]] = []
 
