@@ -161,9 +161,8 @@ def test_the_agent_preset_fires_where_real_claude_code_transcripts_record_an_aut
     assert all(abs(f - r) <= 1 for f, r in zip(fired, recorded, strict=True))
 
 
-def test_compare_checks_every_request_of_a_compacting_replay_not_only_the_last_call(capsys, tmp_path):
-    # trim_messages keeps the newest messages within 304 tokens: at calls 2 and 3 that is a tool
-    # result whose call it cut (invalid for both providers), at call 4 the last user message
+def _two_reads_then_a_long_question() -> SessionBuilder:
+    """Two tool exchanges of 300 tokens, an answer, then a 300-token user message and a reply."""
     b = SessionBuilder()
     b.system("be brief")
     b.user("fix it")
@@ -172,6 +171,13 @@ def test_compare_checks_every_request_of_a_compacting_replay_not_only_the_last_c
     b.answer("done")
     b.user(text_of(300))
     b.answer("ok")
+    return b
+
+
+def test_compare_checks_every_request_of_a_compacting_replay_not_only_the_last_call(capsys, tmp_path):
+    # trim_messages keeps the newest messages within 304 tokens: at calls 2 and 3 that is a tool
+    # result whose call it cut (invalid for both providers), at call 4 the last user message
+    b = _two_reads_then_a_long_question()
     a = b.analyze()
     s = settings_model()(budget=304, compact_tokens=10**9)  # the compaction never fires
     assert [plan(a, ("trim_messages",), s, n).valid["openai"] for n in (1, 2, 3, 4)] == [True, False, False, True]
@@ -213,6 +219,33 @@ def test_the_claude_code_preset_takes_the_reservation_of_the_version_the_transcr
     # a value the user sets wins over the version's
     forced = as_json(capsys, "replay", REAL / name, "--preset", "claude-code", "--set", "reserved_output=44000")
     assert forced["pipeline"][0]["params"]["reserved_output"] == 44_000
+
+
+def test_compare_plans_a_compacting_rows_last_call_only_when_it_is_read(monkeypatch):
+    """A compacting row's validity and last-call tokens are its replay's: ``compare`` plans its
+    last call only when ``row.plan`` is read (once), the other rows' while it compares; each plan
+    the one :func:`plan` makes."""
+    from inspector.analysis import compare as compare_module
+
+    a = _two_reads_then_a_long_question().analyze()
+    s = settings_model()(budget=400)
+    planned: list[tuple[str, ...]] = []
+
+    def counted(analysis, names, settings, at):
+        planned.append(names)
+        return plan(analysis, names, settings, at)
+
+    monkeypatch.setattr(compare_module, "plan", counted)
+    rows = compare(a, [("fifo",), ("compact",), ("trim_messages", "compact")], s)
+    assert planned == [(), ("fifo",)]
+    assert [r.validity_scope for r in rows] == ["last call", "last call", "every call", "every call"]
+    at = len(a.view.calls)
+    for row in rows:
+        assert row.plan is row.plan
+        want = plan(a, row.pipeline, s, at)
+        assert (row.plan.call.number, row.plan.tokens_after, row.plan.sequence, row.plan.valid) == (
+            want.call.number, want.tokens_after, want.sequence, want.valid)
+    assert planned == [(), ("fifo",), ("compact",), ("trim_messages", "compact")]
 
 
 def test_the_default_budget_of_a_claude_code_session_follows_its_version(capsys):

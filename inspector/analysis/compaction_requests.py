@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..providers.validate import validate_plan, wire_facts
+from ..providers.validate import count_violations, validate_plan, wire_facts
 from ..strategies.base import Inserted, Working
 from ..strategies.common import view_cache
 from ..strategies.compact import CODEX_USER, codex_replaced, codex_user_kinds
@@ -74,6 +74,7 @@ class CarriedValidity:
         self.carried = len(set(ids)) == len(ids)  # else validate each request whole
         self.roles, self.results = view.roles, view.result_ids
         self.empty = wire_facts(view).empty if self.carried else frozenset()
+        self.facts = wire_facts(view).facts() if self.carried else None  # what validate_plan reads of an unedited request
         self._state: object = _NONE
 
     def counts(self, state, stop: int) -> tuple[tuple[str, int], ...]:
@@ -109,7 +110,7 @@ class CarriedValidity:
         return tuple((provider, self.base.get(provider, 0) + n) for provider, n in tail)
 
     def _counts(self, lo: int, hi: int) -> tuple[tuple[str, int], ...]:
-        return violation_counts(self.view, self.table, self.seq[lo:hi])
+        return count_violations(self.seq[lo:hi], self.facts)
 
     def _is_system(self, x) -> bool:
         return (self.roles[x] if type(x) is int else x.role) == "system"

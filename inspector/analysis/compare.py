@@ -28,10 +28,29 @@ ProgressFor = Callable[[str, int], Callable[[int, int], None] | None]
 Price = Callable[[tuple[str, ...], Settings, Replay], Any]
 
 
+class LastCallPlan:
+    """A pipeline's plan at the last model call (the next call when there is none), planned when
+    first read: a compacting row's report reads none of it (its validity covers every call of
+    its replay, its last call's tokens are the replay's), so ``compare`` plans it only if asked."""
+
+    __slots__ = ("_args", "_plan")
+
+    def __init__(self, analysis: Analysis, names: tuple[str, ...], settings: Settings, at: int | None) -> None:
+        self._args: tuple | None = (analysis, names, settings, at)
+        self._plan: CheckedPlan | None = None
+
+    @property
+    def plan(self) -> CheckedPlan:
+        if self._plan is None:
+            assert self._args is not None
+            self._plan, self._args = plan(*self._args), None
+        return self._plan
+
+
 @dataclass(frozen=True, slots=True)
 class CompareRow:
     pipeline: tuple[str, ...]  # () is the baseline: no strategy
-    plan: CheckedPlan  # at the last model call (the next call when there is none)
+    last_call: LastCallPlan  # the plan at the last model call (:attr:`plan`)
     replay: Replay
     saving_pct: float  # replay total against the baseline's, rounded to 0.1
     preset: str | None = None  # the preset whose pipeline and settings this row runs
@@ -39,6 +58,11 @@ class CompareRow:
     every_call: CompactingValidity | None = None
     #: What ``compare``'s ``price`` made of this row's replay (None: not asked, or no pipeline).
     money: Any = None
+
+    @property
+    def plan(self) -> CheckedPlan:
+        """The pipeline's plan at the last model call (the next call when there is none)."""
+        return self.last_call.plan
 
     @property
     def name(self) -> str:
@@ -122,7 +146,10 @@ def compare(
             if price is not None and names:
                 moneys[k] = price(tuple(names), s, result)
         all_names = [()] + list(pipelines)
-        plans = [plan(analysis, names, s, at) for names, s in zip(all_names, each)]
+        plans = [LastCallPlan(analysis, tuple(names), s, at) for names, s in zip(all_names, each)]
+        for k, last_call in enumerate(plans):  # planned here, while forked workers replay, where the report reads it
+            if k not in checked:
+                last_call.plan  # noqa: B018
         if forked is not None:
             for j, result, money in forked:
                 k = stateless[j]
@@ -144,4 +171,4 @@ def compare(
     return rows
 
 
-__all__ = ["CompareRow", "Price", "compare"]
+__all__ = ["CompareRow", "LastCallPlan", "Price", "compare"]

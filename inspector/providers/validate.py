@@ -200,6 +200,14 @@ def validate_plan(plan: Plan) -> dict[str, list[Violation]]:
     return found
 
 
+def count_violations(slots: Sequence, facts: Facts) -> tuple[tuple[str, int], ...]:
+    """``(provider, violations)`` of the request laid out from ``slots``, each provider in order:
+    :func:`validate_plan`'s counts where ``facts`` are those it reads of the plan (for a request
+    that edits nothing, ``wire_facts(view).facts()``, built once for many requests; the
+    collector is left as it is, the caller's to pause around a burst)."""
+    return tuple((p, len(_check(slots, facts, p))) for p in PROVIDERS)
+
+
 def validate_session(view: SessionView) -> dict[str, list[Violation]]:
     """Violations of the whole session as recorded (every message, in file order)."""
     facts = wire_facts(view).facts()
@@ -231,6 +239,7 @@ __all__ = [
     "Provider",
     "Violation",
     "WireFacts",
+    "count_violations",
     "validate_messages",
     "validate_plan",
     "validate_session",
