@@ -96,3 +96,8 @@ def test_routed_model_names_are_priced_as_the_data_knows_them(model, found):
     assert (cost is None) == (model == "nope/nothing")
     if cost is not None:
         assert cost == prices.price(TokenSplit(1000, 0, 0, 100), found[0], found[1])
+
+
+def test_model_lookups_are_memoised():
+    assert prices._provider_model.cache_info and prices.library_name.cache_info
+    assert not hasattr(prices.library_name.__wrapped__, "cache_info")  # memoised once, not twice

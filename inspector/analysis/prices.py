@@ -242,7 +242,6 @@ def _plain_units(model_price: Any) -> _PlainUnits | None:
 
 
 @lru_cache(maxsize=1024)
-@lru_cache(maxsize=1024)
 def library_name(model: str, provider: str | None = None) -> tuple[str, str | None]:
     """``(model, provider)`` as the bundled price data knows them: as named where it does; else a
     routed name ("vendor/model", as LiteLLM and OpenRouter write them) as the vendor's model
@@ -262,6 +261,7 @@ def library_name(model: str, provider: str | None = None) -> tuple[str, str | No
     return model, provider
 
 
+@lru_cache(maxsize=1024)
 def _provider_model(model: str, provider: str | None) -> tuple[Any, Any] | None:
     """The bundled data's ``(provider, model)`` for a model name, as ``genai_prices.calc_price``
     finds it; None when it knows none."""

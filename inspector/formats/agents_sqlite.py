@@ -127,17 +127,19 @@ class SqliteSessionReader:
     :meth:`read_new` adds rows appended since."""
 
     def __init__(self, path: Path, session_id: str | None = None, branch: str | None = None,
-                 con: sqlite3.Connection | None = None) -> None:
-        """``con``: a connection to read the database through (kept open), instead of a copy of its own."""
+                 con: sqlite3.Connection | None = None, listed: tuple[str, list[dict[str, Any]]] | None = None) -> None:
+        """``con``: a connection to read the database through (kept open), instead of a copy of its own;
+        ``listed``: the message table and its sessions, as another reader of the same database found them
+        (a database of thousands of sessions is listed once, not once per session)."""
         self.path = path
         try:
             own = con is None
             con = connect(path) if con is None else con
             try:
-                self.table = messages_table(con)
+                self.table = messages_table(con) if listed is None else listed[0]
                 if self.table is None:
                     raise SessionFormatError(path, None, "this SQLite database has no Agents SDK message table.", "a table with session_id and message_data columns (agent_messages)")
-                listed = sessions(con, self.table)
+                listed = sessions(con, self.table) if listed is None else listed[1]
                 given = session_id
                 if session_id is None:
                     session_id = listed[0]["session_id"] if listed else None
@@ -243,7 +245,7 @@ def read_database(path: Path, session_id: str | None = None) -> Session:
         reader.read_new(con)
         turn_usage(con, reader)
         for other in reader.session.extra.get("branches", [])[1:]:
-            side = SqliteSessionReader(path, reader.session_id, other, con)
+            side = SqliteSessionReader(path, reader.session_id, other, con, (reader.table, reader.session.extra["sessions"]))
             side.read_new(con)
             reader.session.sidechains[f"branch:{other}"] = side.session.messages
         _other_sessions(reader, con)
@@ -260,7 +262,7 @@ def _other_sessions(reader: SqliteSessionReader, con: sqlite3.Connection) -> Non
     listed = reader.session.extra["sessions"]
     others = [s["session_id"] for s in listed if s["session_id"] != reader.session_id]
     for other in others:
-        side = SqliteSessionReader(reader.path, other, None, con)
+        side = SqliteSessionReader(reader.path, other, None, con, (reader.table, listed))
         side.read_new(con)
         reader.session.sidechains[f"session:{other}"] = side.session.messages
         reader.session.extra.setdefault(SEPARATE_SESSIONS, []).append(f"session:{other}")
