@@ -41,7 +41,7 @@ from .common import kept_on_view, view_cache
 from .index_runs import index_runs, union
 from .params import Param
 from .pipeline import register
-from .summarize import SharedCounts, _safe_cuts, _SummaryBuilder
+from .summarize import SharedCounts, _safe_cuts, _SummaryBuilder, safe_cut_at, summary_message
 from ..tokens import get_counter, get_profile
 from ..units import injected_kind, is_summary_text
 
@@ -207,9 +207,9 @@ def _tail_start(w: Working, seq: list[int], head: int) -> int:
             used += tokens[seq[p]]
         start = min(start, p)
     start = max(start, head)
-    safe = _safe_cuts(w, seq)
+    safe = safe_cut_at(w, seq)
     plain_user = view_cache(w.view).plain_user
-    while start < m and (not safe[start] or (s.tail_at_user and not plain_user[seq[start]])):
+    while start < m and (not safe(start) or (s.tail_at_user and not plain_user[seq[start]])):
         start += 1
     return start
 
@@ -304,7 +304,4 @@ def summary_of(w: Working, replaced: Sequence[int], shared: SharedCounts | None 
     else:
         builder = shared.builder(w, replaces, counter, profile, s.summary_tokens, "user")
     n = len(replaces)
-    return Inserted(
-        role="user", kind="summary", text=builder.text(n), tokens=builder.tokens(n), by=NAME,
-        reason=str(Reason(_INSERTED, (n, s.summary_tokens))), replaces=replaces,
-    )
+    return summary_message(builder, n, replaces, w.table, by=NAME, reason=str(Reason(_INSERTED, (n, s.summary_tokens))))

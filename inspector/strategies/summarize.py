@@ -21,8 +21,8 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Sequence
-from functools import cached_property
+from collections.abc import Callable, Sequence
+from functools import cached_property, partial
 from itertools import accumulate
 from operator import itemgetter, ne
 
@@ -32,7 +32,8 @@ from ..tokens.counters import TiktokenCounter
 from ..units import FINAL_ANSWER
 from .base import Inserted, Reason, Status, Working, reason
 from .common import candidates, non_system_count, view_cache
-from .index_runs import IndexRuns
+from .deferred import DeferredInserted
+from .index_runs import IndexRuns, index_runs
 from .params import Param
 from .pipeline import register
 
@@ -101,20 +102,31 @@ def summarize(w: Working) -> None:
         return
 
     replaced = seq[:cut]
-    text = builder.text(cut)
     position = w.order.index(replaced[0])
     w.drop_many(replaced, NAME, reason(_REPLACED, (cut, base, budget)), Status.SUMMARIZED)
-    item = Inserted(
-        role="system",
-        kind="summary",
-        text=text,
-        tokens=builder.tokens(cut),
-        by=NAME,
-        reason=str(Reason(_INSERTED, (cut, cap))),
-        simulated=True,
-        replaces=tuple(replaced),
-    )
+    item = summary_message(builder, cut, tuple(replaced), w.table, by=NAME, reason=str(Reason(_INSERTED, (cut, cap))))
     w.insert(position, item)
+
+
+def summary_message(builder: _SummaryBuilder, cut: int, replaces: Sequence[int], table, by: str, reason: str) -> Inserted:
+    """The summary message of ``builder.seq[:cut]`` (``replaces``, its indices): its tokens now,
+    its text when read (:class:`.deferred.DeferredInserted`), keyed by what the text is built
+    from: the view, the table's encoding and profile, the cap, the role and ``replaces``."""
+    runs = index_runs(replaces)
+    runs_key = runs.runs if type(runs) is IndexRuns else runs  # the same indices: one key, whatever their type
+    key = ("summary", view_cache(builder.w.view), table.encoding, table.profile, builder.cap, builder.role, runs_key)
+    return DeferredInserted(partial(builder.text, cut), key, role=builder.role, kind="summary", tokens=builder.tokens(cut),
+                            by=by, reason=reason, replaces=replaces)
+
+
+def safe_cut_at(w: Working, seq: list[int]) -> Callable[[int], object]:
+    """``safe(p)``: :func:`_safe_cuts` ``[p]``, read at the positions asked only where units are
+    runs inside one turn (a caller that visits a few positions, the start of a kept tail, builds
+    no array of them all)."""
+    if not view_cache(w.view).units_simple:
+        return _safe_cuts(w, seq).__getitem__
+    unit_of, m = w.view.unit_of, len(seq)
+    return lambda p: p == 0 or p == m or unit_of[seq[p - 1]] != unit_of[seq[p]]
 
 
 def _safe_cuts(w: Working, seq: list[int]) -> bytearray:
