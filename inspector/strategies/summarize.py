@@ -476,8 +476,10 @@ class _SummaryBuilder:
         """The tokens of ``n``'s digits: pieces of at most three, from the left."""
         size = self._numbers.get(n)
         if size is None:
-            digits = str(n)
-            size = self._numbers[n] = sum(self._piece_tokens(digits[k : k + 3]) for k in range(0, len(digits), 3))
+            digits, piece, size = str(n), self._piece_tokens, 0
+            for k in range(0, len(digits), 3):  # (a loop: a generator costs more, once per count)
+                size += piece(digits[k : k + 3])
+            self._numbers[n] = size
         return size
 
     def _piece_tokens(self, piece: str) -> int:
