@@ -120,9 +120,21 @@ def earlier_summaries(order: list, seq: list[int], head: int, tail: int) -> list
     every agent modelled here does (OpenHands' condenser summarises the forgotten events, the
     previous summary among them; LangChain's middleware, Aider's ChatSummary and Claude Code
     summarise the earlier summary with the rest)."""
+    lo, hi = between(order, seq, head, tail)
+    return compact_summaries(order[lo:hi])
+
+
+def compact_summaries(slots: list) -> list[Inserted]:
+    """The summaries of ``compact`` among ``slots``."""
+    return [x for x in slots if type(x) is not int and x.by == NAME and x.kind == "summary"]
+
+
+def between(order: list, seq: list[int], head: int, tail: int) -> tuple[int, int]:
+    """``(lo, hi)``: ``order[lo:hi]`` stands between the kept head (``seq[:head]``) and the kept
+    tail (from ``seq[tail]``); its non-system source messages are ``seq[head:tail]``."""
     lo = order.index(seq[head - 1]) + 1 if head else 0
     hi = order.index(seq[tail]) if tail < len(seq) else len(order)
-    return [x for x in order[lo:hi] if type(x) is not int and x.by == NAME and x.kind == "summary"]
+    return lo, hi
 
 
 def covers(replaced: list[int], earlier: list[Inserted]) -> Sequence[int]:
