@@ -306,7 +306,8 @@ def summary_position(order: list, roles, after: int | None) -> int:
 def summary_of(w: Working, replaced: Sequence[int], shared: SharedCounts | None = None) -> Inserted:
     """The summary message that replaces ``replaced`` (of ``w`` it reads the view, the table and
     the settings; ``shared``: what every summary counts alike, kept from one compaction to the
-    next). Its ``replaces``: :class:`.index_runs.IndexRuns` where ``replaced`` increases."""
+    next, as the replay that compacts from its state does: its text is then built when read).
+    Its ``replaces``: :class:`.index_runs.IndexRuns` where ``replaced`` increases."""
     s = w.settings
     counter = get_counter(w.table.encoding)
     profile = get_profile(w.table.profile)
@@ -316,4 +317,5 @@ def summary_of(w: Working, replaced: Sequence[int], shared: SharedCounts | None 
     else:
         builder = shared.builder(w, replaces, counter, profile, s.summary_tokens, "user")
     n = len(replaces)
-    return summary_message(builder, n, replaces, w.table, by=NAME, reason=str(Reason(_INSERTED, (n, s.summary_tokens))))
+    return summary_message(builder, n, replaces, w.table, by=NAME, reason=str(Reason(_INSERTED, (n, s.summary_tokens))),
+                           deferred=shared is not None)

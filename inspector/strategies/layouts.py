@@ -498,8 +498,8 @@ class Layouts:
         self._ops: dict[Op, _OpArrays] = {}
         # keys depend on the op alone (not on the reasoning): kept for every replay of the session
         self._pairs: dict[tuple[Op, Op], Sequence[int]] = f.__dict__.setdefault("_op_pairs", {})
-        #: ``(layout, its runs within [0, end), end)`` of the last two layouts :meth:`runs` read whole
-        self._whole: tuple = ((None, [], 0), (None, [], 0))
+        #: ``[layout, its runs within [0, end) or None, end]`` of the last two layouts :meth:`runs` read
+        self._whole: tuple = ([None, None, 0], [None, None, 0])
 
     def op(self, op: Op) -> _OpArrays:
         arrays = self._ops.get(op)  # first: ~200,000 calls a compare at 10k, all but a few found
@@ -522,17 +522,20 @@ class Layouts:
 
     def runs(self, layout: Layout, stop: int) -> list[Segment]:
         """``layout``'s runs within ``[0, stop)`` with the plain gaps between them: the form
-        the methods below read. Where ``stop`` is past every run (a compacting replay asks the
-        same state's layout at every call until the next compaction), they are the runs of the
-        last two layouts so asked, then the plain gap up to ``stop``."""
+        the methods below read. A layout asked again (a compacting replay asks the same
+        state's layout at every call until the next compaction; most others, one per call) is
+        read whole once: where ``stop`` is past every run, its runs then the plain gap."""
         whole = self._whole
-        for known, body, end in whole:
-            if known is layout:
+        for entry in whole:
+            if entry[0] is layout:
                 break
         else:
-            end = max((hi for _, hi, _ in layout), default=0)
-            body = self._runs(layout, end)
-            self._whole = whole = ((layout, body, end), whole[0])
+            self._whole = ([layout, None, 0], whole[0])  # the last two layouts asked
+            return self._runs(layout, stop)
+        body, end = entry[1], entry[2]
+        if body is None:
+            end = entry[2] = max((hi for _, hi, _ in layout), default=0)
+            body = entry[1] = self._runs(layout, end)
         if stop >= end:
             return [*body, (end, stop, PLAIN)] if stop > end else list(body)
         return self._runs(layout, stop)
