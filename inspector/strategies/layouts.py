@@ -498,9 +498,6 @@ class Layouts:
         self._ops: dict[Op, _OpArrays] = {}
         # keys depend on the op alone (not on the reasoning): kept for every replay of the session
         self._pairs: dict[tuple[Op, Op], Sequence[int]] = f.__dict__.setdefault("_op_pairs", {})
-        #: ``[layout, its runs within [0, end) or None, end]`` of the last two layouts :meth:`runs` read
-        #: (``end`` is 1 while the runs are None and it was asked twice)
-        self._whole: tuple = ([None, None, 0], [None, None, 0])
 
     def op(self, op: Op) -> _OpArrays:
         arrays = self._ops.get(op)  # first: ~200,000 calls a compare at 10k, all but a few found
@@ -523,29 +520,7 @@ class Layouts:
 
     def runs(self, layout: Layout, stop: int) -> list[Segment]:
         """``layout``'s runs within ``[0, stop)`` with the plain gaps between them: the form
-        the methods below read. A layout asked a third time (a compacting replay asks the
-        same state's layout at every call until the next compaction; a request chain asks most
-        others twice, at a call and the next) is read whole once: where ``stop`` is past every
-        run, its runs then the plain gap."""
-        whole = self._whole
-        for entry in whole:
-            if entry[0] is layout:
-                break
-        else:
-            self._whole = ([layout, None, 0], whole[0])  # the last two layouts asked
-            return self._runs(layout, stop)
-        body, end = entry[1], entry[2]
-        if body is None:
-            if end < 1:  # (``end`` counts the asks until it is read whole)
-                entry[2] = 1
-                return self._runs(layout, stop)
-            end = entry[2] = max((hi for _, hi, _ in layout), default=0)
-            body = entry[1] = self._runs(layout, end)
-        if stop >= end:
-            return [*body, (end, stop, PLAIN)] if stop > end else list(body)
-        return self._runs(layout, stop)
-
-    def _runs(self, layout: Layout, stop: int) -> list[Segment]:
+        the methods below read."""
         out: list[Segment] = []
         at = 0
         for lo, hi, op in layout:
