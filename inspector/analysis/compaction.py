@@ -149,9 +149,9 @@ def _kept_slots(order: list, summary: Inserted) -> list:
     for k, s in enumerate(order):
         if type(s) is int:
             continue
-        alike = seen.get((s.text, s.reason))  # equal ones share both (hashing ``replaces`` would cost)
+        alike = seen.get((s.text_key, s.reason))  # equal ones share both (hashing ``replaces`` would cost)
         if alike is None:
-            seen[(s.text, s.reason)] = [(k, s)]
+            seen[(s.text_key, s.reason)] = [(k, s)]
             first[id(s)] = k
             continue
         for j, x in alike:

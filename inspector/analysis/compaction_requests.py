@@ -274,6 +274,7 @@ class CompactShares:
         self.planned = RequestChain(view, table)
         self._last: tuple[int, object, Layout | None, Working | None] | None = None
         self._layout: tuple[object, Layout | None] = (_NONE, None)
+        self._kept: tuple[tuple[object, bool], tuple[object, bool]] = ((_NONE, False), (_NONE, False))
 
     def feed(self, n: int, state, w: Working | None) -> int:
         ahead = None  # the layout the next call is compared with, where this call's is not
@@ -291,12 +292,23 @@ class CompactShares:
         assert last is not None and last[0] == n - 1, "calls are fed in order"
         _, last_state, last_layout, last_w = last
         if layout is not None and last_layout is not None and (
-            last_state is state or not (_sends_kept(last_layout) or _sends_kept(layout))
+            last_state is state or not (self._sends_kept(last_layout) or self._sends_kept(layout))
         ):  # (a compaction done from the state: its request's layout beside the state's before)
             return self.chain.shared(n, last_layout, layout)
         if self.planned.last_call != n - 1:
             self.planned.feed(n - 1, last_w if last_w is not None else self.build(n - 1, last_state))
         return self.planned.feed(n, w if w is not None else self.build(n, state))  # type: ignore[return-value]
+
+    def _sends_kept(self, layout: Layout) -> bool:
+        """:func:`_sends_kept`, remembered for the last two layouts asked (a compaction's and the
+        state's before it, each asked again at the next compaction)."""
+        kept = self._kept
+        for known, found in kept:
+            if known is layout:
+                return found
+        found = _sends_kept(layout)
+        self._kept = ((layout, found), kept[0])
+        return found
 
     def _layout_of(self, state) -> Layout | None:
         if self._layout[0] is not state:

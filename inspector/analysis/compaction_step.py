@@ -27,7 +27,7 @@ from types import SimpleNamespace
 
 from ..strategies.base import Inserted
 from ..strategies.common import view_cache
-from ..strategies.compact import NAME as COMPACT, _head_end, _tail_start, covers, earlier_summaries, summary_of, summary_position
+from ..strategies.compact import NAME as COMPACT, _head_end, _tail_start, between, compact_summaries, covers, summary_of, summary_position
 from ..strategies.summarize import SharedCounts
 from ..tokens import TokenTable
 from ..units import SessionView
@@ -60,11 +60,14 @@ def compacted(view: SessionView, table: TokenTable, settings, order: list, share
     replaced = seq[head:tail]
     if not replaced:
         return None
-    earlier = earlier_summaries(order, seq, head, tail)  # folded into the new summary
+    lo, hi = between(order, seq, head, tail)  # its non-system source messages are the ones replaced
+    window = order[lo:hi]
+    earlier = compact_summaries(window)  # folded into the new summary (as earlier_summaries finds them)
     summary: Inserted = summary_of(w, covers(replaced, earlier), shared)  # type: ignore[arg-type]
-    gone = set(replaced)
     folded = {id(x) for x in earlier}
-    out = [s for s in order if (s not in gone if type(s) is int else id(s) not in folded)]
+    out = order[:lo]
+    out += [s for s in window if (roles[s] == "system" if type(s) is int else id(s) not in folded)]
+    out += order[hi:]
     at = summary_position(out, roles, seq[head - 1] if head else None)
     out.insert(at, summary)
     return out, at

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import gc
 from bisect import bisect_left
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -144,6 +144,12 @@ class Inserted:
     #: The source messages it replaces, in order, for display: a tuple, or a ``compact``
     #: summary's :class:`.index_runs.IndexRuns` (equal to the tuple of its indices).
     replaces: Sequence[int] = ()
+
+    @property
+    def text_key(self) -> Hashable:
+        """What determines :attr:`text`, compared where two requests are: the text itself, or
+        (:class:`.deferred.DeferredInserted`, a text built only when read) what it is built from."""
+        return self.text
 
 
 class BlockEdit(NamedTuple):

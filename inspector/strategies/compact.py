@@ -41,7 +41,7 @@ from .common import kept_on_view, view_cache
 from .index_runs import index_runs, union
 from .params import Param
 from .pipeline import register
-from .summarize import SharedCounts, _safe_cuts, _SummaryBuilder
+from .summarize import SharedCounts, _safe_cuts, _SummaryBuilder, safe_cut_at, summary_message
 from ..tokens import get_counter, get_profile
 from ..units import injected_kind, is_summary_text
 
@@ -121,9 +121,21 @@ def earlier_summaries(order: list, seq: list[int], head: int, tail: int) -> list
     every agent modelled here does (OpenHands' condenser summarises the forgotten events, the
     previous summary among them; LangChain's middleware, Aider's ChatSummary and Claude Code
     summarise the earlier summary with the rest)."""
+    lo, hi = between(order, seq, head, tail)
+    return compact_summaries(order[lo:hi])
+
+
+def compact_summaries(slots: list) -> list[Inserted]:
+    """The summaries of ``compact`` among ``slots``."""
+    return [x for x in slots if type(x) is not int and x.by == NAME and x.kind == "summary"]
+
+
+def between(order: list, seq: list[int], head: int, tail: int) -> tuple[int, int]:
+    """``(lo, hi)``: ``order[lo:hi]`` stands between the kept head (``seq[:head]``) and the kept
+    tail (from ``seq[tail]``); its non-system source messages are ``seq[head:tail]``."""
     lo = order.index(seq[head - 1]) + 1 if head else 0
     hi = order.index(seq[tail]) if tail < len(seq) else len(order)
-    return [x for x in order[lo:hi] if type(x) is not int and x.by == NAME and x.kind == "summary"]
+    return lo, hi
 
 
 def covers(replaced: list[int], earlier: list[Inserted]) -> Sequence[int]:
@@ -208,9 +220,9 @@ def _tail_start(w: Working, seq: list[int], head: int) -> int:
             used += tokens[seq[p]]
         start = min(start, p)
     start = max(start, head)
-    safe = _safe_cuts(w, seq)
+    safe = safe_cut_at(w, seq)
     plain_user = view_cache(w.view).plain_user
-    while start < m and (not safe[start] or (s.tail_at_user and not plain_user[seq[start]])):
+    while start < m and (not safe(start) or (s.tail_at_user and not plain_user[seq[start]])):
         start += 1
     return start
 
@@ -295,7 +307,8 @@ def summary_position(order: list, roles, after: int | None) -> int:
 def summary_of(w: Working, replaced: Sequence[int], shared: SharedCounts | None = None) -> Inserted:
     """The summary message that replaces ``replaced`` (of ``w`` it reads the view, the table and
     the settings; ``shared``: what every summary counts alike, kept from one compaction to the
-    next). Its ``replaces``: :class:`.index_runs.IndexRuns` where ``replaced`` increases."""
+    next, as the replay that compacts from its state does: its text is then built when read).
+    Its ``replaces``: :class:`.index_runs.IndexRuns` where ``replaced`` increases."""
     s = w.settings
     counter = get_counter(w.table.encoding)
     profile = get_profile(w.table.profile)
@@ -305,7 +318,5 @@ def summary_of(w: Working, replaced: Sequence[int], shared: SharedCounts | None 
     else:
         builder = shared.builder(w, replaces, counter, profile, s.summary_tokens, "user")
     n = len(replaces)
-    return Inserted(
-        role="user", kind="summary", text=builder.text(n), tokens=builder.tokens(n), by=NAME,
-        reason=str(Reason(_INSERTED, (n, s.summary_tokens))), replaces=replaces,
-    )
+    return summary_message(builder, n, replaces, w.table, by=NAME, reason=str(Reason(_INSERTED, (n, s.summary_tokens))),
+                           deferred=shared is not None)

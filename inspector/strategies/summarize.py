@@ -21,8 +21,8 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Sequence
-from functools import cached_property
+from collections.abc import Callable, Sequence
+from functools import cached_property, partial
 from itertools import accumulate
 from operator import itemgetter, ne
 
@@ -32,7 +32,8 @@ from ..tokens.counters import TiktokenCounter
 from ..units import FINAL_ANSWER
 from .base import Inserted, Reason, Status, Working, reason
 from .common import candidates, non_system_count, view_cache
-from .index_runs import IndexRuns
+from .deferred import DeferredInserted
+from .index_runs import IndexRuns, index_runs
 from .params import Param
 from .pipeline import register
 
@@ -101,20 +102,37 @@ def summarize(w: Working) -> None:
         return
 
     replaced = seq[:cut]
-    text = builder.text(cut)
     position = w.order.index(replaced[0])
     w.drop_many(replaced, NAME, reason(_REPLACED, (cut, base, budget)), Status.SUMMARIZED)
-    item = Inserted(
-        role="system",
-        kind="summary",
-        text=text,
-        tokens=builder.tokens(cut),
-        by=NAME,
-        reason=str(Reason(_INSERTED, (cut, cap))),
-        simulated=True,
-        replaces=tuple(replaced),
-    )
+    item = summary_message(builder, cut, tuple(replaced), w.table, by=NAME, reason=str(Reason(_INSERTED, (cut, cap))))
     w.insert(position, item)
+
+
+def summary_message(builder: _SummaryBuilder, cut: int, replaces: Sequence[int], table, by: str, reason: str,
+                    deferred: bool = True) -> Inserted:
+    """The summary message of ``builder.seq[:cut]`` (``replaces``, its indices): its tokens now,
+    its text when read (:class:`.deferred.DeferredInserted`), keyed by what the text is built
+    from: the view, the table's encoding and profile, the cap, the role and ``replaces``; with
+    ``deferred`` False, a plain :class:`~.base.Inserted` of its text (every summary of a history
+    built call by call: few, and a plain one is cheaper to carry from call to call)."""
+    if not deferred:
+        return Inserted(role=builder.role, kind="summary", text=builder.text(cut), tokens=builder.tokens(cut), by=by,
+                        reason=reason, replaces=replaces)
+    runs = index_runs(replaces)
+    runs_key = runs.runs if type(runs) is IndexRuns else runs  # the same indices: one key, whatever their type
+    key = ("summary", view_cache(builder.view), table.encoding, table.profile, builder.cap, builder.role, runs_key)
+    return DeferredInserted(partial(builder.text, cut), key, role=builder.role, kind="summary", tokens=builder.tokens(cut),
+                            by=by, reason=reason, replaces=replaces)
+
+
+def safe_cut_at(w: Working, seq: list[int]) -> Callable[[int], object]:
+    """``safe(p)``: :func:`_safe_cuts` ``[p]``, read at the positions asked only where units are
+    runs inside one turn (a caller that visits a few positions, the start of a kept tail, builds
+    no array of them all)."""
+    if not view_cache(w.view).units_simple:
+        return _safe_cuts(w, seq).__getitem__
+    unit_of, m = w.view.unit_of, len(seq)
+    return lambda p: p == 0 or p == m or unit_of[seq[p - 1]] != unit_of[seq[p]]
 
 
 def _safe_cuts(w: Working, seq: list[int]) -> bytearray:
@@ -167,7 +185,7 @@ class SharedCounts:
         :class:`.index_runs.IndexRuns` that :attr:`~.index_runs.IndexRuns.extends` the last
         builder's, that is known without comparing them."""
         last = self.last
-        if (last is not None and last.w.view is w.view and last.counter is counter and last.profile is profile
+        if (last is not None and last.view is w.view and last.counter is counter and last.profile is profile
                 and last.cap == cap and last.role == role):
             if type(seq) is IndexRuns and last.key is not None and seq.extends is last.key:
                 last.seq.extend(seq.since(len(last.seq)))
@@ -196,7 +214,8 @@ class _SummaryBuilder:
 
     def __init__(self, w: Working, seq: list[int], counter, profile, cap: int, role: str = "system",
                  shared: SharedCounts | None = None) -> None:
-        self.w, self.seq, self.counter, self.profile, self.cap = w, seq, counter, profile, cap
+        # of ``w`` it keeps the view alone: a summary whose text is not built yet holds its builder
+        self.view, self.seq, self.counter, self.profile, self.cap = w.view, seq, counter, profile, cap
         #: the :class:`.index_runs.IndexRuns` ``seq`` holds, where :class:`SharedCounts` made it of one
         self.key: IndexRuns | None = None
         self.role = role  # the summary message's role (its framing is counted)
@@ -242,7 +261,7 @@ class _SummaryBuilder:
             self._gather_lines(cut)
 
     def _tally(self, cut: int) -> None:
-        view = self.w.view
+        view = self.view
         seq, call_ids, tool_names = self.seq, view.call_ids, view.tool_names
         steps = self._steps
         if cut < self.tallied:
@@ -284,7 +303,7 @@ class _SummaryBuilder:
     def _gather_lines(self, cut: int) -> None:
         """The first lines of the user's and final answers' messages of ``seq[:cut]``, until
         there are enough characters to reach the cap with any tokenizer."""
-        view, seq = self.w.view, self.seq
+        view, seq = self.view, self.seq
         plain_user = view_cache(view).plain_user
         roles, flags, messages = view.roles, view.flags, view.messages
         limit = self.lines_limit
@@ -312,13 +331,13 @@ class _SummaryBuilder:
         self.lines_upto = k
 
     def _span(self, cut: int) -> str:
-        turn_of = self.w.view.turn_of
+        turn_of = self.view.turn_of
         first_turn, last_turn = self._first_turn, turn_of[self.seq[cut - 1]]
         return f"turn {first_turn}" if first_turn == last_turn else f"turns {first_turn}-{last_turn}"
 
     @cached_property
     def _first_turn(self) -> int:
-        return self.w.view.turn_of[self.seq[0]]
+        return self.view.turn_of[self.seq[0]]
 
     def _head_parts(self, cut: int) -> list[str]:
         """The summary's parts before its lines: the title and, when a tool was used, the tally."""
@@ -332,7 +351,7 @@ class _SummaryBuilder:
         """:meth:`_part_tokens` of each of :meth:`_head_parts`, from their pieces (the tally's
         from :attr:`tally_sum`)."""
         tallied = len(self.tools)
-        last_turn = self.w.view.turn_of[self.seq[cut - 1]]
+        last_turn = self.view.turn_of[self.seq[cut - 1]]
         sizes = [self._title_tokens(cut, self._first_turn, last_turn, not tallied and not shown)]
         if tallied:
             sizes.append(self._tally_frame(tallied, not shown) + self.tally_sum)
@@ -464,8 +483,10 @@ class _SummaryBuilder:
         """The tokens of ``n``'s digits: pieces of at most three, from the left."""
         size = self._numbers.get(n)
         if size is None:
-            digits = str(n)
-            size = self._numbers[n] = sum(self._piece_tokens(digits[k : k + 3]) for k in range(0, len(digits), 3))
+            digits, piece, size = str(n), self._piece_tokens, 0
+            for k in range(0, len(digits), 3):  # (a loop: a generator costs more, once per count)
+                size += piece(digits[k : k + 3])
+            self._numbers[n] = size
         return size
 
     def _piece_tokens(self, piece: str) -> int:
