@@ -76,13 +76,7 @@ async def test_claude_code_block_per_line_merges_into_its_row(tmp_path):
         await settle(pilot, app, replay=True)
         assert app.state.pipeline == ("tool_pruning",)
         calls = len(app.view.calls)
-        append(path,
-               {**base, "type": "user", "uuid": "u20", "parentUuid": "a10",
-                "message": {"role": "user", "content": "Now run the auth tests."}},
-               {**base, "type": "assistant", "uuid": "a20", "parentUuid": "u20", "requestId": "req_20",
-                "message": {"id": "msg_20", "role": "assistant", "model": "claude-opus-4-6",
-                            "content": [{"type": "text", "text": "Running the auth tests now."}],
-                            "usage": {"input_tokens": 4, "cache_read_input_tokens": 7000, "output_tokens": 9}}})
+        append_exchange(path, 20, "Now run the auth tests.", "Running the auth tests now.", 7000, 9)
         await grows_to(pilot, app, 17)
         assert "Now run the auth tests." in on_screen(app)
         assert "Running the auth tests now." in row_of(app, 16)
@@ -349,6 +343,18 @@ async def test_lines_arriving_during_the_exact_count_are_counted_again(tmp_path,
         assert "chars/4" not in totals_text(app) and "claude≈o200k" in totals_text(app)
 
 
+def append_exchange(path: Path, n: int, prompt: str, answer: str, cache_read: int, output: int) -> None:
+    """A prompt after message a10 and its answer, one model call that read ``cache_read + 4`` tokens."""
+    base = {"isSidechain": False, "sessionId": "3f2b9c1e-5d4a-4e8b-9c71-2a6f0d8e4b13", "userType": "external"}
+    append(path,
+           {**base, "type": "user", "uuid": f"u{n}", "parentUuid": "a10",
+            "message": {"role": "user", "content": prompt}},
+           {**base, "type": "assistant", "uuid": f"a{n}", "parentUuid": f"u{n}", "requestId": f"req_{n}",
+            "message": {"id": f"msg_{n}", "role": "assistant", "model": "claude-opus-4-6",
+                        "content": [{"type": "text", "text": answer}],
+                        "usage": {"input_tokens": 4, "cache_read_input_tokens": cache_read, "output_tokens": output}}})
+
+
 async def test_claude_code_call_over_200k_moves_the_seeded_budget_to_the_1m_window(tmp_path):
     """A followed Claude Code session whose new call reads more than 200,000 tokens runs on the
     1M variant: the budget and window the viewer seeded from 200K follow it (they stayed at
@@ -356,17 +362,10 @@ async def test_claude_code_call_over_200k_moves_the_seeded_budget_to_the_1m_wind
     path = tmp_path / CLAUDE.name
     shutil.copy(CLAUDE, path)
     app = await open_following(path, "claude_code", 15)
-    base = {"isSidechain": False, "sessionId": "3f2b9c1e-5d4a-4e8b-9c71-2a6f0d8e4b13", "userType": "external"}
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app)
         assert (app.state.settings.budget, app.state.settings.context_window) == (167_000, 200_000)
-        append(path,
-               {**base, "type": "user", "uuid": "u30", "parentUuid": "a10",
-                "message": {"role": "user", "content": "Read the whole monorepo."}},
-               {**base, "type": "assistant", "uuid": "a30", "parentUuid": "u30", "requestId": "req_30",
-                "message": {"id": "msg_30", "role": "assistant", "model": "claude-opus-4-6",
-                            "content": [{"type": "text", "text": "Read it."}],
-                            "usage": {"input_tokens": 4, "cache_read_input_tokens": 250_000, "output_tokens": 3}}})
+        append_exchange(path, 30, "Read the whole monorepo.", "Read it.", 250_000, 3)  # more than 200K holds
         await grows_to(pilot, app, 17)
         assert (app.state.settings.budget, app.state.settings.context_window) == (967_000, 1_000_000)
         assert app.panel.reference_budget == 967_000
@@ -377,19 +376,12 @@ async def test_claude_code_budget_the_user_set_stays_when_the_window_grows(tmp_p
     path = tmp_path / CLAUDE.name
     shutil.copy(CLAUDE, path)
     app = await open_following(path, "claude_code", 15)
-    base = {"isSidechain": False, "sessionId": "3f2b9c1e-5d4a-4e8b-9c71-2a6f0d8e4b13", "userType": "external"}
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app)
         await pilot.press("minus")
         await settle(pilot, app)
         stepped = app.state.settings.budget
         assert stepped < 167_000
-        append(path,
-               {**base, "type": "user", "uuid": "u30", "parentUuid": "a10",
-                "message": {"role": "user", "content": "Read the whole monorepo."}},
-               {**base, "type": "assistant", "uuid": "a30", "parentUuid": "u30", "requestId": "req_30",
-                "message": {"id": "msg_30", "role": "assistant", "model": "claude-opus-4-6",
-                            "content": [{"type": "text", "text": "Read it."}],
-                            "usage": {"input_tokens": 4, "cache_read_input_tokens": 250_000, "output_tokens": 3}}})
+        append_exchange(path, 30, "Read the whole monorepo.", "Read it.", 250_000, 3)  # more than 200K holds
         await grows_to(pilot, app, 17)
         assert (app.state.settings.budget, app.state.settings.context_window) == (stepped, 1_000_000)
