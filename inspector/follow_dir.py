@@ -161,8 +161,13 @@ class SqliteFollower(_Base):
         self._last_signature = self._signature()
         self._reader = agents_sqlite.SqliteSessionReader(self.path, session_id)
         self.session = self._reader.session
-        self._with_connection(self._reader.read_new)
+        self._with_connection(self._read_whole)
         self._reader.take()
+
+    def _read_whole(self, con) -> None:
+        """The session's rows, and its branches and the database's other sessions as sidechains."""
+        self._reader.read_new(con)
+        agents_sqlite.add_side_conversations(self._reader, con)
 
     def _with_connection(self, fn):
         con = agents_sqlite.connect(self.path)
@@ -210,7 +215,7 @@ class SqliteFollower(_Base):
 
     def _reload(self) -> FollowUpdate:
         fresh = agents_sqlite.SqliteSessionReader(self.path, self._reader.session_id)
-        self._with_connection(fresh.read_new)
+        self._with_connection(lambda con: (fresh.read_new(con), agents_sqlite.add_side_conversations(fresh, con)))
         old = list(self.session.messages)
         _replace(self.session, fresh.session)
         fresh.session = self.session

@@ -244,16 +244,23 @@ def read_database(path: Path, session_id: str | None = None) -> Session:
     try:
         reader.read_new(con)
         turn_usage(con, reader)
-        for other in reader.session.extra.get("branches", [])[1:]:
-            side = SqliteSessionReader(path, reader.session_id, other, con, (reader.table, reader.session.extra["sessions"]))
-            side.read_new(con)
-            reader.session.sidechains[f"branch:{other}"] = side.session.messages
-        _other_sessions(reader, con)
+        add_side_conversations(reader, con)
     except sqlite3.DatabaseError as exc:
         raise SessionFormatError(path, None, f"cannot read it as SQLite ({exc}).") from None
     finally:
         con.close()
     return reader.session
+
+
+def add_side_conversations(reader: SqliteSessionReader, con: sqlite3.Connection) -> None:
+    """The shown session's other branches (``branch:<id>``) and the database's other sessions
+    (``session:<id>``) as sidechains of ``reader``'s session, as they are now (a follower reads
+    them when it starts and when it reloads; it follows the shown session's rows)."""
+    for other in reader.session.extra.get("branches", [])[1:]:
+        side = SqliteSessionReader(reader.path, reader.session_id, other, con, (reader.table, reader.session.extra["sessions"]))
+        side.read_new(con)
+        reader.session.sidechains[f"branch:{other}"] = side.session.messages
+    _other_sessions(reader, con)
 
 
 def _other_sessions(reader: SqliteSessionReader, con: sqlite3.Connection) -> None:

@@ -221,6 +221,11 @@ async def test_agents_sdk_sqlite(tmp_path):
         await grows_to(pilot, app, 9)
         assert "And order 5523?" in on_screen(app)
         assert "get_order" in row_of(app, 8) and "5523" in row_of(app, 8)
+        # the database's other session stays a sidechain, and stays out of this one's cost (it was
+        # dropped with the first growth: the follower read only the shown session)
+        assert list(app.session.sidechains) == ["session:support-117"]
+        assert app.session.extra["separate_sessions"] == ["session:support-117"]
+        assert app.session.skipped[0].reason.startswith("2 sessions in this database: showing support-118")
         insert(path, {"type": "function_call_output", "call_id": "call_o3", "output": "order 5523: not found"})
         await grows_to(pilot, app, 10)
         assert "order 5523: not found" in on_screen(app)
@@ -232,6 +237,7 @@ async def test_agents_sdk_sqlite(tmp_path):
         con.close()
         await grows_to(pilot, app, 8)
         assert f"{path}: rows of session support-118 were removed; reloaded from message 8." in status_text(app)
+        assert list(app.session.sidechains) == ["session:support-117"]  # and after a reload
         assert "order 5523: not found" not in on_screen(app)
         assert app.follow.following  # it goes on following after a reload
 
