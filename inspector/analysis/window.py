@@ -264,10 +264,11 @@ def budget_unused_note(settings, pipeline, tokens: int, who: str | None = None, 
     return f"{who} compacts at its own trigger (more than {messages:,} messages), not at the budget"
 
 
-def strategy_window(session: Session, model: str | None = None) -> int | None:
+def strategy_window(session: Session, model: str | None = None, window: Window | None = None) -> int | None:
     """The ``context_window`` the compacting strategies take for ``session`` (the window of its
-    model, as its agent reports it); None when the window would only be assumed."""
-    window = session_window(session, model)
+    model, as its agent reports it); None when the window would only be assumed. ``window``: the
+    session's :func:`session_window`, where the caller has it already."""
+    window = window or session_window(session, model)
     if window.source.startswith("assumed"):
         return None
     return codex_reported_window(window.tokens) if agent_of(session) == "codex" else window.tokens

@@ -668,8 +668,8 @@ class InspectorApp(ViewActions, App[int]):
         seeded = self.preset_base
         if seeded is None:
             return
-        budget = default_budget(self.session, self.model)
-        window = strategy_window(self.session, self.model)
+        found = session_window(self.session, self.model)  # (what default_budget reads)
+        budget, window = found.budget, strategy_window(self.session, self.model, found)
         old_budget = self.panel.reference_budget
         old_window = getattr(seeded, "context_window", None)
         if budget == old_budget and window in (None, old_window):
@@ -691,8 +691,7 @@ class InspectorApp(ViewActions, App[int]):
             self.state = state
             self.panel.set_state(state)
         if moved or window != old_window:
-            shown = window if window is not None else session_window(self.session, self.model).tokens
-            self.notify(f"The session's window is now {shown:,} tokens ({session_window(self.session, self.model).source})"
+            self.notify(f"The session's window is now {window or found.tokens:,} tokens ({found.source})"
                         + (f": {', '.join(moved)}" if moved else ""), timeout=8)
 
     def _notify_bad_input(self, start: int) -> None:
