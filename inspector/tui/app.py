@@ -32,7 +32,7 @@ from textual import events, on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Input, Static
 from textual.worker import get_current_worker
 
 from ..analysis.idle import idle_reasons
@@ -66,6 +66,7 @@ from .parts import Services, async_job_runner, thread_job_runner
 from .replay import Inputs, Replay
 from .screens.help import HelpScreen
 from .view_actions import VIEW_BINDINGS, ViewActions
+from .widgets.footer import FittingFooter
 from .search import Search
 from .speculate import Speculation, neighbours
 from .state import ParamError, PipelineState, Preset, available_presets, fit_to_session, spec_for
@@ -126,10 +127,10 @@ class InspectorApp(ViewActions, App[int]):
         Binding("n", "search_next(1)", "Next match", show=False, id="search-next", tooltip="next match"),
         Binding("N", "search_next(-1)", "Previous match", show=False, id="search-previous",
                 tooltip="previous match"),
-        *VIEW_BINDINGS,  # before v, e, p, t, f: on a narrow footer w and x are the ones to keep
-        Binding("v", "rules", "Rules", id="rules", tooltip="the provider rule text for the selected row"),
+        *VIEW_BINDINGS,  # before e, v, p, t, f: the footer shows the keys that fit, in this order
         Binding("e", "export", "Export", id="export",
                 tooltip="export the pruned history as an OpenAI or Anthropic request body"),
+        Binding("v", "rules", "Rules", id="rules", tooltip="the provider rule text for the selected row"),
         Binding("T", "tools", "Tools", show=False, id="tool-diet",
                 tooltip="the tool diet: per tool result size, share, unused fields, errors, secrets"),
         Binding("p", "preset", "Preset", id="next-preset", tooltip="next preset pipeline"),
@@ -283,7 +284,7 @@ class InspectorApp(ViewActions, App[int]):
                 yield Input(id="param-input", classes="hidden")
         yield Input(placeholder="search message text · enter finds · n/N next/previous · escape closes",
                     id="search", classes="hidden")
-        yield Footer()
+        yield FittingFooter()
 
     def on_mount(self) -> None:
         for t in builtin_themes():
@@ -340,7 +341,7 @@ class InspectorApp(ViewActions, App[int]):
         main.set_class(width < 110, "-tight")
         main.set_class(height < 28, "-shorter")
         self.query_one(TotalsBar).set_brief(height < 28)
-        footer = self.query_one(Footer)
+        footer = self.query_one(FittingFooter)
         footer.compact = width < 130
         palette = width >= 110
         if footer.show_command_palette != palette:

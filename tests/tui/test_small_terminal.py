@@ -129,3 +129,22 @@ async def test_80x24_totals_leave_the_window_screens_lines_to_it_and_the_list_ke
         header = "\n".join(screen_lines(app)[:12])
         assert "before = msgs 3,604 + not in file 547 + defs+framing 251" in header
         assert "window 200,000 (claude-sonnet-4-5, genai-prices): used 4,402, free 195,598" in header
+
+
+async def test_80x24_footer_shows_whole_keys_and_gives_them_back_when_wider():
+    """The footer shows the keys that fit whole, in the bindings' order (at 80 columns it ended
+    "v Rules e Expor"); widening the terminal shows the rest again."""
+    app = make_app("coding_agent.jsonl")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        footer = screen_lines(app)[-1].rstrip()
+        assert footer.endswith("w Window e Export"), footer
+        await pilot.resize_terminal(100, 30)
+        for _ in range(5):
+            await pilot.pause()
+        footer = screen_lines(app)[-1].rstrip()
+        assert footer.endswith("e Export v Rules p Preset f Follow"), footer
+        await pilot.resize_terminal(80, 24)
+        for _ in range(5):
+            await pilot.pause()
+        assert screen_lines(app)[-1].rstrip().endswith("w Window e Export")
