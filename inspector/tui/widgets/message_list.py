@@ -65,6 +65,11 @@ class Columns:
     rules: int
 
 
+def _turn_cell(text: str, c: Columns) -> str:
+    """The turn column's cell and its space; nothing where the list gave the column up."""
+    return text.ljust(c.turn) + " " if c.turn else ""
+
+
 class MessageList(LineList):
     """Rows of a :class:`~inspector.tui.engine.PlanResult`; before the first one of a big
     session, the parsed messages (:class:`~inspector.tui.draft.Draft`), one row each."""
@@ -275,7 +280,10 @@ class MessageList(LineList):
         role = 4 if width >= 90 else 0
         tool = 14 if width >= 120 else 10 if width >= 96 else 0
         # bracket + the spaces after each column
-        fixed = 1 + pos + turn + unit + (role + 1 if role else 0) + (tool + 1 if tool else 0) + tokens + status + rules + 6
+        fixed = 1 + pos + turn + 1 + unit + (role + 1 if role else 0) + (tool + 1 if tool else 0) + tokens + status + rules + 5
+        if width - fixed < 8:  # a narrow list (80x24) gives up the turn (the detail pane shows it), not the rule marks
+            fixed -= turn + 1
+            turn = 0
         preview = max(8, width - fixed)
         cols = Columns(pos, turn, unit, role, tool, preview, tokens, status, rules)
         self._columns = (width, cols)
@@ -292,7 +300,7 @@ class MessageList(LineList):
         if (self.result is not None and not self.result.snapshot.table.exact) or self.draft is not None:
             est = "≈"
         parts = [
-            " ", "#".rjust(c.pos), " ", "turn".ljust(c.turn), " ", "unit".ljust(c.unit), " ",
+            " ", "#".rjust(c.pos), " ", _turn_cell("turn", c), "unit".ljust(c.unit), " ",
         ]
         if c.role:
             parts += ["role".ljust(c.role), " "]
@@ -374,7 +382,7 @@ class MessageList(LineList):
         segs = [
             (bracket, self.style("msglist--unit-tool-exchange"), False),
             (f"{i}".rjust(c.pos) + " ", muted, True),
-            (f"t{view.turn_of[i]}".ljust(c.turn) + " ", muted, True),
+            (_turn_cell(f"t{view.turn_of[i]}", c), muted, True),
             (label.ljust(c.unit)[: c.unit] + " ", label_style, True),
         ]
         if c.role:
@@ -411,7 +419,7 @@ class MessageList(LineList):
         segs = [
             (" ", None, False),
             (f"{i}".rjust(c.pos) + " ", muted, False),
-            ("".ljust(c.turn) + " ", None, False),
+            (_turn_cell("", c), None, False),
             ("…".ljust(c.unit) + " ", muted, False),
         ]
         if c.role:
@@ -431,7 +439,7 @@ class MessageList(LineList):
         segs = [
             (" ", None, False),
             ("+".rjust(c.pos) + " ", style, False),
-            ("".ljust(c.turn) + " ", None, False),
+            (_turn_cell("", c), None, False),
             (item.kind[: c.unit].ljust(c.unit) + " ", kind_style, False),
         ]
         if c.role:
