@@ -9,7 +9,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..analysis.money import Money, MoneyOptions, MoneyTotals, money_totals
+from ..analysis.prices import Cost
 from ..analysis.usage_rows import CostRows
+from ..tokens import TokenTable
+from ..units import SessionView
 
 
 def add_money_options(parser: argparse.ArgumentParser) -> None:
@@ -119,7 +122,7 @@ def info_money(money: Money) -> dict[str, Any]:
     return bill.report(money.prices_as_of, money.unknown_models)
 
 
-def recorded_info_money(view: Any, table: Any, options: MoneyOptions) -> dict[str, Any]:
+def recorded_info_money(view: SessionView, table: TokenTable, options: MoneyOptions) -> dict[str, Any]:
     """:func:`info_money` of ``session_money(view, table, options=options)``, each call's recorded
     cost added as it is priced (:func:`~inspector.analysis.money.recorded_costs`): no row or cost
     per call is kept but its dollars."""
@@ -140,7 +143,7 @@ class _RecordedBill:
         self.total = self.sidechains = Decimal(0)
         self.known = self.known_sidechains = False
 
-    def add(self, call: int, sidechain: str | None, model: str | None, recorded_cost: Any) -> None:
+    def add(self, call: int, sidechain: str | None, model: str | None, recorded_cost: Cost | None) -> None:
         self.rows.append(call, sidechain, model, recorded_cost)
         if recorded_cost is not None:
             self.total += recorded_cost.total
