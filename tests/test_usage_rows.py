@@ -107,3 +107,33 @@ def test_calls_are_priced_once_a_model_is_named(tmp_path):
     assert unpriceable_calls(analysis.view) is None
     # a file naming its models (Claude Code) is always priced
     assert unpriceable_calls(inspector.analyze(inspector.load(CLAUDE), "cl100k_base").view) is None
+
+
+REAL = Path(__file__).resolve().parent / "fixtures" / "real" / "claude_code"
+
+
+@pytest.mark.parametrize("path, model", [
+    (REAL / "3f2b9c1e-5d4a-4e8b-9c71-2a6f0d8e4b13.jsonl", None),  # a sub-agent, and a recorded compaction (its acompact loaded)
+    (CLAUDE, None),
+    (CLAUDE, "my-private-model-7"),  # every call unknown to the price data
+])
+def test_info_money_priced_as_it_goes_is_info_money_of_session_money(path, model):
+    """``info`` prices the recorded costs without keeping a row or Cost per call
+    (recorded_info_money): the same dict, the same JSON, as from the whole session_money."""
+    from inspector.analysis.money import MoneyOptions, session_money
+    from inspector.cli.money_report import info_money, recorded_info_money
+
+    analysis = inspector.analyze(inspector.load(path), "cl100k_base")
+    options = MoneyOptions(model=model)
+    money = session_money(analysis.view, analysis.table, options=options)
+    kinds = {c.kind for c in money.calls}
+    streamed, whole = recorded_info_money(analysis.view, analysis.table, options), info_money(money)
+    assert json_text(streamed) == json_text(whole)
+    assert streamed["calls_priced"] == sum(c.recorded_cost is not None for c in money.calls)
+    if path.name.startswith("3f2b9c1e"):
+        assert kinds == {"call", "compaction"} and [r["sidechain"] for r in streamed["calls"]][-3:] == ["acompact-7d1", "a9f2", "a9f2"]
+        assert streamed["recorded_cost_sidechains"] is not None
+    if model:
+        assert streamed["unknown_models"] == [model] and streamed["recorded_cost_total"] is None
+    else:
+        assert streamed["recorded_cost_total"] > 0 and streamed["unknown_models"] == []

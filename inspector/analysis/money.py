@@ -21,7 +21,7 @@ messages and listed apart (``sidechain`` set).
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from decimal import Decimal
@@ -351,7 +351,6 @@ def priced_session(
     whose other rows are: :mod:`.money_sums` sums it without a row per call). The second item
     is None where every row is in the :class:`Money`."""
     stop = _stop_when(cancelled)
-    session = view.session
     money = Money(prices_as_of=prices_as_of())
     if baselines is None:  # the replay's own per-call figures, computed once per view
         facts = call_facts(view, table)
@@ -379,17 +378,68 @@ def priced_session(
     if main is not None:  # its rows not built (a stateless replay: no summary row before them)
         first_read = main.base.base_splits[0].read_tokens if main.base.base_splits else 0
     priced = _price_recorded_compactions(money, view, table, base, hidden, policy, options, first_read)
-    separate = session.extra.get(SEPARATE_SESSIONS, ())
-    for chain_id, messages in session.sidechains.items():
-        if chain_id in priced or chain_id in separate:  # another session the file holds: not this one's cost
-            continue
+    for chain_id, messages in _sidechains(view.session, priced):
         stop()
-        side_view, side_table = _side_chain(view, chain_id, messages, table)
-        side = call_facts(side_view, side_table)
-        side_base, side_hidden = side.baselines, _not_in_file(side_view, side)
-        side_policy = options.policy or _kept_policy(view, messages, options)
+        side_view, side_table, side_base, side_hidden, side_policy = _side_inputs(view, table, options, chain_id, messages)
         _price_chain(money, side_view, side_table, side_base, side_hidden, None, side_policy, options, chain_id)
     return money, main
+
+
+def _sidechains(session: Session, priced: set[str]) -> Iterator[tuple[str, list[Message]]]:
+    """The sidechains of ``session`` priced as chains of their own: not those ``priced`` as
+    recorded compactions, nor other sessions the file holds."""
+    separate = session.extra.get(SEPARATE_SESSIONS, ())
+    for chain_id, messages in session.sidechains.items():
+        if chain_id not in priced and chain_id not in separate:  # else another session the file holds: not this one's cost
+            yield chain_id, messages
+
+
+def _side_inputs(
+    view: SessionView, table: TokenTable, options: MoneyOptions, chain_id: str, messages: list[Message],
+) -> tuple[SessionView, TokenTable, list[int], list[int], CachePolicy]:
+    """A sidechain's view, table, baselines, parts not in the file and cache policy, as its chain is priced."""
+    side_view, side_table = _side_chain(view, chain_id, messages, table)
+    side = call_facts(side_view, side_table)
+    return side_view, side_table, side.baselines, _not_in_file(side_view, side), options.policy or _kept_policy(view, messages, options)
+
+
+#: What :func:`recorded_costs` passes per row: call number, sidechain, model, recorded cost.
+RecordedRow = Callable[[int, "str | None", "str | None", "Cost | None"], None]
+
+
+def recorded_costs(view: SessionView, table: TokenTable, options: MoneyOptions, add: RecordedRow) -> list[str]:
+    """What ``info`` reads of :func:`session_money` with no pipeline, without it: each row's call
+    number, chain, model and recorded cost passed to ``add`` in the rows' order; returns its
+    ``unknown_models``. Nothing is kept per call, neither the rows nor a chain's costs with no
+    strategy (only asked whether its model is priced): at 50,000 messages those were 44,000
+    Costs, 27 MB held at ``info``'s peak."""
+    facts = call_facts(view, table)
+    base, hidden = facts.baselines, _not_in_file(view, facts)
+    policy = options.policy or _kept_policy(view, view.messages, options)
+    unknown: list[str] = []
+    first_read = _recorded_chain(view, table, base, hidden, policy, options, None, add, unknown)
+    compactions = Money()  # its few rows, as session_money lists them
+    priced = _price_recorded_compactions(compactions, view, table, base, hidden, policy, options, first_read)
+    for row in compactions.calls:
+        add(row.call, row.sidechain, row.model, row.recorded_cost)
+    for chain_id, messages in _sidechains(view.session, priced):
+        _recorded_chain(*_side_inputs(view, table, options, chain_id, messages), options, chain_id, add, unknown)
+    return unknown
+
+
+def _recorded_chain(
+    view: SessionView, table: TokenTable, baselines: Sequence[int], not_in_file: Sequence[int], policy: CachePolicy,
+    options: MoneyOptions, chain_id: str | None, add: RecordedRow, unknown: list[str],
+) -> int:
+    """:func:`recorded_costs` of one chain (its unknown models added to ``unknown`` once each);
+    returns the cache read of its first call with no strategy (0 without calls)."""
+    *_, base_splits, times = _simulated_baseline(view, table, baselines, not_in_file, policy)
+    chain_unknown: list[str] = []
+    prices = _call_prices(view, times, base_splits, policy, options, _Pricer(options.overrides), chain_unknown)
+    for call, (model, recorded, _, _) in zip(view.calls, prices):
+        add(call.number, chain_id, model, recorded)
+    unknown.extend(m for m in chain_unknown if m not in unknown)
+    return base_splits[0].read_tokens if base_splits else 0
 
 
 def _stop_when(cancelled: Callable[[], bool] | None) -> Callable[[], None]:
@@ -607,6 +657,27 @@ def _make_chain_base(
     view: SessionView, table: TokenTable, baselines: Sequence[int], not_in_file: Sequence[int], policy: CachePolicy,
     options: MoneyOptions, chain_id: str | None,
 ) -> _ChainBase:
+    seconds, base_requests, warm, clock, base_splits, times = _simulated_baseline(view, table, baselines, not_in_file, policy)
+    models: list[str | None] = []
+    recorded: list[Cost | None] = []
+    base_costs: list[Cost | None] = []
+    outputs: list[int] = []
+    unknown: list[str] = []
+    pricer = _Pricer(options.overrides)
+    for model, recorded_cost, baseline_cost, output in _call_prices(view, times, base_splits, policy, options, pricer, unknown):
+        models.append(model)
+        recorded.append(recorded_cost)
+        base_costs.append(baseline_cost)
+        outputs.append(output)
+    return _ChainBase(seconds, base_requests, warm, models, recorded, base_splits, base_costs, outputs, times, unknown, pricer,
+                      clock)
+
+
+def _simulated_baseline(
+    view: SessionView, table: TokenTable, baselines: Sequence[int], not_in_file: Sequence[int], policy: CachePolicy,
+) -> tuple[list[float | None], list[tuple[int, int]], int, list[tuple[bool, int]], list[CacheSplit], list[datetime | None]]:
+    """A chain's calls with no strategy: their times in seconds, ``(total, shared)`` requests,
+    the warm prefix, the cache model's clock, the cache splits, and the times."""
     session, messages = view.session, view.messages
     times = [call_time(messages[c.message_index]) for c in view.calls]
     seconds = [t.timestamp() if t is not None else None for t in times]
@@ -615,30 +686,30 @@ def _make_chain_base(
     if base_requests:
         base_requests[0] = (base_requests[0][0], warm)
     clock = call_clock(seconds, policy)
-    base_splits = simulate_on(base_requests, clock, policy, warm)
-    models: list[str | None] = []
-    recorded: list[Cost | None] = []
-    base_costs: list[Cost | None] = []
-    outputs: list[int] = []
-    unknown: list[str] = []
-    fallback = session_model(session)  # call_model's last resort, the same for every call
-    pricer = _Pricer(options.overrides)
+    return seconds, base_requests, warm, clock, simulate_on(base_requests, clock, policy, warm), times
+
+
+def _call_prices(
+    view: SessionView, times: Sequence[datetime | None], base_splits: Sequence[CacheSplit], policy: CachePolicy,
+    options: MoneyOptions, pricer: _Pricer, unknown: list[str],
+) -> Iterator[tuple[str | None, Cost | None, Cost | None, int]]:
+    """Per call of a chain, one at a time: its model, recorded cost, cost with no strategy
+    (``base_splits``) and recorded output tokens; a model the price data does not know is added
+    to ``unknown`` (once, in the order the calls come)."""
+    messages = view.messages
+    fallback = session_model(view.session)  # call_model's last resort, the same for every call
     for call, when, base_split in zip(view.calls, times, base_splits):
         message = messages[call.message_index]
         usage = message.usage
         model = options.model or _message_model(message) or fallback
         output = (usage.output_tokens or 0) if usage is not None else 0
         # usage without the input (an output count only) is not a bill we can price
-        recorded.append(pricer.tokens(recorded_split(usage), model, when)
-                        if usage is not None and usage.input_tokens is not None else None)
+        recorded = pricer.tokens(recorded_split(usage), model, when) if usage is not None and usage.input_tokens is not None \
+            else None
         baseline_cost = pricer.split(policy, base_split, output, model, when) if model else None
         if model and baseline_cost is None and model not in unknown:
             unknown.append(model)
-        models.append(model)
-        base_costs.append(baseline_cost)
-        outputs.append(output)
-    return _ChainBase(seconds, base_requests, warm, models, recorded, base_splits, base_costs, outputs, times, unknown, pricer,
-                      clock)
+        yield model, recorded, baseline_cost, output
 
 
 class _Pricer:
@@ -793,5 +864,5 @@ def _rewritten(baseline: list[tuple[int, int]], pipeline: list[tuple[int, int]])
 
 __all__ = [
     "CallDollars", "CallMoney", "Money", "MoneyOptions", "MoneyTotals", "PricedChain", "baseline_requests", "call_dollars", "call_model",
-    "call_time", "money_totals", "priced_session", "recorded_split", "replay_requests", "session_money", "warm_prefix_tokens",
+    "call_time", "money_totals", "priced_session", "recorded_costs", "recorded_split", "replay_requests", "session_money", "warm_prefix_tokens",
 ]

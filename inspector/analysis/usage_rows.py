@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # pragma: no cover
     from ..units import SessionView
     from .money import CallMoney
+    from .prices import Cost
     from .predict import CallPrediction
 
 
@@ -125,16 +126,21 @@ class CostRows(RowsWhenRead):
         self._model: list[str | None] = []
         self._priced = array("b")
         self._parts = array("d")  # COST_PARTS per row (zeros where there is no cost)
+        self.priced = 0
         for c in calls:
-            self._call.append(c.call)
-            self._sidechain.append(c.sidechain)
-            self._model.append(c.model)
-            cost = None if c.recorded_cost is None else c.recorded_cost.as_json()
-            if cost is not None and tuple(cost) != COST_PARTS:
-                raise ValueError(f"a cost with the parts {sorted(cost)}, not {list(COST_PARTS)}")
-            self._priced.append(cost is not None)
-            self._parts.extend(cost.values() if cost is not None else _NO_PARTS)
-        self.priced = sum(self._priced)
+            self.append(c.call, c.sidechain, c.model, c.recorded_cost)
+
+    def append(self, call: int, sidechain: str | None, model: str | None, recorded_cost: Cost | None) -> None:
+        """Add the row of one call (its number, chain, model and recorded cost)."""
+        self._call.append(call)
+        self._sidechain.append(sidechain)
+        self._model.append(model)
+        cost = None if recorded_cost is None else recorded_cost.as_json()
+        if cost is not None and tuple(cost) != COST_PARTS:
+            raise ValueError(f"a cost with the parts {sorted(cost)}, not {list(COST_PARTS)}")
+        self._priced.append(cost is not None)
+        self._parts.extend(cost.values() if cost is not None else _NO_PARTS)
+        self.priced += cost is not None
 
     @classmethod
     def unpriced(cls, numbers: Sequence[int]) -> CostRows:

@@ -284,8 +284,7 @@ def cmd_info(args: argparse.Namespace) -> int:
     from .report import info_report
 
     from ..analysis.info import unpriceable_calls
-    from ..analysis.money import session_money
-    from .money_report import info_money, money_options, unpriced_info_money
+    from .money_report import money_options, recorded_info_money, unpriced_info_money
 
     options = money_options(args)
     analysis = _load(args)
@@ -294,7 +293,7 @@ def cmd_info(args: argparse.Namespace) -> int:
     report["money"] = None
     if args.json or _records_usage(analysis.session):
         unpriced = unpriceable_calls(analysis.view, options.model)
-        report["money"] = info_money(session_money(analysis.view, analysis.table, options=options)) if unpriced is None \
+        report["money"] = recorded_info_money(analysis.view, analysis.table, options) if unpriced is None \
             else unpriced_info_money(unpriced)
     _show(args, report, "info")
     return 0
