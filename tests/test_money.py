@@ -343,7 +343,7 @@ def test_codex_reads_only_up_to_the_previous_turns_first_output_at_a_new_prompt(
     overhead, prefix = a.table.overhead, a.table.prefix
     # nothing recorded: every request starts with the typical Codex part not in the file
     hidden = [p.not_in_file for p in predictions(a.view, a.table)]
-    assert hidden == [9400] * 4
+    assert hidden == [6200] * 4
     front = hidden[0] + overhead
     for money in (session_money(a.view, a.table), session_money(a.view, a.table, "fifo")):
         # call 3 opens turn 2: turn 1's reasoning (after message 1) is no longer sent, so only
