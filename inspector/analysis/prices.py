@@ -49,6 +49,13 @@ class TokenSplit:
     cache_write: int = 0
     output: int = 0
     cache_write_1h: int = 0
+    #: The call's recorded speed (Anthropic's ``usage.speed``: "fast" is priced by the data's
+    #: fast-mode variant; None or "standard": the standard price).
+    speed: str | None = None
+
+    @property
+    def price_context(self) -> dict[str, str] | None:
+        return _price_context(self.speed)
 
     @property
     def input_total(self) -> int:
@@ -189,6 +196,34 @@ def price(
     return _price(tokens, model, provider, when, own, overrides)
 
 
+def _price_context(speed: str | None) -> dict[str, str] | None:
+    """The library's ``price_context`` of a call made at ``speed`` (None: the standard price)."""
+    return {"speed": speed} if speed and speed != "standard" else None
+
+
+def _model_price(model_obj: Any, when: datetime, speed: str | None) -> Any:
+    """The data's price of ``model_obj`` at ``when`` for a call at ``speed``: the standard one,
+    or it with the variants that speed selects (fast mode), one object per standard price and
+    set of variants in force (the plain-price memos key on its identity)."""
+    standard = model_obj.get_prices(when)
+    context = _price_context(speed)
+    if context is None or not model_obj.price_variants:
+        return standard
+    active = tuple(id(v) for v in model_obj.price_variants
+                   if (v.constraint is None or v.constraint.active(when)) and all(context.get(k) == x for k, x in v.when.items()))
+    if not active:
+        return standard
+    key = (id(standard), active)
+    kept = _variant_prices.get(key)
+    if kept is None or kept[0] is not standard:
+        kept = _variant_prices[key] = (standard, model_obj.get_prices(when, context))
+    return kept[1]
+
+
+#: Per standard price object and variants in force, the resolved price (the library copies it per call).
+_variant_prices: dict[tuple[int, tuple[int, ...]], tuple[object, object]] = {}
+
+
 @lru_cache(maxsize=1 << 16)
 def _library_price(tokens: TokenSplit, model: str, provider: str | None, when: datetime) -> Cost | None:
     """:func:`price` from the bundled data, memoised: ``compare`` prices the recorded and the
@@ -199,7 +234,7 @@ def _library_price(tokens: TokenSplit, model: str, provider: str | None, when: d
     found = _provider_model(model, provider)
     if found is not None and not tokens.cache_write_1h and min(tokens.uncached, tokens.cache_read, tokens.cache_write, tokens.output) >= 0:
         provider_obj, model_obj = found
-        model_price = model_obj.get_prices(when)
+        model_price = _model_price(model_obj, when, tokens.speed)
         plain = _plain_units(model_price)
         if plain is not None and (plain.cache_read is not None or not tokens.cache_read) \
                 and (plain.cache_write is not None or not tokens.cache_write):
@@ -353,7 +388,8 @@ def _rate(value: Any, whole: int) -> Decimal:
     return value
 
 
-def plain_rates(model: str | None, when: datetime | None, overrides: Overrides = NO_OVERRIDES) -> PlainRates | None:
+def plain_rates(model: str | None, when: datetime | None, overrides: Overrides = NO_OVERRIDES,
+                speed: str | None = None) -> PlainRates | None:
     """The :class:`PlainRates` :func:`price` uses for a usage of the four plain units (no
     one-hour cache write) on ``model`` at ``when``, where it takes the plain path
     (:func:`_library_price`); None where it does not (no model, an override, a model the data
@@ -364,7 +400,7 @@ def plain_rates(model: str | None, when: datetime | None, overrides: Overrides =
     if found is None:
         return None
     provider_obj, model_obj = found
-    model_price = model_obj.get_prices(when or timeless_instant())
+    model_price = _model_price(model_obj, when or timeless_instant(), speed)
     kept = _rates_by_price.get((id(model_price), model_obj.id, provider_obj.id))
     if kept is not None and kept[0] is model_price:
         return kept[1]
@@ -404,7 +440,8 @@ def _price(tokens: TokenSplit, model: str, provider: str | None, when: datetime 
         matched, provider_id, source = model, own.provider, overrides.path or "override"
     else:
         try:
-            result = genai_prices.calc_price(usage, model, provider_id=provider, genai_request_timestamp=when)
+            result = genai_prices.calc_price(usage, model, provider_id=provider, genai_request_timestamp=when,
+                                             price_context=tokens.price_context)
         except LookupError:
             return None
         except ValueError:  # the library refuses the usage (e.g. a 1h cache write above all writes)
