@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
+from typing import NamedTuple
 
 from ..strategies.base import Inserted, Reason, Status, Working
 from ..strategies.compact import NAME as COMPACT, compact_now, fires
@@ -51,10 +52,11 @@ def compacting(names: tuple[str, ...]) -> bool:
     return COMPACT in names
 
 
-@dataclass(frozen=True)
-class _State:
+class _State(NamedTuple):
     """The history after the last simulated compaction: the slots it kept (source messages and
-    the summary) and where it happened (messages from ``boundary`` on are new)."""
+    the summary) and where it happened (messages from ``boundary`` on are new). (A named tuple:
+    cheaper to make than a frozen dataclass, one or two at each compaction; states are told
+    apart by identity.)"""
 
     slots: tuple[int | Inserted, ...]
     boundary: int
@@ -134,8 +136,10 @@ def _kept_state(request: _State, order: list, at: int) -> _State:
                   request.kept_tokens - sum(s.tokens for s in dropped), request.kept_messages - len(dropped))
 
 
-@dataclass(frozen=True, slots=True)
-class CompactingCall:
+class CompactingCall(NamedTuple):
+    """One call of the stateful replay (a named tuple: a replay makes two at each of its
+    thousands of compactions, and a frozen dataclass costs twice as much to make)."""
+
     call: int
     message_index: int
     turn: int
