@@ -67,6 +67,10 @@ class _State(NamedTuple):
     #: Tokens and non-system messages of ``slots`` (source messages as counted, unedited).
     kept_tokens: int = 0
     kept_messages: int = 0
+    #: Where ``slots`` hold one inserted slot (the summary) and their source messages stand in
+    #: order, known by construction (:func:`state_after`): its position; -1 where not known
+    #: (:func:`.compaction_requests.state_layout` then looks).
+    lone: int = -1
 
 
 def _state(view: SessionView, table: TokenTable, slots: list, boundary: int, call: int, after: int) -> _State:
@@ -113,7 +117,9 @@ def state_after(view: SessionView, table: TokenTable, state: _State | None, done
     tokens -= sum(x.tokens for x in earlier)
     counts = non_system_before(view)
     messages += counts[stop] - counts[b] - len(replaced) - len(earlier) + 1
-    return _State(tuple(done.order), stop, call, after, folded, tokens, messages)
+    # its one inserted slot is the summary where the state's one was folded into it (or it had none)
+    lone = done.at if state is None or (state.lone >= 0 and len(earlier) == 1) else -1
+    return _State(tuple(done.order), stop, call, after, folded, tokens, messages, lone)
 
 
 def non_system_before(view: SessionView) -> list[int]:
