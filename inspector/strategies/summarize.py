@@ -253,13 +253,6 @@ class _SummaryBuilder:
     def _message_tokens(self, text: str) -> int:
         return count_message(Message(index=-1, role=self.role, content=[TextBlock(text=text)]), self.counter, self.profile).total
 
-    def _extend(self, cut: int) -> None:
-        """Tally the tools of ``seq[:cut]`` and gather the lines up to ``cut``."""
-        if cut != self.tallied:
-            self._tally(cut)
-        if self.lines_upto < cut and self.lines_chars <= self.lines_limit:
-            self._gather_lines(cut)
-
     def _tally(self, cut: int) -> None:
         view = self.view
         seq, call_ids, tool_names = self.seq, view.call_ids, view.tool_names
@@ -360,7 +353,10 @@ class _SummaryBuilder:
     def _by_parts(self, cut: int) -> int | None:
         """How many lines the summary of ``seq[:cut]`` shows when it is counted by parts
         (:func:`_line_additive`), else None. Tallies the tools to ``cut``."""
-        self._extend(cut)
+        if cut != self.tallied:  # (inline: once per compaction of a replay)
+            self._tally(cut)
+        if self.lines_upto < cut and self.lines_chars <= self.lines_limit:
+            self._gather_lines(cut)
         shown = bisect_right(self.line_uptos, cut)  # the lines a cut shows are the first ones
         # _line_additive(counter, parts), its lines' part checked once per line
         return shown if self._by_lines and shown <= self.lines_additive else None
@@ -444,11 +440,12 @@ class _SummaryBuilder:
         piece before a space and a number, after a number and after a ``-`` before a number
         (``test_incremental_summary`` checks it)."""
         head, one, many, dash, end, end_line = self._title_pieces
-        number = self._number_tokens
+        known, number = self._numbers.get, self._number_tokens  # (a count of 0 tokens is asked again: the same 0)
+        tokens = head + (known(cut) or number(cut))
         if first_turn == last_turn:
-            tokens = head + number(cut) + one + number(first_turn)
+            tokens += one + (known(first_turn) or number(first_turn))
         else:
-            tokens = head + number(cut) + many + number(first_turn) + dash + number(last_turn)
+            tokens += many + (known(first_turn) or number(first_turn)) + dash + (known(last_turn) or number(last_turn))
         return tokens + (end if last else end_line)
 
     @cached_property
