@@ -262,7 +262,10 @@ _THEN = "then"  # the key of :func:`_after_kept`'s point: ``(j, _THEN, the summa
 def _sends_kept(layout: Layout) -> bool:
     """Whether ``layout`` holds :func:`_after_kept`'s point (a kept message and the summary as one
     piece): it is compared only with the layouts of its own state's requests."""
-    return any(op[0] == "point" and type(op[1]) is tuple and op[1][1:2] == (_THEN,) for _, _, op in layout)
+    for _, _, op in layout:  # (a loop, not any() over a generator: asked at each compaction of a replay)
+        if op[0] == "point" and type(op[1]) is tuple and op[1][1:2] == (_THEN,):
+            return True
+    return False
 
 
 def _codex_oldest_kept(state, view: SessionView, j: int) -> int | None:

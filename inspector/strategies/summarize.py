@@ -120,9 +120,11 @@ def summary_message(builder: _SummaryBuilder, cut: int, replaces: Sequence[int],
                         reason=reason, replaces=replaces)
     runs = index_runs(replaces)
     runs_key = runs.runs if type(runs) is IndexRuns else runs  # the same indices: one key, whatever their type
-    key = ("summary", view_cache(builder.view), table.encoding, table.profile, builder.cap, builder.role, runs_key)
-    return DeferredInserted(partial(builder.text, cut), key, role=builder.role, kind="summary", tokens=builder.tokens(cut),
-                            by=by, reason=reason, replaces=replaces)
+    head = builder.key_head
+    if head is None or head[2] != table.encoding or head[3] != table.profile:
+        head = builder.key_head = ("summary", view_cache(builder.view), table.encoding, table.profile, builder.cap, builder.role)
+    return DeferredInserted(partial(builder.text, cut), (*head, runs_key), role=builder.role, kind="summary",
+                            tokens=builder.tokens(cut), by=by, reason=reason, replaces=replaces)
 
 
 def safe_cut_at(w: Working, seq: list[int]) -> Callable[[int], object]:
@@ -219,6 +221,8 @@ class _SummaryBuilder:
         #: the :class:`.index_runs.IndexRuns` ``seq`` holds, where :class:`SharedCounts` made it of one
         self.key: IndexRuns | None = None
         self.role = role  # the summary message's role (its framing is counted)
+        #: the start of its summaries' text keys (:func:`summary_message`): all but their runs
+        self.key_head: tuple | None = None
         shared = shared or SharedCounts()
         framing = shared.framing.get(role)
         if framing is None:
