@@ -98,3 +98,29 @@ def test_compacting_at_most_calls_from_the_state_equals_its_step_by_step_simulat
     assert sum(1 for c in fast[0] if c.kind == "summary") == compactions
     assert max(sum(1 for x in state.slots if type(x) is not int) for state in states if state is not None) == piled
     assert not built if piled <= _POINTS else built
+
+
+@pytest.mark.parametrize("params, compactions, piled", AT_MOST_CALLS)
+def test_the_state_a_compaction_leaves_is_the_one_its_slots_describe(generated, params, compactions, piled):
+    """:func:`~inspector.analysis.compaction.state_after` (the state from the one before and what
+    the compaction took out) equals :func:`~inspector.analysis.compaction._state` (the slots
+    walked); where it knows the state's one summary and that its messages stand in order
+    (``lone``), the state's layout is the one found by walking the slots."""
+    view, table = generated.view, generated.table
+    made: list[tuple[_State, _State]] = []
+    real = compaction.state_after
+
+    def check(view_, table_, state, done, stop, call, after):
+        found = real(view_, table_, state, done, stop, call, after)
+        made.append((found, compaction._state(view_, table_, done.order, stop, call, after)))
+        return found
+
+    with mock.patch.object(compaction, "state_after", check):
+        compaction.replay_compacting(view, table, ("compact",), Settings(**params), hidden_per_call(view, table))
+    assert len(made) == compactions
+    for found, walked in made:
+        assert found._replace(lone=-1) == walked
+        if found.lone >= 0:
+            assert [k for k, s in enumerate(found.slots) if type(s) is not int] == [found.lone]
+            assert state_layout(found, view, table.totals) == state_layout(walked, view, table.totals)
+    assert sum(1 for found, _ in made if found.lone >= 0) == compactions  # one summary each, as piled says

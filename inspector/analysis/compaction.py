@@ -25,10 +25,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import accumulate
+from typing import NamedTuple
 
 from ..strategies.base import Inserted, Reason, Status, Working
 from ..strategies.compact import NAME as COMPACT, compact_now, fires
+from ..strategies.common import kept_on_view
 from ..strategies.incremental import compacts_in_one_pass, replays_incrementally
+from ..strategies.index_runs import IndexRuns, index_runs, union
 from ..providers.validate import validate_plan, wire_facts
 from ..strategies.pipeline import STRATEGIES, freeze, start
 from ..strategies.summarize import SharedCounts
@@ -37,7 +41,7 @@ from ..units import SessionView
 from .baseline import baseline_tokens
 from .codex_count import codex_count
 from .compaction_requests import CarriedValidity, request_slots
-from .compaction_step import compacted, kept_slots, steps
+from .compaction_step import Compaction, compacted, kept_slots, steps
 from .compaction_stages import MASKED, MaskedStates
 
 _FOLDED = "summarized by compact: folded into the summary of the compaction before call {}"
@@ -48,10 +52,11 @@ def compacting(names: tuple[str, ...]) -> bool:
     return COMPACT in names
 
 
-@dataclass(frozen=True)
-class _State:
+class _State(NamedTuple):
     """The history after the last simulated compaction: the slots it kept (source messages and
-    the summary) and where it happened (messages from ``boundary`` on are new)."""
+    the summary) and where it happened (messages from ``boundary`` on are new). (A named tuple:
+    cheaper to make than a frozen dataclass, one or two at each compaction; states are told
+    apart by identity.)"""
 
     slots: tuple[int | Inserted, ...]
     boundary: int
@@ -62,6 +67,10 @@ class _State:
     #: Tokens and non-system messages of ``slots`` (source messages as counted, unedited).
     kept_tokens: int = 0
     kept_messages: int = 0
+    #: Where ``slots`` hold one inserted slot (the summary) and their source messages stand in
+    #: order, known by construction (:func:`state_after`): its position; -1 where not known
+    #: (:func:`.compaction_requests.state_layout` then looks).
+    lone: int = -1
 
 
 def _state(view: SessionView, table: TokenTable, slots: list, boundary: int, call: int, after: int) -> _State:
@@ -81,6 +90,47 @@ def _state(view: SessionView, table: TokenTable, slots: list, boundary: int, cal
     return _State(tuple(slots), boundary, call, after, tuple(runs), tokens, messages)
 
 
+def state_after(view: SessionView, table: TokenTable, state: _State | None, done: Compaction, stop: int, call: int,
+                after: int) -> _State:
+    """What :func:`_state` finds for the history ``done.order`` a compaction left at message
+    ``stop`` (the request of ``state``, :func:`.compaction_requests.request_slots`, compacted by
+    :func:`.compaction_step.compacted`), from the state and what the compaction took out, in
+    O(those) instead of O(the slots): the request's source messages are the state's and every
+    message from its boundary to ``stop``, so the folded ones are the state's and those replaced
+    now; its tokens and non-system messages are the request's less what went, plus the summary."""
+    if state is None:
+        folded: tuple[tuple[int, int], ...] = ()
+        b = tokens = messages = 0
+    else:
+        folded, b, tokens, messages = state.folded, state.boundary, state.kept_tokens, state.kept_messages
+    replaced, earlier, summary = done.replaced, done.earlier, done.summary
+    covered = summary.replaces  # (:func:`.compact.covers`) the earlier summaries' and the replaced ones
+    if type(covered) is IndexRuns and (
+        (not folded and not earlier) or (len(earlier) == 1 and type(earlier[0].replaces) is IndexRuns and earlier[0].replaces.runs is folded)
+    ):
+        folded = covered.runs  # the one summary stands for every folded message: its runs are the folded ones
+    else:
+        merged = union([IndexRuns(folded), replaced])  # disjoint: a sorted tuple where they do not increase
+        folded = (merged if type(merged) is IndexRuns else index_runs(sorted(merged))).runs
+    totals = table.totals
+    tokens += table.prefix[stop] - table.prefix[b] - sum(map(totals.__getitem__, replaced)) + summary.tokens
+    tokens -= sum(x.tokens for x in earlier)
+    counts = non_system_before(view)
+    messages += counts[stop] - counts[b] - len(replaced) - len(earlier) + 1
+    # its one inserted slot is the summary where the state's one was folded into it (or it had none)
+    lone = done.at if state is None or (state.lone >= 0 and len(earlier) == 1) else -1
+    return _State(tuple(done.order), stop, call, after, folded, tokens, messages, lone)
+
+
+def non_system_before(view: SessionView) -> list[int]:
+    """Per message index ``i`` (0 to ``len(view)``): the non-system messages before it."""
+    return kept_on_view(view, "_non_system_before", _non_system_before)
+
+
+def _non_system_before(view: SessionView) -> list[int]:
+    return [0, *accumulate(role != "system" for role in view.roles)]
+
+
 def _kept_state(request: _State, order: list, at: int) -> _State:
     """The state a compaction keeps from the history it left, ``request`` (its slots ``order``,
     the summary at ``at``): without the inserted messages before the summary
@@ -92,8 +142,10 @@ def _kept_state(request: _State, order: list, at: int) -> _State:
                   request.kept_tokens - sum(s.tokens for s in dropped), request.kept_messages - len(dropped))
 
 
-@dataclass(frozen=True, slots=True)
-class CompactingCall:
+class CompactingCall(NamedTuple):
+    """One call of the stateful replay (a named tuple: a replay makes two at each of its
+    thousands of compactions, and a frozen dataclass costs twice as much to make)."""
+
     call: int
     message_index: int
     turn: int
@@ -219,10 +271,7 @@ def _sizes(view: SessionView, table: TokenTable, names: tuple[str, ...], setting
     if masked is not None and validate and wire_facts(view).result_images:
         return None
     prefix, overhead = table.prefix, table.overhead
-    roles = view.roles
-    ns_count = [0] * (len(view) + 1)
-    for i, role in enumerate(roles):
-        ns_count[i + 1] = ns_count[i] + (role != "system")
+    ns_count = non_system_before(view)
 
     def sizes(call, state: _State | None, not_in_file: int) -> tuple[int, int] | None:
         freed = 0
@@ -307,9 +356,9 @@ def replay_compacting(
             tokens = masked.tokens(call, state) if masked is not None else table.totals
             done = compacted(view, table, settings, request_slots(state, call.message_index), shared, tokens)
             if done is not None:
-                order, at = done
+                order, at = done.order, done.at
                 after = view.calls[n - 2].message_index if n > 1 else -1
-                request = _state(view, table, order, call.message_index, n, after)
+                request = state_after(view, table, state, done, call.message_index, n, after)
                 # the history left: its slots (the earlier summaries folded in are gone) and nothing since
                 compacted_total = table.overhead + not_in_file[n - 1] + request.kept_tokens
                 if masked is not None:  # masked as the history before it was

@@ -155,22 +155,36 @@ def state_layout(state, view: SessionView, totals: Sequence[int]) -> Layout | No
     if state is None:
         return ()
     slots = state.slots
-    inserted = [k for k, s in enumerate(slots) if type(s) is not int]
+    lone = state.lone  # (where known: its one inserted slot, its source messages in order)
+    inserted = [lone] if lone >= 0 else [k for k, s in enumerate(slots) if type(s) is not int]
     if len(inserted) > _POINTS:
         return None
     if len(inserted) == 1 and state.folded:
         k, first = inserted[0], state.folded[0][0]
-        if ((k and slots[k - 1] > first) or (k + 1 < len(slots) and slots[k + 1] < first)) and _increasing(slots):
+        if ((k and slots[k - 1] > first) or (k + 1 < len(slots) and slots[k + 1] < first)) and (lone >= 0 or _increasing(slots)):
             after = _after_kept(state, k, view, totals)
             if after is not None:
                 return after
-    return _in_folded_places(state)
+    return _in_folded_places(state) if lone < 0 else _points_layout(state.folded, [_lone_place(state, lone)])
 
 
 def _increasing(slots) -> bool:
     """Whether the source messages among ``slots`` stand in order."""
     kept = [s for s in slots if type(s) is int]
     return all(a < b for a, b in zip(kept, kept[1:]))
+
+
+def _lone_place(state, k: int) -> tuple[int, Inserted] | None:
+    """:func:`_in_folded_places`' point for the state's one inserted slot, ``slots[k]``, its source
+    messages known to stand in order: the first folded message after the slot before it (None:
+    none, or the slot after it stands before that place)."""
+    slots = state.slots
+    last = slots[k - 1] if k else -1
+    for lo, hi in state.folded:
+        if hi > last + 1 and lo < hi:
+            at = max(lo, last + 1)
+            return (at, slots[k]) if k + 1 == len(slots) or slots[k + 1] > at else None
+    return None
 
 
 def _in_folded_places(state) -> Layout | None:
@@ -191,9 +205,17 @@ def _in_folded_places(state) -> Layout | None:
                 return None
         last = max(lo, last + 1)
         points.append((last, s))
+    return _points_layout(state.folded, points)
+
+
+def _points_layout(folded, points: list) -> Layout | None:
+    """The layout of the ``folded`` runs with each inserted message of ``points`` (in order: the
+    folded message whose place it takes, the inserted one) a point; None where one has no place."""
+    if None in points:
+        return None
     out: list = []
     k = 0
-    for lo, hi in state.folded:
+    for lo, hi in folded:
         while k < len(points) and points[k][0] < hi:
             at, summary = points[k]
             if at > lo:
@@ -240,7 +262,10 @@ _THEN = "then"  # the key of :func:`_after_kept`'s point: ``(j, _THEN, the summa
 def _sends_kept(layout: Layout) -> bool:
     """Whether ``layout`` holds :func:`_after_kept`'s point (a kept message and the summary as one
     piece): it is compared only with the layouts of its own state's requests."""
-    return any(op[0] == "point" and type(op[1]) is tuple and op[1][1:2] == (_THEN,) for _, _, op in layout)
+    for _, _, op in layout:  # (a loop, not any() over a generator: asked at each compaction of a replay)
+        if op[0] == "point" and type(op[1]) is tuple and op[1][1:2] == (_THEN,):
+            return True
+    return False
 
 
 def _codex_oldest_kept(state, view: SessionView, j: int) -> int | None:

@@ -24,10 +24,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from types import SimpleNamespace
+from typing import NamedTuple
 
 from ..strategies.base import Inserted
 from ..strategies.common import view_cache
-from ..strategies.compact import NAME as COMPACT, _head_end, _tail_start, between, compact_summaries, covers, summary_of, summary_position
+from ..strategies.compact import NAME as COMPACT, _head_end, _tail_start, between, covers, summary_of
 from ..strategies.summarize import SharedCounts
 from ..tokens import TokenTable
 from ..units import SessionView
@@ -42,13 +43,27 @@ def steps(view: SessionView, names: tuple[str, ...], settings) -> bool:
 _STEPPED = ((COMPACT,), MASKED)
 
 
+class Compaction(NamedTuple):
+    """What :func:`compacted` did to a history: the history after it and where its summary
+    stands, and what it took out (the state it leaves is built from these in O(them):
+    :func:`.compaction.state_after`)."""
+
+    order: list
+    at: int
+    #: The source messages the summary replaces now, in order (none a system message).
+    replaced: list[int]
+    #: The earlier summaries it folds in (taken out of the history).
+    earlier: list[Inserted]
+    summary: Inserted
+
+
 def compacted(view: SessionView, table: TokenTable, settings, order: list, shared: SharedCounts,
-              tokens: Sequence[int] | None = None) -> tuple[list, int] | None:
+              tokens: Sequence[int] | None = None) -> Compaction | None:
     """``compact_now`` on the history ``order`` (source indices and inserted slots, no message
     edited but masked results): the history after it (the earlier summaries between the head and
-    the tail folded into the new one) and where its summary stands; None when it replaces
-    nothing. ``shared``: what the summaries count alike, one for every compaction of a replay.
-    ``tokens``: each message's tokens in the history (default: the table's totals)."""
+    the tail folded into the new one), where its summary stands and what it took out; None when
+    it replaces nothing. ``shared``: what the summaries count alike, one for every compaction of
+    a replay. ``tokens``: each message's tokens in the history (default: the table's totals)."""
     roles = view.roles
     seq = [i for i in order if type(i) is int and roles[i] != "system"]
     if not seq:
@@ -61,16 +76,25 @@ def compacted(view: SessionView, table: TokenTable, settings, order: list, share
     if not replaced:
         return None
     lo, hi = between(order, seq, head, tail)  # its non-system source messages are the ones replaced
-    window = order[lo:hi]
-    earlier = compact_summaries(window)  # folded into the new summary (as earlier_summaries finds them)
+    earlier: list[Inserted] = []  # folded into the new summary (as earlier_summaries finds them)
+    middle: list = []  # what stays of order[lo:hi]: its system messages and other inserted slots
+    for s in order[lo:hi]:
+        if type(s) is int:
+            if roles[s] == "system":
+                middle.append(s)
+        elif s.by == COMPACT and s.kind == "summary":
+            earlier.append(s)
+        else:
+            middle.append(s)
     summary: Inserted = summary_of(w, covers(replaced, earlier), shared)  # type: ignore[arg-type]
-    folded = {id(x) for x in earlier}
+    # where summary_position puts it: after the kept head's last message (order[lo - 1]), or before
+    # the first non-system source message, the tail's first (order[hi]: none stands in ``middle``)
+    at = lo if head else len(middle)
     out = order[:lo]
-    out += [s for s in window if (roles[s] == "system" if type(s) is int else id(s) not in folded)]
+    out += middle
     out += order[hi:]
-    at = summary_position(out, roles, seq[head - 1] if head else None)
     out.insert(at, summary)
-    return out, at
+    return Compaction(out, at, replaced, earlier, summary)
 
 
 def kept_slots(order: list, at: int) -> list:

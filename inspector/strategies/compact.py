@@ -48,6 +48,8 @@ from ..units import injected_kind, is_summary_text
 NAME = "compact"
 _REPLACED = "summarized by compact: fired because {}; replaced by one summary"
 _INSERTED = "inserted by compact: simulated summary of {} messages, at most {} tokens"
+#: ``str(Reason(_INSERTED, (n, cap)))`` for int arguments (one per compaction: thousands in a replay)
+_INSERTED_INTS = _INSERTED.replace("{}", "{:,}")
 
 
 @register(
@@ -318,5 +320,6 @@ def summary_of(w: Working, replaced: Sequence[int], shared: SharedCounts | None 
     else:
         builder = shared.builder(w, replaces, counter, profile, s.summary_tokens, "user")
     n = len(replaces)
-    return summary_message(builder, n, replaces, w.table, by=NAME, reason=str(Reason(_INSERTED, (n, s.summary_tokens))),
-                           deferred=shared is not None)
+    cap = s.summary_tokens
+    why = _INSERTED_INTS.format(n, cap) if type(cap) is int else str(Reason(_INSERTED, (n, cap)))
+    return summary_message(builder, n, replaces, w.table, by=NAME, reason=why, deferred=shared is not None)

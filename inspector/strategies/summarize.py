@@ -120,9 +120,11 @@ def summary_message(builder: _SummaryBuilder, cut: int, replaces: Sequence[int],
                         reason=reason, replaces=replaces)
     runs = index_runs(replaces)
     runs_key = runs.runs if type(runs) is IndexRuns else runs  # the same indices: one key, whatever their type
-    key = ("summary", view_cache(builder.view), table.encoding, table.profile, builder.cap, builder.role, runs_key)
-    return DeferredInserted(partial(builder.text, cut), key, role=builder.role, kind="summary", tokens=builder.tokens(cut),
-                            by=by, reason=reason, replaces=replaces)
+    head = builder.key_head
+    if head is None or head[2] != table.encoding or head[3] != table.profile:
+        head = builder.key_head = ("summary", view_cache(builder.view), table.encoding, table.profile, builder.cap, builder.role)
+    return DeferredInserted(partial(builder.text, cut), (*head, runs_key), role=builder.role, kind="summary",
+                            tokens=builder.tokens(cut), by=by, reason=reason, replaces=replaces)
 
 
 def safe_cut_at(w: Working, seq: list[int]) -> Callable[[int], object]:
@@ -219,6 +221,8 @@ class _SummaryBuilder:
         #: the :class:`.index_runs.IndexRuns` ``seq`` holds, where :class:`SharedCounts` made it of one
         self.key: IndexRuns | None = None
         self.role = role  # the summary message's role (its framing is counted)
+        #: the start of its summaries' text keys (:func:`summary_message`): all but their runs
+        self.key_head: tuple | None = None
         shared = shared or SharedCounts()
         framing = shared.framing.get(role)
         if framing is None:
@@ -252,13 +256,6 @@ class _SummaryBuilder:
 
     def _message_tokens(self, text: str) -> int:
         return count_message(Message(index=-1, role=self.role, content=[TextBlock(text=text)]), self.counter, self.profile).total
-
-    def _extend(self, cut: int) -> None:
-        """Tally the tools of ``seq[:cut]`` and gather the lines up to ``cut``."""
-        if cut != self.tallied:
-            self._tally(cut)
-        if self.lines_upto < cut and self.lines_chars <= self.lines_limit:
-            self._gather_lines(cut)
 
     def _tally(self, cut: int) -> None:
         view = self.view
@@ -360,7 +357,10 @@ class _SummaryBuilder:
     def _by_parts(self, cut: int) -> int | None:
         """How many lines the summary of ``seq[:cut]`` shows when it is counted by parts
         (:func:`_line_additive`), else None. Tallies the tools to ``cut``."""
-        self._extend(cut)
+        if cut != self.tallied:  # (inline: once per compaction of a replay)
+            self._tally(cut)
+        if self.lines_upto < cut and self.lines_chars <= self.lines_limit:
+            self._gather_lines(cut)
         shown = bisect_right(self.line_uptos, cut)  # the lines a cut shows are the first ones
         # _line_additive(counter, parts), its lines' part checked once per line
         return shown if self._by_lines and shown <= self.lines_additive else None
@@ -444,11 +444,12 @@ class _SummaryBuilder:
         piece before a space and a number, after a number and after a ``-`` before a number
         (``test_incremental_summary`` checks it)."""
         head, one, many, dash, end, end_line = self._title_pieces
-        number = self._number_tokens
+        known, number = self._numbers.get, self._number_tokens  # (a count of 0 tokens is asked again: the same 0)
+        tokens = head + (known(cut) or number(cut))
         if first_turn == last_turn:
-            tokens = head + number(cut) + one + number(first_turn)
+            tokens += one + (known(first_turn) or number(first_turn))
         else:
-            tokens = head + number(cut) + many + number(first_turn) + dash + number(last_turn)
+            tokens += many + (known(first_turn) or number(first_turn)) + dash + (known(last_turn) or number(last_turn))
         return tokens + (end if last else end_line)
 
     @cached_property
