@@ -256,6 +256,9 @@ class Usage(Record):
     #: The part of ``cache_creation_input_tokens`` written with the one-hour lifetime (Claude Code
     #: ``cache_creation.ephemeral_1h_input_tokens``); priced at the 1h write rate.
     cache_creation_1h_input_tokens: int | None = None
+    #: The speed the call ran at, where the provider records one (Anthropic's ``usage.speed``:
+    #: "fast" mode is billed at its own rates); None: standard.
+    speed: str | None = None
 
     @property
     def context_tokens(self) -> int | None:

@@ -87,3 +87,36 @@ def test_override_models_are_priced_by_price(tmp_path):
     pricer = _Pricer(overrides)
     cost = pricer.parts(1_000_000, 0, 0, 1_000_000, 0, "my-llama", None)
     assert (cost.total, cost.source) == (Decimal("0.8"), str(path))
+
+
+#: Models with a fast-mode price variant in the bundled data (opus-4-8: $10 / $50, twice standard), and one without.
+FAST_MODELS = ["claude-opus-4-8", "claude-fable-5-2", "claude-sonnet-4-5"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(model=st.sampled_from(FAST_MODELS), speed=st.sampled_from([None, "standard", "fast"]), uncached=counts, read=counts,
+       write=counts, output=st.integers(0, 128_000), one_hour=st.integers(0, 50_000),
+       when=st.sampled_from([None, datetime(2026, 7, 1, tzinfo=UTC), datetime(2026, 12, 5, tzinfo=UTC)]))
+def test_a_fast_call_is_priced_by_the_datas_fast_variant(model, speed, uncached, read, write, output, one_hour, when):
+    """Claude Code records ``usage.speed: "fast"``: the call pays the data's fast-mode prices
+    (genai-prices' own calculation with that price context), on the plain path and off it."""
+    import genai_prices
+
+    hour = min(one_hour, write)
+    expected = genai_prices.calc_price(
+        genai_prices.Usage(input_tokens=uncached + read + write, cache_read_tokens=read, cache_write_tokens=write,
+                           output_tokens=output, **({"cache_write_1h_tokens": hour} if hour else {})),
+        model, genai_request_timestamp=when or datetime.combine(datetime.now(UTC).date(), datetime.min.time(), UTC).replace(hour=12),
+        price_context={"speed": speed} if speed else None).total_price
+    got = _Pricer(NO_OVERRIDES).parts(uncached, read, write, output, hour, model, when, speed)
+    assert got.total == expected
+    assert same(got, price(TokenSplit(uncached, read, write, output, hour, speed), model, None, when))
+
+
+def test_opus_4_8_fast_mode_pays_twice_the_standard_rates():
+    when = datetime(2026, 7, 1, tzinfo=UTC)
+    standard = price(TokenSplit(uncached=1_000_000, cache_read=1_000_000, output=1_000_000), "claude-opus-4-8", None, when)
+    fast = price(TokenSplit(uncached=1_000_000, cache_read=1_000_000, output=1_000_000, speed="fast"), "claude-opus-4-8", None, when)
+    assert (standard.input, standard.cache_read, standard.output, standard.total) == (5, Decimal("0.5"), 25, Decimal("30.5"))
+    assert (fast.input, fast.cache_read, fast.output, fast.total) == (10, 1, 50, 61)
+    assert plain_rates("claude-opus-4-8", when, speed="fast") is plain_rates("claude-opus-4-8", when, speed="fast")

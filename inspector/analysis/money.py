@@ -231,6 +231,7 @@ def recorded_split(usage: Usage) -> TokenSplit:
         cache_write=usage.cache_creation_input_tokens or 0,
         output=usage.output_tokens or 0,
         cache_write_1h=usage.cache_creation_1h_input_tokens or 0,
+        speed=usage.speed,
     )
 
 
@@ -436,7 +437,7 @@ def _recorded_chain(
     *_, base_splits, times = _simulated_baseline(view, table, baselines, not_in_file, policy)
     chain_unknown: list[str] = []
     prices = _call_prices(view, times, base_splits, policy, options, _Pricer(options.overrides), chain_unknown)
-    for call, (model, recorded, _, _) in zip(view.calls, prices):
+    for call, (model, recorded, *_) in zip(view.calls, prices):
         add(call.number, chain_id, model, recorded)
     unknown.extend(m for m in chain_unknown if m not in unknown)
     return base_splits[0].read_tokens if base_splits else 0
@@ -504,8 +505,9 @@ def _price_recorded_compactions(
         model = call_model(session, messages[before.message_index], options.model)
         output = table.totals[start]
         one_hour = split.write_tokens if policy.ttl_seconds == ANTHROPIC_TTL_1H else 0
-        cost = price(TokenSplit(split.uncached_tokens, split.read_tokens, split.write_tokens, output, one_hour), model, None, when,
-                     options.overrides)
+        speed = usage.speed if usage is not None else None
+        cost = price(TokenSplit(split.uncached_tokens, split.read_tokens, split.write_tokens, output, one_hour, speed), model, None,
+                     when, options.overrides)
         recorded_cost = None
         if usage is not None and usage.input_tokens is not None:
             recorded_cost = price(recorded_split(usage), call_model(session, answer, options.model), None, when, options.overrides)
@@ -618,6 +620,7 @@ class _ChainBase:
     base_costs: list[Cost | None]
     outputs: list[int]
     times: list[datetime | None]
+    speeds: list[str | None]
     #: Models the price data does not know, in the order their calls come.
     unknown: list[str]
     #: Prices the chain's calls (its rates kept for every pipeline priced on it).
@@ -662,14 +665,16 @@ def _make_chain_base(
     recorded: list[Cost | None] = []
     base_costs: list[Cost | None] = []
     outputs: list[int] = []
+    speeds: list[str | None] = []
     unknown: list[str] = []
     pricer = _Pricer(options.overrides)
-    for model, recorded_cost, baseline_cost, output in _call_prices(view, times, base_splits, policy, options, pricer, unknown):
+    for model, recorded_cost, baseline_cost, output, speed in _call_prices(view, times, base_splits, policy, options, pricer, unknown):
         models.append(model)
         recorded.append(recorded_cost)
         base_costs.append(baseline_cost)
         outputs.append(output)
-    return _ChainBase(seconds, base_requests, warm, models, recorded, base_splits, base_costs, outputs, times, unknown, pricer,
+        speeds.append(speed)
+    return _ChainBase(seconds, base_requests, warm, models, recorded, base_splits, base_costs, outputs, times, speeds, unknown, pricer,
                       clock)
 
 
@@ -692,24 +697,25 @@ def _simulated_baseline(
 def _call_prices(
     view: SessionView, times: Sequence[datetime | None], base_splits: Sequence[CacheSplit], policy: CachePolicy,
     options: MoneyOptions, pricer: _Pricer, unknown: list[str],
-) -> Iterator[tuple[str | None, Cost | None, Cost | None, int]]:
+) -> Iterator[tuple[str | None, Cost | None, Cost | None, int, str | None]]:
     """Per call of a chain, one at a time: its model, recorded cost, cost with no strategy
-    (``base_splits``) and recorded output tokens; a model the price data does not know is added
-    to ``unknown`` (once, in the order the calls come)."""
+    (``base_splits``), recorded output tokens and speed; a model the price data does not know is
+    added to ``unknown`` (once, in the order the calls come)."""
     messages = view.messages
     fallback = session_model(view.session)  # call_model's last resort, the same for every call
     for call, when, base_split in zip(view.calls, times, base_splits):
         message = messages[call.message_index]
         usage = message.usage
         model = options.model or _message_model(message) or fallback
-        output = (usage.output_tokens or 0) if usage is not None else 0
+        output, speed = ((usage.output_tokens or 0), usage.speed) if usage is not None else (0, None)
         # usage without the input (an output count only) is not a bill we can price
         recorded = pricer.tokens(recorded_split(usage), model, when) if usage is not None and usage.input_tokens is not None \
             else None
-        baseline_cost = pricer.split(policy, base_split, output, model, when) if model else None
+        # the call's speed prices it with no strategy or under one too: the same request, made the same way
+        baseline_cost = pricer.split(policy, base_split, output, model, when, speed) if model else None
         if model and baseline_cost is None and model not in unknown:
             unknown.append(model)
-        yield model, recorded, baseline_cost, output
+        yield model, recorded, baseline_cost, output, speed
 
 
 class _Pricer:
@@ -721,36 +727,37 @@ class _Pricer:
 
     def __init__(self, overrides: Overrides) -> None:
         self.overrides = overrides
-        self._rates: dict[tuple[str, datetime | None], PlainRates | None] = {}
+        self._rates: dict[tuple[str, datetime | None, str | None], PlainRates | None] = {}
 
     def tokens(self, tokens: TokenSplit, model: str | None, when: datetime | None) -> Cost | None:
         return self.parts(tokens.uncached, tokens.cache_read, tokens.cache_write, tokens.output, tokens.cache_write_1h,
-                          model, when)
+                          model, when, tokens.speed)
 
-    def split(self, policy: CachePolicy, s: CacheSplit, output: int, model: str | None, when: datetime | None) -> Cost | None:
-        """The price of a simulated split of a call (its model, time and recorded output)."""
+    def split(self, policy: CachePolicy, s: CacheSplit, output: int, model: str | None, when: datetime | None,
+              speed: str | None = None) -> Cost | None:
+        """The price of a simulated split of a call (its model, time, recorded output and speed)."""
         one_hour = s.write_tokens if policy.ttl_seconds == ANTHROPIC_TTL_1H else 0
-        return self.parts(s.uncached_tokens, s.read_tokens, s.write_tokens, output, one_hour, model, when)
+        return self.parts(s.uncached_tokens, s.read_tokens, s.write_tokens, output, one_hour, model, when, speed)
 
-    def rates(self, model: str, when: datetime | None) -> PlainRates | None:
-        """:func:`.prices.plain_rates` of ``model`` at ``when``, kept."""
-        key = (model, when)
+    def rates(self, model: str, when: datetime | None, speed: str | None = None) -> PlainRates | None:
+        """:func:`.prices.plain_rates` of ``model`` at ``when`` and ``speed``, kept."""
+        key = (model, when, speed)
         rates = self._rates.get(key, self)
         if rates is self:
-            rates = self._rates[key] = plain_rates(model, when, self.overrides)
+            rates = self._rates[key] = plain_rates(model, when, self.overrides, speed)
         return rates  # type: ignore[return-value]
 
     def parts(self, uncached: int, read: int, write: int, output: int, one_hour: int, model: str | None,
-              when: datetime | None) -> Cost | None:
+              when: datetime | None, speed: str | None = None) -> Cost | None:
         if not model:
             return None
         if not one_hour:
-            rates = self.rates(model, when)
+            rates = self.rates(model, when, speed)
             if rates is not None:
                 cost = rates.cost(uncached, read, write, output)
                 if cost is not None:
                     return cost
-        return price(TokenSplit(uncached, read, write, output, one_hour), model, None, when, self.overrides)
+        return price(TokenSplit(uncached, read, write, output, one_hour, speed), model, None, when, self.overrides)
 
 
 def _price_chain(
@@ -805,7 +812,7 @@ class PricedChain:
         model = base.models[k]
         if split is base.base_splits[k] or split == base.base_splits[k] or not model:
             return base.base_costs[k]
-        return base.pricer.split(self.policy, split, base.outputs[k], model, base.times[k])
+        return base.pricer.split(self.policy, split, base.outputs[k], model, base.times[k], base.speeds[k])
 
     def rows(self) -> list[CallMoney]:
         base, chain_id, policy = self.base, self.chain_id, self.policy

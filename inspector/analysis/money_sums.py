@@ -59,8 +59,8 @@ def _chain_totals(chain: PricedChain) -> MoneyTotals:
     pass over its requests: a call whose request is the baseline's has the baseline's split and
     price; the others are split as :func:`.cache.resimulate` splits them, as counts."""
     base, requests = chain.base, chain.requests
-    base_requests, base_costs, base_splits, models, outputs, times = (
-        base.base_requests, base.base_costs, base.base_splits, base.models, base.outputs, base.times)
+    base_requests, base_costs, base_splits, models, outputs, times, speeds = (
+        base.base_requests, base.base_costs, base.base_splits, base.models, base.outputs, base.times, base.speeds)
     one_hour = chain.policy.ttl_seconds == ANTHROPIC_TTL_1H
     split_of, clock = split_counts(chain.policy, base.warm), base.clock
     rates_of = base.pricer.rates
@@ -105,7 +105,7 @@ def _chain_totals(chain: PricedChain) -> MoneyTotals:
         if not (one_hour and write):
             plain = plains[k]
             if plain is _UNSET:
-                plain = plains[k] = rates_of(model, times[k])
+                plain = plains[k] = rates_of(model, times[k], speeds[k])
             if plain is not None:
                 rates = plain.rates(uncached, read, write, outputs[k])
         if rates is None:  # not plain: priced on its own, as the rows price it
