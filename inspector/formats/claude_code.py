@@ -64,6 +64,7 @@ from sys import intern
 from typing import Any
 
 import orjson
+from orjson import dumps as _dumps
 
 from ..model import (
     Block,
@@ -89,9 +90,9 @@ from ..safeio import read_line
 from .base import Format, Probe, SessionFormatError, register
 from .discovery import Discovery, SessionDetails, count_needles, first_records
 from .rawtext import raw_text
-from .reading import ANTHROPIC, ModelTally, content_blocks, image_block, usage_from
+from .reading import ANTHROPIC, ModelTally, content_blocks, image_block
 from .recordlines import feed_records
-from .records import FIELD_ERRORS, head_records, ignored, json_text, malformed, parse_line
+from .records import FIELD_ERRORS, head_records, ignored, ignored_at, json_text, malformed, parse_line
 
 NAME = "claude_code"
 
@@ -118,6 +119,8 @@ BOOKKEEPING = frozenset(
     }
 )
 REWOUND = "abandoned branch (rewound)"
+#: A response's recorded usage as :class:`~inspector.model.Usage` (``usage_from`` with Anthropic's keys).
+_usage = ANTHROPIC.usage
 #: Entry fields -> ``Session.extra`` keys, taken from the first entry that has each (as a string).
 SESSION_FIELDS = (("cwd", "cwd"), ("version", "version"), ("gitBranch", "git_branch"))
 #: ... and the session id (``sessionId``, or ``session_id`` in stream-json): every field watched.
@@ -163,13 +166,20 @@ def _block(b: Any, k: int = 0) -> Block:
         rest = {} if len(b) == 2 and "text" in b else {key: v for key, v in b.items() if key not in ("type", "text")}
         return new_text(text if type(text) is str else str(text), rest)
     if t == "tool_use":
-        call_id, name = b.get("id", ""), b.get("name", "")
+        call_id, name, args = b.get("id", ""), b.get("name", ""), b.get("input", {})
+        if type(args) is not str:  # (json_text, without its call for the usual object)
+            try:
+                args = _dumps(args).decode()
+            except TypeError:
+                args = json_text(args)
         # one string per tool name, not one per call
-        return new_tool_call(call_id if type(call_id) is str else str(call_id), intern(name if type(name) is str else str(name)), json_text(b.get("input", {})), {})
+        return new_tool_call(call_id if type(call_id) is str else str(call_id), intern(name if type(name) is str else str(name)), args, {})
     if t == "tool_result":
         call_id, content = b.get("tool_use_id", ""), b.get("content")
         result = content if type(content) is str else _result_content(content)
-        return new_tool_result(call_id if type(call_id) is str else str(call_id), result, {}, is_error=bool(b.get("is_error")))
+        if "is_error" in b and b["is_error"]:
+            return new_tool_result(call_id if type(call_id) is str else str(call_id), result, {}, is_error=True)
+        return new_tool_result(call_id if type(call_id) is str else str(call_id), result, {})
     if t == "thinking":
         return ThinkingBlock(thinking=str(b.get("thinking", "")), signature=b.get("signature"))
     if t == "redacted_thinking":
@@ -199,11 +209,10 @@ def _has_result(blocks: list[Block]) -> bool:
 
 def _entry_extra(entry: dict[str, Any]) -> dict[str, Any]:
     """The ``extra`` of a message that starts at ``entry``: its uuid, timestamp and ``isMeta``."""
-    extra: dict[str, Any] = {}
-    if "uuid" in entry:
-        extra["uuid"] = entry["uuid"]
-    if "timestamp" in entry:
-        extra["timestamp"] = entry["timestamp"]
+    if "uuid" in entry and "timestamp" in entry:  # (every entry of a transcript)
+        extra: dict[str, Any] = {"uuid": entry["uuid"], "timestamp": entry["timestamp"]}
+    else:
+        extra = {key: entry[key] for key in ("uuid", "timestamp") if key in entry}
     if "isMeta" in entry and entry["isMeta"]:
         extra["isMeta"] = True
     return extra
@@ -249,6 +258,8 @@ class _Conversation:
         self.dirty = 0  # first index changed since the last take()
         #: message ids of responses before the latest compaction
         self.before_boundary: set[str] = set()
+        #: The recorded usage and model of the last response line, and the Usage made of them.
+        self._built_usage: tuple[Any, str | None, Usage | None] = (None, None, None)
 
     def _touch(self, index: int) -> None:
         if index < self.dirty:
@@ -270,17 +281,27 @@ class _Conversation:
             model = recorded_model = intern(model)
         else:
             recorded_model, model = model, None
-        usage = usage_from(msg.get("usage"), ANTHROPIC, model)
+        raw_usage = msg.get("usage")
         mid, rid = msg.get("id"), entry.get("requestId")
         resent = False
-        if self.last_assistant is not None and mid:
-            prev = self.messages[self.last_assistant]
+        last = self.last_assistant
+        if last is not None and mid:
+            prev = self.messages[last]
             if prev.extra.get("message_id") == mid and (not rid or not (prid := prev.extra.get("request_id")) or rid == prid):
                 prev.content.extend(blocks)
-                prev.usage = _merge_usage(prev.usage, usage)
+                built_raw, built_model, built = self._built_usage
+                # the response's next line repeats its usage (14,288 of 14,291 such lines in the
+                # real transcripts): the Usage it makes equals the one prev holds, and merges to it
+                if prev.usage is not built or raw_usage != built_raw or model != built_model:
+                    usage = _usage(raw_usage, model)
+                    prev.usage = _merge_usage(prev.usage, usage)
+                    self._built_usage = (raw_usage, model, usage)
                 prev.extra.setdefault("lines", [prev.source.line]).append(line_no)
-                self._touch(self.last_assistant)
+                if last < self.dirty:
+                    self.dirty = last
                 return
+        usage = _usage(raw_usage, model)
+        self._built_usage = (raw_usage, model, usage)
         extra = _entry_extra(entry)
         if mid is not None:
             extra["message_id"] = mid
@@ -293,13 +314,13 @@ class _Conversation:
         stop = msg.get("stop_reason")
         if stop is not None:
             extra["stop_reason"] = stop
-        self.last_assistant = len(self.messages)
+        messages = self.messages
+        self.last_assistant = index = len(messages)
         if self.models is not None:
             self.models.add(model)
-        source = new_source(line_no, None, self.file)
-        message = new_message(len(self.messages), "assistant", blocks, source, form, extra, usage=usage, resent=resent)
+        message = new_message(index, "assistant", blocks, new_source(line_no, None, self.file), form, extra, usage=usage, resent=resent)
         if self.pending_boundary is None:
-            self.messages.append(message)  # (what _append does then, without its call)
+            messages.append(message)  # (what _append does then, without its call)
         else:
             self._append(message)
 
@@ -315,7 +336,8 @@ class _Conversation:
                 prev.content.extend(blocks)
                 prev.content_form = "blocks"
                 prev.extra.setdefault("lines", [prev.source.line]).append(line_no)
-                self._touch(len(messages) - 1)
+                if len(messages) - 1 < self.dirty:  # (_touch, without its call: once per result line)
+                    self.dirty = len(messages) - 1
                 return
             if prev.role == "user" and prev.injected is not None and len(messages) > 2 and _answers_parallel_call(messages[-3], messages[-2], blocks):
                 # a parallel call's result written after the text another call's result brought in
@@ -545,13 +567,13 @@ class ClaudeCodeStream:
         # orjson: no subclasses), fields most lines lack with ``in``
         rtype = entry.get("type")
         if type(rtype) is not str:
-            self.session.skipped.append(ignored(new_source(line_no, None, file), "record without a type"))
+            self.session.skipped.append(ignored_at(line_no, file, "record without a type"))
             return
         uuid = entry.get("uuid")
         if type(uuid) is not str:
             uuid = None
         elif uuid in self._parent:
-            self.session.skipped.append(ignored(new_source(line_no, None, file), f"{rtype} (duplicate uuid, replayed entry)"))
+            self.session.skipped.append(ignored_at(line_no, file, f"{rtype} (duplicate uuid, replayed entry)"))
             return
         self.recognised += 1
         for key in self._unseen_fields:  # (none once all are seen; a file may lack some for good)
@@ -580,7 +602,7 @@ class ClaudeCodeStream:
         msg = entry.get("message")
         if type(msg) is dict and (rtype == "user" or rtype == "assistant"):
             if rtype == "assistant" and ("isApiErrorMessage" in entry and entry["isApiErrorMessage"] or msg.get("model") == "<synthetic>"):
-                self.session.skipped.append(ignored(new_source(line_no, None, file), "assistant/<synthetic> (API error reply)"))
+                self.session.skipped.append(ignored_at(line_no, file, "assistant/<synthetic> (API error reply)"))
             else:
                 if conv is main and parent is not None and parent != self._leaf and rtype == "user" and _is_human_prompt(entry):
                     self._rewind_to(parent)
@@ -595,10 +617,10 @@ class ClaudeCodeStream:
                     conv.add_assistant(entry, msg, blocks, form, line_no)
                 else:
                     conv.add_user(entry, blocks, form, line_no)
-        elif rtype == "attachment" and attachment_text(entry.get("attachment")):
+        elif rtype == "attachment" and (text := attachment_text(entry.get("attachment"))):
             if conv.pending_micro is not None:
                 self._microcompact(conv)
-            conv.add_attachment(entry, attachment_text(entry["attachment"]), line_no)
+            conv.add_attachment(entry, text, line_no)
         elif rtype == "system" and entry.get("subtype") == "microcompact_boundary":
             if conv.pending_micro is not None:
                 self._microcompact(conv)
@@ -607,7 +629,7 @@ class ClaudeCodeStream:
             if conv.pending_micro is not None:  # the compaction replaces the context it would have cleared
                 _, micro_line, _, micro_file = conv.pending_micro
                 conv.pending_micro = None
-                self.session.skipped.append(ignored(new_source(micro_line, None, micro_file), f"system/microcompact_boundary (superseded by the compaction at line {line_no} before any call)"))
+                self.session.skipped.append(ignored_at(micro_line, micro_file, f"system/microcompact_boundary (superseded by the compaction at line {line_no} before any call)"))
             conv.pending_boundary = {
                 "line": line_no,
                 "uuid": uuid,
@@ -615,7 +637,7 @@ class ClaudeCodeStream:
                 **({"compact_metadata": entry["compact_metadata"]} if "compact_metadata" in entry else {}),
             }
         else:
-            self._skip_bookkeeping(entry, rtype, new_source(line_no, None, file))
+            self._skip_bookkeeping(entry, rtype, line_no, file)
 
         if conv is main and uuid is not None:
             self._upto[uuid] = len(main.messages)
@@ -627,7 +649,7 @@ class ClaudeCodeStream:
         conv.pending_micro = None
         reason = conv.microcompact(entry, line_no, uuid)
         if reason:
-            self.session.skipped.append(ignored(new_source(line_no, None, file), reason))
+            self.session.skipped.append(ignored_at(line_no, file, reason))
 
     def finish(self) -> None:
         """A microcompact the file ends on applies to the next call: apply it now."""
@@ -635,7 +657,7 @@ class ClaudeCodeStream:
             if conv.pending_micro is not None:
                 self._microcompact(conv)
 
-    def _skip_bookkeeping(self, entry: dict[str, Any], rtype: str, where: SourceRef) -> None:
+    def _skip_bookkeeping(self, entry: dict[str, Any], rtype: str, line_no: int, file: str | None) -> None:
         if rtype == "system":
             subtype = entry.get("subtype")
             reason = f"system/{subtype}" if isinstance(subtype, str) else "system"
@@ -654,7 +676,7 @@ class ClaudeCodeStream:
             reason = rtype
         else:
             reason = f"{rtype} (unknown record type)"
-        self.session.skipped.append(ignored(where, reason))
+        self.session.skipped.append(ignored_at(line_no, file, reason))
 
     def _note_session_fields(self, entry: dict[str, Any]) -> None:
         """``extra`` fields from the first entries that have them (:data:`_WATCHED_FIELDS`)."""

@@ -110,6 +110,13 @@ def ignored(where: str | SourceRef, record_type: str) -> Skipped:
     return new_skipped(where if type(where) is str else str(where), record_type, "ignored")
 
 
+def ignored_at(line_no: int, file: str | None, record_type: str) -> Skipped:
+    """:func:`ignored` for line ``line_no`` of ``file`` (None: the session file itself), its
+    ``where`` as ``str(SourceRef(line=line_no, file=file))`` is, without building the SourceRef
+    (a real Claude Code transcript skips about half its lines on purpose)."""
+    return new_skipped(f"line {line_no}" if file is None else str(SourceRef(line=line_no, file=file)), record_type, "ignored")
+
+
 #: What converting one record raises when a field has an unexpected type; readers catch these
 #: around each record and skip it (:func:`malformed`) instead of failing the whole file.
 FIELD_ERRORS = (TypeError, ValueError, AttributeError)
