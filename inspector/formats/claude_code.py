@@ -232,7 +232,7 @@ def _merge_usage(old: Usage | None, new: Usage | None) -> Usage | None:
         return new or old
     if old == new:  # the same usage written again on the response's next line (the usual case)
         return old
-    fields: dict[str, Any] = {"model": old.model or new.model}
+    fields: dict[str, Any] = {"model": old.model or new.model, "speed": old.speed or new.speed}
     for name in ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens",
                  "cache_creation_1h_input_tokens"):
         a, b = getattr(old, name), getattr(new, name)

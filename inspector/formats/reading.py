@@ -149,8 +149,14 @@ def _usage_reader(keys: UsageKeys) -> Callable[[Any, str | None], Usage | None]:
                  "        if input < 0:  # more cached than the whole input: the record contradicts itself",
                  "            input = None"]
     body += ["    if cache_write_1h is not None and cache_write_1h > (cache_write or 0):",
-             "        cache_write_1h = None  # a part larger than its whole",
-             "    return new_usage(input, output, cache_read, cache_write, cache_write_1h, reasoning, model)"]
+             "        cache_write_1h = None  # a part larger than its whole"]
+    if keys.speed:  # a speed other than the standard one (a short word): Usage.speed
+        body += [f"    speed = get({keys.speed!r})",
+                 "    if speed is not None and not (type(speed) is str and speed != 'standard' and len(speed) <= 32):",
+                 "        speed = None",
+                 "    return new_usage(input, output, cache_read, cache_write, cache_write_1h, reasoning, model, speed=speed)"]
+    else:
+        body.append("    return new_usage(input, output, cache_read, cache_write, cache_write_1h, reasoning, model)")
     scope: dict[str, Any] = {"_count": _count, "new_usage": new_usage}
     exec("\n".join(body), scope)  # noqa: S102 (generated from the keys' own paths, repr-quoted)
     return scope["read_usage"]
@@ -167,6 +173,8 @@ class UsageKeys:
     #: The part of the cache write with the one-hour lifetime (Anthropic's ``cache_creation``).
     cache_write_1h: tuple[str, ...] = ()
     reasoning: tuple[str, ...] = ()
+    #: The key of the speed the call ran at (Anthropic's ``speed``: "fast" mode has its own prices).
+    speed: str | None = None
     #: The input figure already includes cached input (OpenAI, LiteLLM, LangChain); the cached
     #: parts are taken out so ``input_tokens`` is the uncached rest, as Anthropic records it.
     input_includes_cache: bool = False
@@ -184,6 +192,7 @@ ANTHROPIC = UsageKeys(
     cache_read=("cache_read_input_tokens",),
     cache_write=("cache_creation_input_tokens",),
     cache_write_1h=("cache_creation.ephemeral_1h_input_tokens",),
+    speed="speed",
 )
 #: OpenAI Chat Completions and Responses (and Codex's ``last_token_usage``), LiteLLM's extras too.
 OPENAI = UsageKeys(
