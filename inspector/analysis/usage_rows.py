@@ -14,6 +14,7 @@ iteration; equal to a list of the same dicts. Nothing here prints.
 from __future__ import annotations
 
 from array import array
+from decimal import Decimal
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -161,9 +162,38 @@ class CostRows(RowsWhenRead):
         return {"call": self._call[k], "sidechain": self._sidechain[k], "model": self._model[k], "recorded_cost": cost}
 
 
+class RecordedBill:
+    """What the file's recorded usage cost, a call at a time: the :class:`CostRows` and the sums
+    of the recorded costs, all calls and the sidechains' (added as ``Money.total`` and
+    ``Money.sidechain_total`` add them, in the same order: the same Decimal). ``total`` and
+    ``sidechains`` are None where no call of theirs was priced."""
+
+    def __init__(self) -> None:
+        self.rows = CostRows(())
+        self._total = self._sidechains = Decimal(0)
+        self._known = self._known_sidechains = False
+
+    def add(self, call: int, sidechain: str | None, model: str | None, recorded_cost: Cost | None) -> None:
+        self.rows.append(call, sidechain, model, recorded_cost)
+        if recorded_cost is not None:
+            self._total += recorded_cost.total
+            self._known = True
+            if sidechain is not None:
+                self._sidechains += recorded_cost.total
+                self._known_sidechains = True
+
+    @property
+    def total(self) -> Decimal | None:
+        return self._total if self._known else None
+
+    @property
+    def sidechains(self) -> Decimal | None:
+        return self._sidechains if self._known_sidechains else None
+
+
 #: The parts of a cost in dollars, as ``Cost.as_json`` writes them.
 COST_PARTS = ("input", "cache_read", "cache_write", "output", "total")
 _NO_PARTS = (0.0,) * len(COST_PARTS)
 
 
-__all__ = ["COST_PARTS", "CostRows", "RowsWhenRead", "UsageRows", "ratio"]
+__all__ = ["COST_PARTS", "CostRows", "RecordedBill", "RowsWhenRead", "UsageRows", "ratio"]

@@ -9,8 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..analysis.money import Money, MoneyOptions, MoneyTotals, money_totals
-from ..analysis.prices import Cost
-from ..analysis.usage_rows import CostRows
+from ..analysis.usage_rows import CostRows, RecordedBill
 from ..tokens import TokenTable
 from ..units import SessionView
 
@@ -116,10 +115,10 @@ def cache_aware_rows(
 
 def info_money(money: Money) -> dict[str, Any]:
     """What the file's recorded usage cost: per call (sidechains marked) and in total."""
-    bill = _RecordedBill()
+    bill = RecordedBill()
     for c in money.calls:
         bill.add(c.call, c.sidechain, c.model, c.recorded_cost)
-    return bill.report(money.prices_as_of, money.unknown_models)
+    return _bill_report(bill, money.prices_as_of, money.unknown_models)
 
 
 def recorded_info_money(view: SessionView, table: TokenTable, options: MoneyOptions) -> dict[str, Any]:
@@ -129,41 +128,22 @@ def recorded_info_money(view: SessionView, table: TokenTable, options: MoneyOpti
     from ..analysis.money import recorded_costs
     from ..analysis.prices import prices_as_of
 
-    bill = _RecordedBill()
+    bill = RecordedBill()
     unknown = recorded_costs(view, table, options, bill.add)
-    return bill.report(prices_as_of(), unknown)
+    return _bill_report(bill, prices_as_of(), unknown)
 
 
-class _RecordedBill:
-    """The rows and sums of :func:`info_money`, a call at a time (the sums as ``Money.total`` and
-    ``Money.sidechain_total`` add them, in the same order)."""
-
-    def __init__(self) -> None:
-        self.rows = CostRows(())  # built when read: the table shows a few of 20,000+
-        self.total = self.sidechains = Decimal(0)
-        self.known = self.known_sidechains = False
-
-    def add(self, call: int, sidechain: str | None, model: str | None, recorded_cost: Cost | None) -> None:
-        self.rows.append(call, sidechain, model, recorded_cost)
-        if recorded_cost is not None:
-            self.total += recorded_cost.total
-            self.known = True
-            if sidechain is not None:
-                self.sidechains += recorded_cost.total
-                self.known_sidechains = True
-
-    def report(self, prices_as_of: str, unknown_models: list[str]) -> dict[str, Any]:
-        rows = self.rows
-        total = self.total if self.known else None
-        return {
-            "recorded_cost_total": None if total is None else float(total),
-            "recorded_cost_sidechains": float(self.sidechains) if self.known_sidechains else None,
-            "calls_priced": rows.priced,
-            "cost_per_call": None if not rows.priced or total is None else float(total) / rows.priced,
-            "prices_as_of": prices_as_of,
-            "unknown_models": unknown_models,
-            "calls": rows,
-        }
+def _bill_report(bill: RecordedBill, prices_as_of: str, unknown_models: list[str]) -> dict[str, Any]:
+    rows, total, sidechains = bill.rows, bill.total, bill.sidechains  # rows built when read: the table shows a few of 20,000+
+    return {
+        "recorded_cost_total": None if total is None else float(total),
+        "recorded_cost_sidechains": None if sidechains is None else float(sidechains),
+        "calls_priced": rows.priced,
+        "cost_per_call": None if not rows.priced or total is None else float(total) / rows.priced,
+        "prices_as_of": prices_as_of,
+        "unknown_models": unknown_models,
+        "calls": rows,
+    }
 
 
 def unpriced_info_money(numbers: Sequence[int]) -> dict[str, Any]:
