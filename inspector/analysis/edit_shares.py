@@ -135,7 +135,7 @@ class EditShares:
                 d = differs(op, PLAIN)[x]
                 return d if d < y else stop
         # the runs before i are the same: walk both from there, a piece per run end of either
-        # (merged_runs' walk, inline: ~27,000 calls a compare at 10k)
+        # (inline: ~27,000 calls a compare at 10k)
         j, at, len_a, len_b = i, a[i - 1][1] if i else 0, len(a), len(b)
         while at < stop:
             while i < len_a and a[i][1] <= at:
