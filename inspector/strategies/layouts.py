@@ -282,16 +282,26 @@ def _clear_all(f: Facts, s: Settings) -> str:
     return key
 
 
+def _clearing_layout(f: Facts, s: Settings, stop: int, turn: int, total: int) -> tuple[int, int, list, Layout | None]:
+    """``(freed, eligible, spans, cleared)``: :func:`.incremental._clearing` at this call and the
+    layout of its clearing (:func:`_cleared`; ``()`` where it frees nothing), made once per call
+    and kept: a compare lays out clear_tool_uses and clear_tool_uses,fifo, whose first stage is the same."""
+    memo = _derived(f, ("clearing_layouts", s.trigger, s.keep, s.clear_at_least, s.exclude_tools), lambda f: {})
+    got = memo.get((stop, turn, total))
+    if got is None:
+        freed, eligible, spans = _clearing(f, s, stop, turn, total)
+        got = memo[(stop, turn, total)] = (freed, eligible, spans, _cleared(f, s, eligible, spans, stop) if freed else ())
+    return got
+
+
 def _clear_tool_uses(f: Facts, s: Settings, stop: int, turn: int, total: int) -> Layout | None:
-    freed, eligible, spans = _clearing(f, s, stop, turn, total)
-    return _cleared(f, s, eligible, spans, stop) if freed else ()
+    return _clearing_layout(f, s, stop, turn, total)[3]
 
 
 def _clear_then_fifo(f: Facts, s: Settings, stop: int, turn: int, total: int) -> Layout | None:
-    freed, eligible, spans = _clearing(f, s, stop, turn, total)
+    freed, eligible, spans, cleared = _clearing_layout(f, s, stop, turn, total)
     if not freed:
         return _fifo(f, s, stop, turn, total)
-    cleared = _cleared(f, s, eligible, spans, stop)
     if cleared is None:
         return None
     seq = fifo_candidates(f, stop, turn)
