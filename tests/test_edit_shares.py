@@ -106,18 +106,13 @@ def test_a_codex_turn_that_starts_with_a_point_takes_the_direct_path_and_matches
     rows = _both(view, table, names, s)
     assert rows is not None
     facts = call_facts(view, table)
-    f, layout_of = replay_layouts(view, table, names, s, facts.hidden)
+    _, layout_of = replay_layouts(view, table, names, s, facts.hidden)
     calls = view.calls
     starts = [n for n, got, _, _, _ in rows if n > 1 and calls[n - 1].turn != calls[n - 2].turn and got is not None
               and any(op[0] == "point" for _, _, op in layout_of(n) or ())]
     assert len(starts) == 49
     assert all(got == expected for _, got, _, expected, _ in rows if got is not None)
-    numbers = list(range(1, len(calls) + 1))
-    tokens, shares = _fast_requests(view, table, names, s, facts, numbers)
-    chain = RequestChain(view, table)
-    plans = [run(view, table, names, s, n, facts.hidden[n - 1])[0] for n in numbers]
-    assert shares == [chain.feed(n, w) for n, w in zip(numbers, plans)]
-    assert tokens == [w.total() for w in plans]
+    _assert_replay_equals_the_plans(view, table, names, s)
 
 
 @pytest.mark.parametrize("names,params", [
@@ -139,6 +134,12 @@ def test_a_sample_session_takes_the_direct_path_where_layouts_change_and_matches
     changed = [n for n, got, _, expected, moved in rows if got is not None and moved and n > 1]
     assert len(changed) >= 60, (names, len(changed))
     assert all(got == expected for _, got, _, expected, _ in rows if got is not None)
+    _assert_replay_equals_the_plans(view, table, names, s)
+
+
+def _assert_replay_equals_the_plans(view, table, names, s) -> None:
+    """The replay's shared prefixes and totals (:func:`_fast_requests`) equal the plans fed to
+    :class:`RequestChain`, call by call."""
     facts = call_facts(view, table)
     numbers = list(range(1, len(view.calls) + 1))
     tokens, shares = _fast_requests(view, table, names, s, facts, numbers)
