@@ -86,9 +86,33 @@ def test_shared_prefixes_from_the_op_arrays_equal_layout_chains(session):
 def test_shared_prefixes_from_the_op_arrays_equal_layout_chains_in_codex_sessions(session):
     """The same in a Codex session, whose new prompt reads the previous request only up to the
     turn's first model output: a call that starts a turn with a point in its layout (a summary,
-    a message masked on its own) is left to LayoutChain; every other call with a point is read
-    off the op arrays as elsewhere."""
+    a message masked on its own) before that output is read off the op arrays too (one after it
+    is left to LayoutChain: an inserted piece has no source message to stop at)."""
     _assert_direct_equals_layout_chain(analyze(Session(format="codex", messages=session.messages), encoding="approx"))
+
+
+@pytest.mark.parametrize("names,params", [
+    (("summarize",), {"budget": 6000}),
+    (("summarize",), {"budget": 6000, "summary_ratio": 0.05}),
+])
+def test_a_codex_turn_that_starts_with_a_point_takes_the_direct_path_and_matches_the_plans(names, params):
+    """On a generated session read as Codex (bench/gen_session.py, 400 messages), the calls that
+    start a turn with a point in their layout (49 of 178 calls start a turn with a summary in
+    place) are answered off the op arrays, as LayoutChain answers them (they were left to it);
+    the replay's shared prefixes and totals equal the plans'."""
+    a = analyze(Session(format="codex", messages=_generated(400).messages), encoding="approx")
+    view, table = a.view, a.table
+    s = Settings(**params)
+    rows = _both(view, table, names, s)
+    assert rows is not None
+    facts = call_facts(view, table)
+    _, layout_of = replay_layouts(view, table, names, s, facts.hidden)
+    calls = view.calls
+    starts = [n for n, got, _, _, _ in rows if n > 1 and calls[n - 1].turn != calls[n - 2].turn and got is not None
+              and any(op[0] == "point" for _, _, op in layout_of(n) or ())]
+    assert len(starts) == 49
+    assert all(got == expected for _, got, _, expected, _ in rows if got is not None)
+    _assert_replay_equals_the_plans(view, table, names, s)
 
 
 @pytest.mark.parametrize("names,params", [
@@ -110,6 +134,12 @@ def test_a_sample_session_takes_the_direct_path_where_layouts_change_and_matches
     changed = [n for n, got, _, expected, moved in rows if got is not None and moved and n > 1]
     assert len(changed) >= 60, (names, len(changed))
     assert all(got == expected for _, got, _, expected, _ in rows if got is not None)
+    _assert_replay_equals_the_plans(view, table, names, s)
+
+
+def _assert_replay_equals_the_plans(view, table, names, s) -> None:
+    """The replay's shared prefixes and totals (:func:`_fast_requests`) equal the plans fed to
+    :class:`RequestChain`, call by call."""
     facts = call_facts(view, table)
     numbers = list(range(1, len(view.calls) + 1))
     tokens, shares = _fast_requests(view, table, names, s, facts, numbers)

@@ -11,8 +11,9 @@ finds that by building both calls' runs and walking their pieces; here it is one
 two layouts' runs reading each op pair's "next message that differs" array (a point's run is its
 one message), and the tokens come from the ops' prefix sums: no runs, no pieces, no matching.
 Most calls of a replay whose layout changed go this way (summarize's and mask_tool_outputs'
-points included). The calls it does not cover (no layout, re-sent reasoning, a point in the
-first call of a Codex turn) are left to :class:`.requests.LayoutChain`; the property tests
+points included, in the first call of a Codex turn too where the point stands before the
+previous turn's first output). The calls it does not cover (no layout, re-sent reasoning, a
+point after that output in the first call of a Codex turn) are left to :class:`.requests.LayoutChain`; the property tests
 (tests/test_edit_shares.py, tests/test_incremental_replay.py) check both against the per-call plans.
 """
 
@@ -40,8 +41,8 @@ class EditShares:
         read only when this did not answer call n-1; ``sent_p``: what call n-1's request sends,
         when known), or None (ask :class:`.requests.LayoutChain`)."""
         calls = self.calls
-        if layout is None or (self.codex and n > 1 and calls[n - 1].turn != calls[n - 2].turn and not self._pointless(layout)):
-            self._last = None  # (a new Codex prompt's clamp below counts pieces by their source message: no point)
+        if layout is None:
+            self._last = None
             return None
         stop = calls[n - 1].message_index
         last, self._last = self._last, None
@@ -65,18 +66,24 @@ class EditShares:
         if d < stop_p and self._first_sent(previous, d) < stop_p:  # a piece of call n-1's request ended the match
             shared -= max(0, prefix_p - prefix_c)
         if self.codex and calls[n - 1].turn != calls[n - 2].turn:
+            # a new prompt reads the previous request up to the first message sent at or after the
+            # turn's first output (tokens_before_source): where no point stands there, its pieces below
+            if self._point_from(layout, self.turn_first[n - 2]):  # an inserted piece has no source: LayoutChain
+                return None
             grown = max(0, prefix_c - prefix_p)
             shared = min(shared, prefix_c + self.sent_below(layout, self.turn_first[n - 2]) - grown)
         self._last = (n, layout, sent)
         return shared, sent
 
     @staticmethod
-    def _pointless(layout: Layout) -> bool:
-        """Whether ``layout`` sends one piece per message it keeps (no point in it)."""
-        for _, _, op in layout:
-            if op[0] == "point":
+    def _point_from(layout: Layout, x: int) -> bool:
+        """Whether a point of ``layout`` stands at or after message ``x``."""
+        for lo, _, op in reversed(layout):
+            if lo < x:
                 return False
-        return True
+            if op[0] == "point":
+                return True
+        return False
 
     def sent_below(self, layout: Layout, x: int) -> int:
         """Tokens of the messages below ``x`` a request with ``layout`` sends."""
@@ -135,7 +142,7 @@ class EditShares:
                 d = differs(op, PLAIN)[x]
                 return d if d < y else stop
         # the runs before i are the same: walk both from there, a piece per run end of either
-        # (merged_runs' walk, inline: ~27,000 calls a compare at 10k)
+        # (inline: ~27,000 calls a compare at 10k)
         j, at, len_a, len_b = i, a[i - 1][1] if i else 0, len(a), len(b)
         while at < stop:
             while i < len_a and a[i][1] <= at:

@@ -558,7 +558,7 @@ def _clear_then_fifo(f: Facts, s: Settings, stop: int, turn: int, total: int) ->
     freed, eligible, protected = _clearing(f, s, stop, turn, total)
     if not freed:
         return _fifo_exact(f, s, stop, turn, total)
-    seq = _Candidates(f, stop, turn, _derived(f, "ns_tokens", _ns_tokens))
+    seq = fifo_candidates(f, stop, turn)
     return freed + _fifo_in_turn(f, s, stop, turn, total - freed, _ClearedCandidates(f, s, seq, eligible, protected))
 
 
@@ -867,8 +867,14 @@ def fifo_in_turn_cut(f: Facts, s: Settings, stop: int, total: int, seq: _Candida
 
 
 def fifo_candidates(f: Facts, stop: int, turn: int) -> _Candidates:
-    """The candidates fifo drops from in the current turn, by their table sizes."""
-    return _Candidates(f, stop, turn, _derived(f, "ns_tokens", _ns_tokens))
+    """The candidates fifo drops from in the current turn, by their table sizes: made once per
+    call and kept (not to be changed), as :func:`_guard_spans` is (a compare's summarize and
+    clear_tool_uses,fifo ask at every call)."""
+    memo = _derived(f, "candidates", lambda f: {})
+    seq = memo.get((stop, turn))
+    if seq is None:
+        seq = memo[(stop, turn)] = _Candidates(f, stop, turn, _derived(f, "ns_tokens", _ns_tokens))
+    return seq
 
 
 def _fifo_exact(f: Facts, s: Settings, stop: int, turn: int, total: int) -> int:
@@ -895,7 +901,7 @@ def summarize_cut(f: Facts, s: Settings, stop: int, turn: int, total: int):
     budget = s.budget
     if budget is None or total <= budget:
         return None
-    seq = _Candidates(f, stop, turn, _derived(f, "ns_tokens", _ns_tokens))
+    seq = fifo_candidates(f, stop, turn)
     m = seq.m
     if not m:
         return None
@@ -1083,7 +1089,7 @@ def pruned_fifo_cut(f: Facts, s: Settings, stop: int, turn: int, total: int):
     spans = _guard_spans(f, stop, turn)
     if spans and spans[0][0] < limit:
         return None
-    seq = fifo_candidates(f, stop, turn)
+    seq = _Candidates(f, stop, turn, _derived(f, "ns_tokens", _ns_tokens))  # its own: narrowed here
     c0 = f.ns_count[limit]  # the current turn's candidates: the runs from the turn's start on
     seq.runs = [(max(x, c0), y) for x, y in seq.runs if y > c0]
     seq.m = sum(y - x for x, y in seq.runs)

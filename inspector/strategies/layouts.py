@@ -188,32 +188,38 @@ def _pruned_then_truncated(f: Facts, s: Settings, stop: int, turn: int, total: i
     return _under(key, _pruned_turns(f, 1, turn), stop)
 
 
-def merged_runs(a: Layout, b: Layout, stop: int, i: int = 0, at: int = 0):
-    """Walk two layouts together from message ``at`` (their runs from index ``i`` on) to
-    ``stop``: ``(lo, hi, op_a, op_b)`` per piece between consecutive run ends of either, each
-    op None where its layout has no run (the message is sent as it is)."""
-    j = i
-    while at < stop:
-        while i < len(a) and a[i][1] <= at:
-            i += 1
-        while j < len(b) and b[j][1] <= at:
-            j += 1
-        in_a = i < len(a) and a[i][0] <= at
-        in_b = j < len(b) and b[j][0] <= at
-        end = min(a[i][in_a] if i < len(a) else stop, b[j][in_b] if j < len(b) else stop, stop)
-        yield at, end, a[i][2] if in_a else None, b[j][2] if in_b else None
-        at = end
-
-
 def _overlay(drops: Layout, edits: Layout, stop: int) -> Layout:
     """One layout from a stage's drops (their ops' masks) over another's edits (their ops'
-    transforms): a run ending wherever a run of either does."""
+    transforms): a run ending wherever a run of either does, from one walk over both (in index
+    order, ending with the last run of either: clear_tool_uses,fifo overlays at every call)."""
     out: list[Segment] = []
-    for lo, hi, d, e in merged_runs(drops, edits, stop):
-        drop = d[0] if d is not None else None
-        edit = e[1] if e is not None else None
+    i = j = at = 0
+    len_d, len_e = len(drops), len(edits)
+    while at < stop:
+        while i < len_d and drops[i][1] <= at:
+            i += 1
+        while j < len_e and edits[j][1] <= at:
+            j += 1
+        if i == len_d and j == len_e:  # past every run: the rest is sent as it is
+            break
+        end, drop, edit = stop, None, None
+        if i < len_d:
+            lo, hi, op = drops[i]
+            if lo <= at:
+                drop, end = op[0], hi if hi < end else end
+            elif lo < end:
+                end = lo
+        if j < len_e:
+            lo, hi, op = edits[j]
+            if lo <= at:
+                edit = op[1]
+                if hi < end:
+                    end = hi
+            elif lo < end:
+                end = lo
         if drop is not None or edit is not None:
-            out.append((lo, hi, (drop, edit)))
+            out.append((at, end, (drop, edit)))
+        at = end
     return tuple(out)
 
 
@@ -276,16 +282,26 @@ def _clear_all(f: Facts, s: Settings) -> str:
     return key
 
 
+def _clearing_layout(f: Facts, s: Settings, stop: int, turn: int, total: int) -> tuple[int, int, list, Layout | None]:
+    """``(freed, eligible, spans, cleared)``: :func:`.incremental._clearing` at this call and the
+    layout of its clearing (:func:`_cleared`; ``()`` where it frees nothing), made once per call
+    and kept: a compare lays out clear_tool_uses and clear_tool_uses,fifo, whose first stage is the same."""
+    memo = _derived(f, ("clearing_layouts", s.trigger, s.keep, s.clear_at_least, s.exclude_tools), lambda f: {})
+    got = memo.get((stop, turn, total))
+    if got is None:
+        freed, eligible, spans = _clearing(f, s, stop, turn, total)
+        got = memo[(stop, turn, total)] = (freed, eligible, spans, _cleared(f, s, eligible, spans, stop) if freed else ())
+    return got
+
+
 def _clear_tool_uses(f: Facts, s: Settings, stop: int, turn: int, total: int) -> Layout | None:
-    freed, eligible, spans = _clearing(f, s, stop, turn, total)
-    return _cleared(f, s, eligible, spans, stop) if freed else ()
+    return _clearing_layout(f, s, stop, turn, total)[3]
 
 
 def _clear_then_fifo(f: Facts, s: Settings, stop: int, turn: int, total: int) -> Layout | None:
-    freed, eligible, spans = _clearing(f, s, stop, turn, total)
+    freed, eligible, spans, cleared = _clearing_layout(f, s, stop, turn, total)
     if not freed:
         return _fifo(f, s, stop, turn, total)
-    cleared = _cleared(f, s, eligible, spans, stop)
     if cleared is None:
         return None
     seq = fifo_candidates(f, stop, turn)
@@ -688,4 +704,4 @@ def replay_layouts(view, table, names: tuple[str, ...], settings: Settings, hidd
     return f, layout
 
 
-__all__ = ["Layout", "Layouts", "Op", "layout_fn", "merged_runs", "message_key"]
+__all__ = ["Layout", "Layouts", "Op", "layout_fn", "message_key"]
