@@ -44,7 +44,7 @@ def test_records_keep_pydantic_s_api():
         "name": None,
         "usage": {"input_tokens": 5, "output_tokens": None, "cache_read_input_tokens": None,
                   "cache_creation_input_tokens": None, "model": None, "reasoning_tokens": None,
-                  "cache_creation_1h_input_tokens": None},
+                  "cache_creation_1h_input_tokens": None, "speed": None},
         "source": {"line": None, "json_path": None, "file": None},
         "content_form": "string", "starts_context": False, "injected": None, "is_summary": None, "resent": False, "extra": {"ts": 1},
     }
