@@ -222,11 +222,32 @@ def simulate_on(requests: Sequence[tuple[int, int]], clock: Sequence[tuple[bool,
             for (total, shared), (expired, per_minute) in zip(requests, clock)]
 
 
-def call_clock(times: Sequence[float | None], policy: CachePolicy) -> list[tuple[bool, int]]:
+def entry_lifetimes(writes: Iterable[tuple[int | None, int | None]], default: float | None) -> list[float | None]:
+    """Per call of a chain, the lifetime of the cache entry it leaves (the one it writes, or the
+    one it reads and so refreshes), from its recorded ``(cache write, one-hour part of it)``
+    (None: not recorded): one hour where it wrote one-hour entries, five minutes where it wrote
+    entries none of which were one-hour ones, else the previous call's (the first call's:
+    ``default``). Claude Code writes one-hour entries or five-minute ones by the account and
+    settings, and a session can change from one to the other."""
+    out: list[float | None] = []
+    lifetime = default
+    for write, one_hour in writes:
+        if one_hour:
+            lifetime = ANTHROPIC_TTL_1H
+        elif write and one_hour is not None:
+            lifetime = ANTHROPIC_TTL
+        out.append(lifetime)
+    return out
+
+
+def call_clock(times: Sequence[float | None], policy: CachePolicy,
+               lifetimes: Sequence[float | None] | None = None) -> list[tuple[bool, int]]:
     """Per call of a chain (its time in seconds, None where unknown), what :func:`simulate` reads
     of the clock: whether the lifetime ran out since the previous call with a time, and the
     requests in the minute up to it, itself included (1 where its time is unknown). They depend on
-    the times alone, so every pipeline priced on a chain shares them (:func:`resimulate`)."""
+    the times alone, so every pipeline priced on a chain shares them (:func:`resimulate`).
+    ``lifetimes``: per call, the lifetime of the cache entry it leaves (:func:`entry_lifetimes`;
+    the next call reads that entry); None: the policy's for every call."""
     out: list[tuple[bool, int]] = []
     append, ttl = out.append, policy.ttl_seconds
     previous_time: float | None = None
@@ -234,12 +255,16 @@ def call_clock(times: Sequence[float | None], policy: CachePolicy) -> list[tuple
     for k, t in enumerate(times):
         if t is None:  # no gap known, one request in its minute
             append((False, 1))
+            if lifetimes is not None:
+                ttl = lifetimes[k]
             continue
         recent.append(t)
         while recent[0] <= t - 60.0:
             recent.popleft()
         append((k > 0 and previous_time is not None and ttl is not None and t - previous_time > ttl, len(recent)))
         previous_time = t
+        if lifetimes is not None:  # the entry this call leaves is the one the next call reads
+            ttl = lifetimes[k]
     return out
 
 
@@ -264,6 +289,6 @@ def resimulate(
 __all__ = [
     "ANTHROPIC_TTL", "ANTHROPIC_TTL_1H", "CachePolicy", "CacheSplit", "DEEPSEEK_CACHE_UNIT", "NO_BREAKPOINTS", "NO_CACHE", "OPENAI_OVERFLOW_RPM", "OPENAI_TTL",
     "Piece",
-    "call_clock", "common_prefix_tokens", "marks_breakpoints", "policy_for", "resimulate", "simulate", "simulate_on", "split_call",
+    "call_clock", "common_prefix_tokens", "entry_lifetimes", "marks_breakpoints", "policy_for", "resimulate", "simulate", "simulate_on", "split_call",
     "split_counts",
 ]

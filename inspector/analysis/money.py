@@ -32,8 +32,8 @@ from ..strategies.base import Settings
 from ..strategies.pipeline import parse_pipeline
 from ..tokens import TokenTable, count_session
 from ..units import SessionView, build_view
-from .cache import (ANTHROPIC_TTL_1H, CachePolicy, CacheSplit, call_clock, marks_breakpoints, policy_for, resimulate, simulate_on,
-                    split_call)
+from .cache import (ANTHROPIC_TTL_1H, CachePolicy, CacheSplit, call_clock, entry_lifetimes, marks_breakpoints, policy_for, resimulate,
+                    simulate_on, split_call)
 from .session_facts import call_model as _message_model
 from .session_facts import continues_context, session_model
 from .predict import predictions
@@ -434,9 +434,9 @@ def _recorded_chain(
 ) -> int:
     """:func:`recorded_costs` of one chain (its unknown models added to ``unknown`` once each);
     returns the cache read of its first call with no strategy (0 without calls)."""
-    *_, base_splits, times = _simulated_baseline(view, table, baselines, not_in_file, policy)
+    *_, base_splits, times, lifetimes = _simulated_baseline(view, table, baselines, not_in_file, policy)
     chain_unknown: list[str] = []
-    prices = _call_prices(view, times, base_splits, policy, options, _Pricer(options.overrides), chain_unknown)
+    prices = _call_prices(view, times, base_splits, lifetimes, options, _Pricer(options.overrides), chain_unknown)
     for call, (model, recorded, *_) in zip(view.calls, prices):
         add(call.number, chain_id, model, recorded)
     unknown.extend(m for m in chain_unknown if m not in unknown)
@@ -627,6 +627,9 @@ class _ChainBase:
     pricer: _Pricer
     #: What the cache model reads of the calls' times (:func:`.cache.call_clock`).
     clock: list[tuple[bool, int]]
+    #: Per call, the lifetime of the cache entry it leaves (:func:`_lifetimes`): its writes are
+    #: priced as one-hour ones where it is an hour.
+    lifetimes: list[float | None]
     #: Per call, its model's :class:`.prices.PlainRates` at its time (``pricer.rates``), kept as
     #: :mod:`.money_sums` asks (empty until then): every pipeline priced on the chain reads it.
     plain: list = field(default_factory=list)
@@ -660,7 +663,7 @@ def _make_chain_base(
     view: SessionView, table: TokenTable, baselines: Sequence[int], not_in_file: Sequence[int], policy: CachePolicy,
     options: MoneyOptions, chain_id: str | None,
 ) -> _ChainBase:
-    seconds, base_requests, warm, clock, base_splits, times = _simulated_baseline(view, table, baselines, not_in_file, policy)
+    seconds, base_requests, warm, clock, base_splits, times, lifetimes = _simulated_baseline(view, table, baselines, not_in_file, policy)
     models: list[str | None] = []
     recorded: list[Cost | None] = []
     base_costs: list[Cost | None] = []
@@ -668,21 +671,23 @@ def _make_chain_base(
     speeds: list[str | None] = []
     unknown: list[str] = []
     pricer = _Pricer(options.overrides)
-    for model, recorded_cost, baseline_cost, output, speed in _call_prices(view, times, base_splits, policy, options, pricer, unknown):
+    for model, recorded_cost, baseline_cost, output, speed in _call_prices(view, times, base_splits, lifetimes, options, pricer, unknown):
         models.append(model)
         recorded.append(recorded_cost)
         base_costs.append(baseline_cost)
         outputs.append(output)
         speeds.append(speed)
     return _ChainBase(seconds, base_requests, warm, models, recorded, base_splits, base_costs, outputs, times, speeds, unknown, pricer,
-                      clock)
+                      clock, lifetimes)
 
 
 def _simulated_baseline(
     view: SessionView, table: TokenTable, baselines: Sequence[int], not_in_file: Sequence[int], policy: CachePolicy,
-) -> tuple[list[float | None], list[tuple[int, int]], int, list[tuple[bool, int]], list[CacheSplit], list[datetime | None]]:
+) -> tuple[list[float | None], list[tuple[int, int]], int, list[tuple[bool, int]], list[CacheSplit], list[datetime | None],
+           list[float | None]]:
     """A chain's calls with no strategy: their times in seconds, ``(total, shared)`` requests,
-    the warm prefix, the cache model's clock, the cache splits, and the times."""
+    the warm prefix, the cache model's clock, the cache splits, the times, and the lifetime of
+    the cache entry each call leaves (:func:`_lifetimes`)."""
     session, messages = view.session, view.messages
     times = [call_time(messages[c.message_index]) for c in view.calls]
     seconds = [t.timestamp() if t is not None else None for t in times]
@@ -690,20 +695,34 @@ def _simulated_baseline(
     warm = warm_prefix_tokens(view, (not_in_file[0] if not_in_file else 0) + table.overhead)
     if base_requests:
         base_requests[0] = (base_requests[0][0], warm)
-    clock = call_clock(seconds, policy)
-    return seconds, base_requests, warm, clock, simulate_on(base_requests, clock, policy, warm), times
+    lifetimes = _lifetimes(view, policy)
+    clock = call_clock(seconds, policy, lifetimes)
+    return seconds, base_requests, warm, clock, simulate_on(base_requests, clock, policy, warm), times, lifetimes
+
+
+def _lifetimes(view: SessionView, policy: CachePolicy) -> list[float | None]:
+    """Per call of a chain, the lifetime of the cache entry it leaves: where the provider charges
+    writes (Anthropic), the one its recorded writes tell (:func:`.cache.entry_lifetimes`; a
+    Claude Code session can change from one-hour entries to five-minute ones), else the policy's."""
+    if not policy.writes:
+        return [policy.ttl_seconds] * len(view.calls)
+    messages = view.messages
+    usages = (messages[c.message_index].usage for c in view.calls)
+    return entry_lifetimes(((u.cache_creation_input_tokens, u.cache_creation_1h_input_tokens) if u is not None else (None, None)
+                            for u in usages), policy.ttl_seconds)
 
 
 def _call_prices(
-    view: SessionView, times: Sequence[datetime | None], base_splits: Sequence[CacheSplit], policy: CachePolicy,
+    view: SessionView, times: Sequence[datetime | None], base_splits: Sequence[CacheSplit], lifetimes: Sequence[float | None],
     options: MoneyOptions, pricer: _Pricer, unknown: list[str],
 ) -> Iterator[tuple[str | None, Cost | None, Cost | None, int, str | None]]:
     """Per call of a chain, one at a time: its model, recorded cost, cost with no strategy
-    (``base_splits``), recorded output tokens and speed; a model the price data does not know is
-    added to ``unknown`` (once, in the order the calls come)."""
+    (``base_splits``, its writes one-hour ones where ``lifetimes`` says an hour), recorded output
+    tokens and speed; a model the price data does not know is added to ``unknown`` (once, in the
+    order the calls come)."""
     messages = view.messages
     fallback = session_model(view.session)  # call_model's last resort, the same for every call
-    for call, when, base_split in zip(view.calls, times, base_splits):
+    for call, when, base_split, lifetime in zip(view.calls, times, base_splits, lifetimes):
         message = messages[call.message_index]
         usage = message.usage
         model = options.model or _message_model(message) or fallback
@@ -712,7 +731,7 @@ def _call_prices(
         recorded = pricer.tokens(recorded_split(usage), model, when) if usage is not None and usage.input_tokens is not None \
             else None
         # the call's speed prices it with no strategy or under one too: the same request, made the same way
-        baseline_cost = pricer.split(policy, base_split, output, model, when, speed) if model else None
+        baseline_cost = pricer.split(lifetime == ANTHROPIC_TTL_1H, base_split, output, model, when, speed) if model else None
         if model and baseline_cost is None and model not in unknown:
             unknown.append(model)
         yield model, recorded, baseline_cost, output, speed
@@ -733,11 +752,12 @@ class _Pricer:
         return self.parts(tokens.uncached, tokens.cache_read, tokens.cache_write, tokens.output, tokens.cache_write_1h,
                           model, when, tokens.speed)
 
-    def split(self, policy: CachePolicy, s: CacheSplit, output: int, model: str | None, when: datetime | None,
+    def split(self, one_hour: bool, s: CacheSplit, output: int, model: str | None, when: datetime | None,
               speed: str | None = None) -> Cost | None:
-        """The price of a simulated split of a call (its model, time, recorded output and speed)."""
-        one_hour = s.write_tokens if policy.ttl_seconds == ANTHROPIC_TTL_1H else 0
-        return self.parts(s.uncached_tokens, s.read_tokens, s.write_tokens, output, one_hour, model, when, speed)
+        """The price of a simulated split of a call (its model, time, recorded output and speed),
+        its writes one-hour ones where ``one_hour``."""
+        return self.parts(s.uncached_tokens, s.read_tokens, s.write_tokens, output, s.write_tokens if one_hour else 0, model, when,
+                          speed)
 
     def rates(self, model: str, when: datetime | None, speed: str | None = None) -> PlainRates | None:
         """:func:`.prices.plain_rates` of ``model`` at ``when`` and ``speed``, kept."""
@@ -812,7 +832,7 @@ class PricedChain:
         model = base.models[k]
         if split is base.base_splits[k] or split == base.base_splits[k] or not model:
             return base.base_costs[k]
-        return base.pricer.split(self.policy, split, base.outputs[k], model, base.times[k], base.speeds[k])
+        return base.pricer.split(base.lifetimes[k] == ANTHROPIC_TTL_1H, split, base.outputs[k], model, base.times[k], base.speeds[k])
 
     def rows(self) -> list[CallMoney]:
         base, chain_id, policy = self.base, self.chain_id, self.policy

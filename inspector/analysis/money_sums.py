@@ -61,7 +61,7 @@ def _chain_totals(chain: PricedChain) -> MoneyTotals:
     base, requests = chain.base, chain.requests
     base_requests, base_costs, base_splits, models, outputs, times, speeds = (
         base.base_requests, base.base_costs, base.base_splits, base.models, base.outputs, base.times, base.speeds)
-    one_hour = chain.policy.ttl_seconds == ANTHROPIC_TTL_1H
+    lifetimes = base.lifetimes
     split_of, clock = split_counts(chain.policy, base.warm), base.clock
     rates_of = base.pricer.rates
     plains = base.plain  # per call, its PlainRates, looked up as asked (the same for every pipeline)
@@ -102,7 +102,7 @@ def _chain_totals(chain: PricedChain) -> MoneyTotals:
                 cost = paid.total if cost is None else cost + paid.total
             continue
         rates = None
-        if not (one_hour and write):
+        if not (write and lifetimes[k] == ANTHROPIC_TTL_1H):
             plain = plains[k]
             if plain is _UNSET:
                 plain = plains[k] = rates_of(model, times[k], speeds[k])
