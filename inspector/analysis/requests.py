@@ -26,6 +26,7 @@ from collections.abc import Hashable, Iterable, Iterator, Sequence
 from itertools import chain
 
 from ..strategies.base import Inserted, Working
+from ..strategies.index_runs import IndexRuns
 from ..strategies.layouts import PLAIN, message_key
 from ..tokens import TokenTable
 from ..units import SessionView
@@ -61,7 +62,7 @@ def _pieces(w: Working, reasoning: dict[int, int]) -> Iterator[Piece]:
 def inserted_key(s: Inserted) -> Hashable:
     """The request-piece key of an inserted message (a summary, a placeholder)."""
     r = s.replaces  # by its span and length: a folding summary replaces up to the whole session, hashed at every call
-    return ("inserted", s.kind, s.text_key, (len(r), r[0], r[-1]) if r else ())
+    return ("inserted", s.kind, s.text_key, r.span() if type(r) is IndexRuns else (len(r), r[0], r[-1]) if r else ())
 
 
 def shared_tokens(previous: Iterable[Piece], current: Iterable[Piece], skip_dropped_reasoning: bool) -> int:
