@@ -633,6 +633,29 @@ def test_codex_compactions_shared_prefixes_come_from_layouts_between_compactions
         assert r.calls == replay(a.view, a.table, ("compact",), s, shared=True).calls
 
 
+def test_a_folding_summary_in_the_earlier_ones_place_shares_the_messages_before_it():
+    """LangChain's summarization compacts at most calls, each summary folding the earlier one in
+    its place: the two requests then share the messages before it and break there, found from
+    the layouts' first points (:func:`.requests._new_first_point`) without walking them; every
+    call as when every request is built."""
+    from strategy_builders import seeds_session
+
+    from inspector.analysis import requests
+
+    a = seeds_session().analyze()
+    s = Settings(compact_tokens=300, keep_tail_messages=3, summary_tokens=40)
+    found = []
+    real = requests._new_first_point
+    with mock.patch.object(requests, "_new_first_point", lambda *args: found.append(real(*args)) or found[-1]):
+        r = replay(a.view, a.table, ("compact",), s, shared=True)
+    summaries = [c.call for c in r.calls if c.kind == "summary"]
+    assert summaries == list(range(3, 12))  # at every call from the third
+    # from the second compaction on, the summary stands after the system prompt (message 0) in both requests
+    assert found == [None, None] + [1] * 8
+    with mock.patch("inspector.analysis.replay.sizes_from_state", return_value=False):
+        assert r.calls == replay(a.view, a.table, ("compact",), s, shared=True).calls
+
+
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(sessions(), st.sampled_from([0.05, 0.3]), st.sampled_from([6, 300]))
 def test_summarize_at_the_edge_of_its_checks_equals_planning(session, ratio, cap):

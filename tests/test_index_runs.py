@@ -20,6 +20,7 @@ def test_runs_read_as_the_tuple_of_their_indices():
     assert r[1:4] == (3, 4, 7)
     assert [list(r.since(p)) for p in (0, 3, 4, 6)] == [[2, 3, 4, 7, 9, 10], [7, 9, 10], [9, 10], []]
     assert 7 in r and 5 not in r and 1 not in r and 11 not in r
+    assert r.span() == (6, 2, 10) and IndexRuns(()).span() == () and index_runs([4]).span() == (1, 4, 4)
     assert pickle.loads(pickle.dumps(r)) == r
     # not increasing: the tuple, in its order
     assert index_runs([3, 1, 2]) == (3, 1, 2) and type(index_runs([3, 1, 2])) is tuple
@@ -30,6 +31,9 @@ def test_a_union_extends_the_earlier_runs_where_the_new_indices_follow_them():
     earlier = index_runs([1, 2, 3, 5])
     folded = union([earlier, [6, 7, 9]])
     assert folded.runs == ((1, 4), (5, 8), (9, 10)) and folded.extends is earlier
+    assert len(folded) == 7 and list(folded) == [1, 2, 3, 5, 6, 7, 9] and folded.span() == (7, 1, 9)
+    joined = union([folded, [10, 11]])  # the first new run continues the last one
+    assert joined.runs == ((1, 4), (5, 8), (9, 12)) and len(joined) == 9 and joined.extends is folded
     # indices before the earlier ones: merged in order, extending nothing
     merged = union([earlier, [0, 4]])
     assert merged.runs == ((0, 6),) and merged.extends is None

@@ -26,6 +26,7 @@ from collections.abc import Hashable, Iterable, Iterator, Sequence
 from itertools import chain
 
 from ..strategies.base import Inserted, Working
+from ..strategies.index_runs import IndexRuns
 from ..strategies.layouts import PLAIN, message_key
 from ..tokens import TokenTable
 from ..units import SessionView
@@ -61,7 +62,7 @@ def _pieces(w: Working, reasoning: dict[int, int]) -> Iterator[Piece]:
 def inserted_key(s: Inserted) -> Hashable:
     """The request-piece key of an inserted message (a summary, a placeholder)."""
     r = s.replaces  # by its span and length: a folding summary replaces up to the whole session, hashed at every call
-    return ("inserted", s.kind, s.text_key, (len(r), r[0], r[-1]) if r else ())
+    return ("inserted", s.kind, s.text_key, r.span() if type(r) is IndexRuns else (len(r), r[0], r[-1]) if r else ())
 
 
 def shared_tokens(previous: Iterable[Piece], current: Iterable[Piece], skip_dropped_reasoning: bool) -> int:
@@ -308,6 +309,15 @@ class LayoutChain:
         calls, L = self.view.calls, self.layouts
         stop_p, stop_c = calls[n - 2].message_index, calls[n - 1].message_index
         prefix_p, prefix_c = self.prefix[n - 2], self.prefix[n - 1]
+        d = None if self.with_reasoning else _new_first_point(previous, current, stop_p, stop_c)
+        if d is not None:  # what the walk below finds, in O(1): the messages before d, then the points differ
+            self._last_runs = (0, None, None)
+            plain = L.op(PLAIN).sent
+            shared = prefix_p + plain[d] - plain[0] - max(0, prefix_p - prefix_c)
+            if self.codex and calls[n - 1].turn != calls[n - 2].turn:
+                grown = max(0, prefix_c - prefix_p)
+                shared = min(shared, prefix_c + L.before_source(L.runs(current, stop_c), self.turn_first[n - 2]) - grown)
+            return shared
         window_p = (self.window_lo[n - 2], stop_p)
         window_c = (self.window_lo[n - 1], stop_c)
         last = self._last_runs
@@ -337,6 +347,22 @@ class LayoutChain:
             grown = max(0, prefix_c - prefix_p)
             shared = min(shared, prefix_c + L.before_source(runs_c, self.turn_first[n - 2]) - grown)
         return shared
+
+
+def _new_first_point(previous, current, stop_p: int, stop_c: int) -> int | None:
+    """Where both layouts start with a point at the same message ``d``, below both stops, whose
+    keys differ (a compaction that folds the earlier summary into a new one in its place: most
+    calls of LangChain's summarization), ``d``: both requests send every message before it as
+    it is and then different pieces, so :meth:`LayoutChain.shared` matches up to ``d`` and
+    breaks there (no reasoning re-sent). None otherwise."""
+    if not previous or not current:
+        return None
+    lo, hi, op_p = previous[0]
+    lo_c, hi_c, op_c = current[0]
+    if (lo != lo_c or hi != lo + 1 or hi_c != hi or lo >= stop_p or lo >= stop_c or op_p[0] != "point"
+            or op_c[0] != "point" or op_p[1] == op_c[1] or _is_reasoning(op_p[1])):
+        return None
+    return lo
 
 
 __all__ = ["LayoutChain", "RequestChain", "appended_op", "inserted_key", "request_pieces", "shared_tokens", "tokens_before_source"]

@@ -27,9 +27,9 @@ class IndexRuns(Sequence[int]):
 
     __slots__ = ("runs", "_len", "_starts", "_extends", "_hash", "__weakref__")
 
-    def __init__(self, runs: tuple[tuple[int, int], ...], extends: IndexRuns | None = None) -> None:
+    def __init__(self, runs: tuple[tuple[int, int], ...], extends: IndexRuns | None = None, length: int | None = None) -> None:
         self.runs = runs
-        self._len = sum(hi - lo for lo, hi in runs)
+        self._len = sum(hi - lo for lo, hi in runs) if length is None else length  # (given: their count)
         self._starts: list[int] | None = None  # position of each run's first index, built when indexed
         self._extends = weakref.ref(extends) if extends is not None else None
         self._hash: int | None = None
@@ -40,6 +40,12 @@ class IndexRuns(Sequence[int]):
 
     def __len__(self) -> int:
         return self._len
+
+    def span(self) -> tuple[int, int, int] | tuple[()]:
+        """``(len(self), self[0], self[-1])``, ``()`` when empty (a summary's piece key reads it
+        at every compaction of a replay)."""
+        runs = self.runs
+        return (self._len, runs[0][0], runs[-1][1] - 1) if runs else ()
 
     def __iter__(self) -> Iterator[int]:
         return chain.from_iterable(range(lo, hi) for lo, hi in self.runs)
@@ -119,7 +125,10 @@ class IndexRuns(Sequence[int]):
             runs = (*runs[:-1], (runs[-1][0], new[0][1]), *new[1:])
         else:
             runs = runs + new
-        return IndexRuns(runs, self)
+        length = self._len
+        for lo, hi in new:  # (a loop: a generator costs more, at every compaction of a replay)
+            length += hi - lo
+        return IndexRuns(runs, self, length)
 
 
 def index_runs(indices: Sequence[int]) -> IndexRuns | tuple[int, ...]:

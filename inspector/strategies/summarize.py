@@ -483,10 +483,12 @@ class _SummaryBuilder:
     def _number_tokens(self, n: int) -> int:
         """The tokens of ``n``'s digits: pieces of at most three, from the left."""
         size = self._numbers.get(n)
-        if size is None:
-            digits, piece, size = str(n), self._piece_tokens, 0
+        if size is None:  # (a new count at most compactions of a replay: the pieces read inline)
+            digits, counted, size = str(n), self._pieces, 0
             for k in range(0, len(digits), 3):  # (a loop: a generator costs more, once per count)
-                size += piece(digits[k : k + 3])
+                piece = digits[k : k + 3]
+                tokens = counted.get(piece)
+                size += self._piece_tokens(piece) if tokens is None else tokens
             self._numbers[n] = size
         return size
 
