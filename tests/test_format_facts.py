@@ -34,7 +34,7 @@ def test_providers_and_profiles():
 def test_follow_kinds():
     assert {n: f.follow for n, f in formats.FORMATS.items() if f.follow} == {
         "jsonl": "stream", "claude_code": "stream", "codex": "stream", "strands": "directory", "agents_sqlite": "sqlite",
-        "capture": "stream", "gemini_cli": "rewrite", "openhands_v1": "rewrite",
+        "capture": "stream", "gemini_cli": "rewrite", "openhands_v1": "rewrite", "copilot_cli": "stream",
     }  # fmt: skip
     assert can_follow("gemini_cli") and not can_follow("openai") and not can_follow("no_such_format")
     with pytest.raises(ValueError, match="follow='stream' needs a stream function"):

@@ -17,3 +17,4 @@ from . import capture  # noqa: F401
 from . import gemini_cli  # noqa: F401
 from . import openhands_v1  # noqa: F401
 from . import openhands_completions  # noqa: F401
+from . import copilot_cli  # noqa: F401

@@ -293,7 +293,7 @@ def test_follow_refuses_a_format_that_cannot_grow(tmp_path):
     assert not follow.started and fake.groups == []
     # the list comes from the formats' declared follow kinds (was hard-coded and missed Gemini CLI and captures)
     assert fake.notices == ["openai sessions cannot be followed live: only jsonl, claude_code, codex, strands, "
-                            "agents_sqlite, capture, gemini_cli and openhands_v1 sessions grow while an agent runs."]
+                            "agents_sqlite, capture, gemini_cli, openhands_v1 and copilot_cli sessions grow while an agent runs."]
 
 
 # --- export ----------------------------------------------------------------------------------
