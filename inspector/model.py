@@ -396,6 +396,11 @@ _FACTORY = object()
 #: values), not sub-agents or branches of this one: they are not priced as part of its cost.
 SEPARATE_SESSIONS = "separate_sessions"
 
+#: ``Session.extra`` key: ``[tokens, what]``, what the agent itself recorded that its requests send
+#: and the file does not show (Copilot CLI's shutdown record: its tool definitions' tokens): the part
+#: not in the file before any call records usage, in place of a typical size.
+STATED_HIDDEN = "stated_hidden_tokens"
+
 #: ``new_message(index, role, content, source, content_form, extra, *, name=None, usage=None,
 #: starts_context=False, injected=None, is_summary=None, resent=False)``
 new_message = _maker(Message, "index", "role", "content", "source", "content_form", "extra")

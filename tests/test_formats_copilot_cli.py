@@ -212,3 +212,20 @@ def test_a_file_of_no_events_exits_2_naming_it_and_its_line(capsys, tmp_path):
     path.write_text('{"role": "user", "content": "hi"}\n')
     code, out, err = run(capsys, "info", "--format", "copilot_cli", str(path))
     assert code == 2 and f"{path}, line 1: no Copilot CLI events found." in err
+
+
+def test_the_tool_definitions_the_shutdown_record_states_are_the_part_not_in_the_file(capsys):
+    """The file shows the system prompt but not the tool definitions; its shutdown record states
+    their size (4,426 tokens). That is the first call's part not in the file ("stated"), not 0:
+    8,795 counted + 4,426 = 13,221 against the 12,847 the same record gives as the call's input."""
+    from inspector.cli.main import main
+
+    s = load(PASS)
+    assert s.extra["stated_hidden_tokens"] == [4426, "Copilot CLI's shutdown record: its tool definitions, 4,426 tokens (line 15)"]
+    assert main(["replay", str(PASS), "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    first = d["calls"][0]
+    assert (first["baseline_tokens"], first["not_in_file"], first["predicted_tokens"]) == (8795, 4426, 13221)
+    assert first["not_in_file_how"] == "stated: Copilot CLI's shutdown record: its tool definitions, 4,426 tokens (line 15)"
+    assert d["fit"]["basis"] == "stated"
+    assert load(LATER).extra.get("stated_hidden_tokens") is None  # no shutdown record: nothing stated

@@ -33,14 +33,14 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from ..model import Session
+from ..model import STATED_HIDDEN, Session
 from ..tokens import TokenTable
 from ..units import SessionView
 from .baseline import baseline_tokens, next_resent_reasoning, resent_reasoning
 from .memo import kept, kept_list
 from .session_facts import agent_of, agent_version_of, call_model, continues_context, session_model
 
-Basis = Literal["recorded", "before compaction", "typical", "none"]
+Basis = Literal["recorded", "before compaction", "stated", "typical", "none"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +52,8 @@ class Typical:
     #: The lowest version the entry is for ((2, 1, 100): 2.1.100 and later; () any), since
     #: prefixes cannot tell 2.1.1x from 2.1.1xx.
     since: tuple[int, ...] = ()
+    #: "typical" (a median of public transcripts) or "stated" (the file's own figure, :data:`STATED_HIDDEN`).
+    kind: str = "typical"
 
 
 #: The part of the first call a file does not show, by agent and version (first match wins),
@@ -96,6 +98,16 @@ TYPICAL: tuple[Typical, ...] = (
         "system prompt, tool definitions, GEMINI.md)",
     ),
 )
+
+
+def stated_hidden(session: Session) -> Typical | None:
+    """What the file itself says its requests send beyond what it shows (:data:`STATED_HIDDEN`),
+    as a :class:`Typical` of kind "stated"; None where it says nothing (or nothing readable)."""
+    stated = session.extra.get(STATED_HIDDEN)
+    if isinstance(stated, (list, tuple)) and len(stated) == 2 and type(stated[0]) is int and stated[0] >= 0 \
+            and isinstance(stated[1], str):
+        return Typical(agent_of(session) or "", "", stated[0], stated[1], kind="stated")
+    return None
 
 
 def typical_for(agent: str | None, version: str | None) -> Typical | None:
@@ -149,7 +161,7 @@ class Fit:
                        if self.cleared_excess else "")
             return f"{when}: recorded {recorded:,} at call {call} minus {counted:,} counted{cleared}"
         if self.typical is not None:
-            return f"typical: {self.typical.source}"
+            return f"{self.typical.kind}: {self.typical.source}"
         return "nothing recorded and no typical size known for this agent"
 
     def predict(self, baseline: int) -> int:
@@ -205,7 +217,7 @@ class _Fitter:
         self.first: tuple[int, int, int] | None = None  # the first recorded call of this context
         self.before: tuple[int, int, int] | None = None  # the first recorded call of the context before
         self.calls = 0
-        self.typical = typical_for(agent_of(session), agent_version_of(session))
+        self.typical = stated_hidden(session) or typical_for(agent_of(session), agent_version_of(session))
         self._fit: Fit | None = None  # the fit until the next enter() or record(): shared, it is frozen
 
     def enter(self, context_start: int, continues: bool = False) -> None:
@@ -237,7 +249,7 @@ class _Fitter:
             _, recorded, counted = self.before
             return Fit(recorded - counted, 1.0, 0, "before compaction", self.before)
         if self.typical is not None:
-            return Fit(self.typical.tokens, 1.0, 0, "typical", typical=self.typical)
+            return Fit(self.typical.tokens, 1.0, 0, "stated" if self.typical.kind == "stated" else "typical", typical=self.typical)
         return Fit(0, 1.0, 0, "none")
 
     def record(self, call: int, recorded: int | None, counted: int) -> None:

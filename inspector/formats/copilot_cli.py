@@ -45,7 +45,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..model import Block, Message, Session, SourceRef, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock, Usage
+from ..model import STATED_HIDDEN, Block, Message, Session, SourceRef, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock, Usage
 from .base import Format, Probe, SessionFormatError, register
 from .discovery import Discovery, SessionDetails, count_needles, first_records
 from .reading import MAX_RECORDED_COUNT, ModelTally
@@ -240,6 +240,10 @@ class CopilotStream:
 
     def _shutdown(self, data: dict[str, Any], record: dict[str, Any], source: SourceRef) -> None:
         self.session.extra["shutdown"] = {key: data[key] for key in SHUTDOWN_KEYS if key in data}
+        tools = data.get("toolDefinitionsTokens")
+        if type(tools) is int and tools >= 0:  # the tool definitions every request sends, not in the file
+            self.session.extra[STATED_HIDDEN] = [
+                tools, f"Copilot CLI's shutdown record: its tool definitions, {tools:,} tokens (line {source.line})"]
         self.session.skipped.append(ignored(source, "session.shutdown (totals read into the session's extra)"))
 
 
