@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..strategies.layouts import PLAIN, Layout, Layouts
+from ..strategies.layouts import PLAIN, Layout, Layouts, Op
 
 
 class EditShares:
@@ -74,6 +74,67 @@ class EditShares:
             shared = min(shared, prefix_c + self.sent_below(layout, self.turn_first[n - 2]) - grown)
         self._last = (n, layout, sent)
         return shared, sent
+
+    def head_lane(self, drop: Op, edit: Op, lo: int, cuts: Sequence[int | None], turns: Sequence[int]) -> tuple[list, list]:
+        """The head-drop lane (:func:`~inspector.strategies.layouts.head_cuts`): ``(shared, sent)``
+        columns, per call, of every call whose layout and whose previous call's send
+        ``[lo, cut)`` under ``drop`` and the rest under ``edit`` (``cuts``: each call's cut, None
+        where its layout is not that), as :meth:`call` gives them, in one pass with no layout
+        built: below the previous call's history the two layouts differ only between the two
+        cuts, where one sends under ``drop`` and the other under ``edit``, so the first
+        difference is one read of that op pair's array, and every sum a difference of prefix
+        sums. None in both columns where a call is not answered (``turns``: each call's turn)."""
+        calls, prefix, codex, turn_first = self.calls, self.prefix, self.codex, self.turn_first
+        d_arrays, e_arrays = self.layouts.op(drop), self.layouts.op(edit)
+        dsent, esent, dnext, enext = d_arrays.sent, e_arrays.sent, d_arrays.next_kept, e_arrays.next_kept
+        base = esent[lo] - dsent[lo]
+
+        def below(c: int, x: int) -> int:  # what a request with cut c sends below message x
+            if x <= lo:
+                return esent[x]
+            m = x if x < c else c
+            return dsent[m] + base + esent[x] - esent[m]
+
+        differs: Sequence[int] | None = None  # the op pair's array, read where a cut moves
+        shares: list[int | None] = [None] * len(cuts)
+        sents: list[int | None] = [None] * len(cuts)
+        a = stop_p = 0  # the previous call's cut (None: its layout is not of the lane's form) and history's end
+        for k, b in enumerate(cuts):
+            stop = calls[k].message_index
+            if b is None:
+                a = None
+                continue
+            if b > stop:
+                b = stop
+            if k == 0:
+                shares[0], sents[0] = 0, below(b, stop)
+            elif a is not None:
+                d = stop_p  # the first message below stop_p the two calls send differently (stop_p: none)
+                if a != b:
+                    x, y = (a, b) if a < b else (b, a)
+                    if y > stop_p:
+                        y = stop_p
+                    if x < y:
+                        if differs is None:
+                            differs = self.layouts._next_difference(drop, edit)
+                        if differs[x] < y:
+                            d = differs[x]
+                below_d = below(a, d)  # what both calls send below d
+                prefix_p, prefix_c = prefix[k - 1], prefix[k]
+                shared = prefix_p + below_d
+                if d < stop_p and prefix_p > prefix_c:  # a piece of call k's request ended the match
+                    j = dnext[d] if d < a else a  # its first message sent at or after d (:meth:`_first_sent`; d >= lo)
+                    if j >= a:
+                        j = enext[d if d > a else a]
+                    if j < stop_p:
+                        shared -= prefix_p - prefix_c
+                if codex and turns[k] != turns[k - 1]:  # as :meth:`call`: what the new prompt reads
+                    head = prefix_c + below(b, turn_first[k - 1]) - (prefix_c - prefix_p if prefix_c > prefix_p else 0)
+                    if head < shared:
+                        shared = head
+                shares[k], sents[k] = shared, below_d + below(b, stop) - below(b, d)
+            a, stop_p = b, stop
+        return shares, sents
 
     @staticmethod
     def _point_from(layout: Layout, x: int) -> bool:
