@@ -75,65 +75,74 @@ class EditShares:
         self._last = (n, layout, sent)
         return shared, sent
 
-    def head_lane(self, drop: Op, edit: Op, lo: int, cuts: Sequence[int | None], turns: Sequence[int]) -> tuple[list, list]:
-        """The head-drop lane (:func:`~inspector.strategies.layouts.head_cuts`): ``(shared, sent)``
-        columns, per call, of every call whose layout and whose previous call's send
-        ``[lo, cut)`` under ``drop`` and the rest under ``edit`` (``cuts``: each call's cut, None
-        where its layout is not that), as :meth:`call` gives them, in one pass with no layout
-        built: below the previous call's history the two layouts differ only between the two
-        cuts, where one sends under ``drop`` and the other under ``edit``, so the first
-        difference is one read of that op pair's array, and every sum a difference of prefix
-        sums. None in both columns where a call is not answered (``turns``: each call's turn)."""
+    def span_lane(self, drop: Op, edit: Op, spans: Sequence[tuple[int, int] | None], turns: Sequence[int]) -> tuple[list, list]:
+        """The span lane (:func:`~inspector.strategies.layouts.span_cuts`): ``(shared, sent)``
+        columns, per call, of every call whose layout and whose previous call's send one run
+        ``spans[k] == (lo, hi)`` under ``drop`` and the rest under ``edit`` (None: not that), as
+        :meth:`call` gives them, in one pass with no layout built: below the previous call's
+        history the two layouts differ only where the two runs do not overlap, at most two
+        index runs where one sends under ``drop`` and the other under ``edit``, so the first
+        difference is a read or two of that op pair's array, and every sum a difference of
+        prefix sums. None in both columns where a call is not answered (``turns``: each call's turn)."""
         calls, prefix, codex, turn_first = self.calls, self.prefix, self.codex, self.turn_first
         d_arrays, e_arrays = self.layouts.op(drop), self.layouts.op(edit)
         dsent, esent, dnext, enext = d_arrays.sent, e_arrays.sent, d_arrays.next_kept, e_arrays.next_kept
-        base = esent[lo] - dsent[lo]
 
-        def below(c: int, x: int) -> int:  # what a request with cut c sends below message x
+        def below(lo: int, hi: int, x: int) -> int:  # what a request with the run [lo, hi) sends below message x
             if x <= lo:
                 return esent[x]
-            m = x if x < c else c
-            return dsent[m] + base + esent[x] - esent[m]
+            m = x if x < hi else hi
+            return dsent[m] - dsent[lo] + esent[lo] + esent[x] - esent[m]
 
-        differs: Sequence[int] | None = None  # the op pair's array, read where a cut moves
-        shares: list[int | None] = [None] * len(cuts)
-        sents: list[int | None] = [None] * len(cuts)
-        a = stop_p = 0  # the previous call's cut (None: its layout is not of the lane's form) and history's end
-        for k, b in enumerate(cuts):
+        def first_sent(lo: int, hi: int, x: int, stop: int) -> int:  # :meth:`_first_sent` of that request
+            if x < lo:
+                if enext[x] < lo:
+                    return enext[x]
+                x = lo
+            if x < hi:
+                if dnext[x] < hi:
+                    return dnext[x]
+                x = hi
+            return enext[x] if x < stop else x
+
+        differs: Sequence[int] | None = None  # the op pair's array, read where a run moves
+        shares: list[int | None] = [None] * len(spans)
+        sents: list[int | None] = [None] * len(spans)
+        previous, stop_p = None, 0  # the previous call's run (None: its layout is not of the lane's form), its history's end
+        for k, span in enumerate(spans):
             stop = calls[k].message_index
-            if b is None:
-                a = None
+            if span is None or k == 0 or previous is None:
+                if span is not None and k == 0:
+                    shares[0], sents[0] = 0, below(span[0], span[1], stop)
+                previous, stop_p = span, stop
                 continue
-            if b > stop:
-                b = stop
-            if k == 0:
-                shares[0], sents[0] = 0, below(b, stop)
-            elif a is not None:
-                d = stop_p  # the first message below stop_p the two calls send differently (stop_p: none)
-                if a != b:
-                    x, y = (a, b) if a < b else (b, a)
+            (la, ha), (lb, hb) = previous, span
+            d = stop_p  # the first message below stop_p the two calls send differently (stop_p: none)
+            if previous != span:
+                if (la if la > lb else lb) < (ha if ha < hb else hb):  # the runs overlap: they differ at their two ends
+                    parts = ((la, lb) if la < lb else (lb, la), (ha, hb) if ha < hb else (hb, ha))
+                else:  # apart: each run is sent by one call only
+                    parts = (previous, span) if la < lb else (span, previous)
+                if differs is None:
+                    differs = self.layouts._next_difference(drop, edit)
+                for x, y in parts:
                     if y > stop_p:
                         y = stop_p
-                    if x < y:
-                        if differs is None:
-                            differs = self.layouts._next_difference(drop, edit)
-                        if differs[x] < y:
-                            d = differs[x]
-                below_d = below(a, d)  # what both calls send below d
-                prefix_p, prefix_c = prefix[k - 1], prefix[k]
-                shared = prefix_p + below_d
-                if d < stop_p and prefix_p > prefix_c:  # a piece of call k's request ended the match
-                    j = dnext[d] if d < a else a  # its first message sent at or after d (:meth:`_first_sent`; d >= lo)
-                    if j >= a:
-                        j = enext[d if d > a else a]
-                    if j < stop_p:
-                        shared -= prefix_p - prefix_c
-                if codex and turns[k] != turns[k - 1]:  # as :meth:`call`: what the new prompt reads
-                    head = prefix_c + below(b, turn_first[k - 1]) - (prefix_c - prefix_p if prefix_c > prefix_p else 0)
-                    if head < shared:
-                        shared = head
-                shares[k], sents[k] = shared, below_d + below(b, stop) - below(b, d)
-            a, stop_p = b, stop
+                    if x < y and differs[x] < y:
+                        d = differs[x]
+                        break
+            below_d = below(la, ha, d)  # what both calls send below d
+            prefix_p, prefix_c = prefix[k - 1], prefix[k]
+            shared = prefix_p + below_d
+            if d < stop_p and prefix_p > prefix_c:  # a piece of call k's request ended the match
+                if first_sent(la, ha, d, stop_p) < stop_p:
+                    shared -= prefix_p - prefix_c
+            if codex and turns[k] != turns[k - 1]:  # as :meth:`call`: what the new prompt reads
+                head = prefix_c + below(lb, hb, turn_first[k - 1]) - (prefix_c - prefix_p if prefix_c > prefix_p else 0)
+                if head < shared:
+                    shared = head
+            shares[k], sents[k] = shared, below_d + below(lb, hb, stop) - below(lb, hb, d)
+            previous, stop_p = span, stop
         return shares, sents
 
     @staticmethod

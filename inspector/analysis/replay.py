@@ -282,7 +282,7 @@ def _fast_requests(view, table, names, settings, facts: CallFacts, numbers: Sequ
     (the property test checks both against the plans). The calls whose layout (or whose
     previous call's) is not known are planned, both of them, as :class:`.requests.RequestChain`
     needs. None: the pipeline has no fast path, or its fast path no layouts."""
-    from ..strategies.layouts import PLAIN, head_cuts, replay_layouts
+    from ..strategies.layouts import PLAIN, replay_layouts, span_cuts
 
     got = replay_layouts(view, table, names, settings, facts.hidden)
     if got is None:
@@ -290,9 +290,9 @@ def _fast_requests(view, table, names, settings, facts: CallFacts, numbers: Sequ
     f, layout_of = got
     chain = LayoutChain(view, table, f, [p.not_in_file for p in facts.predicted])
     direct = None if chain.with_reasoning else EditShares(chain.layouts, chain.prefix, view.calls, chain.turn_first, chain.codex)
-    # a head-drop pipeline's calls answered in one pass from their cuts (EditShares.head_lane), the rest below
-    lane = head_cuts(f, names, settings, facts.hidden) if direct is not None and len(numbers) == len(view.calls) else None
-    lane_shares, lane_sent = direct.head_lane(*lane, f.turns) if lane is not None else ((), ())
+    # the calls of a one-run pipeline answered in one pass from their runs (EditShares.span_lane), the rest below
+    lane = span_cuts(f, names, settings, facts.hidden) if direct is not None and len(numbers) == len(view.calls) else None
+    lane_shares, lane_sent = direct.span_lane(*lane, f.turns) if lane is not None else ((), ())
     if lane_shares and None not in lane_shares:  # (numbers: every call)
         overhead, hidden = table.overhead, facts.hidden
         return [overhead + h + s for h, s in zip(hidden, lane_sent)], lane_shares
