@@ -108,41 +108,45 @@ class EditShares:
         differs: Sequence[int] | None = None  # the op pair's array, read where a run moves
         shares: list[int | None] = [None] * len(spans)
         sents: list[int | None] = [None] * len(spans)
-        previous, stop_p = None, 0  # the previous call's run (None: its layout is not of the lane's form), its history's end
+        previous, stop_p, sent_p = None, 0, 0  # the previous call's run (None: not of the lane's form), history's end, tokens sent
         for k, span in enumerate(spans):
             stop = calls[k].message_index
-            if span is None or k == 0 or previous is None:
-                if span is not None and k == 0:
-                    shares[0], sents[0] = 0, below(span[0], span[1], stop)
-                previous, stop_p = span, stop
+            if span is None:
+                previous = None
                 continue
-            (la, ha), (lb, hb) = previous, span
-            d = stop_p  # the first message below stop_p the two calls send differently (stop_p: none)
-            if previous != span:
-                if (la if la > lb else lb) < (ha if ha < hb else hb):  # the runs overlap: they differ at their two ends
-                    parts = ((la, lb) if la < lb else (lb, la), (ha, hb) if ha < hb else (hb, ha))
-                else:  # apart: each run is sent by one call only
-                    parts = (previous, span) if la < lb else (span, previous)
-                if differs is None:
-                    differs = self.layouts._next_difference(drop, edit)
-                for x, y in parts:
-                    if y > stop_p:
-                        y = stop_p
-                    if x < y and differs[x] < y:
-                        d = differs[x]
-                        break
-            below_d = below(la, ha, d)  # what both calls send below d
-            prefix_p, prefix_c = prefix[k - 1], prefix[k]
-            shared = prefix_p + below_d
-            if d < stop_p and prefix_p > prefix_c:  # a piece of call k's request ended the match
-                if first_sent(la, ha, d, stop_p) < stop_p:
-                    shared -= prefix_p - prefix_c
-            if codex and turns[k] != turns[k - 1]:  # as :meth:`call`: what the new prompt reads
-                head = prefix_c + below(lb, hb, turn_first[k - 1]) - (prefix_c - prefix_p if prefix_c > prefix_p else 0)
-                if head < shared:
-                    shared = head
-            shares[k], sents[k] = shared, below_d + below(lb, hb, stop) - below(lb, hb, d)
-            previous, stop_p = span, stop
+            lb, hb = span
+            sent = below(lb, hb, stop)  # (where two requests' keys agree, so do their tokens)
+            if k == 0:
+                shares[0], sents[0] = 0, sent
+            elif previous is not None:
+                d = stop_p  # the first message below stop_p the two calls send differently (stop_p: none)
+                if previous != span:
+                    la, ha = previous
+                    if (la if la > lb else lb) < (ha if ha < hb else hb):  # the runs overlap: they differ at their two ends
+                        parts = ((la, lb) if la < lb else (lb, la), (ha, hb) if ha < hb else (hb, ha))
+                    else:  # apart: each run is sent by one call only
+                        parts = (previous, span) if la < lb else (span, previous)
+                    if differs is None:
+                        differs = self.layouts._next_difference(drop, edit)
+                    for x, y in parts:
+                        if y > stop_p:
+                            y = stop_p
+                        if x < y and differs[x] < y:
+                            d = differs[x]
+                            break
+                prefix_p, prefix_c = prefix[k - 1], prefix[k]
+                if d == stop_p:  # call k's request all sent again, in front
+                    shared = prefix_p + sent_p
+                else:
+                    shared = prefix_p + below(lb, hb, d)  # what both calls send below d
+                    if prefix_p > prefix_c and first_sent(*previous, d, stop_p) < stop_p:  # a piece of call k's ended the match
+                        shared -= prefix_p - prefix_c
+                if codex and turns[k] != turns[k - 1]:  # as :meth:`call`: what the new prompt reads
+                    head = prefix_c + below(lb, hb, turn_first[k - 1]) - (prefix_c - prefix_p if prefix_c > prefix_p else 0)
+                    if head < shared:
+                        shared = head
+                shares[k], sents[k] = shared, sent
+            previous, stop_p, sent_p = span, stop, sent
         return shares, sents
 
     @staticmethod
