@@ -46,8 +46,8 @@ def _ops(layout, stop):
 
 
 def _assert_lane_equals_the_layouts(a) -> int:
-    """Every laned pipeline: each call's run equals its layout (where it has one), and the lane's answers equal EditShares.call's, fed in order. Returns how many
-    calls the lane answered."""
+    """Every laned pipeline: each call's run equals its layout (where it has one), and the
+    lane's answers equal EditShares.call's, fed in order. Returns how many calls it answered."""
     view, table = a.view, a.table
     answered = 0
     for names, params in VARIANTS:

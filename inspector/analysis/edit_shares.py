@@ -108,7 +108,8 @@ class EditShares:
         differs: Sequence[int] | None = None  # the op pair's array, read where a run moves
         shares: list[int | None] = [None] * len(spans)
         sents: list[int | None] = [None] * len(spans)
-        previous, stop_p, sent_p = None, 0, 0  # the previous call's run (None: not of the lane's form), history's end, tokens sent
+        # the previous call's run (None: not of the lane's form), its history's end and the tokens it sends
+        previous, stop_p, sent_p = None, 0, 0
         for k, span in enumerate(spans):
             stop = calls[k].message_index
             if span is None:
