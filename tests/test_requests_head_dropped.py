@@ -31,8 +31,8 @@ def test_head_dropped_shared_and_totals_equal_planning_each_call(names, budget):
     view, table = a.view, a.table
     s = Settings(budget=budget)
     hidden = call_facts(view, table).hidden
-    taken = []  # a call priced in O(1): by head_dropped, or before it by EditShares (edit_shares.py)
-    original, direct = LayoutChain.head_dropped, EditShares.call
+    taken = []  # a call priced in O(1): by head_dropped, or before it by EditShares (edit_shares.py, its span lane first)
+    original, direct, lane = LayoutChain.head_dropped, EditShares.call, EditShares.span_lane
 
     def spy(self, n, previous, current):
         got = original(self, n, previous, current)
@@ -44,7 +44,13 @@ def test_head_dropped_shared_and_totals_equal_planning_each_call(names, budget):
         taken.append(got is not None and n > 1 and layout != previous)
         return got
 
-    with mock.patch.object(LayoutChain, "head_dropped", spy), mock.patch.object(EditShares, "call", spy_direct):
+    def spy_lane(self, drop, edit, spans, turns):
+        shares, sents = lane(self, drop, edit, spans, turns)
+        taken.extend(x is not None and k > 0 and spans[k] != spans[k - 1] for k, x in enumerate(shares))
+        return shares, sents
+
+    with (mock.patch.object(LayoutChain, "head_dropped", spy), mock.patch.object(EditShares, "call", spy_direct),
+          mock.patch.object(EditShares, "span_lane", spy_lane)):
         fast = replay(view, table, names, s, shared=True)
     chain = RequestChain(view, table)
     plans = []

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..strategies.layouts import PLAIN, Layout, Layouts
+from ..strategies.layouts import PLAIN, Layout, Layouts, Op
 
 
 class EditShares:
@@ -74,6 +74,81 @@ class EditShares:
             shared = min(shared, prefix_c + self.sent_below(layout, self.turn_first[n - 2]) - grown)
         self._last = (n, layout, sent)
         return shared, sent
+
+    def span_lane(self, drop: Op, edit: Op, spans: Sequence[tuple[int, int] | None], turns: Sequence[int]) -> tuple[list, list]:
+        """The span lane (:func:`~inspector.strategies.layouts.span_cuts`): ``(shared, sent)``
+        columns, per call, of every call whose layout and whose previous call's send one run
+        ``spans[k] == (lo, hi)`` under ``drop`` and the rest under ``edit`` (None: not that), as
+        :meth:`call` gives them, in one pass with no layout built: below the previous call's
+        history the two layouts differ only where the two runs do not overlap, at most two
+        index runs where one sends under ``drop`` and the other under ``edit``, so the first
+        difference is a read or two of that op pair's array, and every sum a difference of
+        prefix sums. None in both columns where a call is not answered (``turns``: each call's turn)."""
+        calls, prefix, codex, turn_first = self.calls, self.prefix, self.codex, self.turn_first
+        d_arrays, e_arrays = self.layouts.op(drop), self.layouts.op(edit)
+        dsent, esent, dnext, enext = d_arrays.sent, e_arrays.sent, d_arrays.next_kept, e_arrays.next_kept
+
+        def below(lo: int, hi: int, x: int) -> int:  # what a request with the run [lo, hi) sends below message x
+            if x <= lo:
+                return esent[x]
+            m = x if x < hi else hi
+            return dsent[m] - dsent[lo] + esent[lo] + esent[x] - esent[m]
+
+        def first_sent(lo: int, hi: int, x: int, stop: int) -> int:  # :meth:`_first_sent` of that request
+            if x < lo:
+                if enext[x] < lo:
+                    return enext[x]
+                x = lo
+            if x < hi:
+                if dnext[x] < hi:
+                    return dnext[x]
+                x = hi
+            return enext[x] if x < stop else x
+
+        differs: Sequence[int] | None = None  # the op pair's array, read where a run moves
+        shares: list[int | None] = [None] * len(spans)
+        sents: list[int | None] = [None] * len(spans)
+        # the previous call's run (None: not of the lane's form), its history's end and the tokens it sends
+        previous, stop_p, sent_p = None, 0, 0
+        for k, span in enumerate(spans):
+            stop = calls[k].message_index
+            if span is None:
+                previous = None
+                continue
+            lb, hb = span
+            sent = below(lb, hb, stop)  # (where two requests' keys agree, so do their tokens)
+            if k == 0:
+                shares[0], sents[0] = 0, sent
+            elif previous is not None:
+                d = stop_p  # the first message below stop_p the two calls send differently (stop_p: none)
+                if previous != span:
+                    la, ha = previous
+                    if (la if la > lb else lb) < (ha if ha < hb else hb):  # the runs overlap: they differ at their two ends
+                        parts = ((la, lb) if la < lb else (lb, la), (ha, hb) if ha < hb else (hb, ha))
+                    else:  # apart: each run is sent by one call only
+                        parts = (previous, span) if la < lb else (span, previous)
+                    if differs is None:
+                        differs = self.layouts._next_difference(drop, edit)
+                    for x, y in parts:
+                        if y > stop_p:
+                            y = stop_p
+                        if x < y and differs[x] < y:
+                            d = differs[x]
+                            break
+                prefix_p, prefix_c = prefix[k - 1], prefix[k]
+                if d == stop_p:  # call k's request all sent again, in front
+                    shared = prefix_p + sent_p
+                else:
+                    shared = prefix_p + below(lb, hb, d)  # what both calls send below d
+                    if prefix_p > prefix_c and first_sent(*previous, d, stop_p) < stop_p:  # a piece of call k's ended the match
+                        shared -= prefix_p - prefix_c
+                if codex and turns[k] != turns[k - 1]:  # as :meth:`call`: what the new prompt reads
+                    head = prefix_c + below(lb, hb, turn_first[k - 1]) - (prefix_c - prefix_p if prefix_c > prefix_p else 0)
+                    if head < shared:
+                        shared = head
+                shares[k], sents[k] = shared, sent
+            previous, stop_p, sent_p = span, stop, sent
+        return shares, sents
 
     @staticmethod
     def _point_from(layout: Layout, x: int) -> bool:

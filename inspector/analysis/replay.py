@@ -282,7 +282,7 @@ def _fast_requests(view, table, names, settings, facts: CallFacts, numbers: Sequ
     (the property test checks both against the plans). The calls whose layout (or whose
     previous call's) is not known are planned, both of them, as :class:`.requests.RequestChain`
     needs. None: the pipeline has no fast path, or its fast path no layouts."""
-    from ..strategies.layouts import PLAIN, replay_layouts
+    from ..strategies.layouts import PLAIN, replay_layouts, span_cuts
 
     got = replay_layouts(view, table, names, settings, facts.hidden)
     if got is None:
@@ -290,6 +290,12 @@ def _fast_requests(view, table, names, settings, facts: CallFacts, numbers: Sequ
     f, layout_of = got
     chain = LayoutChain(view, table, f, [p.not_in_file for p in facts.predicted])
     direct = None if chain.with_reasoning else EditShares(chain.layouts, chain.prefix, view.calls, chain.turn_first, chain.codex)
+    # the calls of a one-run pipeline answered in one pass from their runs (EditShares.span_lane), the rest below
+    lane = span_cuts(f, names, settings, facts.hidden) if direct is not None and len(numbers) == len(view.calls) else None
+    lane_shares, lane_sent = direct.span_lane(*lane, f.turns) if lane is not None else ((), ())
+    if lane_shares and None not in lane_shares:  # (numbers: every call)
+        overhead, hidden = table.overhead, facts.hidden
+        return [overhead + h + s for h, s in zip(hidden, lane_sent)], lane_shares
     planned = RequestChain(view, table)
     overhead, hidden = table.overhead, facts.hidden
     stops, turns, prefix, ops = f.stops, f.turns, chain.prefix, chain.layouts.op
@@ -303,6 +309,11 @@ def _fast_requests(view, table, names, settings, facts: CallFacts, numbers: Sequ
     last_n, last_layout = 0, None  # the last call and its layout: the next call's previous
     answered_n, answered_sent = 0, 0  # the last call answered from its layout, and what its request sends
     for n in numbers:
+        if lane_shares and (lane_s := lane_shares[n - 1]) is not None:
+            answered_n, answered_sent = n, lane_sent[n - 1]
+            out.append(lane_s)
+            tokens.append(overhead + hidden[n - 1] + answered_sent)
+            continue
         layout = layout_of(n)
         before = (last_layout if last_n == n - 1 else layout_of(n - 1)) if n > 1 else None
         last_n, last_layout = n, layout

@@ -683,6 +683,105 @@ class _Point:
         return self._key
 
 
+#: The span lane: the run ``(lo, hi)`` a call's layout treats by the stage's op (``hi <= lo``:
+#: none), or None where its layout is not one such run (see :func:`span_cuts`).
+_SpanOf = Callable[[Facts, Settings, int, int, int], "tuple[int, int] | None"]
+
+
+def _fifo_span(f: Facts, s: Settings, stop: int, turn: int, total: int) -> tuple[int, int] | None:
+    k = _fifo_cut(f, s, stop, turn, total)
+    return None if k is None else (0, f.ns_index[k - 1] + 1 if k > 0 else 0)
+
+
+def _trim_span(f: Facts, s: Settings, stop: int, turn: int, total: int) -> tuple[int, int]:
+    cut = _trim_cut(f, s, stop)
+    if cut is None:
+        return 0, 0
+    return (cut[2], stop) if s.trim_strategy == "first" else (cut[0], cut[2])
+
+
+def _observations_span(f: Facts, s: Settings, stop: int, turn: int, total: int) -> tuple[int, int]:
+    o, first, end = observations_elided(f, s, stop)  # its transform ran on the way ("run:observations")
+    return (o.positions[first], o.positions[end - 1] + 1) if end > first else (0, 0)
+
+
+def _span_lane(f: Facts, names: tuple[str, ...], s: Settings) -> tuple[Op, _SpanOf] | None:
+    """``(op, span)`` of a stage whose layout is ``((lo, hi, op),)`` or ``()`` at every call
+    (see :func:`span_cuts`; its transform run, as the layout function runs it), or None."""
+    name = names[0] if len(names) == 1 else None
+    if name == "fifo":
+        return ("ns", None), _fifo_span
+    if name == "strands_sliding_window":
+        return ("ns", None), lambda f, s, stop, turn, total: (0, _strands_cut(f, s, stop))
+    if name == "sliding_window" and s.window_mode == "turns":
+        return ("ns", None), lambda f, s, stop, turn, total: _window_turns_span(f, s, turn)
+    if name == "sliding_window":
+        return ("ns", None), lambda f, s, stop, turn, total: (0, _window_messages_cut(f, s, stop, turn))
+    if name == "trim_messages":
+        return ("all", None), _trim_span
+    if name == "tool_pruning":  # _pruned_turns(f, 1, turn)
+        return ("pruned", None), lambda f, s, stop, turn, total: (f.turn_start[1], f.turn_start[turn]) if turn > 1 else (0, 0)
+    if name == "last_n_observations":
+        return (None, "observations"), _observations_span
+    if name == "truncate_results":
+        key = truncation_key(s)
+        transform_run(f, s, "truncate_results", key)
+        return (None, key), lambda f, s, stop, turn, total: (0, stop)
+    if name == "thinking_prune":
+        key = f"thinking:{s.thinking_keep_turns}"
+        transform_run(f, s, "thinking_prune", key)
+        return (None, key), lambda f, s, stop, turn, total: (0, thinking_limit(f, s, stop, turn))
+    return None
+
+
+#: The stages of :func:`_span_lane` that only drop (their op edits nothing).
+_DROPPING = ("fifo", "sliding_window", "strands_sliding_window", "trim_messages", "tool_pruning")
+
+
+def span_cuts(f: Facts, names: tuple[str, ...], settings: Settings, hidden: Sequence[int]) -> tuple[Op, Op, list] | None:
+    """``(drop, edit, spans)`` where pipeline ``names``' layout at every call treats one run of
+    the history by one op (fifo, sliding_window, strands_sliding_window, trim_messages,
+    tool_pruning, last_n_observations, truncate_results, thinking_prune; those :func:`layout_fn`
+    runs after truncate_results too, and tool_pruning before it): call k+1's layout sends the
+    messages ``[lo, hi)`` of ``spans[k] == (lo, hi)`` under op ``drop`` (``(0, 0)``: none) and
+    the rest of its history under op ``edit`` (what :func:`layout_fn`'s layout says, without
+    building it: ``_drops(lo, hi)``, a transform's run, or its :func:`_under` the truncation).
+    ``spans[k]`` None: that call's layout is not of that form (fifo inside the current turn:
+    ask :func:`layout_fn`'s). None: not such a pipeline. ``f`` and ``hidden``: as
+    :func:`replay_layouts` has and takes them."""
+    edit_key = None
+    if len(names) == 2 and names[0] == "truncate_results" and names[1] in _DROPPING:  # _truncated_then
+        edit_key, names = truncation_key(settings), names[1:]
+    elif names == ("tool_pruning", "truncate_results"):  # _pruned_then_truncated
+        edit_key, names = truncation_key(settings), names[:1]
+    elif len(names) != 1:
+        return None
+    if edit_key is not None:  # the truncation's run first, as the layout functions run it
+        transform_run(f, settings, "truncate_results", edit_key)
+    lane = _span_lane(f, names, settings)
+    if lane is None:
+        return None
+    drop, span_of = lane
+    table = f.table
+    prefix, overhead, stops, turns = table.prefix, table.overhead, f.stops, f.turns
+    g, saved = f, None
+    if edit_key is not None and names != ("tool_pruning",):  # the stage sees the truncated session
+        g, saved = truncated_facts(f, settings), _truncation(f, settings)
+    spans: list[tuple[int, int] | None] = []
+    for k, stop in enumerate(stops):
+        total = overhead + hidden[k] + prefix[stop]
+        span = span_of(g, settings, stop, turns[k], total if saved is None else total - saved[stop])
+        if span is not None:
+            lo, hi = span
+            if hi > stop:
+                hi = stop
+            span = (lo, hi) if hi > lo else (0, 0)
+        spans.append(span)
+    if edit_key is not None:
+        return (drop[0], edit_key), (None, edit_key), spans
+    return drop, PLAIN, spans
+
+
 def replay_layouts(view, table, names: tuple[str, ...], settings: Settings, hidden: Sequence[int]):
     """``(facts, layout)`` where ``layout(call)`` is the layout (or None) of that call (1-based)
     under pipeline ``names``' fast path (``hidden``: as :func:`.incremental.replay_tokens` takes
@@ -704,4 +803,4 @@ def replay_layouts(view, table, names: tuple[str, ...], settings: Settings, hidd
     return f, layout
 
 
-__all__ = ["Layout", "Layouts", "Op", "layout_fn", "message_key"]
+__all__ = ["Layout", "Layouts", "Op", "layout_fn", "span_cuts", "message_key"]
