@@ -146,6 +146,8 @@ def covers(replaced: list[int], earlier: list[Inserted]) -> Sequence[int]:
     that extend the earlier summary's where it folds one (:func:`.index_runs.union`)."""
     if not earlier:
         return replaced
+    if len(earlier) == 1:  # (most compactions of a replay that folds: no generator)
+        return union((earlier[0].replaces, replaced))
     return union([*(x.replaces for x in earlier), replaced])
 
 
