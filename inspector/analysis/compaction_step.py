@@ -112,7 +112,7 @@ def request_seq(view: SessionView, state, stop: int) -> list[int] | None:
         return [i for i in range(stop) if roles[i] != "system"]
     if state.seq is None:
         return None
-    return state.seq + [i for i in range(state.boundary, stop) if roles[i] != "system"]
+    return [*state.seq, *(i for i in range(state.boundary, stop) if roles[i] != "system")]
 
 
 def kept_slots(order: list, at: int) -> list:
