@@ -41,7 +41,7 @@ from ..units import SessionView
 from .baseline import baseline_tokens
 from .codex_count import codex_count
 from .compaction_requests import CarriedValidity, request_slots
-from .compaction_step import Compaction, compacted, kept_slots, request_seq, steps
+from .compaction_step import Compaction, compacted, kept_slots, steps
 from .compaction_stages import MASKED, MaskedStates
 
 _FOLDED = "summarized by compact: folded into the summary of the compaction before call {}"
@@ -71,9 +71,6 @@ class _State(NamedTuple):
     #: order, known by construction (:func:`state_after`): its position; -1 where not known
     #: (:func:`.compaction_requests.state_layout` then looks).
     lone: int = -1
-    #: The non-system source messages of ``slots`` in order (:func:`state_after`: what the
-    #: compaction kept; :func:`.compaction_step.request_seq` extends them); None where not known.
-    seq: list[int] | None = None
 
 
 def _state(view: SessionView, table: TokenTable, slots: list, boundary: int, call: int, after: int) -> _State:
@@ -89,8 +86,8 @@ def _state(view: SessionView, table: TokenTable, slots: list, boundary: int, cal
         runs.append((at, boundary))
     roles = view.roles
     tokens = sum(map(table.totals.__getitem__, sources)) + sum(s.tokens for s in inserted)
-    seq = [s for s in sources if roles[s] != "system"]
-    return _State(tuple(slots), boundary, call, after, tuple(runs), tokens, len(slots) - len(sources) + len(seq), seq=seq)
+    messages = len(slots) - sum(1 for s in sources if roles[s] == "system")
+    return _State(tuple(slots), boundary, call, after, tuple(runs), tokens, messages)
 
 
 def state_after(view: SessionView, table: TokenTable, state: _State | None, done: Compaction, stop: int, call: int,
@@ -122,7 +119,7 @@ def state_after(view: SessionView, table: TokenTable, state: _State | None, done
     messages += counts[stop] - counts[b] - len(replaced) - len(earlier) + 1
     # its one inserted slot is the summary where the state's one was folded into it (or it had none)
     lone = done.at if state is None or (state.lone >= 0 and len(earlier) == 1) else -1
-    return _State(tuple(done.order), stop, call, after, folded, tokens, messages, lone, done.kept)
+    return _State(tuple(done.order), stop, call, after, folded, tokens, messages, lone)
 
 
 def non_system_before(view: SessionView) -> list[int]:
@@ -142,8 +139,7 @@ def _kept_state(request: _State, order: list, at: int) -> _State:
     if not dropped:
         return request
     return _State(tuple(kept_slots(order, at)), request.boundary, request.call, request.after, request.folded,
-                  request.kept_tokens - sum(s.tokens for s in dropped), request.kept_messages - len(dropped),
-                  seq=request.seq)
+                  request.kept_tokens - sum(s.tokens for s in dropped), request.kept_messages - len(dropped))
 
 
 class CompactingCall(NamedTuple):
@@ -358,8 +354,7 @@ def replay_compacting(
         if why is not None and w is None and stepped:  # compacted without building the history
             fired, why = why, None
             tokens = masked.tokens(call, state) if masked is not None else table.totals
-            stop = call.message_index
-            done = compacted(view, table, settings, request_slots(state, stop), shared, tokens, request_seq(view, state, stop))
+            done = compacted(view, table, settings, request_slots(state, call.message_index), shared, tokens)
             if done is not None:
                 order, at = done.order, done.at
                 after = view.calls[n - 2].message_index if n > 1 else -1

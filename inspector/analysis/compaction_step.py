@@ -55,22 +55,17 @@ class Compaction(NamedTuple):
     #: The earlier summaries it folds in (taken out of the history).
     earlier: list[Inserted]
     summary: Inserted
-    #: The non-system source messages it keeps, in order (the head's, then the tail's).
-    kept: list[int]
 
 
 def compacted(view: SessionView, table: TokenTable, settings, order: list, shared: SharedCounts,
-              tokens: Sequence[int] | None = None, seq: list[int] | None = None) -> Compaction | None:
+              tokens: Sequence[int] | None = None) -> Compaction | None:
     """``compact_now`` on the history ``order`` (source indices and inserted slots, no message
     edited but masked results): the history after it (the earlier summaries between the head and
     the tail folded into the new one), where its summary stands and what it took out; None when
     it replaces nothing. ``shared``: what the summaries count alike, one for every compaction of
-    a replay. ``tokens``: each message's tokens in the history (default: the table's totals).
-    ``seq``: the non-system source messages of ``order``, in order, where the caller knows them
-    (:func:`request_seq`; else they are read from ``order``)."""
+    a replay. ``tokens``: each message's tokens in the history (default: the table's totals)."""
     roles = view.roles
-    if seq is None:
-        seq = [i for i in order if type(i) is int and roles[i] != "system"]
+    seq = [i for i in order if type(i) is int and roles[i] != "system"]
     if not seq:
         return None
     tokens = table.totals if tokens is None else tokens
@@ -99,20 +94,7 @@ def compacted(view: SessionView, table: TokenTable, settings, order: list, share
     out += middle
     out += order[hi:]
     out.insert(at, summary)
-    return Compaction(out, at, replaced, earlier, summary, seq[:head] + seq[tail:])
-
-
-def request_seq(view: SessionView, state, stop: int) -> list[int] | None:
-    """The non-system source messages of :func:`.compaction_requests.request_slots` ``(state,
-    stop)``, in order, from those the state keeps (:attr:`.compaction._State.seq`, what the
-    compaction before kept) and the messages since its boundary: O(the messages since) instead
-    of a pass over the request. None where the state does not know its own."""
-    roles = view.roles
-    if state is None:
-        return [i for i in range(stop) if roles[i] != "system"]
-    if state.seq is None:
-        return None
-    return [*state.seq, *(i for i in range(state.boundary, stop) if roles[i] != "system")]
+    return Compaction(out, at, replaced, earlier, summary)
 
 
 def kept_slots(order: list, at: int) -> list:
