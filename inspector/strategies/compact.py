@@ -146,6 +146,8 @@ def covers(replaced: list[int], earlier: list[Inserted]) -> Sequence[int]:
     that extend the earlier summary's where it folds one (:func:`.index_runs.union`)."""
     if not earlier:
         return replaced
+    if len(earlier) == 1:  # (most compactions of a replay that folds: no generator)
+        return union((earlier[0].replaces, replaced))
     return union([*(x.replaces for x in earlier), replaced])
 
 
@@ -223,8 +225,12 @@ def _tail_start(w: Working, seq: list[int], head: int) -> int:
         start = min(start, p)
     start = max(start, head)
     safe = safe_cut_at(w, seq)
+    if not s.tail_at_user:
+        while start < m and not safe(start):
+            start += 1
+        return start
     plain_user = view_cache(w.view).plain_user
-    while start < m and (not safe(start) or (s.tail_at_user and not plain_user[seq[start]])):
+    while start < m and (not safe(start) or not plain_user[seq[start]]):
         start += 1
     return start
 

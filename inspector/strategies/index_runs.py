@@ -50,10 +50,15 @@ class IndexRuns(Sequence[int]):
     def __iter__(self) -> Iterator[int]:
         return chain.from_iterable(range(lo, hi) for lo, hi in self.runs)
 
-    def since(self, position: int) -> Iterator[int]:
+    def since(self, position: int) -> Iterable[int]:
         """The indices from ``position`` on (read from the last run back: a folding summary's
-        builder asks for the few it added)."""
+        builder asks for the few it added, most often all in the last run: that run's range)."""
         need = self._len - max(position, 0)
+        if need <= 0:
+            return ()
+        lo, hi = self.runs[-1]
+        if hi - lo >= need:
+            return range(hi - need, hi)
         tail: list[range] = []
         k = len(self.runs)
         while need > 0:

@@ -118,7 +118,7 @@ def summary_message(builder: _SummaryBuilder, cut: int, replaces: Sequence[int],
     if not deferred:
         return Inserted(role=builder.role, kind="summary", text=builder.text(cut), tokens=builder.tokens(cut), by=by,
                         reason=reason, replaces=replaces)
-    runs = index_runs(replaces)
+    runs = replaces if type(replaces) is IndexRuns else index_runs(replaces)
     runs_key = runs.runs if type(runs) is IndexRuns else runs  # the same indices: one key, whatever their type
     head = builder.key_head
     if head is None or head[2] != table.encoding or head[3] != table.profile:
