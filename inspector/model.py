@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import MISSING, dataclass, field, fields
+from collections.abc import Callable
 from typing import Any, ClassVar, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -355,6 +356,71 @@ class Message(Record):
         return has_result
 
 
+class PendingContent:
+    """A message's blocks not built yet: ``build(parts)`` builds them from what a reader decoded
+    (:class:`LazyMessage`). A reader may extend ``parts`` until the blocks are built."""
+
+    __slots__ = ("build", "parts")
+
+    def __init__(self, build: Callable[[list[Any]], list[Block]], parts: list[Any]) -> None:
+        self.build = build
+        self.parts = parts
+
+    def blocks(self) -> list[Block]:
+        return self.build(self.parts)
+
+
+#: The slot that holds a message's content (a :class:`PendingContent` in a :class:`LazyMessage`).
+_CONTENT_SLOT = Message.__dict__["content"]
+
+
+class LazyMessage(Message):
+    """A :class:`Message` whose blocks are built when ``content`` is first read.
+
+    A reader builds one with a :class:`PendingContent` as its content (:data:`new_lazy_message`):
+    loading then builds no block objects, and the first read of ``content`` (or of anything made
+    from it: ``text``, ``tool_calls``, ``==``, ``model_dump``, a copy, a pickle) builds them, keeps
+    them in the slot and turns the object into a plain :class:`Message` (same slots, so
+    ``__class__`` can change): every later read is the plain slot's, at no cost, and nothing can
+    tell the two apart but ``type()`` before that first read. The blocks are what the reader
+    would have built eagerly (a reader's test compares the two)."""
+
+    __slots__ = ()
+
+    @property  # type: ignore[override]
+    def content(self) -> list[Block]:
+        held = _CONTENT_SLOT.__get__(self)
+        if type(held) is PendingContent:
+            _CONTENT_SLOT.__set__(self, held.build(held.parts))
+            held = _CONTENT_SLOT.__get__(self)
+        self.__class__ = Message
+        return held
+
+    @content.setter
+    def content(self, value: list[Block]) -> None:
+        _CONTENT_SLOT.__set__(self, value)
+
+    def __eq__(self, other: object) -> bool:
+        self.content  # noqa: B018 (built: now a Message, compared as one)
+        return self == other
+
+    __hash__ = None  # type: ignore[assignment]  (as Message: eq without hash)
+
+    def __repr__(self) -> str:
+        self.content  # noqa: B018
+        return repr(self)
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        self.content  # noqa: B018 (a copy or a pickle is of the plain Message)
+        return object.__reduce_ex__(self, protocol)
+
+
+def held_content(message: Message) -> list[Block] | PendingContent:
+    """``message``'s content as it is held: a :class:`PendingContent` for a :class:`LazyMessage`
+    not read yet (nothing is built), else its blocks."""
+    return _CONTENT_SLOT.__get__(message)
+
+
 # -- positional constructors for the readers' hot loops ----------------------------------------------
 # A keyword call of a record's ``__init__`` matches every keyword against its parameters: for a
 # Message that is 2-3x the cost of the same call with positional arguments, and a 50k-message
@@ -404,6 +470,8 @@ STATED_HIDDEN = "stated_hidden_tokens"
 #: ``new_message(index, role, content, source, content_form, extra, *, name=None, usage=None,
 #: starts_context=False, injected=None, is_summary=None, resent=False)``
 new_message = _maker(Message, "index", "role", "content", "source", "content_form", "extra")
+#: ``new_lazy_message(...)``: :data:`new_message`'s arguments, ``content`` a :class:`PendingContent`.
+new_lazy_message = _maker(LazyMessage, "index", "role", "content", "source", "content_form", "extra")
 #: ``new_text(text, extra)``
 new_text = _maker(TextBlock, "text", "extra")
 #: ``new_tool_call(id, name, arguments, extra)``

@@ -59,11 +59,13 @@ the same way; its ``parent_tool_use_id`` messages are sidechains.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from sys import intern
 from typing import Any
 
 import orjson
+from msgspec import UNSET
 from orjson import dumps as _dumps
 
 from ..model import (
@@ -71,6 +73,7 @@ from ..model import (
     ContentForm,
     ImageBlock,
     Message,
+    PendingContent,
     RawBlock,
     ResultPart,
     Session,
@@ -80,6 +83,8 @@ from ..model import (
     ToolCallBlock,
     ToolResultBlock,
     Usage,
+    held_content,
+    new_lazy_message,
     new_message,
     new_source,
     new_text,
@@ -87,6 +92,7 @@ from ..model import (
     new_tool_result,
 )
 from ..safeio import read_line
+from . import claude_code_typed as typed
 from .base import Format, Probe, SessionFormatError, register
 from .discovery import Discovery, SessionDetails, count_needles, first_records
 from .rawtext import raw_text
@@ -119,6 +125,9 @@ BOOKKEEPING = frozenset(
     }
 )
 REWOUND = "abandoned branch (rewound)"
+#: ``system`` subtypes the reader reads more of than the subtype (the typed path leaves them to
+#: the dict path).
+_SYSTEM_READ = ("compact_boundary", "microcompact_boundary", "init")
 #: A response's recorded usage as :class:`~inspector.model.Usage` (``usage_from`` with Anthropic's keys).
 _usage = ANTHROPIC.usage
 #: Entry fields -> ``Session.extra`` keys, taken from the first entry that has each (as a string).
@@ -167,13 +176,8 @@ def _block(b: Any, k: int = 0) -> Block:
         return new_text(text if type(text) is str else str(text), rest)
     if t == "tool_use":
         call_id, name, args = b.get("id", ""), b.get("name", ""), b.get("input", {})
-        if type(args) is not str:  # (json_text, without its call for the usual object)
-            try:
-                args = _dumps(args).decode()
-            except TypeError:
-                args = json_text(args)
         # one string per tool name, not one per call
-        return new_tool_call(call_id if type(call_id) is str else str(call_id), intern(name if type(name) is str else str(name)), args, {})
+        return new_tool_call(call_id if type(call_id) is str else str(call_id), intern(name if type(name) is str else str(name)), _arguments(args), {})
     if t == "tool_result":
         call_id, content = b.get("tool_use_id", ""), b.get("content")
         result = content if type(content) is str else _result_content(content)
@@ -189,22 +193,117 @@ def _block(b: Any, k: int = 0) -> Block:
     return RawBlock(raw=b, text=raw_text(b))  # document, server_tool_use, web_search_tool_result, compaction...
 
 
-def _answers_parallel_call(call: Message, results: Message, blocks: list[Block]) -> bool:
+def _arguments(args: Any) -> str:
+    """A tool call's ``input`` as the call's arguments text (:func:`json_text`, without its call
+    for the usual object)."""
+    if type(args) is str:
+        return args
+    try:
+        return _dumps(args).decode()
+    except TypeError:
+        return json_text(args)
+
+
+def _typed_block(b: Any) -> Block:
+    """A block of :mod:`.claude_code_typed` as the model block :func:`_block` makes of the same
+    JSON (raises orjson's error for a tool call's ``input`` orjson refuses)."""
+    kind = type(b)
+    if kind is typed.Text:
+        return new_text(b.text, {})
+    if kind is typed.ToolUse:
+        return new_tool_call(b.id, intern(b.name), _typed_arguments(b.input), {})
+    if kind is typed.ToolResult:
+        content = b.content
+        if content is None:
+            content = ""
+        elif type(content) is list:
+            content = [TextBlock(text=part.text) for part in content]
+        if b.is_error:
+            return new_tool_result(b.tool_use_id, content, {}, is_error=True)
+        return new_tool_result(b.tool_use_id, content, {})
+    if kind is typed.Thinking:
+        return ThinkingBlock(thinking=b.thinking, signature=b.signature)
+    return ThinkingBlock(thinking=b.data, redacted=True)
+
+
+def _typed_arguments(args: Any) -> str:
+    """:func:`_arguments` of a typed tool call's ``input`` (msgspec's value: an integer beyond
+    64 bits, which orjson parses as a float, is made that float first)."""
+    if type(args) is str:
+        return args
+    try:
+        return _dumps(args).decode()
+    except TypeError:  # a big integer, or nesting orjson does not write
+        return _arguments(_as_orjson(args))
+
+
+def _as_orjson(value: Any) -> Any:
+    """A JSON value msgspec decoded as orjson decodes the same text: integers outside orjson's
+    range (-2**63 to 2**64 - 1) as floats."""
+    if type(value) is int:
+        return value if -(1 << 63) <= value < (1 << 64) else float(value)
+    if type(value) is list:
+        return [_as_orjson(v) for v in value]
+    if type(value) is dict:
+        return {k: _as_orjson(v) for k, v in value.items()}
+    return value
+
+
+def _typed_extra(entry: typed.Stamped) -> dict[str, Any]:
+    """:func:`_entry_extra` of a typed entry (whose uuid the typed path requires)."""
+    if entry.timestamp is UNSET:
+        extra: dict[str, Any] = {"uuid": entry.uuid}
+    else:
+        extra = {"uuid": entry.uuid, "timestamp": entry.timestamp}
+    if entry.isMeta:
+        extra["isMeta"] = True
+    return extra
+
+
+def _answers_parallel_call(call: Message, results: Message, blocks: Content) -> bool:
     """``blocks`` (a user entry's content) are results of calls in ``call`` that ``results``, the
     user message right after ``call``, already answers some of."""
     if call.role != "assistant" or results.role != "user" or not _has_result(results.content):
         return False
     ids = {c.id for c in call.tool_calls}
-    return all(type(b) is not ToolResultBlock or b.tool_call_id in ids for b in blocks)
+    return all(type(b) is not ToolResultBlock or b.tool_call_id in ids for b in _built(blocks))
 
 
-def _has_result(blocks: list[Block]) -> bool:
+#: A message's content as the reader passes it on: blocks, or the typed parts they are built from
+#: when first read (:class:`~inspector.model.LazyMessage`).
+Content = list[Block] | PendingContent
+
+
+def _typed_blocks(parts: list[Any]) -> list[Block]:
+    """The blocks of a typed entry's content (a :class:`PendingContent`'s ``build``)."""
+    return list(map(_typed_block, parts))
+
+
+def _built(blocks: Content) -> list[Block]:
+    return blocks.blocks() if type(blocks) is PendingContent else blocks  # type: ignore[union-attr,return-value]
+
+
+def _has_result(blocks: Content) -> bool:
     """Whether ``blocks`` hold a tool result (``Message.tool_results`` without building the list;
-    this reader builds no subclass of the block types)."""
-    for b in blocks:
+    this reader builds no subclass of the block types), built or not."""
+    if type(blocks) is PendingContent:
+        for part in blocks.parts:
+            if type(part) is typed.ToolResult:
+                return True
+        return False
+    for b in blocks:  # type: ignore[union-attr]
         if type(b) is ToolResultBlock:
             return True
     return False
+
+
+def _extend(message: Message, blocks: Content) -> None:
+    """``blocks`` added to ``message``'s content; typed parts added to parts, nothing built."""
+    held = held_content(message)
+    if type(held) is PendingContent and type(blocks) is PendingContent:
+        held.parts.extend(blocks.parts)
+    else:
+        message.content.extend(_built(blocks))
 
 
 def _entry_extra(entry: dict[str, Any]) -> dict[str, Any]:
@@ -273,22 +372,22 @@ class _Conversation:
         self.pending_boundary = None
         return dropped
 
-    def add_assistant(self, entry: dict[str, Any], msg: dict[str, Any], blocks: list[Block], form: ContentForm, line_no: int) -> None:
-        """An assistant entry (``msg`` its ``message``, ``blocks`` its content), merged into the
-        response before it where Claude Code wrote one response over several lines."""
-        model = msg.get("model")
+    def add_assistant(self, entry: Any, extra_of: Callable[[Any], dict[str, Any]], model: Any, raw_usage: Any, mid: Any, rid: Any,
+                      stop: Any, blocks: Content, form: ContentForm, line_no: int) -> None:
+        """An assistant entry (its message's ``model``, ``usage``, ``id`` and ``stop_reason``, its
+        ``requestId``; ``blocks`` its content), merged into the response before it where Claude
+        Code wrote one response over several lines. ``extra_of(entry)`` is the ``extra`` of a
+        message that starts there (the entry is a dict or a typed struct)."""
         if type(model) is str:  # one string per model, not one per call (20,000+ at 50k messages)
             model = recorded_model = intern(model)
         else:
             recorded_model, model = model, None
-        raw_usage = msg.get("usage")
-        mid, rid = msg.get("id"), entry.get("requestId")
         resent = False
         last = self.last_assistant
         if last is not None and mid:
             prev = self.messages[last]
             if prev.extra.get("message_id") == mid and (not rid or not (prid := prev.extra.get("request_id")) or rid == prid):
-                prev.content.extend(blocks)
+                _extend(prev, blocks)
                 built_raw, built_model, built = self._built_usage
                 # the response's next line repeats its usage (14,288 of 14,291 such lines in the
                 # real transcripts): the Usage it makes equals the one prev holds, and merges to it
@@ -302,7 +401,7 @@ class _Conversation:
                 return
         usage = _usage(raw_usage, model)
         self._built_usage = (raw_usage, model, usage)
-        extra = _entry_extra(entry)
+        extra = extra_of(entry)
         if mid is not None:
             extra["message_id"] = mid
             if mid and mid in self.before_boundary:  # a preserved copy: that call's usage is counted once
@@ -311,29 +410,30 @@ class _Conversation:
             extra["request_id"] = rid
         if recorded_model is not None:
             extra["model"] = recorded_model
-        stop = msg.get("stop_reason")
         if stop is not None:
             extra["stop_reason"] = stop
         messages = self.messages
         self.last_assistant = index = len(messages)
         if self.models is not None:
             self.models.add(model)
-        message = new_message(index, "assistant", blocks, new_source(line_no, None, self.file), form, extra, usage=usage, resent=resent)
+        message = (new_lazy_message if type(blocks) is PendingContent else new_message)(
+            index, "assistant", blocks, new_source(line_no, None, self.file), form, extra, usage=usage, resent=resent)
         if self.pending_boundary is None:
             messages.append(message)  # (what _append does then, without its call)
         else:
             self._append(message)
 
-    def add_user(self, entry: dict[str, Any], blocks: list[Block], form: ContentForm, line_no: int) -> None:
-        """A user entry (``blocks`` its content); consecutive tool results merge into one message."""
-        summary = "isCompactSummary" in entry and bool(entry["isCompactSummary"])
+    def add_user(self, entry: Any, extra_of: Callable[[Any], dict[str, Any]], summary: bool, blocks: Content, form: ContentForm,
+                 line_no: int) -> None:
+        """A user entry (``blocks`` its content, ``summary`` its ``isCompactSummary``; ``extra_of``
+        as for :meth:`add_assistant`); consecutive tool results merge into one message."""
         joined = None  # the kind of harness text this message takes in (then not a person's words)
         messages = self.messages
         source = None
         if not summary and self.pending_boundary is None and messages and _has_result(blocks):
             prev = messages[-1]
-            if prev.role == "user" and _has_result(prev.content):
-                prev.content.extend(blocks)
+            if prev.role == "user" and _has_result(held_content(prev)):
+                _extend(prev, blocks)
                 prev.content_form = "blocks"
                 prev.extra.setdefault("lines", [prev.source.line]).append(line_no)
                 if len(messages) - 1 < self.dirty:  # (_touch, without its call: once per result line)
@@ -344,7 +444,7 @@ class _Conversation:
                 # (a Skill's body: isMeta, sourceToolUseID): Claude Code sends the results together,
                 # before that text, so the result joins the other results
                 results = messages[-2]
-                results.content.extend(blocks)
+                _extend(results, blocks)
                 results.content_form = "blocks"
                 results.extra.setdefault("lines", [results.source.line]).append(line_no)
                 self._touch(len(messages) - 2)
@@ -352,12 +452,12 @@ class _Conversation:
             if prev.injected == "attachment" and len(messages) > 1 and messages[-2].tool_calls:
                 # hook text written between a call and its result (a PreToolUse hook's context):
                 # Claude Code merges the two user messages, the results first as the API requires
-                blocks = blocks + prev.content
+                blocks = _built(blocks) + prev.content
                 joined = prev.injected
                 source = prev.source
                 del messages[-1]
                 self._touch(len(messages))
-        extra = _entry_extra(entry)
+        extra = extra_of(entry)
         if source is None:
             source = new_source(line_no, None, self.file)
         else:
@@ -365,13 +465,14 @@ class _Conversation:
         if summary:
             extra["isCompactSummary"] = True
         injected = "meta" if "isMeta" in extra else joined  # written by Claude Code, not typed
-        message = new_message(len(messages), "user", blocks, source, form, extra, starts_context=summary, injected=injected)
+        message = (new_lazy_message if type(blocks) is PendingContent else new_message)(
+            len(messages), "user", blocks, source, form, extra, starts_context=summary, injected=injected)
         if self.pending_boundary is None:
             messages.append(message)  # (what _append does then, without its call)
         else:
             self._append(message, starts=summary)
 
-    def add_attachment(self, entry: dict[str, Any], text: str, line_no: int) -> None:
+    def add_attachment(self, entry: dict[str, Any] | typed.Attachment, text: str, line_no: int) -> None:
         """Attachment text the model is sent: part of the prompt just before it, else a message."""
         kind = entry["attachment"].get("type")
         block = TextBlock(text=text, extra={"attachment": kind})
@@ -529,6 +630,8 @@ class ClaudeCodeStream:
 
     # RecordStream protocol
     def feed(self, line: bytes, line_no: int) -> None:
+        if self._add_typed(line, line_no):
+            return
         entry = parse_line(line, line_no, self.session.skipped)
         if entry is not None:
             try:  # (add's work, without its call: once per line)
@@ -539,7 +642,7 @@ class ClaudeCodeStream:
     def read_file(self, path: Path) -> None:
         """Every entry of a whole file, as :meth:`feed` would take its lines (one loop: the
         per-line calls of feeding cost about a tenth of the parse)."""
-        feed_records(path, self._add, self.session.skipped, guard=FIELD_ERRORS, on_error=self._malformed_line)
+        feed_records(path, self._add, self.session.skipped, guard=FIELD_ERRORS, on_error=self._malformed_line, first=self._add_typed)
 
     def take(self) -> tuple[int, list[Message]]:
         first = min(self._main.dirty, len(self.session.messages))
@@ -614,9 +717,11 @@ class ClaudeCodeStream:
                 else:
                     blocks, form = convert_blocks(content)
                 if rtype == "assistant":
-                    conv.add_assistant(entry, msg, blocks, form, line_no)
+                    conv.add_assistant(entry, _entry_extra, msg.get("model"), msg.get("usage"), msg.get("id"), entry.get("requestId"),
+                                       msg.get("stop_reason"), blocks, form, line_no)
                 else:
-                    conv.add_user(entry, blocks, form, line_no)
+                    conv.add_user(entry, _entry_extra, "isCompactSummary" in entry and bool(entry["isCompactSummary"]), blocks, form,
+                                  line_no)
         elif rtype == "attachment" and (text := attachment_text(entry.get("attachment"))):
             if conv.pending_micro is not None:
                 self._microcompact(conv)
@@ -642,6 +747,77 @@ class ClaudeCodeStream:
         if conv is main and uuid is not None:
             self._upto[uuid] = len(main.messages)
             self._leaf = uuid
+
+    def _add_typed(self, line: bytes, line_no: int) -> bool:  # noqa: C901 (add's steps, in one place)
+        """A line of the session file decoded by :mod:`.claude_code_typed` and added as
+        :meth:`add` adds it, when it is a main-chain user, assistant or attachment entry or a
+        record skipped on purpose, with nothing else to decide: the structs answer in C what
+        :meth:`add` asks every line (record type, field types, a sidechain, an API error reply, a
+        compaction summary), and a message's blocks are built when first read
+        (:class:`~inspector.model.LazyMessage`). False, with nothing changed, for any other line
+        (the first conversation entry, a field not seen yet, a duplicate uuid, a possible rewind,
+        a pending microcompact, a compaction, a shape the structs do not take): :meth:`add` then
+        takes its dict."""
+        try:
+            e = typed.decode(line)
+        except typed.REFUSED:
+            return False
+        uuid = e.uuid
+        if type(uuid) is not str:
+            if isinstance(e, typed.Stamped):  # (a message's extra: the dict path's, for an entry without a uuid)
+                return False
+            uuid = None
+        elif uuid in self._parent:
+            return False
+        for key in self._unseen_fields:  # (``_note_session_fields`` would read it)
+            if getattr(e, key) is not UNSET:
+                return False
+        if not self._sidechain_file and (e.isSidechain or e.parent_tool_use_id):
+            return False
+        parent = e.parentUuid or e.logicalParentUuid
+        kind = e.kind
+        main = self._main
+        if kind == "assistant" or kind == "user":
+            msg = e.message
+            content = msg.content
+            if not self._first_entry_seen or main.pending_micro is not None:
+                return False
+            if kind == "assistant":
+                if e.isApiErrorMessage or msg.model == "<synthetic>":
+                    return False
+            elif e.isCompactSummary or (parent is not None and parent != self._leaf and not e.isMeta
+                                        and (type(content) is not list or not any(type(b) is typed.ToolResult for b in content))):
+                return False  # (a summary; a person's prompt after an earlier entry: maybe a rewind)
+            if type(content) is list:  # built when first read
+                blocks, form = PendingContent(_typed_blocks, content), "blocks"
+            elif content is None:
+                blocks, form = [], "null"
+            else:
+                blocks, form = ([new_text(content, {})] if content else []), "string"
+        elif kind == "attachment":
+            text = attachment_text(e.attachment)
+            if text and main.pending_micro is not None:
+                return False
+        elif kind == "system" and e.subtype in _SYSTEM_READ:
+            return False
+        self.recognised += 1
+        version = e.version
+        if version != self.session.agent_version and type(version) is str:
+            self.session.agent_version = version
+        if uuid is not None:
+            self._parent[uuid] = parent
+        if kind == "assistant":
+            main.add_assistant(e, _typed_extra, msg.model, msg.usage, msg.id, e.requestId, msg.stop_reason, blocks, form, line_no)
+        elif kind == "user":
+            main.add_user(e, _typed_extra, False, blocks, form, line_no)
+        elif kind == "attachment" and text:
+            main.add_attachment(e, text, line_no)
+        else:
+            self._skip_bookkeeping(e, kind, line_no, None)  # type: ignore[arg-type]
+        if uuid is not None:
+            self._upto[uuid] = len(main.messages)
+            self._leaf = uuid
+        return True
 
     def _microcompact(self, conv: _Conversation) -> None:
         """Apply the microcompact ``conv`` holds (:meth:`_Conversation.microcompact`)."""

@@ -29,13 +29,16 @@ def feed_records(
     file: str | None = None,
     guard: tuple[type[Exception], ...] = (),
     on_error: Callable[[dict[str, Any], int, Exception], object] | None = None,
+    first: Callable[[bytes, int], bool] | None = None,
 ) -> None:
     """``add(object, line_no)`` for every line of ``path`` that is a JSON object (1-based), in
     file order; blank lines left out silently and bad ones reported in ``skipped`` (``file``
     names them), as ``parse_line`` does. A loop that calls the reader, not a generator it
     iterates: one resumption a line less. When ``add`` raises one of ``guard``,
     ``on_error(object, line_no, exc)`` is called and the loop goes on (the reader's own
-    try/except around each entry, without a wrapper call a line)."""
+    try/except around each entry, without a wrapper call a line). ``first(line, line_no)``, when
+    given, is offered each line's bytes before any of that: True, the line is taken (a typed
+    decoder's reader); False, it goes on as above."""
     if str(path).endswith(".zst"):  # compressed: the general line reader (rare, not the hot path)
         for line_no, line in iter_lines(path):
             value = parse_line(line, line_no, skipped, file)
@@ -47,6 +50,8 @@ def feed_records(
         return
     loads, error = orjson.loads, orjson.JSONDecodeError
     for line_no, line in enumerate(iter_text_lines(path), 1):
+        if first is not None and first(line, line_no):
+            continue
         # a CRLF line's "\r" is JSON whitespace: the object is the same with or without it
         try:
             value = loads(line)

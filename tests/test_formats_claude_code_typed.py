@@ -1,0 +1,152 @@
+"""The Claude Code reader's typed path (claude_code_typed: lines decoded by msgspec, blocks built
+when first read) reads every line as the dict path does (orjson and ``add``): a whole-file read,
+the same file fed line by line (the follow path) and every line parsed by orjson and given to
+``add`` give the same session."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import json
+
+import orjson
+import pytest
+
+from inspector.formats.claude_code import ClaudeCodeStream
+from inspector.formats.records import iter_lines, parse_line
+from inspector.model import LazyMessage
+
+FIX = Path(__file__).parent / "fixtures" / "real" / "claude_code"
+
+
+def _same(path: Path) -> ClaudeCodeStream:
+    """The whole-file read, after checking it against the follow path and the dict path."""
+    whole = ClaudeCodeStream(path)
+    typed_line = whole._add_typed
+    whole.typed = 0  # type: ignore[attr-defined]
+
+    def counted(line: bytes, line_no: int) -> bool:
+        took = typed_line(line, line_no)
+        whole.typed += took  # type: ignore[attr-defined]
+        return took
+
+    whole._add_typed = counted  # type: ignore[method-assign]
+    whole.read_file(path)
+    whole.finish()
+    fed = ClaudeCodeStream(path)
+    for line_no, line in iter_lines(path):
+        fed.feed(line, line_no)
+    fed.finish()
+    dicts = ClaudeCodeStream(path)
+    for line_no, line in iter_lines(path):
+        entry = parse_line(line, line_no, dicts.session.skipped)
+        if entry is not None:
+            dicts.add(entry, line_no)
+    dicts.finish()
+    whole.lazy = sum(type(m) is LazyMessage for m in whole.session.messages)  # type: ignore[attr-defined]
+    assert whole.session.model_dump() == dicts.session.model_dump() == fed.session.model_dump()
+    assert whole.recognised == dicts.recognised == fed.recognised
+    return whole
+
+
+@pytest.mark.parametrize("path", sorted(FIX.glob("*.jsonl")), ids=lambda p: p.name)
+def test_fixture_read_whole_equals_fed_line_by_line(path):
+    _same(path)
+
+
+def _line(rtype: str, uuid: str | None, parent: str | None, **fields) -> dict:
+    out = {"type": rtype, "parentUuid": parent, "isSidechain": False, "sessionId": "s", "cwd": "/w", "version": "2.1.0",
+           "gitBranch": "main", "timestamp": "2026-01-01T00:00:00Z", **fields}
+    if uuid is not None:
+        out["uuid"] = uuid
+    return out
+
+
+def _reply(mid: str, content, **more) -> dict:
+    return {"id": mid, "role": "assistant", "model": "claude-x", "content": content,
+            "usage": {"input_tokens": 3, "cache_read_input_tokens": 100, "output_tokens": 5}, **more}
+
+
+#: Lines each of which asks the typed path something: refused shapes, rare records, values whose
+#: msgspec and orjson forms differ. (raw lines where JSON is written by hand)
+EDGES: list[dict | bytes] = [
+    _line("user", "u1", None, message={"role": "user", "content": "hi"}),
+    _line("assistant", "a1", "u1", requestId="r1", message=_reply("m1", [{"type": "thinking", "thinking": "t", "signature": "s"}])),
+    _line("assistant", "a2", "a1", requestId="r1", message=_reply("m1", [{"type": "text", "text": "x", "citations": None}])),
+    _line("assistant", "a3", "a2", requestId="r1", message=_reply("m1", [
+        {"type": "tool_use", "id": "c1", "name": "Bash", "input": {"n": 12345678901234567890123, "f": 1.5e300, "neg": -9223372036854775809}},
+        {"type": "tool_use", "id": "c2", "name": "Bash", "input": "already text"},
+        {"type": "tool_use", "id": "c3", "name": "Bash"},
+        {"type": "redacted_thinking", "data": "zz"}])),
+    _line("user", "u2", "a3", message={"role": "user", "content": [{"type": "tool_result", "tool_use_id": "c1", "content": None, "is_error": True}]}),
+    _line("progress", "p1", "u2", data={"deep": [1, 2, {"x": None}]}),
+    _line("user", "u3", "p1", message={"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "c2", "content": [{"type": "text", "text": "part", "extra": 1}, {"type": "text"}]}]}),
+    _line("user", "u4", "u3", message={"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "c3", "content": [{"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AAAA"}}]}]}),
+    _line("attachment", "t1", "u4", attachment={"type": "hook_success", "hookEvent": "PreToolUse", "content": ""}),
+    _line("attachment", "t2", "t1", attachment={"type": "edited_text_file", "snippet": "1 changed"}),
+    _line("system", "s1", "t2", subtype="turn_duration", durationMs=5),
+    _line("system", "s2", "s1", subtype={"odd": True}),
+    _line("ai-title", None, None, aiTitle="A title"),
+    _line("file-history-snapshot", None, None, messageId="m", snapshot={}),
+    _line("last-prompt", None, None, lastPrompt="x"),
+    _line("mystery-record", "q1", "s2"),
+    _line("assistant", "a4", "q1", isApiErrorMessage=True, message=_reply("m2", [{"type": "text", "text": "API Error"}])),
+    _line("assistant", "a5", "a4", message={**_reply("m3", [{"type": "text", "text": "y"}]), "model": "<synthetic>"}),
+    _line("user", "u5", "a5", isMeta=True, message={"role": "user", "content": "<system-reminder>x</system-reminder>"}),
+    _line("assistant", "a6", "u5", requestId=7, message=_reply("m4", [{"type": "text", "text": "id not a string"}])),
+    _line("assistant", "a6", "u5", message=_reply("m4", [{"type": "text", "text": "duplicate uuid"}])),
+    _line("user", "u6", "a6", isSidechain=True, agentId="ag", message={"role": "user", "content": "side"}),
+    _line("user", "u7", "a6", message={"role": "user", "content": [{"type": "text", "text": "img"},
+                                                                    {"type": "image", "source": {"type": "url", "url": "http://x/y.png"}}]}),
+    _line("assistant", "a7", "u7", message={**_reply("m5", []), "usage": {"input_tokens": 1 << 70, "output_tokens": -(1 << 70)}}),
+    _line("user", "u8", "u1", message={"role": "user", "content": "a rewind to the first prompt"}),
+    _line("assistant", "a8", "u8", message=_reply("m6", "a string content")),
+    _line("assistant", "a9", "a8", message=_reply("m7", None)),
+    _line("assistant", "a10", "a9", message=_reply("m8", [{"type": "server_tool_use", "id": "s", "name": "web_search", "input": {}}])),
+    _line("system", "b1", "a10", subtype="compact_boundary", compactMetadata={"trigger": "auto"}),
+    _line("user", "u9", "b1", isCompactSummary=True, message={"role": "user", "content": "summary"}),
+    _line("user", "u10", "u9", message={"role": "user", "content": "after", "extra": [1]}, unknown={"a": 1e308}),
+    b'{"type":"user","uu\\u0069d":"u12","parentUuid":"u10","timestamp":"t","message":{"role":"user","content":"escaped key"}}',
+    b'{"type":"assistant","uuid":"a11","parentUuid":"u12","message":{"id":"m9","role":"assistant","content":[{"type":"text","text":"a"}]},'
+    b'"message":{"id":"m9","role":"assistant","content":[{"type":"text","text":"dup key: last wins"}]}}',
+    b'{"type":"user","uuid":"u13","parentUuid":"a11","message":{"role":"user","content":"crlf"}}\r',
+    b"not json",
+    b"[1, 2]",
+    b"",
+]
+
+
+def test_edge_lines_read_whole_equal_fed_line_by_line(tmp_path):
+    path = tmp_path / "edges.jsonl"
+    # (json: orjson writes no integer beyond 64 bits)
+    path.write_bytes(b"\n".join(e if isinstance(e, bytes) else json.dumps(e, separators=(",", ":")).encode() for e in EDGES) + b"\n")
+    whole = _same(path)
+    assert whole.typed == 20  # the typed path took these; the rest went to the dict path
+    notes = [s.reason for s in whole.session.skipped]
+    assert any(r.startswith("not valid JSON") for r in notes)
+
+
+def test_watched_fields_absent_typed(tmp_path):
+    lines = [{"type": "user", "uuid": "u1", "parentUuid": None, "sessionId": "s", "message": {"role": "user", "content": "q"}}]
+    lines += [{"type": "assistant", "uuid": f"a{i}", "parentUuid": "u1" if i == 0 else f"a{i - 1}", "sessionId": "s",
+               "message": _reply(f"m{i}", [{"type": "text", "text": str(i)}])} for i in range(5)]
+    path = tmp_path / "plain.jsonl"
+    path.write_bytes(b"\n".join(orjson.dumps(e) for e in lines))
+    whole = _same(path)
+    assert whole.lazy == 5
+    assert whole.typed == 5  # all but the first conversation entry
+    assert [m.text for m in whole.session.messages] == ["q", "0", "1", "2", "3", "4"]
+
+
+def test_a_number_orjson_refuses_in_a_field_never_read_loads(tmp_path):
+    """The one difference left (claude_code_typed's docstring): msgspec skips a field the reader
+    never reads, so a number beyond a double's range there no longer costs the line."""
+    path = tmp_path / "big.jsonl"
+    path.write_bytes(b'{"type":"user","uuid":"u1","parentUuid":null,"message":{"role":"user","content":"q"}}\n'
+                     b'{"type":"assistant","uuid":"a1","parentUuid":"u1","x":1e400,"message":{"id":"m","content":[{"type":"text","text":"a"}]}}\n')
+    whole = ClaudeCodeStream(path)
+    whole.read_file(path)
+    assert [m.text for m in whole.session.messages] == ["q", "a"]
+    assert whole.session.skipped == []
