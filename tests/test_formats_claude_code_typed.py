@@ -12,6 +12,7 @@ import json
 import orjson
 import pytest
 
+from inspector.formats import claude_code_typed as typed
 from inspector.formats.claude_code import ClaudeCodeStream
 from inspector.formats.records import iter_lines, parse_line
 from inspector.model import LazyMessage
@@ -22,15 +23,15 @@ FIX = Path(__file__).parent / "fixtures" / "real" / "claude_code"
 def _same(path: Path) -> ClaudeCodeStream:
     """The whole-file read, after checking it against the follow path and the dict path."""
     whole = ClaudeCodeStream(path)
-    typed_line = whole._add_typed
+    typed_line = whole._take
     whole.typed = 0  # type: ignore[attr-defined]
 
-    def counted(line: bytes, line_no: int) -> bool:
-        took = typed_line(line, line_no)
+    def counted(entry, line_no: int) -> bool:
+        took = typed_line(entry, line_no)
         whole.typed += took  # type: ignore[attr-defined]
         return took
 
-    whole._add_typed = counted  # type: ignore[method-assign]
+    whole._take = counted  # type: ignore[method-assign]
     whole.read_file(path)
     whole.finish()
     fed = ClaudeCodeStream(path)
@@ -150,3 +151,54 @@ def test_a_number_orjson_refuses_in_a_field_never_read_loads(tmp_path):
     whole.read_file(path)
     assert [m.text for m in whole.session.messages] == ["q", "a"]
     assert whole.session.skipped == []
+
+
+class _Counting:
+    """The typed decoder, counting the runs it decodes in one call."""
+
+    def __init__(self) -> None:
+        self.runs, self.decoder = 0, typed.DECODER
+
+    def decode(self, line):
+        return self.decoder.decode(line)
+
+    def decode_lines(self, lines):
+        self.runs += 1
+        return self.decoder.decode_lines(lines)
+
+
+def _write(path: Path, lines: list[dict | bytes]) -> Path:
+    path.write_bytes(b"\n".join(e if isinstance(e, bytes) else json.dumps(e, separators=(",", ":")).encode() for e in lines) + b"\n")
+    return path
+
+
+def _chain(n: int) -> list[dict]:
+    lines = [_line("user", "u0", None, message={"role": "user", "content": "q"})]
+    return lines + [_line("assistant", f"a{i}", "u0" if i == 0 else f"a{i - 1}", message=_reply(f"m{i}", [{"type": "text", "text": str(i)}]))
+                    for i in range(n)]
+
+
+def test_a_run_of_object_lines_is_decoded_in_one_call_and_lines_it_refuses_go_the_dict_way(tmp_path, monkeypatch):
+    lines = _chain(6)
+    lines.insert(3, lines[2])  # a duplicate uuid: refused by the reader, not the decoder
+    counting = _Counting()
+    monkeypatch.setattr(typed, "DECODER", counting)
+    whole = _same(_write(tmp_path / "run.jsonl", lines))
+    assert counting.runs == 1
+    assert whole.typed == 6  # the first entry and the duplicate went the dict way
+    assert [s.reason for s in whole.session.skipped] == ["assistant (duplicate uuid, replayed entry)"]
+    assert [s.where for s in whole.session.skipped] == ["line 4"]
+
+
+@pytest.mark.parametrize("odd", [
+    # a line the structs refuse: the run is decoded line by line
+    _line("assistant", "x", "a5", message=_reply("mx", [{"type": "text", "text": "t", "cache_control": {"type": "ephemeral"}}])),
+    # one value over two lines, and a line of two values: every line starts with { and ends with },
+    # and as many values as lines, but a value cannot hold } then { (the run goes line by line)
+    b'{"type":"progress","uuid":"p","data":[{}',
+    b'{}]}\n{"type":"progress","uuid":"q"} {"type":"progress","uuid":"r"}',
+    b'  {"type":"progress","uuid":"p"}',  # not starting with {
+    b'{"type":"progress","uuid":"p"}\r',  # CRLF
+])
+def test_runs_with_other_lines_read_line_by_line_as_the_dict_path(tmp_path, odd):
+    _same(_write(tmp_path / "odd.jsonl", [*_chain(6), odd, *_chain(3)[1:]]))

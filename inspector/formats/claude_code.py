@@ -97,7 +97,7 @@ from .base import Format, Probe, SessionFormatError, register
 from .discovery import Discovery, SessionDetails, count_needles, first_records
 from .rawtext import raw_text
 from .reading import ANTHROPIC, ModelTally, content_blocks, image_block
-from .recordlines import feed_records
+from .recordlines import feed_records, feed_typed_records
 from .records import FIELD_ERRORS, head_records, ignored, ignored_at, json_text, malformed, parse_line
 
 NAME = "claude_code"
@@ -642,7 +642,8 @@ class ClaudeCodeStream:
     def read_file(self, path: Path) -> None:
         """Every entry of a whole file, as :meth:`feed` would take its lines (one loop: the
         per-line calls of feeding cost about a tenth of the parse)."""
-        feed_records(path, self._add, self.session.skipped, guard=FIELD_ERRORS, on_error=self._malformed_line, first=self._add_typed)
+        feed_typed_records(path, typed.DECODER, typed.REFUSED, self._take, self._add, self.session.skipped, guard=FIELD_ERRORS,
+                           on_error=self._malformed_line)
 
     def take(self) -> tuple[int, list[Message]]:
         first = min(self._main.dirty, len(self.session.messages))
@@ -748,9 +749,16 @@ class ClaudeCodeStream:
             self._upto[uuid] = len(main.messages)
             self._leaf = uuid
 
-    def _add_typed(self, line: bytes, line_no: int) -> bool:  # noqa: C901 (add's steps, in one place)
-        """A line of the session file decoded by :mod:`.claude_code_typed` and added as
-        :meth:`add` adds it, when it is a main-chain user, assistant or attachment entry or a
+    def _add_typed(self, line: bytes, line_no: int) -> bool:
+        """:meth:`_take` of the line decoded by :mod:`.claude_code_typed` (False: not decoded)."""
+        try:
+            return self._take(typed.decode(line), line_no)
+        except typed.REFUSED:
+            return False
+
+    def _take(self, e: typed.Entry, line_no: int) -> bool:  # noqa: C901 (add's steps, in one place)
+        """A line of the session file decoded by :mod:`.claude_code_typed`, added as :meth:`add`
+        adds it, when it is a main-chain user, assistant or attachment entry or a
         record skipped on purpose, with nothing else to decide: the structs answer in C what
         :meth:`add` asks every line (record type, field types, a sidechain, an API error reply, a
         compaction summary), and a message's blocks are built when first read
@@ -758,10 +766,6 @@ class ClaudeCodeStream:
         (the first conversation entry, a field not seen yet, a duplicate uuid, a possible rewind,
         a pending microcompact, a compaction, a shape the structs do not take): :meth:`add` then
         takes its dict."""
-        try:
-            e = typed.decode(line)
-        except typed.REFUSED:
-            return False
         uuid = e.uuid
         if type(uuid) is not str:
             if isinstance(e, typed.Stamped):  # (a message's extra: the dict path's, for an entry without a uuid)

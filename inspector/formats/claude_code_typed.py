@@ -4,19 +4,20 @@ answered by the decoder, in C, instead of by the reader, per line, in Python.
 orjson turns every line into dicts of every field; the reader then reads a dozen of them, checks
 each one's type, and asks of every line the questions only a few lines answer yes to (a
 sidechain, an API error reply, a compaction summary, a field not seen yet). A decoder of
-:data:`Line` builds only the fields the reader uses, checks their types while it parses and skips
-the rest. The structs accept only the shapes the reader handles without a question: any other
-shape raises one of :data:`REFUSED` and the line goes to the dict path (orjson and
+:data:`DECODER` builds only the fields the reader uses, checks their types while it parses and
+skips the rest. The structs accept only the shapes the reader handles without a question: any
+other shape raises one of :data:`REFUSED` and the line goes to the dict path (orjson and
 :meth:`~inspector.formats.claude_code.ClaudeCodeStream.add`), which decides as it always has. So
 a field of an unexpected type, a text block with fields the model keeps in ``extra``
 (``cache_control``, ``citations``), an image, a block or record type the structs do not list all
 take that path.
 
-Values the reader keeps as JSON (a tool call's ``input``, the ``usage`` object) are kept as
-:class:`msgspec.Raw` and parsed by orjson, so they are exactly what the dict path has (msgspec
-keeps an integer beyond 64 bits exact where orjson makes it a float). One difference is left: a
-number beyond a double's range (``1e400``) in a field the reader never reads is skipped by
-msgspec, while orjson refuses the whole line; such a line now loads.
+Values the reader keeps as JSON (a tool call's ``input``, the ``usage`` object) are msgspec's
+values, which are orjson's but for an integer beyond 64 bits (msgspec keeps it exact, orjson
+makes it a float): the reader turns those into orjson's floats where it writes them
+(``claude_code._typed_arguments``), and the usage reader takes no such count either way. One
+difference is left: a number beyond a double's range (``1e400``) in a field the reader never
+reads is skipped by msgspec, while orjson refuses the whole line; such a line now loads.
 """
 
 from __future__ import annotations
@@ -24,12 +25,10 @@ from __future__ import annotations
 from typing import Any, ClassVar, Union
 
 import msgspec
-import orjson
 from msgspec import UNSET, Struct, UnsetType
 
-#: What a line the structs do not fit raises (RecursionError: nesting deeper than msgspec goes;
-#: orjson's error: a kept JSON value orjson refuses, which the dict path then reports).
-REFUSED = (msgspec.DecodeError, RecursionError, orjson.JSONDecodeError)
+#: What a line the structs do not fit raises (RecursionError: nesting deeper than msgspec goes).
+REFUSED = (msgspec.DecodeError, RecursionError)
 
 Str = Union[str, None]
 Flag = Union[bool, None]
@@ -179,8 +178,10 @@ _TITLES = tuple(
     for kind in ("summary", "custom-title", "ai-title")
 )
 
-#: One line as a typed entry (raises one of :data:`REFUSED` for a line the structs do not fit).
-decode = msgspec.json.Decoder(Union[(User, Assistant, Attachment, System, *_SKIPS, *_TITLES)]).decode  # type: ignore[misc]
+#: Lines as typed entries (``decode`` one, ``decode_lines`` a run; each raises one of
+#: :data:`REFUSED` for a line the structs do not fit).
+DECODER = msgspec.json.Decoder(Union[(User, Assistant, Attachment, System, *_SKIPS, *_TITLES)])  # type: ignore[misc]
+decode = DECODER.decode
 
-__all__ = ["PLAIN_SKIPS", "REFUSED", "Assistant", "Attachment", "Entry", "RedactedThinking", "Said", "Skip", "Stamped", "System",
+__all__ = ["DECODER", "PLAIN_SKIPS", "REFUSED", "Assistant", "Attachment", "Entry", "RedactedThinking", "Said", "Skip", "Stamped", "System",
            "Text", "Thinking", "Title", "ToolResult", "ToolUse", "User", "decode"]
