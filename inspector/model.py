@@ -17,6 +17,7 @@ lives in :mod:`inspector.units`, counting in :mod:`inspector.tokens`.
 from __future__ import annotations
 
 import copy
+import threading
 from dataclasses import MISSING, dataclass, field, fields
 from collections.abc import Callable
 from typing import Any, ClassVar, Literal, Union
@@ -372,6 +373,9 @@ class PendingContent:
 
 #: The slot that holds a message's content (a :class:`PendingContent` in a :class:`LazyMessage`).
 _CONTENT_SLOT = Message.__dict__["content"]
+#: Held while pending content is built or added to: a reader (a followed session's) may add to
+#: a message whose blocks another thread builds.
+_PENDING_LOCK = threading.Lock()
 
 
 class LazyMessage(Message):
@@ -391,8 +395,11 @@ class LazyMessage(Message):
     def content(self) -> list[Block]:
         held = _CONTENT_SLOT.__get__(self)
         if type(held) is PendingContent:
-            _CONTENT_SLOT.__set__(self, held.build(held.parts))
-            held = _CONTENT_SLOT.__get__(self)
+            with _PENDING_LOCK:
+                held = _CONTENT_SLOT.__get__(self)
+                if type(held) is PendingContent:
+                    held = held.build(held.parts)
+                    _CONTENT_SLOT.__set__(self, held)
         self.__class__ = Message
         return held
 
@@ -413,6 +420,17 @@ class LazyMessage(Message):
     def __reduce_ex__(self, protocol: Any) -> Any:
         self.content  # noqa: B018 (a copy or a pickle is of the plain Message)
         return object.__reduce_ex__(self, protocol)
+
+
+def add_pending(message: Message, parts: list[Any]) -> bool:
+    """``parts`` added to ``message``'s :class:`PendingContent` when its blocks are not built
+    yet (nothing is built); False, with nothing added, when they are."""
+    with _PENDING_LOCK:
+        held = _CONTENT_SLOT.__get__(message)
+        if type(held) is PendingContent:
+            held.parts.extend(parts)
+            return True
+    return False
 
 
 def held_content(message: Message) -> list[Block] | PendingContent:

@@ -11,6 +11,7 @@ from inspector.model import (
     Message,
     PendingContent,
     TextBlock,
+    add_pending,
     held_content,
     new_lazy_message,
     new_message,
@@ -62,3 +63,11 @@ def test_copies_pickles_dumps_and_assignment_are_of_the_plain_message():
     m.content = _texts(["z"])
     assert m.text == "z"
     assert type(m) is Message
+
+
+def test_parts_are_added_only_while_the_blocks_are_not_built():
+    m = _lazy(["a"])
+    assert add_pending(m, ["b"])
+    assert [b.text for b in m.content] == ["a", "b"]
+    assert not add_pending(m, ["c"])  # built: the caller adds blocks to the content instead
+    assert m.text == "a\nb"

@@ -83,6 +83,7 @@ from ..model import (
     ToolCallBlock,
     ToolResultBlock,
     Usage,
+    add_pending,
     held_content,
     new_lazy_message,
     new_message,
@@ -298,12 +299,12 @@ def _has_result(blocks: Content) -> bool:
 
 
 def _extend(message: Message, blocks: Content) -> None:
-    """``blocks`` added to ``message``'s content; typed parts added to parts, nothing built."""
-    held = held_content(message)
-    if type(held) is PendingContent and type(blocks) is PendingContent:
-        held.parts.extend(blocks.parts)
+    """``blocks`` added to ``message``'s content; typed parts to its parts where it has them."""
+    if type(blocks) is PendingContent:
+        if not add_pending(message, blocks.parts):
+            message.content.extend(blocks.blocks())
     else:
-        message.content.extend(_built(blocks))
+        message.content.extend(blocks)
 
 
 def _entry_extra(entry: dict[str, Any]) -> dict[str, Any]:
