@@ -19,7 +19,6 @@ from __future__ import annotations
 import copy
 import threading
 from dataclasses import MISSING, dataclass, field, fields
-from collections.abc import Callable
 from typing import Any, ClassVar, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -357,18 +356,16 @@ class Message(Record):
         return has_result
 
 
-class PendingContent:
-    """A message's blocks not built yet: ``build(parts)`` builds them from what a reader decoded
-    (:class:`LazyMessage`). A reader may extend ``parts`` until the blocks are built."""
+class PendingContent(list):  # type: ignore[type-arg]
+    """A message's blocks not built yet (:class:`LazyMessage`): the parts a reader decoded, a
+    list (made from the reader's list in C, no ``__init__`` of ours), and in a subclass per kind
+    of part, ``build(parts)``, which builds the blocks. A reader may add parts until then."""
 
-    __slots__ = ("build", "parts")
+    __slots__ = ()
 
-    def __init__(self, build: Callable[[list[Any]], list[Block]], parts: list[Any]) -> None:
-        self.build = build
-        self.parts = parts
-
-    def blocks(self) -> list[Block]:
-        return self.build(self.parts)
+    @staticmethod
+    def build(parts: list[Any]) -> list[Block]:
+        raise NotImplementedError
 
 
 #: The slot that holds a message's content (a :class:`PendingContent` in a :class:`LazyMessage`).
@@ -381,8 +378,9 @@ _PENDING_LOCK = threading.Lock()
 class LazyMessage(Message):
     """A :class:`Message` whose blocks are built when ``content`` is first read.
 
-    A reader builds one with a :class:`PendingContent` as its content (:data:`new_lazy_message`):
-    loading then builds no block objects, and the first read of ``content`` (or of anything made
+    A reader builds a :class:`Message` with a :class:`PendingContent` as its content and makes it
+    a LazyMessage (``message.__class__ = LazyMessage``, before anything reads it): loading then
+    builds no block objects, and the first read of ``content`` (or of anything made
     from it: ``text``, ``tool_calls``, ``==``, ``model_dump``, a copy, a pickle) builds them, keeps
     them in the slot and turns the object into a plain :class:`Message` (same slots, so
     ``__class__`` can change): every later read is the plain slot's, at no cost, and nothing can
@@ -394,11 +392,11 @@ class LazyMessage(Message):
     @property  # type: ignore[override]
     def content(self) -> list[Block]:
         held = _CONTENT_SLOT.__get__(self)
-        if type(held) is PendingContent:
+        if isinstance(held, PendingContent):
             with _PENDING_LOCK:
                 held = _CONTENT_SLOT.__get__(self)
-                if type(held) is PendingContent:
-                    held = held.build(held.parts)
+                if isinstance(held, PendingContent):
+                    held = held.build(held)
                     _CONTENT_SLOT.__set__(self, held)
         self.__class__ = Message
         return held
@@ -427,8 +425,8 @@ def add_pending(message: Message, parts: list[Any]) -> bool:
     yet (nothing is built); False, with nothing added, when they are."""
     with _PENDING_LOCK:
         held = _CONTENT_SLOT.__get__(message)
-        if type(held) is PendingContent:
-            held.parts.extend(parts)
+        if isinstance(held, PendingContent):
+            held.extend(parts)
             return True
     return False
 
@@ -488,8 +486,6 @@ STATED_HIDDEN = "stated_hidden_tokens"
 #: ``new_message(index, role, content, source, content_form, extra, *, name=None, usage=None,
 #: starts_context=False, injected=None, is_summary=None, resent=False)``
 new_message = _maker(Message, "index", "role", "content", "source", "content_form", "extra")
-#: ``new_lazy_message(...)``: :data:`new_message`'s arguments, ``content`` a :class:`PendingContent`.
-new_lazy_message = _maker(LazyMessage, "index", "role", "content", "source", "content_form", "extra")
 #: ``new_text(text, extra)``
 new_text = _maker(TextBlock, "text", "extra")
 #: ``new_tool_call(id, name, arguments, extra)``

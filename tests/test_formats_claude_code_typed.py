@@ -102,6 +102,14 @@ EDGES: list[dict | bytes] = [
     _line("user", "u7", "a6", message={"role": "user", "content": [{"type": "text", "text": "img"},
                                                                     {"type": "image", "source": {"type": "url", "url": "http://x/y.png"}}]}),
     _line("assistant", "a7", "u7", message={**_reply("m5", []), "usage": {"input_tokens": 1 << 70, "output_tokens": -(1 << 70)}}),
+    _line("assistant", "a7b", "a7", message={**_reply("m5b", []), "usage": {"input_tokens": 3.0, "output_tokens": True, "speed": "fast",
+                                                                            "cache_creation_input_tokens": 5,
+                                                                            "cache_creation": {"ephemeral_1h_input_tokens": 9}}}),
+    _line("assistant", "a7c", "a7b", message={**_reply("m5c", []), "usage": {"input_tokens": 3, "output_tokens": 1, "speed": "standard",
+                                                                            "cache_creation_input_tokens": 50,
+                                                                            "cache_creation": {"ephemeral_1h_input_tokens": 9}}}),
+    _line("assistant", "a7d", "a7c", message={**_reply("m5d", []), "usage": {"input_tokens": 3, "speed": "x" * 40, "cache_creation": None}}),
+    _line("assistant", "a7e", "a7d", message={**_reply("m5e", []), "usage": "not an object"}),
     _line("user", "u8", "u1", message={"role": "user", "content": "a rewind to the first prompt"}),
     _line("assistant", "a8", "u8", message=_reply("m6", "a string content")),
     _line("assistant", "a9", "a8", message=_reply("m7", None)),
@@ -124,7 +132,7 @@ def test_edge_lines_read_whole_equal_fed_line_by_line(tmp_path):
     # (json: orjson writes no integer beyond 64 bits)
     path.write_bytes(b"\n".join(e if isinstance(e, bytes) else json.dumps(e, separators=(",", ":")).encode() for e in EDGES) + b"\n")
     whole = _same(path)
-    assert whole.typed == 20  # the typed path took these; the rest went to the dict path
+    assert whole.typed == 21  # the typed path took these; the rest went to the dict path
     notes = [s.reason for s in whole.session.skipped]
     assert any(r.startswith("not valid JSON") for r in notes)
 

@@ -82,12 +82,13 @@ from ..model import (
     ThinkingBlock,
     ToolCallBlock,
     ToolResultBlock,
+    LazyMessage,
     Usage,
     add_pending,
     held_content,
-    new_lazy_message,
     new_message,
     new_source,
+    new_usage,
     new_text,
     new_tool_call,
     new_tool_result,
@@ -250,6 +251,20 @@ def _as_orjson(value: Any) -> Any:
     return value
 
 
+def _typed_usage(usage: typed.Usage | None, model: str | None) -> Usage | None:
+    """:data:`_usage` of a typed usage (its counts checked by the decoder)."""
+    if usage is None:
+        return None
+    cache = usage.cache_creation
+    write, write_1h = usage.cache_creation_input_tokens, None if cache is None else cache.ephemeral_1h_input_tokens
+    if write_1h is not None and write_1h > (write or 0):
+        write_1h = None  # a part larger than its whole
+    speed = usage.speed
+    if speed is not None and not (type(speed) is str and speed != "standard" and len(speed) <= 32):
+        speed = None
+    return new_usage(usage.input_tokens, usage.output_tokens, usage.cache_read_input_tokens, write, write_1h, None, model, speed=speed)
+
+
 def _typed_extra(entry: typed.Stamped) -> dict[str, Any]:
     """:func:`_entry_extra` of a typed entry (whose uuid the typed path requires)."""
     if entry.timestamp is UNSET:
@@ -270,29 +285,34 @@ def _answers_parallel_call(call: Message, results: Message, blocks: Content) -> 
     return all(type(b) is not ToolResultBlock or b.tool_call_id in ids for b in _built(blocks))
 
 
+class _TypedParts(PendingContent):
+    """A typed entry's content blocks (:mod:`.claude_code_typed`), built when first read."""
+
+    __slots__ = ()
+
+    @staticmethod
+    def build(parts: list[Any]) -> list[Block]:
+        return list(map(_typed_block, parts))
+
+
 #: A message's content as the reader passes it on: blocks, or the typed parts they are built from
 #: when first read (:class:`~inspector.model.LazyMessage`).
-Content = list[Block] | PendingContent
-
-
-def _typed_blocks(parts: list[Any]) -> list[Block]:
-    """The blocks of a typed entry's content (a :class:`PendingContent`'s ``build``)."""
-    return list(map(_typed_block, parts))
+Content = list[Block] | _TypedParts
 
 
 def _built(blocks: Content) -> list[Block]:
-    return blocks.blocks() if type(blocks) is PendingContent else blocks  # type: ignore[union-attr,return-value]
+    return _TypedParts.build(blocks) if type(blocks) is _TypedParts else blocks
 
 
-def _has_result(blocks: Content) -> bool:
+def _has_result(blocks: Content | PendingContent) -> bool:
     """Whether ``blocks`` hold a tool result (``Message.tool_results`` without building the list;
     this reader builds no subclass of the block types), built or not."""
-    if type(blocks) is PendingContent:
-        for part in blocks.parts:
+    if type(blocks) is _TypedParts:
+        for part in blocks:
             if type(part) is typed.ToolResult:
                 return True
         return False
-    for b in blocks:  # type: ignore[union-attr]
+    for b in blocks:
         if type(b) is ToolResultBlock:
             return True
     return False
@@ -300,9 +320,9 @@ def _has_result(blocks: Content) -> bool:
 
 def _extend(message: Message, blocks: Content) -> None:
     """``blocks`` added to ``message``'s content; typed parts to its parts where it has them."""
-    if type(blocks) is PendingContent:
-        if not add_pending(message, blocks.parts):
-            message.content.extend(blocks.blocks())
+    if type(blocks) is _TypedParts:
+        if not add_pending(message, blocks):
+            message.content.extend(_TypedParts.build(blocks))
     else:
         message.content.extend(blocks)
 
@@ -373,12 +393,13 @@ class _Conversation:
         self.pending_boundary = None
         return dropped
 
-    def add_assistant(self, entry: Any, extra_of: Callable[[Any], dict[str, Any]], model: Any, raw_usage: Any, mid: Any, rid: Any,
-                      stop: Any, blocks: Content, form: ContentForm, line_no: int) -> None:
+    def add_assistant(self, entry: Any, extra_of: Callable[[Any], dict[str, Any]], usage_of: Callable[[Any, str | None], Usage | None],
+                      model: Any, raw_usage: Any, mid: Any, rid: Any, stop: Any, blocks: Content, form: ContentForm, line_no: int) -> None:
         """An assistant entry (its message's ``model``, ``usage``, ``id`` and ``stop_reason``, its
         ``requestId``; ``blocks`` its content), merged into the response before it where Claude
         Code wrote one response over several lines. ``extra_of(entry)`` is the ``extra`` of a
-        message that starts there (the entry is a dict or a typed struct)."""
+        message that starts there, ``usage_of(raw_usage, model)`` its :class:`Usage` (the entry
+        is a dict or a typed struct)."""
         if type(model) is str:  # one string per model, not one per call (20,000+ at 50k messages)
             model = recorded_model = intern(model)
         else:
@@ -393,14 +414,14 @@ class _Conversation:
                 # the response's next line repeats its usage (14,288 of 14,291 such lines in the
                 # real transcripts): the Usage it makes equals the one prev holds, and merges to it
                 if prev.usage is not built or raw_usage != built_raw or model != built_model:
-                    usage = _usage(raw_usage, model)
+                    usage = usage_of(raw_usage, model)
                     prev.usage = _merge_usage(prev.usage, usage)
                     self._built_usage = (raw_usage, model, usage)
                 prev.extra.setdefault("lines", [prev.source.line]).append(line_no)
                 if last < self.dirty:
                     self.dirty = last
                 return
-        usage = _usage(raw_usage, model)
+        usage = usage_of(raw_usage, model)
         self._built_usage = (raw_usage, model, usage)
         extra = extra_of(entry)
         if mid is not None:
@@ -417,8 +438,9 @@ class _Conversation:
         self.last_assistant = index = len(messages)
         if self.models is not None:
             self.models.add(model)
-        message = (new_lazy_message if type(blocks) is PendingContent else new_message)(
-            index, "assistant", blocks, new_source(line_no, None, self.file), form, extra, usage=usage, resent=resent)
+        message = new_message(index, "assistant", blocks, new_source(line_no, None, self.file), form, extra, usage=usage, resent=resent)
+        if type(blocks) is _TypedParts:
+            message.__class__ = LazyMessage  # (before anything reads it: the blocks built when first read)
         if self.pending_boundary is None:
             messages.append(message)  # (what _append does then, without its call)
         else:
@@ -466,8 +488,9 @@ class _Conversation:
         if summary:
             extra["isCompactSummary"] = True
         injected = "meta" if "isMeta" in extra else joined  # written by Claude Code, not typed
-        message = (new_lazy_message if type(blocks) is PendingContent else new_message)(
-            len(messages), "user", blocks, source, form, extra, starts_context=summary, injected=injected)
+        message = new_message(len(messages), "user", blocks, source, form, extra, starts_context=summary, injected=injected)
+        if type(blocks) is _TypedParts:
+            message.__class__ = LazyMessage
         if self.pending_boundary is None:
             messages.append(message)  # (what _append does then, without its call)
         else:
@@ -719,7 +742,7 @@ class ClaudeCodeStream:
                 else:
                     blocks, form = convert_blocks(content)
                 if rtype == "assistant":
-                    conv.add_assistant(entry, _entry_extra, msg.get("model"), msg.get("usage"), msg.get("id"), entry.get("requestId"),
+                    conv.add_assistant(entry, _entry_extra, _usage, msg.get("model"), msg.get("usage"), msg.get("id"), entry.get("requestId"),
                                        msg.get("stop_reason"), blocks, form, line_no)
                 else:
                     conv.add_user(entry, _entry_extra, "isCompactSummary" in entry and bool(entry["isCompactSummary"]), blocks, form,
@@ -794,7 +817,7 @@ class ClaudeCodeStream:
                                         and (type(content) is not list or not any(type(b) is typed.ToolResult for b in content))):
                 return False  # (a summary; a person's prompt after an earlier entry: maybe a rewind)
             if type(content) is list:  # built when first read
-                blocks, form = PendingContent(_typed_blocks, content), "blocks"
+                blocks, form = _TypedParts(content), "blocks"
             elif content is None:
                 blocks, form = [], "null"
             else:
@@ -812,7 +835,7 @@ class ClaudeCodeStream:
         if uuid is not None:
             self._parent[uuid] = parent
         if kind == "assistant":
-            main.add_assistant(e, _typed_extra, msg.model, msg.usage, msg.id, e.requestId, msg.stop_reason, blocks, form, line_no)
+            main.add_assistant(e, _typed_extra, _typed_usage, msg.model, msg.usage, msg.id, e.requestId, msg.stop_reason, blocks, form, line_no)
         elif kind == "user":
             main.add_user(e, _typed_extra, False, blocks, form, line_no)
         elif kind == "attachment" and text:

@@ -12,20 +12,21 @@ a field of an unexpected type, a text block with fields the model keeps in ``ext
 (``cache_control``, ``citations``), an image, a block or record type the structs do not list all
 take that path.
 
-Values the reader keeps as JSON (a tool call's ``input``, the ``usage`` object) are msgspec's
-values, which are orjson's but for an integer beyond 64 bits (msgspec keeps it exact, orjson
-makes it a float): the reader turns those into orjson's floats where it writes them
-(``claude_code._typed_arguments``), and the usage reader takes no such count either way. One
+A value the reader keeps as JSON (a tool call's ``input``) is msgspec's, which is orjson's but
+for an integer beyond 64 bits (msgspec keeps it exact, orjson makes it a float): the reader
+turns those into orjson's floats where it writes them (``claude_code._typed_arguments``). One
 difference is left: a number beyond a double's range (``1e400``) in a field the reader never
 reads is skipped by msgspec, while orjson refuses the whole line; such a line now loads.
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Union
+from typing import Annotated, Any, ClassVar, Union
 
 import msgspec
 from msgspec import UNSET, Struct, UnsetType
+
+from .reading import MAX_RECORDED_COUNT
 
 #: What a line the structs do not fit raises (RecursionError: nesting deeper than msgspec goes).
 REFUSED = (msgspec.DecodeError, RecursionError)
@@ -71,6 +72,25 @@ class RedactedThinking(Struct, tag_field="type", tag="redacted_thinking"):
 
 Content = Union[str, list[Union[Text, ToolUse, ToolResult, Thinking, RedactedThinking]], None]
 
+#: A count the usage reader takes (an int, not a bool, from 0 to its maximum); any other value
+#: refuses the line, and the dict path's reader reads it.
+Count = Annotated[int, msgspec.Meta(ge=0, le=MAX_RECORDED_COUNT)]
+
+
+class CacheCreation(Struct):
+    ephemeral_1h_input_tokens: Union[Count, None] = None
+
+
+class Usage(Struct):
+    """``message.usage``: the counts Anthropic's usage keys (``reading.ANTHROPIC``) read."""
+
+    input_tokens: Union[Count, None] = None
+    output_tokens: Union[Count, None] = None
+    cache_read_input_tokens: Union[Count, None] = None
+    cache_creation_input_tokens: Union[Count, None] = None
+    cache_creation: Union[CacheCreation, None] = None
+    speed: Any = None
+
 
 class Message(Struct):
     """An entry's ``message``: what the reader reads of it."""
@@ -78,9 +98,7 @@ class Message(Struct):
     content: Content = None
     id: Str = None
     model: Str = None
-    #: Any JSON value (the usage reader reads counts from 0 to 10**10 only: an integer beyond 64
-    #: bits, an int here and a float from orjson, is no count either way).
-    usage: Any = None
+    usage: Union[Usage, None] = None
     stop_reason: Str = None
 
 
@@ -183,5 +201,5 @@ _TITLES = tuple(
 DECODER = msgspec.json.Decoder(Union[(User, Assistant, Attachment, System, *_SKIPS, *_TITLES)])  # type: ignore[misc]
 decode = DECODER.decode
 
-__all__ = ["DECODER", "PLAIN_SKIPS", "REFUSED", "Assistant", "Attachment", "Entry", "RedactedThinking", "Said", "Skip", "Stamped", "System",
-           "Text", "Thinking", "Title", "ToolResult", "ToolUse", "User", "decode"]
+__all__ = ["DECODER", "PLAIN_SKIPS", "REFUSED", "Assistant", "Attachment", "CacheCreation", "Count", "Entry", "RedactedThinking", "Said", "Skip", "Stamped", "System",
+           "Text", "Thinking", "Title", "ToolResult", "ToolUse", "Usage", "User", "decode"]
