@@ -401,6 +401,10 @@ SEPARATE_SESSIONS = "separate_sessions"
 #: not in the file before any call records usage, in place of a typical size.
 STATED_HIDDEN = "stated_hidden_tokens"
 
+#: The ``Session.extra`` keys every call's figures read: a followed session whose value for one of
+#: them changes (a Copilot CLI shutdown record arriving last) is re-figured from its first call.
+CALL_FACTS = (STATED_HIDDEN,)
+
 #: ``new_message(index, role, content, source, content_form, extra, *, name=None, usage=None,
 #: starts_context=False, injected=None, is_summary=None, resent=False)``
 new_message = _maker(Message, "index", "role", "content", "source", "content_form", "extra")
