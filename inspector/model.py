@@ -401,6 +401,11 @@ SEPARATE_SESSIONS = "separate_sessions"
 #: not in the file before any call records usage, in place of a typical size.
 STATED_HIDDEN = "stated_hidden_tokens"
 
+#: ``Session.extra`` key: the id of the record the file's first entry continues (its parent) where
+#: that record is not in the file: the transcript starts mid-session (an excerpt, a checkpoint of a
+#: longer session), so its first call was also sent a conversation the file does not hold.
+UNSEEN_START = "unseen_start_parent"
+
 #: ``new_message(index, role, content, source, content_form, extra, *, name=None, usage=None,
 #: starts_context=False, injected=None, is_summary=None, resent=False)``
 new_message = _maker(Message, "index", "role", "content", "source", "content_form", "extra")

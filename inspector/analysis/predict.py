@@ -19,7 +19,12 @@ first residual of the context before it (the agent's own prefix, without the inj
 compaction removed).
 
 Where nothing earlier is recorded, the offset is a documented typical size for the agent
-(:data:`TYPICAL`), labelled "typical", or 0. ``not_in_file`` (predicted - baseline) is the
+(:data:`TYPICAL`), labelled "typical", or 0. A typical size is the part a session's *first* call
+does not show; a transcript that starts mid-session (its first entry continues a record the file
+does not hold, :data:`~inspector.model.UNSEEN_START`) was sent the conversation before it as
+well, of a size only its first call's own record states: that call's offset is its own recorded -
+counted, labelled "own record", and its context's first residual is not taken for the agent's
+prefix after a compaction (the typical is). ``not_in_file`` (predicted - baseline) is the
 *not in file* unit every total, budget and strategy trigger includes
 (:class:`~inspector.units.UnitKind.NOT_IN_FILE`); only ``baseline_tokens`` leaves it out.
 Pure functions, no I/O.
@@ -33,14 +38,14 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from ..model import STATED_HIDDEN, Session
+from ..model import STATED_HIDDEN, UNSEEN_START, Session
 from ..tokens import TokenTable
 from ..units import SessionView
 from .baseline import baseline_tokens, next_resent_reasoning, resent_reasoning
 from .memo import kept, kept_list
 from .session_facts import agent_of, agent_version_of, call_model, continues_context, session_model
 
-Basis = Literal["recorded", "before compaction", "stated", "typical", "none"]
+Basis = Literal["recorded", "before compaction", "stated", "typical", "own record", "none"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,6 +159,10 @@ class Fit:
     @property
     def how(self) -> str:
         """One line saying where the offset comes from ("inferred: recorded 18,607 at call 1 minus 292 counted")."""
+        if self.basis == "own record" and self.anchor is not None:
+            call, recorded, counted = self.anchor
+            return (f"the file starts mid-session: the conversation before it is not in the file; recorded "
+                    f"{recorded:,} at this call (call {call}) minus {counted:,} counted")
         if self.anchor is not None:
             call, recorded, counted = self.anchor
             when = "inferred" if self.basis == "recorded" else "inferred before the compaction"
@@ -219,6 +228,9 @@ class _Fitter:
         self.calls = 0
         self.typical = stated_hidden(session) or typical_for(agent_of(session), agent_version_of(session))
         self._fit: Fit | None = None  # the fit until the next enter() or record(): shared, it is frozen
+        #: The file starts mid-session (:data:`UNSEEN_START`), and the calls are still in its first
+        #: context: what a call there does not show includes the conversation before the file.
+        self.unseen = session.extra.get(UNSEEN_START) is not None and not (session.messages and session.messages[0].starts_context)
 
     def enter(self, context_start: int, continues: bool = False) -> None:
         """Calls from here on see the context starting at ``context_start``; one that
@@ -230,7 +242,9 @@ class _Fitter:
                     self.shift += self.excess[context_start]
                     self._fit = None
                 return
-            self.before = self.first or self.before
+            if not self.unseen:  # a first residual with the unseen conversation in it is no prefix
+                self.before = self.first or self.before
+            self.unseen = False
             self.latest = self.first = None
             self.calls = 0
             self.shift = 0
@@ -251,6 +265,14 @@ class _Fitter:
         if self.typical is not None:
             return Fit(self.typical.tokens, 1.0, 0, "stated" if self.typical.kind == "stated" else "typical", typical=self.typical)
         return Fit(0, 1.0, 0, "none")
+
+    def own_fit(self, call: int, recorded: int | None, counted: int) -> Fit | None:
+        """The fit of a call that nothing earlier was recorded for, in the first context of a file
+        that starts mid-session (:data:`UNSEEN_START`): its own recorded input less what the file
+        shows, the only figure for the conversation before the file. None elsewhere."""
+        if not self.unseen or self.latest is not None or not recorded:
+            return None
+        return Fit(recorded - counted, 1.0, 0, "own record", (call, recorded, counted))
 
     def record(self, call: int, recorded: int | None, counted: int) -> None:
         if not recorded:  # nothing recorded, or a 0 some agents write for a failed call
@@ -327,7 +349,7 @@ def _fit_calls(view: SessionView, baselines: list[int], recorded: list[int | Non
     out = []
     for call, baseline, recorded in zip(view.calls, baselines, recorded):
         fitter.enter(call.context_start, continues_context(messages[call.context_start]))
-        fit = fitter.fit()
+        fit = fitter.own_fit(call.number, recorded, baseline) or fitter.fit()
         model = call_model(messages[call.message_index]) or model_of_session
         out.append(CallPrediction(call.number, call.message_index, baseline, recorded, fit.predict(baseline), fit, model))
         fitter.record(call.number, recorded, baseline)

@@ -67,6 +67,7 @@ import orjson
 from orjson import dumps as _dumps
 
 from ..model import (
+    UNSEEN_START,
     Block,
     ContentForm,
     ImageBlock,
@@ -593,6 +594,7 @@ class ClaudeCodeStream:
             self._sidechain_file = bool(entry.get("isSidechain")) and parent is None and not self.session.messages
             if self._sidechain_file and isinstance(entry.get("agentId"), str):
                 self.session.extra.setdefault("agent_id", entry["agentId"])
+            self._note_unseen_start(parent)
         main = self._main
         if side_key is not None or (not self._sidechain_file and (entry.get("isSidechain") or "parent_tool_use_id" in entry and entry["parent_tool_use_id"])):
             conv = self._side(entry, uuid, parent, file, side_key)
@@ -642,6 +644,18 @@ class ClaudeCodeStream:
         if conv is main and uuid is not None:
             self._upto[uuid] = len(main.messages)
             self._leaf = uuid
+
+    def _note_unseen_start(self, parent: str | None) -> None:
+        """``Session.extra[UNSEEN_START]``: the record the first conversation entry's chain starts
+        from, where the file does not hold it (the chain's root has a parent: the file starts
+        mid-session). Called once, at the first user or assistant entry of the main chain."""
+        node = parent
+        for _ in range(len(self._parent) + 1):  # (bounded: a chain cannot loop back)
+            if node is None or node not in self._parent:
+                break
+            node = self._parent[node]
+        if node is not None:
+            self.session.extra[UNSEEN_START] = node
 
     def _microcompact(self, conv: _Conversation) -> None:
         """Apply the microcompact ``conv`` holds (:meth:`_Conversation.microcompact`)."""
