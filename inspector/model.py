@@ -406,6 +406,14 @@ STATED_HIDDEN = "stated_hidden_tokens"
 #: longer session), so its first call was also sent a conversation the file does not hold.
 UNSEEN_START = "unseen_start_parent"
 
+#: ``Session.extra`` key: ``{model id: window}``, the context window the agent itself recorded for
+#: each model it ran (Claude Code's stream-json ``result`` record: ``modelUsage.<id>.contextWindow``).
+MODEL_WINDOWS = "model_windows"
+
+#: ``Session.extra`` key: the model ids the agent recorded as resolved for the sub-agents it launched
+#: (Claude Code's ``toolUseResult.resolvedModel``: ``claude-opus-4-8[1m]``, the 1M variant's suffix kept).
+RESOLVED_MODELS = "resolved_models"
+
 #: ``new_message(index, role, content, source, content_form, extra, *, name=None, usage=None,
 #: starts_context=False, injected=None, is_summary=None, resent=False)``
 new_message = _maker(Message, "index", "role", "content", "source", "content_form", "extra")

@@ -67,6 +67,8 @@ import orjson
 from orjson import dumps as _dumps
 
 from ..model import (
+    MODEL_WINDOWS,
+    RESOLVED_MODELS,
     UNSEEN_START,
     Block,
     ContentForm,
@@ -619,6 +621,8 @@ class ClaudeCodeStream:
                     conv.add_assistant(entry, msg, blocks, form, line_no)
                 else:
                     conv.add_user(entry, blocks, form, line_no)
+                    if "toolUseResult" in entry and type(result := entry["toolUseResult"]) is dict and "resolvedModel" in result:
+                        self._note_resolved_model(result["resolvedModel"])
         elif rtype == "attachment" and (text := attachment_text(entry.get("attachment"))):
             if conv.pending_micro is not None:
                 self._microcompact(conv)
@@ -657,6 +661,21 @@ class ClaudeCodeStream:
         if node is not None:
             self.session.extra[UNSEEN_START] = node
 
+    def _note_resolved_model(self, model: Any) -> None:
+        """``Session.extra[RESOLVED_MODELS]``: a sub-agent's model as Claude Code resolved it."""
+        if isinstance(model, str) and model not in (seen := self.session.extra.setdefault(RESOLVED_MODELS, [])):
+            seen.append(model)
+
+    def _note_model_windows(self, entry: dict[str, Any]) -> None:
+        """``Session.extra[MODEL_WINDOWS]``: the window a stream-json ``result`` record states per model."""
+        usage = entry.get("modelUsage")
+        if not isinstance(usage, dict):
+            return
+        for model, figures in usage.items():
+            window = figures.get("contextWindow") if isinstance(figures, dict) else None
+            if type(window) is int and window > 0:
+                self.session.extra.setdefault(MODEL_WINDOWS, {})[model] = window
+
     def _microcompact(self, conv: _Conversation) -> None:
         """Apply the microcompact ``conv`` holds (:meth:`_Conversation.microcompact`)."""
         entry, line_no, uuid, file = conv.pending_micro  # type: ignore[misc]
@@ -688,6 +707,8 @@ class ClaudeCodeStream:
             reason = _attachment_reason(entry)
         elif rtype in BOOKKEEPING or rtype == "result":
             reason = rtype
+            if rtype == "result":  # stream-json's last record: the window of each model it ran
+                self._note_model_windows(entry)
         else:
             reason = f"{rtype} (unknown record type)"
         self.session.skipped.append(ignored_at(line_no, file, reason))
