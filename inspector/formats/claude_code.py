@@ -45,10 +45,11 @@ How the file becomes a :class:`~inspector.model.Session`:
   results, ``isMeta`` user entries) stays in that message and is counted. ``attachment`` records
   (2.1.x) whose text the record holds and Claude Code sends to the model (:func:`attachment_text`:
   SessionStart / UserPromptSubmit hook output, hook additional context, the skill, agent and
-  deferred-tool listings, an edited file's snippet, a queued prompt) are counted: the text joins
-  the user message they are attached to (a prompt just before them) as a block with
-  ``extra["attachment"]``, or becomes an ``isMeta`` user message of its own
-  (``extra["record"] = "attachment/<type>"``). The reminder wrapper around it is not in the file
+  deferred-tool listings, an edited file's snippet, a queued prompt) are counted: the text is an
+  ``isMeta`` user message of its own (``extra["record"] = "attachment/<type>"``, its block
+  ``extra["attachment"]``), its own unit in the turn, not the person's prompt it follows (the
+  skill listing alone is 4,000-34,000 characters); attachments in a row, or one right after other
+  ``isMeta`` text, make one message. The reminder wrapper around it is not in the file
   and not counted. Other attachments (empty tool-hook successes, a todo
   reminder whose wording the file lacks, messages shown only to the user) are listed in
   ``skipped`` with a reason.
@@ -375,11 +376,14 @@ class _Conversation:
             self._append(message, starts=summary)
 
     def add_attachment(self, entry: dict[str, Any], text: str, line_no: int) -> None:
-        """Attachment text the model is sent: part of the prompt just before it, else a message."""
+        """Attachment text the model is sent: a message of its own (``isMeta``, injected
+        "attachment"), not part of the person's prompt before it; one right after other harness
+        text (an attachment, an ``isMeta`` message) joins that message."""
         kind = entry["attachment"].get("type")
         block = TextBlock(text=text, extra={"attachment": kind})
         prev = self.messages[-1] if self.messages else None
-        if prev is not None and prev.role == "user" and not prev.tool_results and self.pending_boundary is None:
+        if prev is not None and prev.role == "user" and prev.injected in _HARNESS_KINDS and not prev.tool_results \
+                and self.pending_boundary is None:
             prev.content.append(block)
             prev.content_form = "blocks"
             prev.extra.setdefault("lines", [prev.source.line]).append(line_no)
@@ -438,6 +442,9 @@ class _Conversation:
         message.index = len(self.messages)
         self.messages.append(message)
 
+
+#: The injected kinds of a message an attachment joins (harness text; never a person's prompt).
+_HARNESS_KINDS = frozenset({"attachment", "meta"})
 
 #: What Claude Code sends instead of a tool result a microcompact cleared (its
 #: ``TIME_BASED_MC_CLEARED_MESSAGE``).
