@@ -40,6 +40,7 @@ from typing import Literal
 
 from ..model import STATED_HIDDEN, UNSEEN_START, Session
 from ..tokens import TokenTable
+from ..tokens.models import tokenizer_for
 from ..units import SessionView
 from .baseline import baseline_tokens, next_resent_reasoning, resent_reasoning
 from .memo import kept, kept_list
@@ -59,6 +60,10 @@ class Typical:
     since: tuple[int, ...] = ()
     #: "typical" (a median of public transcripts) or "stated" (the file's own figure, :data:`STATED_HIDDEN`).
     kind: str = "typical"
+    #: The tokenizer of the models the entry is for (:func:`inspector.tokens.models.tokenizer_for`:
+    #: "claude" up to Claude 4.6, "claude_4_7" from 4.7 on); "" every model. The same hidden prompt
+    #: is ~1.3x more tokens in the newer tokenizer (CLAUDE_4_7_O200K_SCALE / CLAUDE_O200K_SCALE).
+    tokenizer: str = ""
 
 
 #: The part of the first call a file does not show, by agent and version (first match wins),
@@ -73,9 +78,17 @@ TYPICAL: tuple[Typical, ...] = (
         "system prompt, tool definitions, CLAUDE.md)",
     ),
     Typical(
+        "claude_code", "2.1.", 18_200,
+        "median of 2 public repositories' median first-call gaps of Claude Code 2.1.100+ main sessions on "
+        "Claude models up to 4.6 (18,504 over 25 Opus 4.6 sessions, 17,919 over 4 Sonnet 4.6 sessions; 17,869 to "
+        "21,150: their older tokenizer counts the same prompt ~1.3x smaller)",
+        since=(2, 1, 100), tokenizer="claude",
+    ),
+    Typical(
         "claude_code", "2.1.", 25_200,
         "median first-call gap of 15 distinct public Claude Code 2.1.101-2.1.218 sessions (18,477 to 26,648: "
-        "system prompt, tool definitions, CLAUDE.md, MCP tools; counted with the model's tokenizer)",
+        "system prompt, tool definitions, CLAUDE.md, MCP tools; counted with the model's tokenizer); used for "
+        "Claude 4.7+ models (5 public repositories' medians 12,811 to 27,367) and where the model is unknown",
         since=(2, 1, 100),
     ),
     Typical(
@@ -115,12 +128,17 @@ def stated_hidden(session: Session) -> Typical | None:
     return None
 
 
-def typical_for(agent: str | None, version: str | None) -> Typical | None:
+def typical_for(agent: str | None, version: str | None, model: str | None = None) -> Typical | None:
+    """The first :data:`TYPICAL` entry for ``agent`` at ``version`` whose tokenizer is ``model``'s
+    (an entry for one tokenizer is skipped where the model is not known)."""
     if agent is None:
         return None
+    family = tokenizer_for(model) if model else None
     for entry in TYPICAL:
         if entry.agent == agent and (version or "").startswith(entry.version_prefix):
             if entry.since and _version_numbers(version) < entry.since:
+                continue
+            if entry.tokenizer and entry.tokenizer != family:
                 continue
             return entry
     return None
@@ -226,7 +244,7 @@ class _Fitter:
         self.first: tuple[int, int, int] | None = None  # the first recorded call of this context
         self.before: tuple[int, int, int] | None = None  # the first recorded call of the context before
         self.calls = 0
-        self.typical = stated_hidden(session) or typical_for(agent_of(session), agent_version_of(session))
+        self.typical = stated_hidden(session) or typical_for(agent_of(session), agent_version_of(session), session_model(session))
         self._fit: Fit | None = None  # the fit until the next enter() or record(): shared, it is frozen
         #: The file starts mid-session (:data:`UNSEEN_START`), and the calls are still in its first
         #: context: what a call there does not show includes the conversation before the file.
