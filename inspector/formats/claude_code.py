@@ -45,7 +45,8 @@ How the file becomes a :class:`~inspector.model.Session`:
   results, ``isMeta`` user entries) stays in that message and is counted. ``attachment`` records
   (2.1.x) whose text the record holds and Claude Code sends to the model (:func:`attachment_text`:
   SessionStart / UserPromptSubmit hook output, hook additional context, the skill, agent and
-  deferred-tool listings, an edited file's snippet, a queued prompt) are counted: the text is an
+  deferred-tool listings, an edited file's snippet, a queued prompt, MCP instructions, a file's text, the
+  skills given again after a compaction) are counted: the text is an
   ``isMeta`` user message of its own (``extra["record"] = "attachment/<type>"``, its block
   ``extra["attachment"]``), its own unit in the turn, not the person's prompt it follows (the
   skill listing alone is 4,000-34,000 characters); attachments in a row, or one right after other
@@ -474,7 +475,10 @@ def attachment_text(attachment: Any) -> str:
     record does not hold it): hook output and additional context, the skill listing, the added
     agent lines and deferred tool names (2.1.168+ send them as ``<system-reminder>`` text), an
     edited file's snippet and a queued prompt (2.1.101+: the recorded input grows by at least
-    their size at the next call)."""
+    their size at the next call), an MCP server's added instructions, a file's text (an
+    @-mention; the files Claude Code restores after a compaction) and the invoked skills' text
+    it gives again after a compaction. A file's text is counted as the file holds it (the line
+    numbers Claude Code adds are not in the file)."""
     if not isinstance(attachment, dict):
         return ""
     kind = attachment.get("type")
@@ -490,6 +494,15 @@ def attachment_text(attachment: Any) -> str:
         return _strings(attachment.get("snippet"))
     if kind == "queued_command":  # a prompt or task notification that arrived while the agent worked
         return _strings(attachment.get("prompt"))
+    if kind == "mcp_instructions_delta":  # an MCP server's instructions, sent as the listings are
+        return _strings(attachment.get("addedBlocks"))
+    if kind == "file":  # a file's text: an @-mention, or one restored after a compaction
+        content = attachment.get("content")
+        file = content.get("file") if isinstance(content, dict) and content.get("type") == "text" else None
+        return _strings(file.get("content")) if isinstance(file, dict) else ""
+    if kind == "invoked_skills":  # the skills used so far, given again after a compaction
+        skills = attachment.get("skills")
+        return "\n".join(_strings(s.get("content")) for s in skills if isinstance(s, dict)) if isinstance(skills, list) else ""
     return ""
 
 
