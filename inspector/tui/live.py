@@ -17,6 +17,7 @@ notice and keeps what was loaded.
 
 from __future__ import annotations
 
+import copy
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -256,8 +257,10 @@ class Follow:
                     return FollowPolled(follower, notice=notice, stopped=stopped, seconds=time.thread_time() - t0)
                 messages, first = session.messages, len(session.messages)
             # the app's own copy of the session's facts: the follower changes its ``extra`` in place
+            extra = dict(source.extra)
+            extra.update((key, copy.deepcopy(extra[key])) for key in CALL_FACTS if key in extra)
             grown = source.model_copy(update={"messages": messages, "tools": list(source.tools),
-                                              "skipped": list(source.skipped), "extra": dict(source.extra)})
+                                              "skipped": list(source.skipped), "extra": extra})
             view = build_view(grown)
             new_info = ViewInfo(view)
             new_info.keep_from(info, first)
