@@ -28,7 +28,7 @@ from types import SimpleNamespace
 from ..strategies.base import Inserted
 from ..strategies.compact import NAME as COMPACT, covers, summary_of
 from ..strategies.incremental import facts
-from ..strategies.index_runs import IndexRuns, _runs_of
+from ..strategies.index_runs import IndexRuns
 from ..strategies.summarize import SharedCounts
 from ..tokens import TokenTable
 from ..units import SessionView
@@ -86,8 +86,8 @@ class FoldLane:
         earlier: Inserted | None = None if state is None else state.slots[state.lone]
         if earlier is None:
             covered = list(ns_index[first:cut])
-        elif new_t - t == start:  # no system message among them: one run
-            covered = earlier.replaces._extended(((t, new_t),))  # type: ignore[union-attr]
+        elif new_t - t == start:  # no system message among them: one run after the earlier summary's
+            covered = earlier.replaces.then(t, new_t)  # type: ignore[union-attr]
         else:
             covered = covers(list(ns_index[first:cut]), [earlier])  # type: ignore[assignment]
         summary = summary_of(self.w, covered, self.shared)  # type: ignore[arg-type]
@@ -102,7 +102,8 @@ class FoldLane:
         if state is None:
             tokens = prefix[stop] - replaced + summary.tokens
         else:
-            tokens = state.kept_tokens + prefix[stop] - prefix[state.boundary] - replaced + summary.tokens - earlier.tokens  # type: ignore[union-attr]
+            tokens = state.kept_tokens + prefix[stop] - prefix[state.boundary] - replaced
+            tokens += summary.tokens - earlier.tokens  # type: ignore[union-attr]
         messages = 1 + ns_count[stop] - ns_count[new_t]
         made = self.make(slots, stop, call, after, runs.runs, tokens, messages, at)
         self.made, self.tail = made, new_t
