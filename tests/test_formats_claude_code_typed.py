@@ -81,6 +81,13 @@ EDGES: list[dict | bytes] = [
         {"type": "redacted_thinking", "data": "zz"}])),
     _line("user", "u2", "a3", message={"role": "user", "content": [{"type": "tool_result", "tool_use_id": "c1", "content": None, "is_error": True}]}),
     _line("progress", "p1", "u2", data={"deep": [1, 2, {"x": None}]}),
+    _line("user", "u2b", "p1", toolUseResult={"status": "completed", "resolvedModel": "claude-opus-4-8[1m]", "content": [{"t": 1}]},
+          message={"role": "user", "content": [{"type": "tool_result", "tool_use_id": "c9", "content": "done"}]}),
+    _line("user", "u2c", "u2b", toolUseResult="Error: a string result",
+          message={"role": "user", "content": [{"type": "tool_result", "tool_use_id": "c8", "content": "err"}]}),
+    _line("user", "u2d", "u2c", toolUseResult={"resolvedModel": 7},
+          message={"role": "user", "content": [{"type": "tool_result", "tool_use_id": "c7", "content": "x"}]}),
+    _line("result", None, None, modelUsage={"claude-x": {"contextWindow": 1000000}}, session_id="s"),
     _line("user", "u3", "p1", message={"role": "user", "content": [
         {"type": "tool_result", "tool_use_id": "c2", "content": [{"type": "text", "text": "part", "extra": 1}, {"type": "text"}]}]}),
     _line("user", "u4", "u3", message={"role": "user", "content": [
@@ -132,7 +139,8 @@ def test_edge_lines_read_whole_equal_fed_line_by_line(tmp_path):
     # (json: orjson writes no integer beyond 64 bits)
     path.write_bytes(b"\n".join(e if isinstance(e, bytes) else json.dumps(e, separators=(",", ":")).encode() for e in EDGES) + b"\n")
     whole = _same(path)
-    assert whole.typed == 21  # the typed path took these; the rest went to the dict path
+    assert whole.typed == 24  # the typed path took these; the rest went to the dict path
+    assert whole.session.extra["resolved_models"] == ["claude-opus-4-8[1m]"]
     notes = [s.reason for s in whole.session.skipped]
     assert any(r.startswith("not valid JSON") for r in notes)
 

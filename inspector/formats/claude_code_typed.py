@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import Annotated, Any, ClassVar, Union
 
 import msgspec
-from msgspec import UNSET, Struct, UnsetType
+from msgspec import UNSET, Raw, Struct, UnsetType
 
 from .reading import MAX_RECORDED_COUNT
 
@@ -147,9 +147,26 @@ class Said(Stamped, kw_only=True):
     message: Message
 
 
+class UseResult(Struct):
+    """A user entry's ``toolUseResult`` object: what the reader reads of it."""
+
+    resolvedModel: Any = UNSET  # noqa: N815
+
+
+_use_result = msgspec.json.Decoder(UseResult).decode
+
+
+def use_result(raw: Raw) -> UseResult | None:
+    """A ``toolUseResult`` that is an object, as :class:`UseResult` (None: absent or not an object)."""
+    with memoryview(raw) as view:
+        return _use_result(view) if len(view) and view[0] == 0x7B else None
+
+
 class User(Said, tag="user"):
     kind: ClassVar[str] = "user"
     isCompactSummary: Flag = None  # noqa: N815
+    #: As JSON, not parsed (often a copy of the tool's whole result): :func:`use_result` reads it.
+    toolUseResult: Raw = Raw(b"")  # noqa: N815
 
 
 class Assistant(Said, tag="assistant"):
@@ -180,7 +197,7 @@ class Title(Entry):
 #: Record types skipped with their type as the reason and nothing else read.
 PLAIN_SKIPS = (
     "progress", "file-history-snapshot", "queue-operation", "last-prompt", "agent-name", "permission-mode", "pr-link",
-    "worktree-state", "agent-setting", "bridge-session", "mode", "file-history-delta", "result",
+    "worktree-state", "agent-setting", "bridge-session", "mode", "file-history-delta",
 )
 
 
@@ -202,4 +219,4 @@ DECODER = msgspec.json.Decoder(Union[(User, Assistant, Attachment, System, *_SKI
 decode = DECODER.decode
 
 __all__ = ["DECODER", "PLAIN_SKIPS", "REFUSED", "Assistant", "Attachment", "CacheCreation", "Count", "Entry", "RedactedThinking", "Said", "Skip", "Stamped", "System",
-           "Text", "Thinking", "Title", "ToolResult", "ToolUse", "Usage", "User", "decode"]
+           "Text", "Thinking", "Title", "ToolResult", "ToolUse", "Usage", "UseResult", "User", "decode", "use_result"]
