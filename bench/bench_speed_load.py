@@ -153,19 +153,21 @@ pricing the calls and kept (``analysis/money.py``), 8 the fits and baselines kep
   ms, the entry's bookkeeping about 8, usage 2), Codex about 280.
 - **memory**: ``info`` on the four 10k files, peak unchanged (84 / 80 / 112 / 110 MB).
 
-2026-11-25, branch ccload13 (4d820d6 and the branch alternated, 2 rounds, load average 4.0-4.3):
-- **load**, Claude Code, CPU, median of 7: 1.73-1.77x -> 1.43-1.46x (ratio of mins 1.75-1.79x ->
-  1.46x). Three changes: lines decoded by msgspec into typed structs that hold only what the
-  reader reads, its per-line questions (record type, field types, sidechain, API error,
-  summary, usage counts) answered by the types (``formats/claude_code_typed.py``; any other
-  line takes the dict path unchanged); a block's lines decoded in one ``decode_lines`` call
-  where every line is one object (``recordlines.feed_typed_records``); a message's blocks built
-  when first read (``model.LazyMessage``). The third moves work rather than removing it: load
-  and a read of every message's content together took the same as main's (75-79 against 75-80
-  ms, 3 rounds, load 3.5-4.8), while the first two alone (blocks built as read) took 64-73: load
-  63-72 ms, 1.5-1.6x. Codex unchanged (1.46-1.52x). 212 real Claude Code files 921 -> 839 ms.
+2026-11-25, branch ccload13 (main and the branch alternated, 2 rounds each time):
+- **load**, Claude Code, CPU, median of 7: quiet (load 0.6-0.8, main ffaae58) 1.77-1.83x ->
+  1.55x (ratio of mins 1.77-1.83x -> 1.52-1.53x); at load 4.0-4.3 (main 4d820d6) 1.73-1.77x ->
+  1.43-1.46x. Not met in a quiet run. Three changes: lines decoded by msgspec into typed structs
+  that hold only what the reader reads, its per-line questions (record type, field types,
+  sidechain, API error, summary, usage counts) answered by the types
+  (``formats/claude_code_typed.py``; any other line takes the dict path unchanged); a block's
+  lines decoded in one ``decode_lines`` call where every line is one object
+  (``recordlines.feed_typed_records``); a message's blocks built when first read
+  (``model.LazyMessage``). The third moves work rather than removing it: load and a read of
+  every message's content together (load 1.4) took 65.8-66.7 ms against main's 64.4-64.6,
+  while the first two alone (blocks built as read) took 57.4-59.6 (load 56-58 ms). Codex
+  unchanged (1.47-1.51x). 212 real Claude Code files 825 -> 763 ms.
 - **memory**: ``info`` at 50k, Claude Code 2.34x -> 2.36x (269 -> 272 MB: typed parts of
-  messages not read yet; the others unchanged).
+  messages not read yet; the others within 0.02x).
 
 Usage: python bench/bench_speed_load.py [--dir DIR] [--sizes 10000 50000] [--repeat 3] [--skip paint,count]
 """
