@@ -313,6 +313,44 @@ def test_replacement_history_is_the_context_after_a_compaction(tmp_path):
     assert [i for i, s in enumerate(plan.status) if s.value != "kept"] == [2, 3, 4]  # before the compaction only
 
 
+COMPACTED_USERS = (
+    '"type":"compacted","payload":{"message":"","replacement_history":['
+    '{"type":"message","role":"user","content":[{"type":"input_text","text":"Review the open PRs"}]},'
+    '{"type":"message","role":"user","content":[{"type":"input_text","text":"Summary: 3 PRs reviewed"}]}]}'
+)
+ENV = '"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"<environment_context><cwd>/w</cwd></environment_context>"}]}'
+NEXT = '"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"Merge them"}]}'
+OTHER_DEV = '"type":"response_item","payload":{"type":"message","role":"developer","content":[{"type":"input_text","text":"<collaboration_mode>plan</collaboration_mode>"}]}'
+
+
+def test_developer_message_inserted_again_after_a_compaction_is_counted_once(tmp_path):
+    """Codex 0.137-0.142 (shape of the public planetfall and agentv rollouts): a compaction whose
+    replacement history holds only user messages, then, at the next turn, the initial context
+    written again (the permissions instructions, the environment context) before the prompt. The
+    permissions instructions are already counted as a system message before the compaction, so
+    the copy is skipped: the calls after the compaction count them once (they had counted them
+    twice, +7,364 tokens, +16 % signed median on the first call after each compaction). A developer
+    message with new text is counted, and so is one after the next model response."""
+    session = load(_lines(tmp_path, META, DEV, ASK, ANSWER, USAGE % 900, COMPACTED_USERS, DEV, ENV, OTHER_DEV, NEXT, ANSWER, USAGE % 400, DEV, NEXT, ANSWER, USAGE % 500))
+    assert [(m.role, m.source.line, m.source.json_path) for m in session.messages] == [
+        ("system", 1, None), ("system", 2, None), ("user", 3, None), ("assistant", 4, None),
+        ("user", 6, "$.payload.replacement_history[0]"), ("user", 6, "$.payload.replacement_history[1]"),
+        ("user", 8, None), ("system", 9, None), ("user", 10, None), ("assistant", 11, None),
+        ("system", 13, None), ("user", 14, None), ("assistant", 15, None),
+    ]  # fmt: skip
+    assert [(s.where, s.reason) for s in session.skipped if "inserted again" in s.reason] == [
+        ("line 7", "developer message inserted again after a compaction, already sent (counted at its first place)"),
+    ]
+    view = build_view(session)
+    assert [(c.message_index, c.context_start) for c in view.calls] == [(3, 0), (9, 4), (12, 4)]
+    analysis = inspector.analyze(session)
+    from inspector.analysis.context import visible_input
+
+    tokens = analysis.table.totals
+    sent_after = analysis.table.overhead + tokens[0] + tokens[1] + sum(tokens[4:9])
+    assert visible_input(analysis.view, analysis.table)[1] == sent_after  # the permissions once
+
+
 def test_developer_message_while_a_call_runs_goes_after_its_output(tmp_path):
     """Codex records settings updates while a tool runs; the Chat Completions and Anthropic
     layouts cannot put a message between a call and its output, so it follows the output."""

@@ -48,8 +48,11 @@ Every line is ``{"timestamp", "type", "payload"}``. How the records become a Ses
   message, not a summary); the ``compaction`` item inside it (remote compaction) is the summary,
   ``is_summary=True`` without starting the context again. Developer messages it repeats that
   are already read as system messages are not added twice (the inspector keeps system messages
-  before a compaction). Older files: its ``message`` summary as a user message with
-  ``starts_context=True``. Earlier messages stay visible as no longer sent.
+  before a compaction). Nor is one Codex writes again after the compaction, before the next
+  model response (0.137+: the initial context inserted again at the next turn, the permissions
+  instructions among it), when its text is a system message already counted. Older files: its
+  ``message`` summary as a user message with ``starts_context=True``. Earlier messages stay
+  visible as no longer sent.
 - Sub-agents (0.145 multi-agent): ``event_msg/sub_agent_activity`` names each spawned thread
   (``agent_thread_id``, ``agent_path``); the sub-agent's own rollout
   (``rollout-<time>-<thread id>.jsonl`` in the same day directory, or another day of the month) is
@@ -147,6 +150,9 @@ class CodexStream:
         #: parent's history it inherited (None once its own records begin, or when it has none).
         self._own_from: int | None = None
         self._inherited_from = 0  # first message of the inherited history not yet marked
+        #: After a compaction until the next model response: the texts of the system messages
+        #: already counted, which a developer message Codex inserts again is not counted twice.
+        self._counted_system: set[str] | None = None
 
     def feed(self, line: bytes, line_no: int) -> None:
         record = parse_line(line, line_no, self.session.skipped)
@@ -172,6 +178,8 @@ class CodexStream:
             return
         try:
             if rtype == "response_item" and (t := payload.get("type")) != "agent_message":  # most records
+                if self._counted_system is not None and self._inserted_again(payload, t, source):
+                    return
                 items = self._items
                 try:  # (ItemReader.add's work, without its two calls: once per line)
                     handler = ITEM_HANDLERS.get(t)
@@ -356,6 +364,22 @@ class CodexStream:
             if isinstance(history, list) and history:  # the user's own messages, not a summary
                 start.is_summary = False
         self._usage_from = len(self.session.messages)
+        self._counted_system = {m.text for m in self.session.messages if m.role == "system"}
+
+    def _inserted_again(self, payload: dict[str, Any], t: Any, source: SourceRef) -> bool:
+        """Whether ``payload`` is a developer message Codex inserts again after a compaction
+        (0.137+ writes its initial context, the permissions instructions among them, after the
+        replacement history at the next turn) whose text a system message already counted holds:
+        skipped, like the same message in the replacement history. The window ends at the first
+        item that is not a developer, system or user message (the next model response)."""
+        role = payload.get("role")
+        if (t != "message" and t is not None) or role not in ("developer", "system", "user"):
+            self._counted_system = None
+            return False
+        if role != "user" and _item_text(payload) in self._counted_system:  # type: ignore[operator]
+            self.session.skipped.append(ignored(source, "developer message inserted again after a compaction, already sent (counted at its first place)"))
+            return True
+        return False
 
     def _replacement(self, history: list[Any], source: SourceRef) -> None:
         """The context Codex sends from now on, item by item. Its ``compaction`` item (remote
