@@ -17,7 +17,6 @@ lives in :mod:`inspector.units`, counting in :mod:`inspector.tokens`.
 from __future__ import annotations
 
 import copy
-import threading
 from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, ClassVar, Literal, Union
 
@@ -354,87 +353,6 @@ class Message(Record):
             else:
                 return False
         return has_result
-
-
-class PendingContent(list):  # type: ignore[type-arg]
-    """A message's blocks not built yet (:class:`LazyMessage`): the parts a reader decoded, a
-    list (made from the reader's list in C, no ``__init__`` of ours), and in a subclass per kind
-    of part, ``build(parts)``, which builds the blocks. A reader may add parts until then."""
-
-    __slots__ = ()
-
-    @staticmethod
-    def build(parts: list[Any]) -> list[Block]:
-        raise NotImplementedError
-
-
-#: The slot that holds a message's content (a :class:`PendingContent` in a :class:`LazyMessage`).
-_CONTENT_SLOT = Message.__dict__["content"]
-#: Held while pending content is built or added to: a reader (a followed session's) may add to
-#: a message whose blocks another thread builds.
-_PENDING_LOCK = threading.Lock()
-
-
-class LazyMessage(Message):
-    """A :class:`Message` whose blocks are built when ``content`` is first read.
-
-    A reader builds a :class:`Message` with a :class:`PendingContent` as its content and makes it
-    a LazyMessage (``message.__class__ = LazyMessage``, before anything reads it): loading then
-    builds no block objects, and the first read of ``content`` (or of anything made
-    from it: ``text``, ``tool_calls``, ``==``, ``model_dump``, a copy, a pickle) builds them, keeps
-    them in the slot and turns the object into a plain :class:`Message` (same slots, so
-    ``__class__`` can change): every later read is the plain slot's, at no cost, and nothing can
-    tell the two apart but ``type()`` before that first read. The blocks are what the reader
-    would have built eagerly (a reader's test compares the two)."""
-
-    __slots__ = ()
-
-    @property  # type: ignore[override]
-    def content(self) -> list[Block]:
-        held = _CONTENT_SLOT.__get__(self)
-        if isinstance(held, PendingContent):
-            with _PENDING_LOCK:
-                held = _CONTENT_SLOT.__get__(self)
-                if isinstance(held, PendingContent):
-                    held = held.build(held)
-                    _CONTENT_SLOT.__set__(self, held)
-        self.__class__ = Message
-        return held
-
-    @content.setter
-    def content(self, value: list[Block]) -> None:
-        _CONTENT_SLOT.__set__(self, value)
-
-    def __eq__(self, other: object) -> bool:
-        self.content  # noqa: B018 (built: now a Message, compared as one)
-        return self == other
-
-    __hash__ = None  # type: ignore[assignment]  (as Message: eq without hash)
-
-    def __repr__(self) -> str:
-        self.content  # noqa: B018
-        return repr(self)
-
-    def __reduce_ex__(self, protocol: Any) -> Any:
-        self.content  # noqa: B018 (a copy or a pickle is of the plain Message)
-        return object.__reduce_ex__(self, protocol)
-
-
-def add_pending(message: Message, parts: list[Any]) -> bool:
-    """``parts`` added to ``message``'s :class:`PendingContent` when its blocks are not built
-    yet (nothing is built); False, with nothing added, when they are."""
-    with _PENDING_LOCK:
-        held = _CONTENT_SLOT.__get__(message)
-        if isinstance(held, PendingContent):
-            held.extend(parts)
-            return True
-    return False
-
-
-def held_content(message: Message) -> list[Block] | PendingContent:
-    """``message``'s content as it is held: a :class:`PendingContent` for a :class:`LazyMessage`
-    not read yet (nothing is built), else its blocks."""
-    return _CONTENT_SLOT.__get__(message)
 
 
 # -- positional constructors for the readers' hot loops ----------------------------------------------

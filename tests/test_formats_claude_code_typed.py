@@ -1,5 +1,5 @@
 """The Claude Code reader's typed path (claude_code_typed: lines decoded by msgspec, blocks built
-when first read) reads every line as the dict path does (orjson and ``add``): a whole-file read,
+from the typed parts) reads every line as the dict path does (orjson and ``add``): a whole-file read,
 the same file fed line by line (the follow path) and every line parsed by orjson and given to
 ``add`` give the same session."""
 
@@ -15,7 +15,6 @@ import pytest
 from inspector.formats import claude_code_typed as typed
 from inspector.formats.claude_code import ClaudeCodeStream
 from inspector.formats.records import iter_lines, parse_line
-from inspector.model import LazyMessage
 
 FIX = Path(__file__).parent / "fixtures" / "real" / "claude_code"
 
@@ -44,7 +43,6 @@ def _same(path: Path) -> ClaudeCodeStream:
         if entry is not None:
             dicts.add(entry, line_no)
     dicts.finish()
-    whole.lazy = sum(type(m) is LazyMessage for m in whole.session.messages)  # type: ignore[attr-defined]
     assert whole.session.model_dump() == dicts.session.model_dump() == fed.session.model_dump()
     assert whole.recognised == dicts.recognised == fed.recognised
     return whole
@@ -152,7 +150,6 @@ def test_watched_fields_absent_typed(tmp_path):
     path = tmp_path / "plain.jsonl"
     path.write_bytes(b"\n".join(orjson.dumps(e) for e in lines))
     whole = _same(path)
-    assert whole.lazy == 5
     assert whole.typed == 5  # all but the first conversation entry
     assert [m.text for m in whole.session.messages] == ["q", "0", "1", "2", "3", "4"]
 

@@ -78,7 +78,6 @@ from ..model import (
     ContentForm,
     ImageBlock,
     Message,
-    PendingContent,
     RawBlock,
     ResultPart,
     Session,
@@ -87,10 +86,7 @@ from ..model import (
     ThinkingBlock,
     ToolCallBlock,
     ToolResultBlock,
-    LazyMessage,
     Usage,
-    add_pending,
-    held_content,
     new_message,
     new_source,
     new_usage,
@@ -281,55 +277,22 @@ def _typed_extra(entry: typed.Stamped) -> dict[str, Any]:
     return extra
 
 
-def _answers_parallel_call(call: Message, results: Message, blocks: Content) -> bool:
+def _answers_parallel_call(call: Message, results: Message, blocks: list[Block]) -> bool:
     """``blocks`` (a user entry's content) are results of calls in ``call`` that ``results``, the
     user message right after ``call``, already answers some of."""
     if call.role != "assistant" or results.role != "user" or not _has_result(results.content):
         return False
     ids = {c.id for c in call.tool_calls}
-    return all(type(b) is not ToolResultBlock or b.tool_call_id in ids for b in _built(blocks))
+    return all(type(b) is not ToolResultBlock or b.tool_call_id in ids for b in blocks)
 
 
-class _TypedParts(PendingContent):
-    """A typed entry's content blocks (:mod:`.claude_code_typed`), built when first read."""
-
-    __slots__ = ()
-
-    @staticmethod
-    def build(parts: list[Any]) -> list[Block]:
-        return list(map(_typed_block, parts))
-
-
-#: A message's content as the reader passes it on: blocks, or the typed parts they are built from
-#: when first read (:class:`~inspector.model.LazyMessage`).
-Content = list[Block] | _TypedParts
-
-
-def _built(blocks: Content) -> list[Block]:
-    return _TypedParts.build(blocks) if type(blocks) is _TypedParts else blocks
-
-
-def _has_result(blocks: Content | PendingContent) -> bool:
+def _has_result(blocks: list[Block]) -> bool:
     """Whether ``blocks`` hold a tool result (``Message.tool_results`` without building the list;
-    this reader builds no subclass of the block types), built or not."""
-    if type(blocks) is _TypedParts:
-        for part in blocks:
-            if type(part) is typed.ToolResult:
-                return True
-        return False
+    this reader builds no subclass of the block types)."""
     for b in blocks:
         if type(b) is ToolResultBlock:
             return True
     return False
-
-
-def _extend(message: Message, blocks: Content) -> None:
-    """``blocks`` added to ``message``'s content; typed parts to its parts where it has them."""
-    if type(blocks) is _TypedParts:
-        if not add_pending(message, blocks):
-            message.content.extend(_TypedParts.build(blocks))
-    else:
-        message.content.extend(blocks)
 
 
 def _entry_extra(entry: dict[str, Any]) -> dict[str, Any]:
@@ -399,7 +362,7 @@ class _Conversation:
         return dropped
 
     def add_assistant(self, entry: Any, extra_of: Callable[[Any], dict[str, Any]], usage_of: Callable[[Any, str | None], Usage | None],
-                      model: Any, raw_usage: Any, mid: Any, rid: Any, stop: Any, blocks: Content, form: ContentForm, line_no: int) -> None:
+                      model: Any, raw_usage: Any, mid: Any, rid: Any, stop: Any, blocks: list[Block], form: ContentForm, line_no: int) -> None:
         """An assistant entry (its message's ``model``, ``usage``, ``id`` and ``stop_reason``, its
         ``requestId``; ``blocks`` its content), merged into the response before it where Claude
         Code wrote one response over several lines. ``extra_of(entry)`` is the ``extra`` of a
@@ -414,7 +377,7 @@ class _Conversation:
         if last is not None and mid:
             prev = self.messages[last]
             if prev.extra.get("message_id") == mid and (not rid or not (prid := prev.extra.get("request_id")) or rid == prid):
-                _extend(prev, blocks)
+                prev.content.extend(blocks)
                 built_raw, built_model, built = self._built_usage
                 # the response's next line repeats its usage (14,288 of 14,291 such lines in the
                 # real transcripts): the Usage it makes equals the one prev holds, and merges to it
@@ -444,14 +407,12 @@ class _Conversation:
         if self.models is not None:
             self.models.add(model)
         message = new_message(index, "assistant", blocks, new_source(line_no, None, self.file), form, extra, usage=usage, resent=resent)
-        if type(blocks) is _TypedParts:
-            message.__class__ = LazyMessage  # (before anything reads it: the blocks built when first read)
         if self.pending_boundary is None:
             messages.append(message)  # (what _append does then, without its call)
         else:
             self._append(message)
 
-    def add_user(self, entry: Any, extra_of: Callable[[Any], dict[str, Any]], summary: bool, blocks: Content, form: ContentForm,
+    def add_user(self, entry: Any, extra_of: Callable[[Any], dict[str, Any]], summary: bool, blocks: list[Block], form: ContentForm,
                  line_no: int) -> None:
         """A user entry (``blocks`` its content, ``summary`` its ``isCompactSummary``; ``extra_of``
         as for :meth:`add_assistant`); consecutive tool results merge into one message."""
@@ -460,8 +421,8 @@ class _Conversation:
         source = None
         if not summary and self.pending_boundary is None and messages and _has_result(blocks):
             prev = messages[-1]
-            if prev.role == "user" and _has_result(held_content(prev)):
-                _extend(prev, blocks)
+            if prev.role == "user" and _has_result(prev.content):
+                prev.content.extend(blocks)
                 prev.content_form = "blocks"
                 prev.extra.setdefault("lines", [prev.source.line]).append(line_no)
                 if len(messages) - 1 < self.dirty:  # (_touch, without its call: once per result line)
@@ -472,7 +433,7 @@ class _Conversation:
                 # (a Skill's body: isMeta, sourceToolUseID): Claude Code sends the results together,
                 # before that text, so the result joins the other results
                 results = messages[-2]
-                _extend(results, blocks)
+                results.content.extend(blocks)
                 results.content_form = "blocks"
                 results.extra.setdefault("lines", [results.source.line]).append(line_no)
                 self._touch(len(messages) - 2)
@@ -480,7 +441,7 @@ class _Conversation:
             if prev.injected == "attachment" and len(messages) > 1 and messages[-2].tool_calls:
                 # hook text written between a call and its result (a PreToolUse hook's context):
                 # Claude Code merges the two user messages, the results first as the API requires
-                blocks = _built(blocks) + prev.content
+                blocks = blocks + prev.content
                 joined = prev.injected
                 source = prev.source
                 del messages[-1]
@@ -494,8 +455,6 @@ class _Conversation:
             extra["isCompactSummary"] = True
         injected = "meta" if "isMeta" in extra else joined  # written by Claude Code, not typed
         message = new_message(len(messages), "user", blocks, source, form, extra, starts_context=summary, injected=injected)
-        if type(blocks) is _TypedParts:
-            message.__class__ = LazyMessage
         if self.pending_boundary is None:
             messages.append(message)  # (what _append does then, without its call)
         else:
@@ -811,8 +770,8 @@ class ClaudeCodeStream:
         adds it, when it is a main-chain user, assistant or attachment entry or a
         record skipped on purpose, with nothing else to decide: the structs answer in C what
         :meth:`add` asks every line (record type, field types, a sidechain, an API error reply, a
-        compaction summary), and a message's blocks are built when first read
-        (:class:`~inspector.model.LazyMessage`). False, with nothing changed, for any other line
+        compaction summary), and a message's blocks are built from the typed parts
+        (:func:`_typed_block`). False, with nothing changed, for any other line
         (the first conversation entry, a field not seen yet, a duplicate uuid, a possible rewind,
         a pending microcompact, a compaction, a shape the structs do not take): :meth:`add` then
         takes its dict."""
@@ -847,8 +806,8 @@ class ClaudeCodeStream:
                     used = typed.use_result(e.toolUseResult)
                 except typed.REFUSED:
                     return False
-            if type(content) is list:  # built when first read
-                blocks, form = _TypedParts(content), "blocks"
+            if type(content) is list:
+                blocks, form = list(map(_typed_block, content)), "blocks"
             elif content is None:
                 blocks, form = [], "null"
             else:
