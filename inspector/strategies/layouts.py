@@ -340,9 +340,10 @@ def _mask_tool_outputs(f: Facts, s: Settings, stop: int, turn: int, total: int) 
     return mask_layout(f, s, last) if freed else ()
 
 
-def mask_layout(f: Facts, s: Settings, last: int) -> Layout | None:
-    """The layout of a masking of the result slots ``[0, last]`` (what :func:`.incremental.mask_cut`
-    finds); None where the message of the last one would be a point that may re-send reasoning."""
+def _mask_reach(f: Facts, s: Settings, last: int) -> tuple[int, bool]:
+    """``(r, whole)``: a masking of the result slots ``[0, last]`` reaches message ``r`` (the last
+    one's), which it masks whole or not (some of its results kept, others masked); its transform's
+    run registered (for :class:`_OpArrays`)."""
     slots = _derived(f, "result_slots", _ResultSlots)
     values = _mask_values(f, s)
     messages = slots.messages
@@ -350,21 +351,41 @@ def mask_layout(f: Facts, s: Settings, last: int) -> Layout | None:
     j = last + 1
     while j < len(messages) and messages[j] == r and not values[j]:
         j += 1
-    key = "run:" + mask_key(s)
-    _derived(f, key, lambda f: _edited(f, [(m, k, t, v) for (m, k, t, v) in zip(messages, slots.blocks, slots.tokens, values) if v],
-                                       s.mask_placeholder, "mask_tool_outputs"))
-    if j == len(messages) or messages[j] != r:
-        return ((0, r + 1, (None, key[4:])),)
+    _mask_run(f, s)
+    return r, j == len(messages) or messages[j] != r
+
+
+def _mask_run(f: Facts, s: Settings) -> str:
+    """The transform key of mask_tool_outputs masking every result it may (its edits made as the
+    strategy makes them), registered for :class:`_OpArrays`."""
+    key = mask_key(s)
+
+    def make(f: Facts) -> SimpleNamespace:
+        slots, values = _derived(f, "result_slots", _ResultSlots), _mask_values(f, s)
+        return _edited(f, [(m, k, t, v) for (m, k, t, v) in zip(slots.messages, slots.blocks, slots.tokens, values) if v],
+                       s.mask_placeholder, "mask_tool_outputs")
+
+    _derived(f, "run:" + key, make)
+    return key
+
+
+def mask_layout(f: Facts, s: Settings, last: int) -> Layout | None:
+    """The layout of a masking of the result slots ``[0, last]`` (what :func:`.incremental.mask_cut`
+    finds); None where the message of the last one would be a point that may re-send reasoning."""
+    r, whole = _mask_reach(f, s, last)
+    if whole:
+        return ((0, r + 1, (None, mask_key(s))),)
+    slots, values = _derived(f, "result_slots", _ResultSlots), _mask_values(f, s)
     # message r keeps some of its results and loses others (a Claude Code user message answers
     # every call of one assistant message): the messages before it under the run's edit, r
     # itself as the one message it becomes
     if f.view.roles[r] == "assistant":
         return None  # (a message that may re-send reasoning is never a point: planned)
-    first = bisect_left(messages, r)
+    first = bisect_left(slots.messages, r)
     edits = [BlockEdit(slots.blocks[k], "clear", s.mask_placeholder, slots.tokens[k], slots.tokens[k] - values[k], by="mask_tool_outputs")
              for k in range(first, last + 1) if values[k]]
     point: Segment = (r, r + 1, ("point", message_key(r, edits), f.table.totals[r] - sum(values[first : last + 1])))
-    return ((0, r, (None, key[4:])), point) if r else (point,)
+    return ((0, r, (None, mask_key(s))), point) if r else (point,)
 
 
 def _edited(f: Facts, cleared: list[tuple[int, int, int, int]], text: str, by: str) -> SimpleNamespace:
@@ -705,6 +726,17 @@ def _observations_span(f: Facts, s: Settings, stop: int, turn: int, total: int) 
     return (o.positions[first], o.positions[end - 1] + 1) if end > first else (0, 0)
 
 
+def _mask_span(f: Facts, s: Settings, stop: int, turn: int, total: int) -> tuple[int, int] | None:
+    cut = mask_cut(f, s, stop, turn)
+    if cut is None:
+        return None
+    last, freed = cut
+    if not freed:
+        return 0, 0
+    r, whole = _mask_reach(f, s, last)
+    return (0, r + 1) if whole else None  # (a message masked in part: a point, or planned)
+
+
 def _span_lane(f: Facts, names: tuple[str, ...], s: Settings) -> tuple[Op, _SpanOf] | None:
     """``(op, span)`` of a stage whose layout is ``((lo, hi, op),)`` or ``()`` at every call
     (see :func:`span_cuts`; its transform run, as the layout function runs it), or None."""
@@ -727,6 +759,8 @@ def _span_lane(f: Facts, names: tuple[str, ...], s: Settings) -> tuple[Op, _Span
         key = truncation_key(s)
         transform_run(f, s, "truncate_results", key)
         return (None, key), lambda f, s, stop, turn, total: (0, stop)
+    if name == "mask_tool_outputs":
+        return (None, _mask_run(f, s)), _mask_span
     if name == "thinking_prune":
         key = f"thinking:{s.thinking_keep_turns}"
         transform_run(f, s, "thinking_prune", key)
@@ -742,7 +776,8 @@ def span_cuts(f: Facts, names: tuple[str, ...], settings: Settings, hidden: Sequ
     """``(drop, edit, spans)`` where pipeline ``names``' layout at every call treats one run of
     the history by one op (fifo, sliding_window, strands_sliding_window, trim_messages,
     tool_pruning, last_n_observations, truncate_results, thinking_prune; those :func:`layout_fn`
-    runs after truncate_results too, and tool_pruning before it): call k+1's layout sends the
+    runs after truncate_results too, and tool_pruning before it; mask_tool_outputs where it
+    masks every result of the messages it reaches): call k+1's layout sends the
     messages ``[lo, hi)`` of ``spans[k] == (lo, hi)`` under op ``drop`` (``(0, 0)``: none) and
     the rest of its history under op ``edit`` (what :func:`layout_fn`'s layout says, without
     building it: ``_drops(lo, hi)``, a transform's run, or its :func:`_under` the truncation).
