@@ -78,14 +78,16 @@ def last_n_observations(w: Working) -> None:
     encoding = w.table.encoding
     blocks = cache.result_blocks
     lines = kept_on_view(view, "_observation_lines", _line_counts)
+    # (names hoisted, the edit built positionally: a compare elides every result of a session once)
+    keep, polling, cleared, edit, uncleared = s.observations_keep, s.polling, Status.CLEARED, w.edit, w.uncleared_tokens
     for position, i in enumerate(observations[1:last_removed], 2):
-        why = reason(_WHY, (position, count, s.observations_keep, s.polling))
+        why = reason(_WHY, (position, count, keep, polling))
         for k in blocks[i]:
-            before = w.uncleared_tokens(i, k)
+            before = uncleared(i, k)
             if before is None:
                 continue
             n = lines.get((i, k))
             if n is None:
                 n = lines[(i, k)] = line_count(messages[i].content[k].text)
             text = elided_note(n)
-            w.edit(i, BlockEdit(k, "clear", text, before, count_text(encoding, text), by=NAME), Status.CLEARED, why)
+            edit(i, BlockEdit(k, "clear", text, before, count_text(encoding, text), 0, "tokens", "", NAME), cleared, why)
