@@ -637,6 +637,8 @@ class _ChainBase:
     plain: list = field(default_factory=list)
     #: ``[baseline cost, baseline tokens]`` of every call, summed once (:mod:`.money_sums`; empty until then).
     sums: list = field(default_factory=list)
+    #: ``[the calls' flat rates]`` (:class:`.money_sums.FlatRates`), made once (:mod:`.money_sums`; empty until then).
+    flat: list = field(default_factory=list)
 
 
 _BASES = "_money_chain_bases"
