@@ -107,7 +107,7 @@ def _chain_totals(chain: PricedChain) -> MoneyTotals:
             if paid is not None:
                 cost = paid.total if cost is None else cost + paid.total
             continue
-        rates = None
+        summed = None
         if not (write and lifetimes[k] == ANTHROPIC_TTL_1H):
             j = slots[k]
             if j >= 0 and outputs[k] >= 0 and (not read or has_read[j]) and (not write or has_write[j]):
@@ -115,31 +115,25 @@ def _chain_totals(chain: PricedChain) -> MoneyTotals:
                 j += (2 if read else 0) + (1 if write else 0)
                 summed = grouped[j]
                 if summed is None:
-                    grouped[j] = [uncached, read, write, outputs[k]]
-                else:
-                    summed[0] += uncached
-                    summed[1] += read
-                    summed[2] += write
-                    summed[3] += outputs[k]
-                continue
-            plain = plains[k]
-            if plain is _UNSET:
-                plain = plains[k] = rates_of(model, times[k], speeds[k])
-            if plain is not None:
-                rates = plain.rates(uncached, read, write, outputs[k])
-        if rates is None:  # not plain: priced on its own, as the rows price it
+                    summed = grouped[j] = [0, 0, 0, 0]
+            else:
+                plain = plains[k]
+                if plain is _UNSET:
+                    plain = plains[k] = rates_of(model, times[k], speeds[k])
+                rates = plain.rates(uncached, read, write, outputs[k]) if plain is not None else None
+                if rates is not None:
+                    summed = counts.get(rates)
+                    if summed is None:
+                        summed = counts[rates] = [0, 0, 0, 0]
+        if summed is None:  # not plain: priced on its own, as the rows price it
             priced = chain.split_cost(k, CacheSplit(read, write, uncached))
             if priced is not None:
                 cost = priced.total if cost is None else cost + priced.total
             continue
-        summed = counts.get(rates)
-        if summed is None:
-            counts[rates] = [uncached, read, write, outputs[k]]
-        else:
-            summed[0] += uncached
-            summed[1] += read
-            summed[2] += write
-            summed[3] += outputs[k]
+        summed[0] += uncached
+        summed[1] += read
+        summed[2] += write
+        summed[3] += outputs[k]
     for j, summed in enumerate(grouped):
         if summed is not None:  # its rates, as PlainRates.rates gives them to a call that pays those units
             rates = flat.rates[j // 4].rates(0, j & 2, j & 1, 0)
