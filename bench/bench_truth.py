@@ -8,7 +8,8 @@ mini-swe-agent, Gemini CLI...), every model call after the first that recorded u
 the usage of earlier calls only (inspector.analysis.predict). Prints per session and per agent
 the median and 90th percentile next to the targets of issue 10. The first recorded call of each
 session, predicted from the agent's typical size (inspector.analysis.predict.TYPICAL) alone, is
-left out of those figures and measured on its own line per agent ("first call").
+left out of those figures and measured on its own line per agent ("first call"); the first call
+of a file that starts mid-session takes its own record (no prediction) and is only counted.
 
 Counted with the tokenizer of the model each file records (``--encoding`` to force one). The
 readers pin each recorded usage to the call it measures (Codex 0.40 and 0.58 write it before the
@@ -60,6 +61,7 @@ def main() -> int:
     args = parser.parse_args()
     errors: dict[str, list[float]] = {}
     first_errors: dict[str, list[float]] = {}  # the first recorded call, from the typical size
+    own_record: dict[str, int] = {}  # first calls of files that start mid-session: their own record, no prediction
     print(f"{'session':58} {'agent':12} {'calls':>5} {'median':>7} {'p90':>7}  tokenizer")
     for path in session_files(args.paths):
         try:
@@ -76,6 +78,8 @@ def main() -> int:
         errs = [abs(c.error) for c in calls[at + 1:] if c.error is not None]
         if first is not None and first.fit.basis == "typical":
             first_errors.setdefault(session.format, []).append(abs(first.error))
+        elif first is not None and first.fit.basis == "own record":  # a file that starts mid-session
+            own_record[session.format] = own_record.get(session.format, 0) + 1
         if not errs:
             continue
         errors.setdefault(session.format, []).extend(errs)
@@ -91,6 +95,8 @@ def main() -> int:
         print(f"{agent:12} calls {len(errs):4}  median {statistics.median(errs):6.2%}{targets[0]}  p90 {p90(errs):6.2%}{targets[1]}")
     for agent, errs in first_errors.items():
         print(f"{agent:12} first call, typical size: sessions {len(errs):3}  median {statistics.median(errs):6.2%}  p90 {p90(errs):6.2%}")
+    for agent, count in own_record.items():
+        print(f"{agent:12} first call, own record (the file starts mid-session): sessions {count:3}")
     return 0
 
 

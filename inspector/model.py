@@ -401,6 +401,23 @@ SEPARATE_SESSIONS = "separate_sessions"
 #: not in the file before any call records usage, in place of a typical size.
 STATED_HIDDEN = "stated_hidden_tokens"
 
+#: ``Session.extra`` key: the id of the record the file's first entry continues (its parent) where
+#: that record is not in the file: the transcript starts mid-session (an excerpt, a checkpoint of a
+#: longer session), so its first call was also sent a conversation the file does not hold.
+UNSEEN_START = "unseen_start_parent"
+
+#: ``Session.extra`` key: ``{model id: window}``, the context window the agent itself recorded for
+#: each model it ran (Claude Code's stream-json ``result`` record: ``modelUsage.<id>.contextWindow``).
+MODEL_WINDOWS = "model_windows"
+
+#: ``Session.extra`` key: the model ids the agent recorded as resolved for the sub-agents it launched
+#: (Claude Code's ``toolUseResult.resolvedModel``: ``claude-opus-4-8[1m]``, the 1M variant's suffix kept).
+RESOLVED_MODELS = "resolved_models"
+
+#: The ``Session.extra`` keys every call's figures (or the window) read: a followed session whose value for one of
+#: them changes (a Copilot CLI shutdown record arriving last) is re-figured from its first call.
+CALL_FACTS = (STATED_HIDDEN, UNSEEN_START, MODEL_WINDOWS, RESOLVED_MODELS)
+
 #: ``new_message(index, role, content, source, content_form, extra, *, name=None, usage=None,
 #: starts_context=False, injected=None, is_summary=None, resent=False)``
 new_message = _maker(Message, "index", "role", "content", "source", "content_form", "extra")

@@ -115,7 +115,8 @@ def test_the_state_a_compaction_leaves_is_the_one_its_slots_describe(generated, 
         made.append((found, compaction._state(view_, table_, done.order, stop, call, after)))
         return found
 
-    with mock.patch.object(compaction, "state_after", check):
+    with mock.patch.object(compaction, "state_after", check), mock.patch.object(compaction, "folds", return_value=False):
+        # (the fold lane answers LangChain's compactions without state_after: tests/test_compaction_fold.py)
         compaction.replay_compacting(view, table, ("compact",), Settings(**params), hidden_per_call(view, table))
     assert len(made) == compactions
     for found, walked in made:
@@ -124,3 +125,25 @@ def test_the_state_a_compaction_leaves_is_the_one_its_slots_describe(generated, 
             assert [k for k, s in enumerate(found.slots) if type(s) is not int] == [found.lone]
             assert state_layout(found, view, table.totals) == state_layout(walked, view, table.totals)
     assert sum(1 for found, _ in made if found.lone >= 0) == compactions  # one summary each, as piled says
+
+
+@pytest.mark.parametrize("params, compactions, piled", AT_MOST_CALLS)
+def test_shared_prefixes_fed_in_batches_equal_feeding_each_call(generated, params, compactions, piled):
+    """:meth:`~inspector.analysis.compaction_requests.CompactShares.put` feeds the calls in
+    batches after the replay made them (at once where a call's history was built): every call
+    as when each is fed as it is made, whatever the batch."""
+    from inspector.analysis import compaction_requests
+
+    view, table = generated.view, generated.table
+    s = Settings(**params)
+    flushes = []
+    real = compaction_requests.CompactShares._flush
+    count = lambda shares: flushes.append(len(shares._put)) or real(shares)  # noqa: E731
+    found = {}
+    for batch in (1, 7, compaction_requests._BATCH):
+        flushes.clear()
+        with mock.patch.object(compaction_requests, "_BATCH", batch), \
+                mock.patch.object(compaction_requests.CompactShares, "_flush", count):
+            found[batch] = replay(view, table, ("compact",), s, shared=True).calls
+        assert sum(flushes) == len(view.calls) and max(flushes) <= batch
+    assert found[1] == found[7] == found[compaction_requests._BATCH]

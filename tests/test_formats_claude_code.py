@@ -235,7 +235,8 @@ def test_fields_of_unexpected_types_never_raise(tmp_path):
 def test_attachment_text_sent_to_the_model_is_counted_with_its_prompt_or_as_its_own_message(tmp_path):
     """Claude Code 2.1.168+ attachment records (structure of the entire-graph 2.1.217 transcript,
     text made up): SessionStart hook output before the first prompt becomes an isMeta message;
-    the listings after the prompt join it; tool hooks' empty successes stay skipped."""
+    the listings after the prompt make one isMeta message of their own (before: they joined the
+    prompt, which read as 4 blocks the person typed); tool hooks' empty successes stay skipped."""
     import json
 
     def rec(uuid, parent, **fields):
@@ -255,13 +256,19 @@ def test_attachment_text_sent_to_the_model_is_counted_with_its_prompt_or_as_its_
     path = tmp_path / "s.jsonl"
     path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
     session = inspector.load(path)
-    first, prompt = session.messages[0], session.messages[1]
+    first, prompt, listings = session.messages[0], session.messages[1], session.messages[2]
     assert (first.role, first.extra["record"], first.extra["isMeta"]) == ("user", "attachment/hook_success", True)
     assert [(b.text, b.extra) for b in first.content] == [("Use the docs.", {"attachment": "hook_success"})]
-    assert [(b.text, b.extra.get("attachment")) for b in prompt.content] == [
-        ("fix it", None), ("- review: reviews code", "skill_listing"), ("WebFetch\nWebSearch", "deferred_tools_delta"), ("Repo is x.", "hook_additional_context"),
+    assert [(b.text, b.extra.get("attachment")) for b in prompt.content] == [("fix it", None)]
+    assert (prompt.injected, "lines" in prompt.extra) == (None, False)
+    assert (listings.injected, listings.extra["record"], listings.extra["isMeta"]) == ("attachment", "attachment/skill_listing", True)
+    assert [(b.text, b.extra.get("attachment")) for b in listings.content] == [
+        ("- review: reviews code", "skill_listing"), ("WebFetch\nWebSearch", "deferred_tools_delta"), ("Repo is x.", "hook_additional_context"),
     ]
-    assert prompt.extra["lines"] == [3, 4, 5, 6] and [m.role for m in session.messages] == ["user", "user", "assistant"]
+    assert listings.extra["lines"] == [4, 5, 6] and [m.role for m in session.messages] == ["user", "user", "user", "assistant"]
+    view = inspector.analyze(session, "cl100k_base").view
+    assert [u.kind.value for u in view.units] == ["user", "user", "user", "assistant"]  # the listings: a unit of their own
+    assert [t.user_index for t in view.turns] == [None, 1]  # in the prompt's turn, which they do not open
     reasons = [s.reason for s in session.skipped if "attachment" in s.reason]
     assert reasons == ["attachment/hook_system_message (no text the file holds reaches the model; not counted)",
                        "attachment/hook_success (no text the file holds reaches the model; not counted)"]

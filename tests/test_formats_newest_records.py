@@ -59,12 +59,13 @@ def test_a_result_written_before_its_calls_line_stays_after_the_call():
 
 def test_the_first_call_of_claude_code_2_1_100_on_starts_from_its_own_typical_size():
     """Nothing is recorded before call 1, so its part not in the file is the typical size of its
-    version: 25,200 for 2.1.100+ (was the 2.1 median 29,900: 37,714 predicted, +14.2 %)."""
+    version: 25,200 for 2.1.100+ (was the 2.1 median 29,900: 37,714 predicted, +14.2 %). The
+    listings after the prompt are a message of their own: 3 tokens of framing more (7,814 before)."""
     from inspector.analysis.predict import predictions
 
     analysis = inspector.analyze(inspector.load(CLAUDE_2_1_210), None, "anthropic")  # as the commands count it
     first = predictions(analysis.view, analysis.table)[0]
-    assert (first.baseline_tokens, first.recorded_tokens, first.predicted_tokens) == (7_814, 33_036, 33_014)
+    assert (first.baseline_tokens, first.recorded_tokens, first.predicted_tokens) == (7_817, 33_036, 33_017)
     assert first.fit.basis == "typical" and first.fit.how.startswith("typical: median first-call gap of 15 distinct public Claude Code 2.1.101-2.1.218")
 
 
@@ -83,14 +84,17 @@ def test_a_queued_task_notification_is_model_input_after_the_tool_result():
     assert inspector.plan(analysis).valid == {"openai": True, "anthropic": True}
 
 
-def test_edited_file_snippets_join_the_prompt_and_date_change_stays_skipped():
+def test_edited_file_snippets_follow_the_prompt_as_their_own_message_and_date_change_stays_skipped():
+    """The snippets are one isMeta message after the prompt (before: 7 blocks of the prompt)."""
     session = inspector.load(EDITED)
     analysis = inspector.analyze(session, None, "anthropic")
-    (prompt,) = session.messages
-    assert [b.extra.get("attachment") for b in prompt.content] == [None] + ["edited_text_file"] * 7
-    assert prompt.extra["lines"] == [1, 3, 4, 5, 6, 7, 8, 9]
-    assert prompt.content[1].text.startswith('1\t{\n2\t  "name": "skills",\n3\t<<<<<<< HEAD')
-    assert list(analysis.table.counts[0].blocks) == [10, 85, 350, 184, 220, 264, 93, 204]
+    prompt, edited = session.messages
+    assert [b.extra.get("attachment") for b in prompt.content] == [None] and prompt.injected is None
+    assert [b.extra.get("attachment") for b in edited.content] == ["edited_text_file"] * 7
+    assert (edited.injected, edited.extra["record"], edited.extra["lines"]) == ("attachment", "attachment/edited_text_file", [3, 4, 5, 6, 7, 8, 9])
+    assert edited.content[0].text.startswith('1\t{\n2\t  "name": "skills",\n3\t<<<<<<< HEAD')
+    assert list(analysis.table.counts[0].blocks) == [10]
+    assert list(analysis.table.counts[1].blocks) == [85, 350, 184, 220, 264, 93, 204]
     assert [(s.where, s.reason) for s in session.skipped] == [
         ("line 2", "attachment/date_change (no text the file holds reaches the model; not counted)"),
     ]

@@ -34,6 +34,10 @@ def test_a_union_extends_the_earlier_runs_where_the_new_indices_follow_them():
     assert len(folded) == 7 and list(folded) == [1, 2, 3, 5, 6, 7, 9] and folded.span() == (7, 1, 9)
     joined = union([folded, [10, 11]])  # the first new run continues the last one
     assert joined.runs == ((1, 4), (5, 8), (9, 12)) and len(joined) == 9 and joined.extends is folded
+    # one run after them (the fold lane's): as the union finds it
+    for lo, hi in ((10, 12), (11, 13)):
+        then = folded.then(lo, hi)
+        assert then.runs == union([folded, list(range(lo, hi))]).runs and then.extends is folded and len(then) == 9
     # indices before the earlier ones: merged in order, extending nothing
     merged = union([earlier, [0, 4]])
     assert merged.runs == ((0, 6),) and merged.extends is None

@@ -165,16 +165,14 @@ def test_a_recorded_compaction_without_its_summary_file_is_priced_and_said_so():
         f"with no recorded cost."]
 
 
-def test_a_recorded_compaction_with_its_summary_file_takes_the_recorded_usage(tmp_path):
-    """The sub-agent file Claude Code writes for the summary call (agentId acompact-...) gives the
-    recorded cost; the call is priced once, as the compaction's, not again as a sidechain."""
+def _with_summary_file(tmp_path, usage: dict):
+    """The spotter session beside a summary call's sub-agent file recording ``usage``."""
     sid = "4d5611e5-241a-462a-8d15-5122611a9569"
     main = tmp_path / f"{sid}.jsonl"
     main.write_bytes((COMPACTIONS / "spotter_cc2.1.39_4d5611e5.jsonl").read_bytes())
     sub = tmp_path / sid / "subagents"
     sub.mkdir(parents=True)
     common = {"isSidechain": True, "userType": "external", "sessionId": sid, "version": "2.1.39", "agentId": "acompact-test"}
-    usage = {"input_tokens": 3, "cache_creation_input_tokens": 8681, "cache_read_input_tokens": 164830, "output_tokens": 8}
     lines = [
         {**common, "parentUuid": None, "uuid": "u1", "type": "user", "timestamp": "2026-02-12T20:29:04.537Z",
          "message": {"role": "user", "content": "Your task is to create a detailed summary of the conversation so far"}},
@@ -183,7 +181,14 @@ def test_a_recorded_compaction_with_its_summary_file_takes_the_recorded_usage(tm
                      "content": [{"type": "text", "text": "<analysis>summary</analysis>"}]}},
     ]
     (sub / "agent-acompact-test.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
-    session = load(main)
+    return load(main)
+
+
+def test_a_recorded_compaction_with_its_summary_file_takes_the_recorded_usage(tmp_path):
+    """The sub-agent file Claude Code writes for the summary call (agentId acompact-...) gives the
+    recorded cost; the call is priced once, as the compaction's, not again as a sidechain."""
+    usage = {"input_tokens": 3, "cache_creation_input_tokens": 8681, "cache_read_input_tokens": 164830, "output_tokens": 8}
+    session = _with_summary_file(tmp_path, usage)
     assert "acompact-test" in session.sidechains
     a = analyze(session, profile=default_profile(session))
     money = session_money(a.view, a.table)
@@ -193,6 +198,22 @@ def test_a_recorded_compaction_with_its_summary_file_takes_the_recorded_usage(tm
     assert rows[0].recorded_cost.total == price(
         TokenSplit(uncached=3, cache_read=164830, cache_write=8681, output=8), "claude-opus-4-6").total
     assert money.notes == []
+
+
+@pytest.mark.parametrize("one_hour", [0, 8681])
+def test_a_recorded_compactions_writes_last_as_long_as_its_own_say(tmp_path, one_hour):
+    """The summary call's simulated writes are priced at the lifetime its recorded writes tell
+    (five minutes, or an hour), not at the session's policy."""
+    usage = {"input_tokens": 3, "cache_creation_input_tokens": 8681, "cache_read_input_tokens": 164830, "output_tokens": 8,
+             "cache_creation": {"ephemeral_1h_input_tokens": one_hour, "ephemeral_5m_input_tokens": 8681 - one_hour}}
+    session = _with_summary_file(tmp_path, usage)
+    a = analyze(session, profile=default_profile(session))
+    row = next(c for c in session_money(a.view, a.table).calls if c.kind == "compaction")
+    s, out = row.baseline_cache, a.table.totals[row.message_index]  # the summary's tokens out
+    assert s.write_tokens > 0
+    expected = price(TokenSplit(s.uncached_tokens, s.read_tokens, s.write_tokens, out, s.write_tokens if one_hour else 0),
+                     "claude-opus-4-6")
+    assert row.baseline_cost.total == row.cost.total == expected.total
 
 
 def test_only_claude_code_compactions_get_a_summary_call_of_their_own():

@@ -118,6 +118,33 @@ def test_typical_sizes_by_agent_and_version():
     assert typical_for("codex", "0.40.0").tokens == 2_650
     assert typical_for("codex", "0.136.0").tokens == typical_for("codex", "0.142.4").tokens == 6_200
     assert typical_for("aider", "1.0") is None and typical_for(None, None) is None
+
+
+def test_claude_code_typical_by_the_models_tokenizer():
+    """2.1.100 on, a model up to Claude 4.6 counts the same hidden prompt in the older tokenizer:
+    18,200 (public Opus 4.6 and Sonnet 4.6 sessions: 17,869-21,150; with 25,200 they read 24-38 %
+    high); Claude 4.7+ and an unknown model keep 25,200; before 2.1.100 every model had 29,900."""
+    for model in ("claude-opus-4-6", "claude-sonnet-4-6", "claude-opus-4-5-20251101"):
+        assert typical_for("claude_code", "2.1.108", model).tokens == 18_200
+    for model in ("claude-opus-4-7", "claude-opus-4-8", "claude-fable-5", None):
+        assert typical_for("claude_code", "2.1.108", model).tokens == 25_200
+    assert typical_for("claude_code", "2.1.42", "claude-opus-4-6").tokens == 29_900
+
+
+def test_the_first_call_takes_the_typical_of_the_sessions_model(tmp_path):
+    import orjson
+
+    usage = {"input_tokens": 4, "cache_read_input_tokens": 18_000, "cache_creation_input_tokens": 400, "output_tokens": 3}
+    base = {"sessionId": "s", "version": "2.1.108", "timestamp": "2026-04-01T00:00:00Z"}
+    entries = [{**base, "type": "user", "uuid": "u", "parentUuid": None, "message": {"role": "user", "content": "hi"}},
+               {**base, "type": "assistant", "uuid": "a", "parentUuid": "u", "requestId": "r",
+                "message": {"role": "assistant", "id": "m", "model": "claude-opus-4-6", "content": [{"type": "text", "text": "ok"}], "usage": usage}}]
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b"\n".join(orjson.dumps(e) for e in entries) + b"\n")
+    analysis = inspector.analyze(inspector.load(path), "cl100k_base")
+    first = predictions(analysis.view, analysis.table)[0]
+    assert (first.fit.basis, first.fit.offset) == ("typical", 18_200)
+    assert first.fit.how.startswith("typical: median of 2 public repositories' median first-call gaps of Claude Code 2.1.100+")
     assert all("median first-call gap" in t.source for t in TYPICAL)
 
 

@@ -40,6 +40,7 @@ from ..tokens import TokenTable
 from ..units import SessionView
 from .baseline import baseline_tokens
 from .codex_count import codex_count
+from .compaction_fold import FoldLane, folds
 from .compaction_requests import CarriedValidity, request_slots
 from .compaction_step import Compaction, compacted, kept_slots, steps
 from .compaction_stages import MASKED, MaskedStates
@@ -327,6 +328,7 @@ def replay_compacting(
     carried = CarriedValidity(view, table) if validate and sizes is not None else None
     stepped = sizes is not None and on_request is None and steps(view, names, settings)
     shared = counts if counts is not None else SharedCounts()
+    lane = FoldLane(view, table, settings, shared, _State) if stepped and folds(view, names, settings) else None
     out: list[CompactingCall] = []
     state: _State | None = None
     previous = None  # (call, its recorded input) of the previous call when it describes our history
@@ -353,22 +355,29 @@ def replay_compacting(
         request = state  # the call's request as a state: the state's, or what the compaction here left or kept
         if why is not None and w is None and stepped:  # compacted without building the history
             fired, why = why, None
-            tokens = masked.tokens(call, state) if masked is not None else table.totals
-            done = compacted(view, table, settings, request_slots(state, call.message_index), shared, tokens)
-            if done is not None:
-                order, at = done.order, done.at
-                after = view.calls[n - 2].message_index if n > 1 else -1
-                request = state_after(view, table, state, done, call.message_index, n, after)
+            stop = call.message_index
+            after = view.calls[n - 2].message_index if n > 1 else -1
+            done = left = None
+            if lane is not None and lane.knows(state):  # the history it left, from counts alone
+                left = lane.compacted(state, stop, n, after)
+            else:
+                tokens = masked.tokens(call, state) if masked is not None else table.totals
+                done = compacted(view, table, settings, request_slots(state, stop), shared, tokens)
+                if done is not None:
+                    left = state_after(view, table, state, done, stop, n, after)
+            if left is not None:
+                request = left
                 # the history left: its slots (the earlier summaries folded in are gone) and nothing since
-                compacted_total = table.overhead + not_in_file[n - 1] + request.kept_tokens
-                if masked is not None:  # masked as the history before it was
-                    masked.left(call, request, state, fired)
+                compacted_total = table.overhead + not_in_file[n - 1] + left.kept_tokens
+                if masked is not None and done is not None:  # masked as the history before it was
+                    masked.left(call, left, state, fired)
                     if tokens is not table.totals:
                         totals = table.totals
-                        compacted_total -= sum(totals[s] - tokens[s] for s in order if type(s) is int)
+                        compacted_total -= sum(totals[s] - tokens[s] for s in done.order if type(s) is int)
                 if compacted_total < total:
-                    out.append(CompactingCall(n, call.message_index, call.turn, "summary", 0, None, total))
-                    state = _kept_state(request, order, at)
+                    out.append(CompactingCall(n, stop, call.turn, "summary", 0, None, total))
+                    # (the lane's history keeps every slot: no inserted one stands before its summary)
+                    state = left if done is None else _kept_state(left, done.order, done.at)
                     compacted_by = COMPACT
                 total = compacted_total
         if why is not None and w is None:

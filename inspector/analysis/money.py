@@ -485,6 +485,7 @@ def _price_recorded_compactions(
                       key=lambda t: t[0] or 0.0)
     used: set[str] = set()
     stops = [c.message_index for c in calls]
+    lifetimes: list[float | None] | None = None
     for start in (i for i, m in enumerate(messages) if m.starts_context and not continues_context(m)):  # a microcompact calls no model
         k = bisect_left(stops, start)  # calls[k - 1] is the last call before the summary, calls[k] the next
         if k == 0:
@@ -506,7 +507,13 @@ def _price_recorded_compactions(
         split = split_call(total, shared, gap, policy, first_read)
         model = call_model(session, messages[before.message_index], options.model)
         output = table.totals[start]
-        one_hour = split.write_tokens if policy.ttl_seconds == ANTHROPIC_TTL_1H else 0
+        if lifetimes is None:
+            lifetimes = _lifetimes(view, policy)
+        # its writes last as long as its own recorded writes say, else as the call before it left them
+        lifetime = lifetimes[k - 1]
+        if usage is not None and policy.writes:
+            lifetime = entry_lifetimes([(usage.cache_creation_input_tokens, usage.cache_creation_1h_input_tokens)], lifetime)[0]
+        one_hour = split.write_tokens if lifetime == ANTHROPIC_TTL_1H else 0
         speed = usage.speed if usage is not None else None
         cost = price(TokenSplit(split.uncached_tokens, split.read_tokens, split.write_tokens, output, one_hour, speed), model, None,
                      when, options.overrides)
@@ -864,6 +871,7 @@ def _price_summaries(money: Money, view: SessionView, replay: Replay, policy: Ca
         return summaries
     by_call = {c.call: c for c in replay.calls if c.kind == "call"}
     output_target = int(getattr(settings, "summary_tokens", 0) or 0)
+    lifetimes = _lifetimes(view, policy)
     before: dict[int, list[CallMoney]] = {}  # call -> the summary rows that go before it, in order
     for s in summaries:
         previous = by_call.get(s.call - 1)
@@ -871,8 +879,13 @@ def _price_summaries(money: Money, view: SessionView, replay: Replay, policy: Ca
         split = split_call(max(s.tokens, 0), shared, None, policy, warm)
         message = view.messages[s.message_index]
         model = call_model(view.session, message, options.model) if s.model is None or options.model else s.model
-        one_hour = split.write_tokens if policy.ttl_seconds == ANTHROPIC_TTL_1H else 0
-        tokens = TokenSplit(split.uncached_tokens, split.read_tokens, split.write_tokens, min(output_target, s.tokens), one_hour)
+        # made the way the call it goes before is made: that call's cache lifetime and speed
+        k = min(s.call, len(view.calls)) - 1
+        lifetime = lifetimes[k] if k >= 0 else policy.ttl_seconds
+        usage = view.messages[view.calls[k].message_index].usage if k >= 0 else None
+        one_hour = split.write_tokens if lifetime == ANTHROPIC_TTL_1H else 0
+        tokens = TokenSplit(split.uncached_tokens, split.read_tokens, split.write_tokens, min(output_target, s.tokens), one_hour,
+                            usage.speed if usage is not None else None)
         cost = price(tokens, model, None, call_time(message), options.overrides)
         before.setdefault(s.call, []).append(
             CallMoney(s.call, s.message_index, model, None, CacheSplit(0, 0, 0), None, split, cost, kind="summary"))

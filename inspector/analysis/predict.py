@@ -19,7 +19,12 @@ first residual of the context before it (the agent's own prefix, without the inj
 compaction removed).
 
 Where nothing earlier is recorded, the offset is a documented typical size for the agent
-(:data:`TYPICAL`), labelled "typical", or 0. ``not_in_file`` (predicted - baseline) is the
+(:data:`TYPICAL`), labelled "typical", or 0. A typical size is the part a session's *first* call
+does not show; a transcript that starts mid-session (its first entry continues a record the file
+does not hold, :data:`~inspector.model.UNSEEN_START`) was sent the conversation before it as
+well, of a size only its first call's own record states: that call's offset is its own recorded -
+counted, labelled "own record", and its context's first residual is not taken for the agent's
+prefix after a compaction (the typical is). ``not_in_file`` (predicted - baseline) is the
 *not in file* unit every total, budget and strategy trigger includes
 (:class:`~inspector.units.UnitKind.NOT_IN_FILE`); only ``baseline_tokens`` leaves it out.
 Pure functions, no I/O.
@@ -33,14 +38,15 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from ..model import STATED_HIDDEN, Session
+from ..model import STATED_HIDDEN, UNSEEN_START, Session
 from ..tokens import TokenTable
+from ..tokens.models import tokenizer_for
 from ..units import SessionView
 from .baseline import baseline_tokens, next_resent_reasoning, resent_reasoning
 from .memo import kept, kept_list
 from .session_facts import agent_of, agent_version_of, call_model, continues_context, session_model
 
-Basis = Literal["recorded", "before compaction", "stated", "typical", "none"]
+Basis = Literal["recorded", "before compaction", "stated", "typical", "own record", "none"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +60,10 @@ class Typical:
     since: tuple[int, ...] = ()
     #: "typical" (a median of public transcripts) or "stated" (the file's own figure, :data:`STATED_HIDDEN`).
     kind: str = "typical"
+    #: The tokenizer of the models the entry is for (:func:`inspector.tokens.models.tokenizer_for`:
+    #: "claude" up to Claude 4.6, "claude_4_7" from 4.7 on); "" every model. The same hidden prompt
+    #: is ~1.3x more tokens in the newer tokenizer (CLAUDE_4_7_O200K_SCALE / CLAUDE_O200K_SCALE).
+    tokenizer: str = ""
 
 
 #: The part of the first call a file does not show, by agent and version (first match wins),
@@ -68,9 +78,17 @@ TYPICAL: tuple[Typical, ...] = (
         "system prompt, tool definitions, CLAUDE.md)",
     ),
     Typical(
+        "claude_code", "2.1.", 18_200,
+        "median of 2 public repositories' median first-call gaps of Claude Code 2.1.100+ main sessions on "
+        "Claude models up to 4.6 (18,504 over 25 Opus 4.6 sessions, 17,919 over 4 Sonnet 4.6 sessions; 17,869 to "
+        "21,150: their older tokenizer counts the same prompt ~1.3x smaller)",
+        since=(2, 1, 100), tokenizer="claude",
+    ),
+    Typical(
         "claude_code", "2.1.", 25_200,
         "median first-call gap of 15 distinct public Claude Code 2.1.101-2.1.218 sessions (18,477 to 26,648: "
-        "system prompt, tool definitions, CLAUDE.md, MCP tools; counted with the model's tokenizer)",
+        "system prompt, tool definitions, CLAUDE.md, MCP tools; counted with the model's tokenizer); used for "
+        "Claude 4.7+ models (5 public repositories' medians 12,811 to 27,367) and where the model is unknown",
         since=(2, 1, 100),
     ),
     Typical(
@@ -110,12 +128,17 @@ def stated_hidden(session: Session) -> Typical | None:
     return None
 
 
-def typical_for(agent: str | None, version: str | None) -> Typical | None:
+def typical_for(agent: str | None, version: str | None, model: str | None = None) -> Typical | None:
+    """The first :data:`TYPICAL` entry for ``agent`` at ``version`` whose tokenizer is ``model``'s
+    (an entry for one tokenizer is skipped where the model is not known)."""
     if agent is None:
         return None
+    family = tokenizer_for(model) if model else None
     for entry in TYPICAL:
         if entry.agent == agent and (version or "").startswith(entry.version_prefix):
             if entry.since and _version_numbers(version) < entry.since:
+                continue
+            if entry.tokenizer and entry.tokenizer != family:
                 continue
             return entry
     return None
@@ -154,6 +177,10 @@ class Fit:
     @property
     def how(self) -> str:
         """One line saying where the offset comes from ("inferred: recorded 18,607 at call 1 minus 292 counted")."""
+        if self.basis == "own record" and self.anchor is not None:
+            call, recorded, counted = self.anchor
+            return (f"the file starts mid-session: the conversation before it is not in the file; recorded "
+                    f"{recorded:,} at this call (call {call}) minus {counted:,} counted")
         if self.anchor is not None:
             call, recorded, counted = self.anchor
             when = "inferred" if self.basis == "recorded" else "inferred before the compaction"
@@ -217,8 +244,11 @@ class _Fitter:
         self.first: tuple[int, int, int] | None = None  # the first recorded call of this context
         self.before: tuple[int, int, int] | None = None  # the first recorded call of the context before
         self.calls = 0
-        self.typical = stated_hidden(session) or typical_for(agent_of(session), agent_version_of(session))
+        self.typical = stated_hidden(session) or typical_for(agent_of(session), agent_version_of(session), session_model(session))
         self._fit: Fit | None = None  # the fit until the next enter() or record(): shared, it is frozen
+        #: The file starts mid-session (:data:`UNSEEN_START`), and the calls are still in its first
+        #: context: what a call there does not show includes the conversation before the file.
+        self.unseen = session.extra.get(UNSEEN_START) is not None and not (session.messages and session.messages[0].starts_context)
 
     def enter(self, context_start: int, continues: bool = False) -> None:
         """Calls from here on see the context starting at ``context_start``; one that
@@ -230,7 +260,9 @@ class _Fitter:
                     self.shift += self.excess[context_start]
                     self._fit = None
                 return
-            self.before = self.first or self.before
+            if not self.unseen:  # a first residual with the unseen conversation in it is no prefix
+                self.before = self.first or self.before
+            self.unseen = False
             self.latest = self.first = None
             self.calls = 0
             self.shift = 0
@@ -251,6 +283,14 @@ class _Fitter:
         if self.typical is not None:
             return Fit(self.typical.tokens, 1.0, 0, "stated" if self.typical.kind == "stated" else "typical", typical=self.typical)
         return Fit(0, 1.0, 0, "none")
+
+    def own_fit(self, call: int, recorded: int | None, counted: int) -> Fit | None:
+        """The fit of a call that nothing earlier was recorded for, in the first context of a file
+        that starts mid-session (:data:`UNSEEN_START`): its own recorded input less what the file
+        shows, the only figure for the conversation before the file. None elsewhere."""
+        if not self.unseen or self.latest is not None or not recorded:
+            return None
+        return Fit(recorded - counted, 1.0, 0, "own record", (call, recorded, counted))
 
     def record(self, call: int, recorded: int | None, counted: int) -> None:
         if not recorded:  # nothing recorded, or a 0 some agents write for a failed call
@@ -327,7 +367,7 @@ def _fit_calls(view: SessionView, baselines: list[int], recorded: list[int | Non
     out = []
     for call, baseline, recorded in zip(view.calls, baselines, recorded):
         fitter.enter(call.context_start, continues_context(messages[call.context_start]))
-        fit = fitter.fit()
+        fit = fitter.own_fit(call.number, recorded, baseline) or fitter.fit()
         model = call_model(messages[call.message_index]) or model_of_session
         out.append(CallPrediction(call.number, call.message_index, baseline, recorded, fit.predict(baseline), fit, model))
         fitter.record(call.number, recorded, baseline)

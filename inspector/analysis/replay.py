@@ -400,7 +400,7 @@ def _replay_compacting(view, table, names, settings, numbers, progress, predicte
     wanted = set(numbers)
     out = Replay(names, settings, session_calls=len(view.calls))
     shares: dict[int, int | None] = {}
-    keep = on_state = masked = counts = None
+    keep = on_state = masked = counts = laid_out = None
     if shared and sizes_from_state(view, names):  # the requests follow from each call's state
         def build(n: int, state) -> Working:
             return request_history(view, table, names, settings, n, state, hidden[n - 1], masked, counts)
@@ -408,13 +408,16 @@ def _replay_compacting(view, table, names, settings, numbers, progress, predicte
         masked = MaskedStates(view, table, settings) if names == MASKED else None  # one for the sizes and the layouts
         counts = SharedCounts()  # one for the replay's summaries and those of the requests built again
         laid_out = CompactShares(view, table, [p.not_in_file for p in predicted], build, masked.layout if masked else None)
-        on_state = lambda n, state, w: shares.__setitem__(n, laid_out.feed(n, state, w))  # noqa: E731
+        on_state = laid_out.put
     elif shared:
         chain = RequestChain(view, table)
         keep = lambda n, w: shares.__setitem__(n, chain.feed(n, w))  # noqa: E731
     removed = removed_per_call(view, table)
-    for c in replay_compacting(view, table, names, settings, hidden, checked is not None, on_request=keep, on_state=on_state,
-                               masked=masked, counts=counts):
+    calls = replay_compacting(view, table, names, settings, hidden, checked is not None, on_request=keep, on_state=on_state,
+                              masked=masked, counts=counts)
+    if laid_out is not None:
+        shares = laid_out.shares()
+    for c in calls:
         if checked is not None:
             checked.append(c)
         if cancelled is not None and cancelled():

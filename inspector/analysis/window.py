@@ -3,7 +3,9 @@
 Windows come from the file where it records one (Codex ``token_count`` events carry
 ``model_context_window``), else from the table the ``genai-prices`` package ships (its bundled
 snapshot; nothing is downloaded; Claude Code sessions are capped at its default 200,000 unless a
-call recorded more: the 1M variant; Gemini CLI sessions take the CLI's own token limit), else a
+call recorded more or the file names the 1M variant of the session's model (``[1m]``: the model
+the CLI ran, or resolved for a sub-agent on the session's model), or the window its stream-json
+``result`` states; Gemini CLI sessions take the CLI's own token limit), else a
 stated default labelled "assumed". The agent's own
 reservation comes from its known compaction rule (reference: presets.md):
 
@@ -23,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ..model import Session
+from ..model import MODEL_WINDOWS, RESOLVED_MODELS, Session
 from .session_facts import agent_of, agent_version_of, model_of
 
 #: The window assumed when the file names no model (or a model no table knows).
@@ -120,7 +122,9 @@ def codex_limit(window: int) -> int:
 #: genai-prices lists 1,000,000 for some of their models (claude-opus-4-6).
 CLAUDE_CODE_WINDOW = 200_000
 #: The 1M variant's window (``[1m]``; Claude Code's default for Opus on some plans from 2.1.x): a
-#: transcript shows it only by a call that read more than 200,000 tokens, which 200K cannot hold.
+#: transcript's calls record the bare model id, so it shows the variant by a call that read more
+#: than 200,000 tokens, which 200K cannot hold, or where it names the model with its ``[1m]`` suffix
+#: (:func:`claude_code_1m`).
 CLAUDE_CODE_1M_WINDOW = 1_000_000
 #: Gemini CLI's own window (``tokenLimit`` in packages/core/src/core/tokenLimits.ts: 1,048,576 for
 #: every model it runs, 2,097,152 for gemini-1.5-pro), which its compression threshold is a share
@@ -130,11 +134,12 @@ GEMINI_CLI_WINDOWS = {"gemini-1.5-pro": 2_097_152}
 
 
 def window_for(model: str | None, agent: str | None = None, recorded: int | None = None, version: str | None = None,
-               peak: int = 0) -> Window:
+               peak: int = 0, variant: str | None = None) -> Window:
     """The window of ``model`` (``recorded``: the window the file states, which wins), with
     what ``agent`` (at ``version``, where the file records it) reserves of it. ``peak``: the most
     tokens one recorded call read (:func:`recorded_peak`), which a window cannot be below: a
-    Claude Code call above 200,000 shows the 1M variant."""
+    Claude Code call above 200,000 shows the 1M variant. ``variant``: where the file names the
+    1M variant of ``model`` (:func:`claude_code_1m`), which is then its window."""
     if recorded:
         tokens, source = recorded, "recorded in the file"
     elif agent == "claude_code" and model is not None and "claude" in model.lower():
@@ -142,6 +147,9 @@ def window_for(model: str | None, agent: str | None = None, recorded: int | None
         if peak > CLAUDE_CODE_WINDOW:
             tokens = max(found or 0, CLAUDE_CODE_1M_WINDOW)
             source = f"Claude Code's 1M window: a call read {peak:,}"
+        elif variant:
+            tokens = max(found or 0, CLAUDE_CODE_1M_WINDOW)
+            source = f"Claude Code's 1M window: {variant}"
         else:
             tokens = min(found or CLAUDE_CODE_WINDOW, CLAUDE_CODE_WINDOW)
             source = "Claude Code's 200K default"
@@ -161,12 +169,41 @@ def window_for(model: str | None, agent: str | None = None, recorded: int | None
     return Window(model, tokens, source, reserved, note)
 
 
-def recorded_window(session: Session) -> int | None:
-    """The window the file states for its latest call that states one (Codex)."""
+def recorded_window(session: Session, model: str | None = None) -> int | None:
+    """The window the file states for its latest call that states one (Codex), else the one the
+    agent recorded for ``model`` (Claude Code's stream-json ``result``: :data:`MODEL_WINDOWS`, keyed
+    by the model id it ran, ``claude-opus-4-7[1m]`` where the calls record ``claude-opus-4-7``)."""
     for message in reversed(session.messages):
         value = message.extra.get("model_context_window")
         if isinstance(value, int) and value > 0:
             return value
+    windows = session.extra.get(MODEL_WINDOWS)
+    if model and isinstance(windows, dict):
+        value = windows.get(model) or windows.get(model + ONE_M_SUFFIX)
+        if type(value) is int and value > 0:
+            return value
+    return None
+
+
+#: The suffix Claude Code gives the model id of a 1M-window variant (``claude-opus-4-6[1m]``).
+ONE_M_SUFFIX = "[1m]"
+
+
+def claude_code_1m(session: Session, model: str | None) -> str | None:
+    """Where a Claude Code file names the 1M variant of ``model`` (its calls record the bare id),
+    in words; None where it does not. The model the CLI ran, as its stream-json ``init`` record
+    states it (``extra["model"]``), or the model it resolved for a sub-agent that took the
+    session's own (:data:`RESOLVED_MODELS`): ``claude-opus-4-8[1m]`` names the 1M variant of
+    ``claude-opus-4-8``. A sub-agent on another model says nothing of the session's window."""
+    if not model:
+        return None
+    one_m = (model + ONE_M_SUFFIX).lower()
+    init = session.extra.get("model")
+    if isinstance(init, str) and init.lower() == one_m:
+        return f"the CLI ran {init} (init record)"
+    resolved = session.extra.get(RESOLVED_MODELS)
+    if isinstance(resolved, list) and any(isinstance(m, str) and m.lower() == one_m for m in resolved):
+        return f"a sub-agent on the session's model ran {model + ONE_M_SUFFIX}"
     return None
 
 
@@ -180,8 +217,10 @@ def session_window(session: Session, model: str | None = None) -> Window:
     """The window of the session's model (``model`` overrides the one the file names, and then
     neither the window the file records nor its largest call says anything of that model's)."""
     agent = agent_of(session)
-    return window_for(model or model_of(session), agent, None if model else recorded_window(session),
-                      agent_version_of(session), recorded_peak(session) if agent == "claude_code" and not model else 0)
+    named = model or model_of(session)
+    own = agent == "claude_code" and not model  # the file's facts are of its own model only
+    return window_for(named, agent, None if model else recorded_window(session, named), agent_version_of(session),
+                      recorded_peak(session) if own else 0, claude_code_1m(session, named) if own else None)
 
 
 def default_budget(session: Session, model: str | None = None) -> int:
@@ -289,5 +328,5 @@ def for_session_version(settings, session: Session, explicit: set[str], preset):
     return settings.model_copy(update=update) if update else settings
 
 
-__all__ = ["DEFAULT_WINDOW", "budget_note", "budget_unused_note", "claude_code_reservation", "for_session_version", "Window", "codex_limit", "codex_reported_window", "default_budget", "recorded_peak", "recorded_window", "session_window", "strategy_window", "window_for",
+__all__ = ["DEFAULT_WINDOW", "ONE_M_SUFFIX", "budget_note", "claude_code_1m", "budget_unused_note", "claude_code_reservation", "for_session_version", "Window", "codex_limit", "codex_reported_window", "default_budget", "recorded_peak", "recorded_window", "session_window", "strategy_window", "window_for",
            "with_default_budget", "with_session_window"]

@@ -45,10 +45,12 @@ How the file becomes a :class:`~inspector.model.Session`:
   results, ``isMeta`` user entries) stays in that message and is counted. ``attachment`` records
   (2.1.x) whose text the record holds and Claude Code sends to the model (:func:`attachment_text`:
   SessionStart / UserPromptSubmit hook output, hook additional context, the skill, agent and
-  deferred-tool listings, an edited file's snippet, a queued prompt) are counted: the text joins
-  the user message they are attached to (a prompt just before them) as a block with
-  ``extra["attachment"]``, or becomes an ``isMeta`` user message of its own
-  (``extra["record"] = "attachment/<type>"``). The reminder wrapper around it is not in the file
+  deferred-tool listings, an edited file's snippet, a queued prompt, MCP instructions, a file's text, the
+  skills given again after a compaction) are counted: the text is an
+  ``isMeta`` user message of its own (``extra["record"] = "attachment/<type>"``, its block
+  ``extra["attachment"]``), its own unit in the turn, not the person's prompt it follows (the
+  skill listing alone is 4,000-34,000 characters); attachments in a row, or one right after other
+  ``isMeta`` text, make one message. The reminder wrapper around it is not in the file
   and not counted. Other attachments (empty tool-hook successes, a todo
   reminder whose wording the file lacks, messages shown only to the user) are listed in
   ``skipped`` with a reason.
@@ -67,6 +69,9 @@ import orjson
 from orjson import dumps as _dumps
 
 from ..model import (
+    MODEL_WINDOWS,
+    RESOLVED_MODELS,
+    UNSEEN_START,
     Block,
     ContentForm,
     ImageBlock,
@@ -372,11 +377,14 @@ class _Conversation:
             self._append(message, starts=summary)
 
     def add_attachment(self, entry: dict[str, Any], text: str, line_no: int) -> None:
-        """Attachment text the model is sent: part of the prompt just before it, else a message."""
+        """Attachment text the model is sent: a message of its own (``isMeta``, injected
+        "attachment"), not part of the person's prompt before it; one right after other harness
+        text (an attachment, an ``isMeta`` message) joins that message."""
         kind = entry["attachment"].get("type")
         block = TextBlock(text=text, extra={"attachment": kind})
         prev = self.messages[-1] if self.messages else None
-        if prev is not None and prev.role == "user" and not prev.tool_results and self.pending_boundary is None:
+        if prev is not None and prev.role == "user" and prev.injected in _HARNESS_KINDS and not prev.tool_results \
+                and self.pending_boundary is None:
             prev.content.append(block)
             prev.content_form = "blocks"
             prev.extra.setdefault("lines", [prev.source.line]).append(line_no)
@@ -436,6 +444,9 @@ class _Conversation:
         self.messages.append(message)
 
 
+#: The injected kinds of a message an attachment joins (harness text; never a person's prompt).
+_HARNESS_KINDS = frozenset({"attachment", "meta"})
+
 #: What Claude Code sends instead of a tool result a microcompact cleared (its
 #: ``TIME_BASED_MC_CLEARED_MESSAGE``).
 MICROCOMPACT_CLEARED = "[Old tool result content cleared]"
@@ -464,7 +475,10 @@ def attachment_text(attachment: Any) -> str:
     record does not hold it): hook output and additional context, the skill listing, the added
     agent lines and deferred tool names (2.1.168+ send them as ``<system-reminder>`` text), an
     edited file's snippet and a queued prompt (2.1.101+: the recorded input grows by at least
-    their size at the next call)."""
+    their size at the next call), an MCP server's added instructions, a file's text (an
+    @-mention; the files Claude Code restores after a compaction) and the invoked skills' text
+    it gives again after a compaction. A file's text is counted as the file holds it (the line
+    numbers Claude Code adds are not in the file)."""
     if not isinstance(attachment, dict):
         return ""
     kind = attachment.get("type")
@@ -480,6 +494,15 @@ def attachment_text(attachment: Any) -> str:
         return _strings(attachment.get("snippet"))
     if kind == "queued_command":  # a prompt or task notification that arrived while the agent worked
         return _strings(attachment.get("prompt"))
+    if kind == "mcp_instructions_delta":  # an MCP server's instructions, sent as the listings are
+        return _strings(attachment.get("addedBlocks"))
+    if kind == "file":  # a file's text: an @-mention, or one restored after a compaction
+        content = attachment.get("content")
+        file = content.get("file") if isinstance(content, dict) and content.get("type") == "text" else None
+        return _strings(file.get("content")) if isinstance(file, dict) else ""
+    if kind == "invoked_skills":  # the skills used so far, given again after a compaction
+        skills = attachment.get("skills")
+        return "\n".join(_strings(s.get("content")) for s in skills if isinstance(s, dict)) if isinstance(skills, list) else ""
     return ""
 
 
@@ -593,6 +616,7 @@ class ClaudeCodeStream:
             self._sidechain_file = bool(entry.get("isSidechain")) and parent is None and not self.session.messages
             if self._sidechain_file and isinstance(entry.get("agentId"), str):
                 self.session.extra.setdefault("agent_id", entry["agentId"])
+            self._note_unseen_start(parent)
         main = self._main
         if side_key is not None or (not self._sidechain_file and (entry.get("isSidechain") or "parent_tool_use_id" in entry and entry["parent_tool_use_id"])):
             conv = self._side(entry, uuid, parent, file, side_key)
@@ -617,6 +641,8 @@ class ClaudeCodeStream:
                     conv.add_assistant(entry, msg, blocks, form, line_no)
                 else:
                     conv.add_user(entry, blocks, form, line_no)
+                    if "toolUseResult" in entry and type(result := entry["toolUseResult"]) is dict and "resolvedModel" in result:
+                        self._note_resolved_model(result["resolvedModel"])
         elif rtype == "attachment" and (text := attachment_text(entry.get("attachment"))):
             if conv.pending_micro is not None:
                 self._microcompact(conv)
@@ -642,6 +668,33 @@ class ClaudeCodeStream:
         if conv is main and uuid is not None:
             self._upto[uuid] = len(main.messages)
             self._leaf = uuid
+
+    def _note_unseen_start(self, parent: str | None) -> None:
+        """``Session.extra[UNSEEN_START]``: the record the first conversation entry's chain starts
+        from, where the file does not hold it (the chain's root has a parent: the file starts
+        mid-session). Called once, at the first user or assistant entry of the main chain."""
+        node = parent
+        for _ in range(len(self._parent) + 1):  # (bounded: a chain cannot loop back)
+            if node is None or node not in self._parent:
+                break
+            node = self._parent[node]
+        if node is not None:
+            self.session.extra[UNSEEN_START] = node
+
+    def _note_resolved_model(self, model: Any) -> None:
+        """``Session.extra[RESOLVED_MODELS]``: a sub-agent's model as Claude Code resolved it."""
+        if isinstance(model, str) and model not in (seen := self.session.extra.setdefault(RESOLVED_MODELS, [])):
+            seen.append(model)
+
+    def _note_model_windows(self, entry: dict[str, Any]) -> None:
+        """``Session.extra[MODEL_WINDOWS]``: the window a stream-json ``result`` record states per model."""
+        usage = entry.get("modelUsage")
+        if not isinstance(usage, dict):
+            return
+        for model, figures in usage.items():
+            window = figures.get("contextWindow") if isinstance(figures, dict) else None
+            if type(window) is int and window > 0:
+                self.session.extra.setdefault(MODEL_WINDOWS, {})[model] = window
 
     def _microcompact(self, conv: _Conversation) -> None:
         """Apply the microcompact ``conv`` holds (:meth:`_Conversation.microcompact`)."""
@@ -674,6 +727,8 @@ class ClaudeCodeStream:
             reason = _attachment_reason(entry)
         elif rtype in BOOKKEEPING or rtype == "result":
             reason = rtype
+            if rtype == "result":  # stream-json's last record: the window of each model it ran
+                self._note_model_windows(entry)
         else:
             reason = f"{rtype} (unknown record type)"
         self.session.skipped.append(ignored_at(line_no, file, reason))

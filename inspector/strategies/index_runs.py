@@ -123,6 +123,10 @@ class IndexRuns(Sequence[int]):
     def __reduce__(self):
         return IndexRuns, (self.runs,)
 
+    def then(self, lo: int, hi: int) -> IndexRuns:
+        """These indices, then ``lo`` to ``hi - 1`` (all after them; as :func:`union` finds it)."""
+        return self._extended(((lo, hi),))
+
     def _extended(self, new: tuple[tuple[int, int], ...]) -> IndexRuns:
         """These indices, then the runs ``new`` (all after them): it :attr:`extends` this one."""
         runs = self.runs

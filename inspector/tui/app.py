@@ -656,7 +656,7 @@ class InspectorApp(ViewActions, App[int]):
         self.table = table
         if self.exact_pending:  # a running exact count must recount from here when it ends
             self._count_dirty = min(self._count_dirty, first)
-        self.replay.grew_from(replay_from(old_view, message.view, first))
+        self.replay.grew_from(0 if message.facts_changed else replay_from(old_view, message.view, first))
         self._reseed_window()
         gc.freeze()
         self._last_change = "grew"

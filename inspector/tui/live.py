@@ -17,13 +17,14 @@ notice and keeps what was loaded.
 
 from __future__ import annotations
 
+import copy
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..model import Message, Session
+from ..model import CALL_FACTS, Message, Session
 from ..tokens import TokenTable
 from ..units import SessionView, build_view
 from . import engine
@@ -248,12 +249,18 @@ class Follow:
             if first > len(session.messages):  # cannot happen after the first sync; stay whole anyway
                 first = len(session.messages)
                 changed = follower.session.messages[first:]
-            messages = merge_messages(session.messages, first, changed)
-            if messages is None:
-                return FollowPolled(follower, notice=notice, stopped=stopped, seconds=time.thread_time() - t0)
             source = follower.session
+            messages = merge_messages(session.messages, first, changed)
+            facts_changed = any(source.extra.get(key) != session.extra.get(key) for key in CALL_FACTS)
+            if messages is None:
+                if not facts_changed:
+                    return FollowPolled(follower, notice=notice, stopped=stopped, seconds=time.thread_time() - t0)
+                messages, first = session.messages, len(session.messages)
+            # the app's own copy of the session's facts: the follower changes its ``extra`` in place
+            extra = dict(source.extra)
+            extra.update((key, copy.deepcopy(extra[key])) for key in CALL_FACTS if key in extra)
             grown = source.model_copy(update={"messages": messages, "tools": list(source.tools),
-                                              "skipped": list(source.skipped)})
+                                              "skipped": list(source.skipped), "extra": extra})
             view = build_view(grown)
             new_info = ViewInfo(view)
             new_info.keep_from(info, first)
@@ -262,7 +269,7 @@ class Follow:
         except Exception as exc:  # a follower that cannot start or read: say so, keep what is shown
             return FollowPolled(follower, error=f"cannot follow {self.path}: {exc}")
         return FollowPolled(follower, session=grown, view=view, info=new_info, table=new_table, base_table=table,
-                            first=first, notice=notice, stopped=stopped, seconds=time.thread_time() - t0)
+                            first=first, facts_changed=facts_changed, notice=notice, stopped=stopped, seconds=time.thread_time() - t0)
 
     def polled(self, message: FollowPolled) -> None:
         """A poll finished: keep its follower, space the next poll by its cost, show its notices,

@@ -71,14 +71,16 @@ class CounterChecked(TMessage):
 class FollowPolled(TMessage):
     """One poll of the follower, done. ``session`` is None when nothing changed; otherwise it is
     the app's new session (messages ``first:`` are new or changed), with its view, view info and
-    counts (``table``, counted on top of ``base_table``). ``seconds``: the worker's time."""
+    counts (``table``, counted on top of ``base_table``). ``facts_changed``: a session fact every call's
+    figures read (:data:`inspector.model.CALL_FACTS`) changed. ``seconds``: the worker's time."""
 
     def __init__(self, follower: Any, *, session: Session | None = None, view: SessionView | None = None,
                  info: ViewInfo | None = None, table: TokenTable | None = None, base_table: TokenTable | None = None,
                  first: int = 0, notice: str | None = None, stopped: bool = False, error: str | None = None,
-                 seconds: float = 0.0) -> None:
+                 facts_changed: bool = False, seconds: float = 0.0) -> None:
         super().__init__()
         self.follower = follower
+        self.facts_changed = facts_changed
         self.session = session
         self.view = view
         self.info = info

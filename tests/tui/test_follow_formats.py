@@ -391,3 +391,28 @@ async def test_claude_code_budget_the_user_set_stays_when_the_window_grows(tmp_p
         append_exchange(path, 30, "Read the whole monorepo.", "Read it.", 250_000, 3)  # more than 200K holds
         await grows_to(pilot, app, 17)
         assert (app.state.settings.budget, app.state.settings.context_window) == (stepped, 1_000_000)
+
+
+async def test_copilot_cli_shutdown_record_arriving_last_refigures_every_call(tmp_path):
+    """A Copilot CLI session's shutdown record states its tool definitions' tokens, the part of
+    every call not in the file. It is the file's last line and adds no message: the followed
+    session must still take it, and every call's figure with it (typical -> stated)."""
+    lines = (FIX / "real" / "copilot_cli" / "pass_gpt-5.3-codex-spark.jsonl").read_bytes().splitlines(keepends=True)
+    assert b'"session.shutdown"' in lines[-1]
+    path = tmp_path / "events.jsonl"
+    path.write_bytes(b"".join(lines[:-1]))
+    app = await open_following(path, "copilot_cli", len(load(path).messages))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, replay=True)
+        assert app.follow.following and "stated_hidden_tokens" not in app.session.extra
+        typical = app.chart.points[1].baseline
+        with path.open("ab") as fh:
+            fh.write(lines[-1])
+        assert await wait_for(pilot, lambda: "stated_hidden_tokens" in app.session.extra, seconds=6)
+        await settle(pilot, app, replay=True)
+        assert app.session.extra["stated_hidden_tokens"][0] == 4426
+        assert typical == 8795  # the file's own 8,795 tokens: nothing typical is known of Copilot CLI
+        assert await wait_for(pilot, lambda: app.chart.points[1].baseline == 13221, seconds=6)  # + 4,426 stated
+        await settle(pilot, app, replay=True)
+        assert sorted(app.chart.points.values(), key=lambda p: p.call) == replay_points(
+            app.view, app.table, app.state, range(1, len(app.view.calls) + 1))
