@@ -199,3 +199,19 @@ def test_simulate_equals_splitting_each_call_on_its_own(calls, policy, warm):
         assert split_call(max(total, 0), shared, gap, policy, warm, 17) == _split_call(max(total, 0), shared, gap, policy, warm, 17)
     for shared in (warm - 1, warm, warm + 1, warm + 128):  # past the lifetime: only the warm prefix is read
         assert split_call(9000, shared, 4000.0, policy, warm) == _split_call(9000, shared, 4000.0, policy, warm, 1)
+
+
+def test_a_compacting_pipelines_calls_are_summed_from_columns_beside_its_summary_rows():
+    """compact's main chain is summed per rate too (its summarisation calls priced as rows beside
+    it): the totals are its rows', summary calls and the calls whose cache it breaks included."""
+    from inspector import load
+    from inspector.analysis.money import priced_session
+
+    a = analyze(load(Path(__file__).parent.parent / "sample_sessions" / "coding_agent.jsonl"))
+    s = Settings(budget=3000, summary_tokens=50)
+    options = MoneyOptions(model="claude-sonnet-4-5")
+    money, main = priced_session(a.view, a.table, ("compact",), s, options, main_rows=False)
+    assert main is not None and [c.kind for c in money.calls] == ["summary"] * 4  # the calls: columns, not rows
+    totals = session_money_totals(a.view, a.table, ("compact",), s, options)
+    assert totals == money_totals(session_money(a.view, a.table, ("compact",), s, options))
+    assert (totals.summary_calls, totals.cache_break_calls) == (4, (3, 10, 18, 32))

@@ -105,6 +105,10 @@ def test_the_lane_equals_the_layouts_and_the_plans_in_every_format(session, fmt)
     (("trim_messages",), {"budget": 3000, "trim_strategy": "first"}, None, 178, 0),
     (("last_n_observations",), {"observations_keep": 2}, None, 178, 0),
     (("truncate_results", "trim_messages"), {"budget": 3000, "max_result_tokens": 20}, None, 178, 0),
+    (("mask_tool_outputs",), {"mask_protect_tokens": 200}, None, 178, 0),
+    (("mask_tool_outputs",), {"mask_keep_results": 2, "mask_protect_tokens": 0}, None, 178, 0),
+    # the current turn's results among those it would mask: planned (the call after each: the general path)
+    (("mask_tool_outputs",), {"mask_protect_tokens": 200, "mask_protect_turns": 0}, None, 1, 128),
 ])
 def test_a_generated_session_is_answered_by_the_lane_and_matches_the_plans(fmt, names, params, over, answered, fallen_back):
     """On a generated session (bench/gen_session.py, 400 messages, 178 calls) read as each
@@ -124,3 +128,34 @@ def test_a_generated_session_is_answered_by_the_lane_and_matches_the_plans(fmt, 
     assert sum(x is not None for x in shares) == answered
     assert sum(c is None for c in lane[2]) == fallen_back
     _assert_replay_equals_the_plans(view, table, names, s)
+
+
+@pytest.mark.parametrize("fmt", ("openai", "claude_code"))
+def test_a_message_masked_in_part_is_left_to_the_general_path(fmt):
+    """mask_tool_outputs keeping the last result of a user message that answers two calls masks
+    that message in part (a "point" in its layout): the lane leaves exactly those calls (and the
+    call after each) to the general path, and the replay equals the plans."""
+    from inspector.model import Message, TextBlock, ToolCallBlock, ToolResultBlock
+
+    messages: list[Message] = []
+
+    def add(role: str, content: list, **kw) -> None:
+        messages.append(Message(index=len(messages), role=role, content=content, **kw))
+
+    add("system", [TextBlock(text="sys " * 20)])
+    for t in range(4):
+        add("user", [TextBlock(text="ask " * 30)])
+        for e in range(2):
+            calls = [ToolCallBlock(id=f"c{t}{e}{k}", name="bash", arguments="{}") for k in range(2)]
+            add("assistant", calls)
+            add("user", [ToolResultBlock(tool_call_id=c.id, content="w " * 300) for c in calls], content_form="blocks")
+        add("assistant", [TextBlock(text="done " * 10)])
+    a = analyze(Session(format=fmt, messages=messages), encoding="approx")
+    names, s = ("mask_tool_outputs",), Settings(mask_keep_results=1, mask_protect_tokens=0, mask_protect_turns=1, mask_min_tokens=0)
+    f, layout_of, (drop, edit, spans), direct = _lane(a.view, a.table, names, s)
+    points = [any(op[0] == "point" for _, _, op in layout_of(n)) for n in range(1, len(spans) + 1)]
+    assert points == [False] * 3 + [True] * 9
+    assert [span is None for span in spans] == points
+    shares, _ = direct.span_lane(drop, edit, spans, f.turns)
+    assert sum(x is not None for x in shares) == 3
+    _assert_replay_equals_the_plans(a.view, a.table, names, s)

@@ -3,7 +3,10 @@
 
 from __future__ import annotations
 
+from hypothesis import given, settings, strategies as st
+
 from inspector.model import TextBlock, ThinkingBlock
+from inspector.strategies.last_n_observations import elided_text, line_count
 from inspector.strategies import Settings, Status, plan
 
 from strategy_builders import SessionBuilder, text_of
@@ -65,6 +68,15 @@ def test_last_n_observations_elides_the_middle_and_moves_only_every_polling_call
     # send the same elision (message 3): the history changed once in those three calls
     plans = [plan(a.view, a.table, ("last_n_observations",), s.model_copy(update={"polling": 4}), n) for n in (3, 4, 5)]
     assert [sorted(q.edits) for q in plans] == [[], [3], [3]]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["a", "line", " ", "\n", "\r", "\r\n", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85",
+                                 "\u2028", "\u2029", "é"]), max_size=12).map("".join))
+def test_an_observations_line_count_is_splitlines_one(text):
+    """The elided note's line count is ``len(text.splitlines())`` for every line boundary Python knows."""
+    assert line_count(text) == len(text.splitlines())
+    assert elided_text(text) == f"Old environment output: ({len(text.splitlines())} lines omitted)"
 
 
 def test_thinking_prune_removes_old_thinking_only():

@@ -38,7 +38,7 @@ from .session_facts import call_model as _message_model
 from .session_facts import continues_context, session_model
 from .predict import predictions
 from .prices import NO_OVERRIDES, Cost, Overrides, PlainRates, TokenSplit, plain_rates, price, prices_as_of
-from .replay import CallRows, Replay, ReplayCancelled, call_facts, with_shared_tokens
+from .replay import CallReplay, CallRows, Replay, ReplayCancelled, call_facts, with_shared_tokens
 from .replay import replay as replay_calls
 
 
@@ -372,12 +372,14 @@ def priced_session(
         with_pipeline = replay_requests(replay)
     stop()
     main = _price_chain(money, view, table, base, hidden, with_pipeline, policy, options, None,
-                        rows=main_rows or replay is None or type(replay.calls) is not CallRows)
-    if replay is not None:
-        _price_summaries(money, view, replay, policy, options, replay.settings)
-    first_read = money.calls[0].baseline_cache.read_tokens if money.calls else 0
-    if main is not None:  # its rows not built (a stateless replay: no summary row before them)
-        first_read = main.base.base_splits[0].read_tokens if main.base.base_splits else 0
+                        rows=main_rows or replay is None)
+    # what the main chain's first row reads with no strategy (None: no main row)
+    warm = money.calls[0].baseline_cache.read_tokens if money.calls else None
+    if main is not None:  # its rows not built
+        warm = main.base.base_splits[0].read_tokens if main.base.base_splits else None
+    summaries = _price_summaries(money, view, replay, policy, options, replay.settings, warm or 0) if replay is not None else ()
+    # the first row's: a summary's (it reads nothing with no strategy) where one comes before call 1
+    first_read = 0 if warm is None or any(c.call == 1 for c in summaries) else warm
     priced = _price_recorded_compactions(money, view, table, base, hidden, policy, options, first_read)
     for chain_id, messages in _sidechains(view.session, priced):
         stop()
@@ -642,6 +644,8 @@ class _ChainBase:
     plain: list = field(default_factory=list)
     #: ``[baseline cost, baseline tokens]`` of every call, summed once (:mod:`.money_sums`; empty until then).
     sums: list = field(default_factory=list)
+    #: ``[the calls' flat rates]`` (:class:`.money_sums.FlatRates`), made once (:mod:`.money_sums`; empty until then).
+    flat: list = field(default_factory=list)
 
 
 _BASES = "_money_chain_bases"
@@ -852,20 +856,21 @@ class PricedChain:
 
 
 def _price_summaries(money: Money, view: SessionView, replay: Replay, policy: CachePolicy, options: MoneyOptions,
-                     settings: Settings) -> None:
-    """Price each summarisation call of ``replay`` and put it before the call it precedes. Its
-    input is the history it summarises (the replay's ``tokens`` for it); it re-sends the request
-    of the call before it and adds that call's results, so that request is read from the cache
-    and the rest written or sent uncached, as for any call; its output is the summary the
-    compact strategy asks for (``summary_tokens``), no more than its input."""
+                     settings: Settings, warm: int) -> list[CallReplay]:
+    """Price each summarisation call of ``replay`` and put it before the call it precedes (at
+    the end where the main chain has no rows in ``money``: :mod:`.money_sums` sums those from
+    their columns). Its input is the history it summarises (the replay's ``tokens`` for it); it
+    re-sends the request of the call before it and adds that call's results, so that request is
+    read from the cache and the rest written or sent uncached, as for any call (``warm``: what
+    the chain's first call reads with no strategy); its output is the summary the compact
+    strategy asks for (``summary_tokens``), no more than its input. Returns the summary calls."""
     if type(replay.calls) is CallRows:  # a stateless replay: model calls only
-        return
+        return []
     summaries = [c for c in replay.calls if c.kind == "summary"]
     if not summaries:
-        return
+        return summaries
     by_call = {c.call: c for c in replay.calls if c.kind == "call"}
     output_target = int(getattr(settings, "summary_tokens", 0) or 0)
-    warm = money.calls[0].baseline_cache.read_tokens if money.calls else 0
     lifetimes = _lifetimes(view, policy)
     before: dict[int, list[CallMoney]] = {}  # call -> the summary rows that go before it, in order
     for s in summaries:
@@ -892,6 +897,7 @@ def _price_summaries(money: Money, view: SessionView, replay: Replay, policy: Ca
     for left in before.values():  # no such call: at the end, in order
         rows.extend(left)
     money.calls[:] = rows
+    return summaries
 
 
 def _rewritten(baseline: list[tuple[int, int]], pipeline: list[tuple[int, int]]) -> list[int]:

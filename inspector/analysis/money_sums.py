@@ -70,6 +70,12 @@ def _chain_totals(chain: PricedChain) -> MoneyTotals:
     if not base.sums:  # the same for every pipeline priced on the chain
         base.sums.extend(_baseline_sums(base_costs, base_splits))
     baseline_cost, base_tokens = base.sums
+    if not base.flat:  # the same for every pipeline priced on the chain
+        base.flat.append(FlatRates(base))
+    flat = base.flat[0]
+    slots, has_read, has_write = flat.slots, flat.has_read, flat.has_write
+    # per flat rates and the units a call pays (slot + 2 if it reads + 1 if it writes): its counts
+    grouped: list[list[int] | None] = [None] * (4 * len(flat.rates))
     cost = None
     tokens = read_tokens = write_tokens = 0
     # per rates (uncached, read, write, output): the counts of the calls that pay them
@@ -101,30 +107,75 @@ def _chain_totals(chain: PricedChain) -> MoneyTotals:
             if paid is not None:
                 cost = paid.total if cost is None else cost + paid.total
             continue
-        rates = None
+        summed = None
         if not (write and lifetimes[k] == ANTHROPIC_TTL_1H):
-            plain = plains[k]
-            if plain is _UNSET:
-                plain = plains[k] = rates_of(model, times[k], speeds[k])
-            if plain is not None:
-                rates = plain.rates(uncached, read, write, outputs[k])
-        if rates is None:  # not plain: priced on its own, as the rows price it
+            j = slots[k]
+            if j >= 0 and outputs[k] >= 0 and (not read or has_read[j]) and (not write or has_write[j]):
+                # flat rates: the counts added per rates slot, the rates read once at the end
+                j += (2 if read else 0) + (1 if write else 0)
+                summed = grouped[j]
+                if summed is None:
+                    summed = grouped[j] = [0, 0, 0, 0]
+            else:
+                plain = plains[k]
+                if plain is _UNSET:
+                    plain = plains[k] = rates_of(model, times[k], speeds[k])
+                rates = plain.rates(uncached, read, write, outputs[k]) if plain is not None else None
+                if rates is not None:
+                    summed = counts.get(rates)
+                    if summed is None:
+                        summed = counts[rates] = [0, 0, 0, 0]
+        if summed is None:  # not plain: priced on its own, as the rows price it
             priced = chain.split_cost(k, CacheSplit(read, write, uncached))
             if priced is not None:
                 cost = priced.total if cost is None else cost + priced.total
             continue
-        summed = counts.get(rates)
-        if summed is None:
-            counts[rates] = [uncached, read, write, outputs[k]]
-        else:
-            summed[0] += uncached
-            summed[1] += read
-            summed[2] += write
-            summed[3] += outputs[k]
+        summed[0] += uncached
+        summed[1] += read
+        summed[2] += write
+        summed[3] += outputs[k]
+    for j, summed in enumerate(grouped):
+        if summed is not None:  # its rates, as PlainRates.rates gives them to a call that pays those units
+            rates = flat.rates[j // 4].rates(0, j & 2, j & 1, 0)
+            known = counts.get(rates)
+            if known is None:
+                counts[rates] = summed
+            else:
+                for u in range(4):
+                    known[u] += summed[u]
     for rates, (uncached, read, write, output) in counts.items():
         total = (rates[0] * uncached + rates[1] * read + rates[2] * write + rates[3] * output) / 1_000_000
         cost = total if cost is None else cost + total
     return MoneyTotals(base_tokens, tokens, baseline_cost, cost, tuple(breaks), read_tokens, write_tokens, 0, None)
+
+
+class FlatRates:
+    """A chain's calls whose model prices every unit at one rate (no tiers, :attr:`.prices.PlainRates.flat`),
+    found once per chain: per call the slot of its rates (4 x their index in :attr:`rates`; -1:
+    tiered, unpriced or no model, looked up per call), and per rates whether the model prices
+    cache reads and writes (a call that pays an unpriced one is priced on its own, as
+    :meth:`.prices.PlainRates.rates` says). A call of flat rates then adds its counts to its
+    slot's, and each slot's rates are read once (the same tuple :meth:`~.prices.PlainRates.rates`
+    gives each of its calls: every unit's rate, 0 for a read or a write it does not pay)."""
+
+    __slots__ = ("slots", "rates", "has_read", "has_write")
+
+    def __init__(self, base) -> None:
+        rates_of, found = base.pricer.rates, {}
+        self.rates: list = []
+        self.slots: list[int] = []
+        for model, when, speed in zip(base.models, base.times, base.speeds):
+            plain = rates_of(model, when, speed) if model else None
+            if plain is None or plain.flat is None:
+                self.slots.append(-1)
+                continue
+            j = found.get(id(plain))
+            if j is None:
+                j = found[id(plain)] = 4 * len(self.rates)
+                self.rates.append(plain)
+            self.slots.append(j)
+        self.has_read = [p.units.cache_read is not None for p in self.rates for _ in range(4)]
+        self.has_write = [p.units.cache_write is not None for p in self.rates for _ in range(4)]
 
 
 def _baseline_sums(costs: Sequence, splits: Sequence) -> tuple[Decimal | None, int]:

@@ -462,7 +462,13 @@ class _ClearSizes:
 
 
 def _clear_sizes(f: Facts, s: Settings) -> _ClearSizes:
-    return _derived(f, ("clear", s.exclude_tools), lambda f: _ClearSizes(f, s))
+    sizes = f._derived.get(("clear", s.exclude_tools))  # (asked a few times a call)
+    return sizes if sizes is not None else _derived(f, ("clear", s.exclude_tools), lambda f: _ClearSizes(f, s))
+
+
+def _tool_uses(f: Facts) -> _ToolUses:
+    uses = f._derived.get("tool_uses")  # (asked a few times a call)
+    return uses if uses is not None else _derived(f, "tool_uses", _ToolUses)
 
 
 def _clear_values(f: Facts, s: Settings) -> list[int]:
@@ -477,13 +483,15 @@ def _clearing(f: Facts, s: Settings, stop: int, turn: int, total: int) -> tuple[
     before ``stop`` (an exchange is a run of messages) and in its call's span."""
     if total <= s.trigger:
         return 0, 0, []
-    before = _derived(f, "tool_uses", _ToolUses).uses_before
+    before = _tool_uses(f).uses_before
     eligible = before[stop] - s.keep
     if eligible <= 0:
         return 0, 0, []
-    values = _clear_values(f, s)
+    values = _clear_sizes(f, s).values
     spans = _guard_spans(f, stop, turn)
-    freed = values[eligible] - sum(values[min(eligible, before[b])] - values[min(eligible, before[a])] for a, b in spans)
+    freed = values[eligible]
+    for a, b in spans:
+        freed -= values[min(eligible, before[b])] - values[min(eligible, before[a])]
     if not freed or freed < s.clear_at_least:
         return 0, 0, []
     return freed, eligible, spans
@@ -498,7 +506,7 @@ class _ClearedCandidates:
     the uses ``[0, eligible)`` outside the protected message ``spans``."""
 
     def __init__(self, f: Facts, s: Settings, seq: _Candidates, eligible: int, spans: list[tuple[int, int]]) -> None:
-        uses = _derived(f, "tool_uses", _ToolUses)
+        uses = _tool_uses(f)
         self.sizes = sizes = _clear_sizes(f, s)
         values = sizes.values
         self.seq, self.m, self.index = seq, seq.m, seq.index
@@ -528,12 +536,18 @@ class _ClearedCandidates:
         one entry of the cleared sizes' prefix sums (:func:`_cleared_ns_tokens`) less a constant:
         the protected spans it passes are those before the run (spans split runs)."""
         f, (x0, y0) = self.f, self.seq.runs[0]
-        before = min([self.boundary, *(r for r, _ in self.partial if r >= 0)])  # seq[:length] ends before it
+        before = self.boundary  # seq[:length] ends before it and before any result of its uses
+        for r, _ in self.partial:
+            if 0 <= r < before:
+                before = r
         length = min(y0, f.ns_count[before]) - x0  # tokens(q) = cleared[x0 + q] - base for q <= length
         if length >= 1:
             cleared = self.sizes.cleared_ns
             first = f.ns_index[x0] + 1
-            base = self.seq.ns_tokens[x0] - sum(v for end, v in self.protected if end <= first)
+            base = self.seq.ns_tokens[x0]
+            for end, v in self.protected:
+                if end <= first:
+                    base -= v
             if cleared[x0 + length] - base >= need:
                 return bisect_left(cleared, need + base, x0 + 1, x0 + length + 1) - x0
         return _bisect_tokens(self, need, max(length, 0) + 1)
@@ -667,7 +681,9 @@ def _guard_spans(f: Facts, stop: int, turn: int) -> list[tuple[int, int]]:
     """``protected_in_turn``'s members for the history ``messages[:stop]`` with current turn
     ``turn``, as sorted disjoint index runs (tool exchanges are runs: units_simple); computed
     once per call (several fast paths of a compare ask)."""
-    memo = _derived(f, "guard_spans", lambda f: {})
+    memo = f._derived.get("guard_spans")
+    if memo is None:
+        memo = f._derived["guard_spans"] = {}
     spans = memo.get((stop, turn))
     if spans is None:
         spans = memo[(stop, turn)] = _spans(f, stop, turn)
@@ -675,7 +691,7 @@ def _guard_spans(f: Facts, stop: int, turn: int) -> list[tuple[int, int]]:
 
 
 def _spans(f: Facts, stop: int, turn: int) -> list[tuple[int, int]]:
-    sh = _derived(f, "shape", _Shape)
+    sh = f._derived.get("shape") or _derived(f, "shape", _Shape)
     start = f.turn_start.get(turn, 0)
     if start > stop:
         start = stop
@@ -714,15 +730,17 @@ class _Candidates:
     def __init__(self, f: Facts, stop: int, turn: int, ns_tokens: list[int]) -> None:
         self.stop, self.turn = stop, turn
         count = f.ns_count
-        runs, a = [], 0
+        runs: list[tuple[int, int]] = []
+        a = m = 0
         for lo, hi in _guard_spans(f, stop, turn):
-            if lo > a:
-                runs.append((count[a], count[lo]))
+            if lo > a and (x := count[a]) < (y := count[lo]):
+                runs.append((x, y))
+                m += y - x
             a = hi
-        if stop > a:
-            runs.append((count[a], count[stop]))
-        self.f, self.runs, self.ns_tokens = f, [(x, y) for x, y in runs if x < y], ns_tokens
-        self.m = sum(y - x for x, y in self.runs)
+        if stop > a and (x := count[a]) < (y := count[stop]):
+            runs.append((x, y))
+            m += y - x
+        self.f, self.runs, self.ns_tokens, self.m = f, runs, ns_tokens, m
 
     def index(self, p: int) -> int:
         """The message index of ``seq[p]``."""
@@ -870,10 +888,12 @@ def fifo_candidates(f: Facts, stop: int, turn: int) -> _Candidates:
     """The candidates fifo drops from in the current turn, by their table sizes: made once per
     call and kept (not to be changed), as :func:`_guard_spans` is (a compare's summarize and
     clear_tool_uses,fifo ask at every call)."""
-    memo = _derived(f, "candidates", lambda f: {})
+    memo = f._derived.get("candidates")
+    if memo is None:
+        memo = f._derived["candidates"] = {}
     seq = memo.get((stop, turn))
     if seq is None:
-        seq = memo[(stop, turn)] = _Candidates(f, stop, turn, _derived(f, "ns_tokens", _ns_tokens))
+        seq = memo[(stop, turn)] = _Candidates(f, stop, turn, f._derived.get("ns_tokens") or _derived(f, "ns_tokens", _ns_tokens))
     return seq
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_left
-from itertools import compress, repeat
+from itertools import repeat
 from operator import is_not as _is_not, ne
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, Optional
@@ -34,7 +34,7 @@ from .base import BlockEdit
 from .clear_tool_uses import PLACEHOLDER as CLEARED
 from .common import count_text, view_cache
 from .incremental import (
-    Facts, _clear_values, _clearing, _prefix, _ClearedCandidates, _derived, _mask_values, _ResultSlots, _ToolUses, mask_cut, mask_key, summarize_cut, _fifo_cut, fifo_candidates, pruned_fifo_cut, pruned_strands_cut, fifo_in_turn_cut, observations_elided, _strands_cut, _trim_cut, _truncation, _window_messages_cut, _window_turns_span, thinking_limit,
+    Facts, _clear_sizes, _clearing, _prefix, _ClearedCandidates, _tool_uses, _derived, _mask_values, _ResultSlots, mask_cut, mask_key, summarize_cut, _fifo_cut, fifo_candidates, pruned_fifo_cut, pruned_strands_cut, fifo_in_turn_cut, observations_elided, _strands_cut, _trim_cut, _truncation, _window_messages_cut, _window_turns_span, thinking_limit,
     transform_run, truncated_facts, truncation_key,
 )
 from .params import SettingsBase as Settings
@@ -227,10 +227,10 @@ def _cleared(f: Facts, s: Settings, eligible: int, spans: list[tuple[int, int]],
     """clear_tool_uses clearing the results of the uses ``[0, eligible)`` outside the message
     ``spans``; None when a message keeps some of its results and loses others (planned)."""
     op = (None, _clear_all(f, s))
-    uses = _derived(f, "tool_uses", _ToolUses)
+    uses = _tool_uses(f)
     cover = [(0, stop)]
     if eligible < len(uses.call_msg):
-        values = _clear_values(f, s)
+        values = _clear_sizes(f, s).values
         b = uses.call_msg[eligible]
         cover = [(0, b)]
         cleared: dict[int, bool] = {}  # result message -> whether its results are cleared
@@ -286,7 +286,10 @@ def _clearing_layout(f: Facts, s: Settings, stop: int, turn: int, total: int) ->
     """``(freed, eligible, spans, cleared)``: :func:`.incremental._clearing` at this call and the
     layout of its clearing (:func:`_cleared`; ``()`` where it frees nothing), made once per call
     and kept: a compare lays out clear_tool_uses and clear_tool_uses,fifo, whose first stage is the same."""
-    memo = _derived(f, ("clearing_layouts", s.trigger, s.keep, s.clear_at_least, s.exclude_tools), lambda f: {})
+    key = ("clearing_layouts", s.trigger, s.keep, s.clear_at_least, s.exclude_tools)
+    memo = f._derived.get(key)
+    if memo is None:
+        memo = f._derived[key] = {}
     got = memo.get((stop, turn, total))
     if got is None:
         freed, eligible, spans = _clearing(f, s, stop, turn, total)
@@ -340,9 +343,10 @@ def _mask_tool_outputs(f: Facts, s: Settings, stop: int, turn: int, total: int) 
     return mask_layout(f, s, last) if freed else ()
 
 
-def mask_layout(f: Facts, s: Settings, last: int) -> Layout | None:
-    """The layout of a masking of the result slots ``[0, last]`` (what :func:`.incremental.mask_cut`
-    finds); None where the message of the last one would be a point that may re-send reasoning."""
+def _mask_reach(f: Facts, s: Settings, last: int) -> tuple[int, bool]:
+    """``(r, whole)``: a masking of the result slots ``[0, last]`` reaches message ``r`` (the last
+    one's), which it masks whole or not (some of its results kept, others masked); its transform's
+    run registered (for :class:`_OpArrays`)."""
     slots = _derived(f, "result_slots", _ResultSlots)
     values = _mask_values(f, s)
     messages = slots.messages
@@ -350,21 +354,41 @@ def mask_layout(f: Facts, s: Settings, last: int) -> Layout | None:
     j = last + 1
     while j < len(messages) and messages[j] == r and not values[j]:
         j += 1
-    key = "run:" + mask_key(s)
-    _derived(f, key, lambda f: _edited(f, [(m, k, t, v) for (m, k, t, v) in zip(messages, slots.blocks, slots.tokens, values) if v],
-                                       s.mask_placeholder, "mask_tool_outputs"))
-    if j == len(messages) or messages[j] != r:
-        return ((0, r + 1, (None, key[4:])),)
+    _mask_run(f, s)
+    return r, j == len(messages) or messages[j] != r
+
+
+def _mask_run(f: Facts, s: Settings) -> str:
+    """The transform key of mask_tool_outputs masking every result it may (its edits made as the
+    strategy makes them), registered for :class:`_OpArrays`."""
+    key = mask_key(s)
+
+    def make(f: Facts) -> SimpleNamespace:
+        slots, values = _derived(f, "result_slots", _ResultSlots), _mask_values(f, s)
+        return _edited(f, [(m, k, t, v) for (m, k, t, v) in zip(slots.messages, slots.blocks, slots.tokens, values) if v],
+                       s.mask_placeholder, "mask_tool_outputs")
+
+    _derived(f, "run:" + key, make)
+    return key
+
+
+def mask_layout(f: Facts, s: Settings, last: int) -> Layout | None:
+    """The layout of a masking of the result slots ``[0, last]`` (what :func:`.incremental.mask_cut`
+    finds); None where the message of the last one would be a point that may re-send reasoning."""
+    r, whole = _mask_reach(f, s, last)
+    if whole:
+        return ((0, r + 1, (None, mask_key(s))),)
+    slots, values = _derived(f, "result_slots", _ResultSlots), _mask_values(f, s)
     # message r keeps some of its results and loses others (a Claude Code user message answers
     # every call of one assistant message): the messages before it under the run's edit, r
     # itself as the one message it becomes
     if f.view.roles[r] == "assistant":
         return None  # (a message that may re-send reasoning is never a point: planned)
-    first = bisect_left(messages, r)
+    first = bisect_left(slots.messages, r)
     edits = [BlockEdit(slots.blocks[k], "clear", s.mask_placeholder, slots.tokens[k], slots.tokens[k] - values[k], by="mask_tool_outputs")
              for k in range(first, last + 1) if values[k]]
     point: Segment = (r, r + 1, ("point", message_key(r, edits), f.table.totals[r] - sum(values[first : last + 1])))
-    return ((0, r, (None, key[4:])), point) if r else (point,)
+    return ((0, r, (None, mask_key(s))), point) if r else (point,)
 
 
 def _edited(f: Facts, cleared: list[tuple[int, int, int, int]], text: str, by: str) -> SimpleNamespace:
@@ -453,22 +477,24 @@ class _OpArrays:
             self.reasoning = array("q", bytes(8 * (n + 1)))
         if type(keys) is range:  # every message sent: each is the next one sent from itself
             self.next_kept = array("q", range(n + 1))
-        else:  # (the C loops of compress and map: the per-message comprehension took ~1 ms an op at 10,000 messages)
-            self.next_kept = _first_at_or_after(list(compress(range(n), map(_is_not, keys, repeat(None)))), n)
+        else:  # (one byte per message from the C loop of map: the per-message comprehension took ~1 ms an op at 10,000 messages)
+            self.next_kept = _first_at_or_after(bytes(map(_is_not, keys, repeat(None))), n)
 
 
-def _first_at_or_after(marked: Sequence[int], n: int) -> array:
-    """Per index j in ``[0, n]``: the first of the sorted indices ``marked`` (all below ``n``) at
-    or after j, n where none is. Each run of unmarked indices is filled in one slice (the
-    per-index loop took ~0.1 s an op at 50,000 messages)."""
+def _first_at_or_after(flags: bytes, n: int) -> array:
+    """Per index j in ``[0, n]``: the first index at or after j whose flag is set (``flags``: one
+    byte, 0 or 1, per index below ``n``), n where none is. A set index is its own answer; each run
+    of unset ones is found by two byte searches and filled in one slice, so the loop runs once per
+    run, not per index (a loop over the set indices took ~1.5 ms an op at 10,000 messages; the
+    per-index loop ~0.1 s at 50,000)."""
     out = array("q", range(n + 1))
-    lo = 0  # the first index not filled yet
-    for m in marked:
-        if m > lo:
-            out[lo:m] = array("q", [m]) * (m - lo)
-        lo = m + 1
-    if n > lo:
-        out[lo:n] = array("q", [n]) * (n - lo)
+    lo = flags.find(0)  # the first unset index
+    while lo != -1:
+        hi = flags.find(1, lo)  # the next set one
+        if hi == -1:
+            hi = n
+        out[lo:hi] = array("q", [hi]) * (hi - lo)
+        lo = flags.find(0, hi) if hi < n else -1
     return out
 
 
@@ -586,7 +612,7 @@ class Layouts:
         if out is None:
             ka, kb = self.op(a).keys, self.op(b).keys
             n = self.n
-            out = _first_at_or_after(list(compress(range(n), map(ne, ka, kb))), n)
+            out = _first_at_or_after(bytes(map(ne, ka, kb)), n)
             self._pairs[(a, b)] = self._pairs[(b, a)] = out
         return out
 
@@ -705,6 +731,17 @@ def _observations_span(f: Facts, s: Settings, stop: int, turn: int, total: int) 
     return (o.positions[first], o.positions[end - 1] + 1) if end > first else (0, 0)
 
 
+def _mask_span(f: Facts, s: Settings, stop: int, turn: int, total: int) -> tuple[int, int] | None:
+    cut = mask_cut(f, s, stop, turn)
+    if cut is None:
+        return None
+    last, freed = cut
+    if not freed:
+        return 0, 0
+    r, whole = _mask_reach(f, s, last)
+    return (0, r + 1) if whole else None  # (a message masked in part: a point, or planned)
+
+
 def _span_lane(f: Facts, names: tuple[str, ...], s: Settings) -> tuple[Op, _SpanOf] | None:
     """``(op, span)`` of a stage whose layout is ``((lo, hi, op),)`` or ``()`` at every call
     (see :func:`span_cuts`; its transform run, as the layout function runs it), or None."""
@@ -727,6 +764,8 @@ def _span_lane(f: Facts, names: tuple[str, ...], s: Settings) -> tuple[Op, _Span
         key = truncation_key(s)
         transform_run(f, s, "truncate_results", key)
         return (None, key), lambda f, s, stop, turn, total: (0, stop)
+    if name == "mask_tool_outputs":
+        return (None, _mask_run(f, s)), _mask_span
     if name == "thinking_prune":
         key = f"thinking:{s.thinking_keep_turns}"
         transform_run(f, s, "thinking_prune", key)
@@ -742,7 +781,8 @@ def span_cuts(f: Facts, names: tuple[str, ...], settings: Settings, hidden: Sequ
     """``(drop, edit, spans)`` where pipeline ``names``' layout at every call treats one run of
     the history by one op (fifo, sliding_window, strands_sliding_window, trim_messages,
     tool_pruning, last_n_observations, truncate_results, thinking_prune; those :func:`layout_fn`
-    runs after truncate_results too, and tool_pruning before it): call k+1's layout sends the
+    runs after truncate_results too, and tool_pruning before it; mask_tool_outputs where it
+    masks every result of the messages it reaches): call k+1's layout sends the
     messages ``[lo, hi)`` of ``spans[k] == (lo, hi)`` under op ``drop`` (``(0, 0)``: none) and
     the rest of its history under op ``edit`` (what :func:`layout_fn`'s layout says, without
     building it: ``_drops(lo, hi)``, a transform's run, or its :func:`_under` the truncation).
