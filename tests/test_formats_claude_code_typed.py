@@ -137,10 +137,25 @@ def test_edge_lines_read_whole_equal_fed_line_by_line(tmp_path):
     # (json: orjson writes no integer beyond 64 bits)
     path.write_bytes(b"\n".join(e if isinstance(e, bytes) else json.dumps(e, separators=(",", ":")).encode() for e in EDGES) + b"\n")
     whole = _same(path)
-    assert whole.typed == 24  # the typed path took these; the rest went to the dict path
+    assert whole.typed == 23  # the typed path took these; the rest (a3's integers beyond 64 bits among them) went to the dict path
     assert whole.session.extra["resolved_models"] == ["claude-opus-4-8[1m]"]
     notes = [s.reason for s in whole.session.skipped]
     assert any(r.startswith("not valid JSON") for r in notes)
+
+
+@pytest.mark.parametrize("depth", [300, 900])
+def test_a_tool_input_orjson_does_not_write_takes_the_dict_path(tmp_path, depth):
+    """A tool call's input nested deeper than orjson writes (254) is the dict path's line, read
+    as it reads it (json_text), as deep as orjson parses it (1,024) less Python's own limit."""
+    deep = "1"
+    for _ in range(depth):
+        deep = '{"a":' + deep + "}"
+    lines = _chain(1) + [_line("assistant", "a1", "a0", message=_reply("m1", [{"type": "tool_use", "id": "c1", "name": "T", "input": {}}]))]
+    path = _write(tmp_path / "deep.jsonl", [*lines[:-1], json.dumps(lines[-1], separators=(",", ":")).replace('"input":{}', '"input":' + deep).encode()])
+    whole = _same(path)
+    assert whole.typed == 1  # a0; not a1
+    assert [len(m.content) for m in whole.session.messages] == [1, 1, 1]
+    assert whole.session.messages[2].tool_calls[0].arguments.count('{"a":') == depth
 
 
 def test_watched_fields_absent_typed(tmp_path):

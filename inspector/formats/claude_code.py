@@ -179,8 +179,13 @@ def _block(b: Any, k: int = 0) -> Block:
         return new_text(text if type(text) is str else str(text), rest)
     if t == "tool_use":
         call_id, name, args = b.get("id", ""), b.get("name", ""), b.get("input", {})
+        if type(args) is not str:  # (json_text, without its call for the usual object)
+            try:
+                args = _dumps(args).decode()
+            except TypeError:
+                args = json_text(args)
         # one string per tool name, not one per call
-        return new_tool_call(call_id if type(call_id) is str else str(call_id), intern(name if type(name) is str else str(name)), _arguments(args), {})
+        return new_tool_call(call_id if type(call_id) is str else str(call_id), intern(name if type(name) is str else str(name)), args, {})
     if t == "tool_result":
         call_id, content = b.get("tool_use_id", ""), b.get("content")
         result = content if type(content) is str else _result_content(content)
@@ -196,25 +201,16 @@ def _block(b: Any, k: int = 0) -> Block:
     return RawBlock(raw=b, text=raw_text(b))  # document, server_tool_use, web_search_tool_result, compaction...
 
 
-def _arguments(args: Any) -> str:
-    """A tool call's ``input`` as the call's arguments text (:func:`json_text`, without its call
-    for the usual object)."""
-    if type(args) is str:
-        return args
-    try:
-        return _dumps(args).decode()
-    except TypeError:
-        return json_text(args)
-
-
 def _typed_block(b: Any) -> Block:
     """A block of :mod:`.claude_code_typed` as the model block :func:`_block` makes of the same
-    JSON (raises orjson's error for a tool call's ``input`` orjson refuses)."""
+    JSON; TypeError (orjson's) for a tool call's ``input`` orjson does not write (an integer
+    beyond 64 bits, nesting deeper than orjson writes): :func:`_block` then takes the dict."""
     kind = type(b)
     if kind is typed.Text:
         return new_text(b.text, {})
     if kind is typed.ToolUse:
-        return new_tool_call(b.id, intern(b.name), _typed_arguments(b.input), {})
+        args = b.input
+        return new_tool_call(b.id, intern(b.name), args if type(args) is str else _dumps(args).decode(), {})
     if kind is typed.ToolResult:
         content = b.content
         if content is None:
@@ -227,29 +223,6 @@ def _typed_block(b: Any) -> Block:
     if kind is typed.Thinking:
         return ThinkingBlock(thinking=b.thinking, signature=b.signature)
     return ThinkingBlock(thinking=b.data, redacted=True)
-
-
-def _typed_arguments(args: Any) -> str:
-    """:func:`_arguments` of a typed tool call's ``input`` (msgspec's value: an integer beyond
-    64 bits, which orjson parses as a float, is made that float first)."""
-    if type(args) is str:
-        return args
-    try:
-        return _dumps(args).decode()
-    except TypeError:  # a big integer, or nesting orjson does not write
-        return _arguments(_as_orjson(args))
-
-
-def _as_orjson(value: Any) -> Any:
-    """A JSON value msgspec decoded as orjson decodes the same text: integers outside orjson's
-    range (-2**63 to 2**64 - 1) as floats."""
-    if type(value) is int:
-        return value if -(1 << 63) <= value < (1 << 64) else float(value)
-    if type(value) is list:
-        return [_as_orjson(v) for v in value]
-    if type(value) is dict:
-        return {k: _as_orjson(v) for k, v in value.items()}
-    return value
 
 
 def _typed_usage(usage: typed.Usage | None, model: str | None) -> Usage | None:
@@ -807,7 +780,10 @@ class ClaudeCodeStream:
                 except typed.REFUSED:
                     return False
             if type(content) is list:
-                blocks, form = list(map(_typed_block, content)), "blocks"
+                try:
+                    blocks, form = list(map(_typed_block, content)), "blocks"
+                except TypeError:  # (a tool call's input orjson does not write: the dict path's)
+                    return False
             elif content is None:
                 blocks, form = [], "null"
             else:
