@@ -13,8 +13,9 @@ a field of an unexpected type, a text block with fields the model keeps in ``ext
 take that path.
 
 A value the reader keeps as JSON (a tool call's ``input``) is msgspec's, which is orjson's but
-for an integer beyond 64 bits (msgspec keeps it exact, orjson makes it a float): the reader
-turns those into orjson's floats where it writes them (``claude_code._typed_arguments``). One
+for an integer beyond 64 bits (msgspec keeps it exact, orjson makes it a float): ``orjson.dumps``
+of such an input raises, as it does for nesting deeper than it writes, and the reader leaves the
+line to the dict path (``ClaudeCodeStream._take``). One
 difference is left: a number beyond a double's range (``1e400``) in a field the reader never
 reads is skipped by msgspec, while orjson refuses the whole line; such a line now loads.
 """
