@@ -153,6 +153,24 @@ pricing the calls and kept (``analysis/money.py``), 8 the fits and baselines kep
   ms, the entry's bookkeeping about 8, usage 2), Codex about 280.
 - **memory**: ``info`` on the four 10k files, peak unchanged (84 / 80 / 112 / 110 MB).
 
+2026-11-25, branches ccload13 and ccload13b (main and the branch alternated, 2 rounds each time):
+- **load**, Claude Code, CPU, median of 7: at load 2.6-2.7 (main f928703, the suite running
+  niced) 1.75-1.77x -> 1.62-1.63x (ratio of mins 1.75-1.83x -> 1.64-1.68x); at load 4.9-5.8
+  1.73-1.80x -> 1.59-1.61x. Not met. Two
+  changes: lines decoded by msgspec into typed structs that hold only what the reader reads,
+  its per-line questions (record type, field types, sidechain, API error, summary, usage
+  counts) answered by the types (``formats/claude_code_typed.py``; any other line takes the
+  dict path unchanged); a block's lines decoded in one ``decode_lines`` call where every line
+  is one object (``recordlines.feed_typed_records``). A message's blocks are built as its line
+  is taken: ccload13 built them when first read (1.55x load alone in a quiet run), but every
+  command reads every message's content after loading, and load with that read took
+  65.8-66.7 ms against main's 64.4-64.6; built at once, 10k load + every content read 67.1-67.7
+  -> 59.8-60.9 ms (-10-11 %, load 2.5 and 5.9). Codex unchanged (1.46-1.53x both). ``info`` CPU in fresh
+  processes (msgspec's import counted, bytecode cached alike): 10k 0.715 -> 0.697 s (-2.5 %,
+  load 5); 20 largest real Claude Code files (74 MB) 11.8 -> 12.0 s, within noise at load 6.7
+  (their load in process 284 -> 265-280 ms; all 212 files 1025-1181 -> 1012-1045 ms).
+- **memory**: ``info`` peak at 10k 94.6 -> 95.1 MB (msgspec), at 50k 253.8-256.1 -> 252.6-253.7 MB.
+
 Usage: python bench/bench_speed_load.py [--dir DIR] [--sizes 10000 50000] [--repeat 3] [--skip paint,count]
 """
 

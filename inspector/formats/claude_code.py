@@ -61,11 +61,13 @@ the same way; its ``parent_tool_use_id`` messages are sidechains.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from sys import intern
 from typing import Any
 
 import orjson
+from msgspec import UNSET
 from orjson import dumps as _dumps
 
 from ..model import (
@@ -87,16 +89,18 @@ from ..model import (
     Usage,
     new_message,
     new_source,
+    new_usage,
     new_text,
     new_tool_call,
     new_tool_result,
 )
 from ..safeio import read_line
+from . import claude_code_typed as typed
 from .base import Format, Probe, SessionFormatError, register
 from .discovery import Discovery, SessionDetails, count_needles, first_records
 from .rawtext import raw_text
 from .reading import ANTHROPIC, ModelTally, content_blocks, image_block
-from .recordlines import feed_records
+from .recordlines import feed_records, feed_typed_records
 from .records import FIELD_ERRORS, head_records, ignored, ignored_at, json_text, malformed, parse_line
 
 NAME = "claude_code"
@@ -124,6 +128,9 @@ BOOKKEEPING = frozenset(
     }
 )
 REWOUND = "abandoned branch (rewound)"
+#: ``system`` subtypes the reader reads more of than the subtype (the typed path leaves them to
+#: the dict path).
+_SYSTEM_READ = ("compact_boundary", "microcompact_boundary", "init")
 #: A response's recorded usage as :class:`~inspector.model.Usage` (``usage_from`` with Anthropic's keys).
 _usage = ANTHROPIC.usage
 #: Entry fields -> ``Session.extra`` keys, taken from the first entry that has each (as a string).
@@ -192,6 +199,55 @@ def _block(b: Any, k: int = 0) -> Block:
     if t == "image":
         return _image(b)
     return RawBlock(raw=b, text=raw_text(b))  # document, server_tool_use, web_search_tool_result, compaction...
+
+
+def _typed_block(b: Any) -> Block:
+    """A block of :mod:`.claude_code_typed` as the model block :func:`_block` makes of the same
+    JSON; TypeError (orjson's) for a tool call's ``input`` orjson does not write (an integer
+    beyond 64 bits, nesting deeper than orjson writes): :func:`_block` then takes the dict."""
+    kind = type(b)
+    if kind is typed.Text:
+        return new_text(b.text, {})
+    if kind is typed.ToolUse:
+        args = b.input
+        return new_tool_call(b.id, intern(b.name), args if type(args) is str else _dumps(args).decode(), {})
+    if kind is typed.ToolResult:
+        content = b.content
+        if content is None:
+            content = ""
+        elif type(content) is list:
+            content = [TextBlock(text=part.text) for part in content]
+        if b.is_error:
+            return new_tool_result(b.tool_use_id, content, {}, is_error=True)
+        return new_tool_result(b.tool_use_id, content, {})
+    if kind is typed.Thinking:
+        return ThinkingBlock(thinking=b.thinking, signature=b.signature)
+    return ThinkingBlock(thinking=b.data, redacted=True)
+
+
+def _typed_usage(usage: typed.Usage | None, model: str | None) -> Usage | None:
+    """:data:`_usage` of a typed usage (its counts checked by the decoder)."""
+    if usage is None:
+        return None
+    cache = usage.cache_creation
+    write, write_1h = usage.cache_creation_input_tokens, None if cache is None else cache.ephemeral_1h_input_tokens
+    if write_1h is not None and write_1h > (write or 0):
+        write_1h = None  # a part larger than its whole
+    speed = usage.speed
+    if speed is not None and not (type(speed) is str and speed != "standard" and len(speed) <= 32):
+        speed = None
+    return new_usage(usage.input_tokens, usage.output_tokens, usage.cache_read_input_tokens, write, write_1h, None, model, speed=speed)
+
+
+def _typed_extra(entry: typed.Stamped) -> dict[str, Any]:
+    """:func:`_entry_extra` of a typed entry (whose uuid the typed path requires)."""
+    if entry.timestamp is UNSET:
+        extra: dict[str, Any] = {"uuid": entry.uuid}
+    else:
+        extra = {"uuid": entry.uuid, "timestamp": entry.timestamp}
+    if entry.isMeta:
+        extra["isMeta"] = True
+    return extra
 
 
 def _answers_parallel_call(call: Message, results: Message, blocks: list[Block]) -> bool:
@@ -278,16 +334,17 @@ class _Conversation:
         self.pending_boundary = None
         return dropped
 
-    def add_assistant(self, entry: dict[str, Any], msg: dict[str, Any], blocks: list[Block], form: ContentForm, line_no: int) -> None:
-        """An assistant entry (``msg`` its ``message``, ``blocks`` its content), merged into the
-        response before it where Claude Code wrote one response over several lines."""
-        model = msg.get("model")
+    def add_assistant(self, entry: Any, extra_of: Callable[[Any], dict[str, Any]], usage_of: Callable[[Any, str | None], Usage | None],
+                      model: Any, raw_usage: Any, mid: Any, rid: Any, stop: Any, blocks: list[Block], form: ContentForm, line_no: int) -> None:
+        """An assistant entry (its message's ``model``, ``usage``, ``id`` and ``stop_reason``, its
+        ``requestId``; ``blocks`` its content), merged into the response before it where Claude
+        Code wrote one response over several lines. ``extra_of(entry)`` is the ``extra`` of a
+        message that starts there, ``usage_of(raw_usage, model)`` its :class:`Usage` (the entry
+        is a dict or a typed struct)."""
         if type(model) is str:  # one string per model, not one per call (20,000+ at 50k messages)
             model = recorded_model = intern(model)
         else:
             recorded_model, model = model, None
-        raw_usage = msg.get("usage")
-        mid, rid = msg.get("id"), entry.get("requestId")
         resent = False
         last = self.last_assistant
         if last is not None and mid:
@@ -298,16 +355,16 @@ class _Conversation:
                 # the response's next line repeats its usage (14,288 of 14,291 such lines in the
                 # real transcripts): the Usage it makes equals the one prev holds, and merges to it
                 if prev.usage is not built or raw_usage != built_raw or model != built_model:
-                    usage = _usage(raw_usage, model)
+                    usage = usage_of(raw_usage, model)
                     prev.usage = _merge_usage(prev.usage, usage)
                     self._built_usage = (raw_usage, model, usage)
                 prev.extra.setdefault("lines", [prev.source.line]).append(line_no)
                 if last < self.dirty:
                     self.dirty = last
                 return
-        usage = _usage(raw_usage, model)
+        usage = usage_of(raw_usage, model)
         self._built_usage = (raw_usage, model, usage)
-        extra = _entry_extra(entry)
+        extra = extra_of(entry)
         if mid is not None:
             extra["message_id"] = mid
             if mid and mid in self.before_boundary:  # a preserved copy: that call's usage is counted once
@@ -316,7 +373,6 @@ class _Conversation:
             extra["request_id"] = rid
         if recorded_model is not None:
             extra["model"] = recorded_model
-        stop = msg.get("stop_reason")
         if stop is not None:
             extra["stop_reason"] = stop
         messages = self.messages
@@ -329,9 +385,10 @@ class _Conversation:
         else:
             self._append(message)
 
-    def add_user(self, entry: dict[str, Any], blocks: list[Block], form: ContentForm, line_no: int) -> None:
-        """A user entry (``blocks`` its content); consecutive tool results merge into one message."""
-        summary = "isCompactSummary" in entry and bool(entry["isCompactSummary"])
+    def add_user(self, entry: Any, extra_of: Callable[[Any], dict[str, Any]], summary: bool, blocks: list[Block], form: ContentForm,
+                 line_no: int) -> None:
+        """A user entry (``blocks`` its content, ``summary`` its ``isCompactSummary``; ``extra_of``
+        as for :meth:`add_assistant`); consecutive tool results merge into one message."""
         joined = None  # the kind of harness text this message takes in (then not a person's words)
         messages = self.messages
         source = None
@@ -362,7 +419,7 @@ class _Conversation:
                 source = prev.source
                 del messages[-1]
                 self._touch(len(messages))
-        extra = _entry_extra(entry)
+        extra = extra_of(entry)
         if source is None:
             source = new_source(line_no, None, self.file)
         else:
@@ -376,7 +433,7 @@ class _Conversation:
         else:
             self._append(message, starts=summary)
 
-    def add_attachment(self, entry: dict[str, Any], text: str, line_no: int) -> None:
+    def add_attachment(self, entry: dict[str, Any] | typed.Attachment, text: str, line_no: int) -> None:
         """Attachment text the model is sent: a message of its own (``isMeta``, injected
         "attachment"), not part of the person's prompt before it; one right after other harness
         text (an attachment, an ``isMeta`` message) joins that message."""
@@ -552,6 +609,8 @@ class ClaudeCodeStream:
 
     # RecordStream protocol
     def feed(self, line: bytes, line_no: int) -> None:
+        if self._add_typed(line, line_no):
+            return
         entry = parse_line(line, line_no, self.session.skipped)
         if entry is not None:
             try:  # (add's work, without its call: once per line)
@@ -562,7 +621,8 @@ class ClaudeCodeStream:
     def read_file(self, path: Path) -> None:
         """Every entry of a whole file, as :meth:`feed` would take its lines (one loop: the
         per-line calls of feeding cost about a tenth of the parse)."""
-        feed_records(path, self._add, self.session.skipped, guard=FIELD_ERRORS, on_error=self._malformed_line)
+        feed_typed_records(path, typed.DECODER, typed.REFUSED, self._take, self._add, self.session.skipped, guard=FIELD_ERRORS,
+                           on_error=self._malformed_line)
 
     def take(self) -> tuple[int, list[Message]]:
         first = min(self._main.dirty, len(self.session.messages))
@@ -638,9 +698,11 @@ class ClaudeCodeStream:
                 else:
                     blocks, form = convert_blocks(content)
                 if rtype == "assistant":
-                    conv.add_assistant(entry, msg, blocks, form, line_no)
+                    conv.add_assistant(entry, _entry_extra, _usage, msg.get("model"), msg.get("usage"), msg.get("id"), entry.get("requestId"),
+                                       msg.get("stop_reason"), blocks, form, line_no)
                 else:
-                    conv.add_user(entry, blocks, form, line_no)
+                    conv.add_user(entry, _entry_extra, "isCompactSummary" in entry and bool(entry["isCompactSummary"]), blocks, form,
+                                  line_no)
                     if "toolUseResult" in entry and type(result := entry["toolUseResult"]) is dict and "resolvedModel" in result:
                         self._note_resolved_model(result["resolvedModel"])
         elif rtype == "attachment" and (text := attachment_text(entry.get("attachment"))):
@@ -668,6 +730,90 @@ class ClaudeCodeStream:
         if conv is main and uuid is not None:
             self._upto[uuid] = len(main.messages)
             self._leaf = uuid
+
+    def _add_typed(self, line: bytes, line_no: int) -> bool:
+        """:meth:`_take` of the line decoded by :mod:`.claude_code_typed` (False: not decoded)."""
+        try:
+            return self._take(typed.decode(line), line_no)
+        except typed.REFUSED:
+            return False
+
+    def _take(self, e: typed.Entry, line_no: int) -> bool:  # noqa: C901 (add's steps, in one place)
+        """A line of the session file decoded by :mod:`.claude_code_typed`, added as :meth:`add`
+        adds it, when it is a main-chain user, assistant or attachment entry or a
+        record skipped on purpose, with nothing else to decide: the structs answer in C what
+        :meth:`add` asks every line (record type, field types, a sidechain, an API error reply, a
+        compaction summary), and a message's blocks are built from the typed parts
+        (:func:`_typed_block`). False, with nothing changed, for any other line
+        (the first conversation entry, a field not seen yet, a duplicate uuid, a possible rewind,
+        a pending microcompact, a compaction, a shape the structs do not take): :meth:`add` then
+        takes its dict."""
+        uuid = e.uuid
+        if type(uuid) is not str:
+            if isinstance(e, typed.Stamped):  # (a message's extra: the dict path's, for an entry without a uuid)
+                return False
+            uuid = None
+        elif uuid in self._parent:
+            return False
+        for key in self._unseen_fields:  # (``_note_session_fields`` would read it)
+            if getattr(e, key) is not UNSET:
+                return False
+        if not self._sidechain_file and (e.isSidechain or e.parent_tool_use_id):
+            return False
+        parent = e.parentUuid or e.logicalParentUuid
+        kind = e.kind
+        main = self._main
+        if kind == "assistant" or kind == "user":
+            msg = e.message
+            content = msg.content
+            if not self._first_entry_seen or main.pending_micro is not None:
+                return False
+            if kind == "assistant":
+                if e.isApiErrorMessage or msg.model == "<synthetic>":
+                    return False
+            elif e.isCompactSummary or (parent is not None and parent != self._leaf and not e.isMeta
+                                        and (type(content) is not list or not any(type(b) is typed.ToolResult for b in content))):
+                return False  # (a summary; a person's prompt after an earlier entry: maybe a rewind)
+            else:
+                try:
+                    used = typed.use_result(e.toolUseResult)
+                except typed.REFUSED:
+                    return False
+            if type(content) is list:
+                try:
+                    blocks, form = list(map(_typed_block, content)), "blocks"
+                except TypeError:  # (a tool call's input orjson does not write: the dict path's)
+                    return False
+            elif content is None:
+                blocks, form = [], "null"
+            else:
+                blocks, form = ([new_text(content, {})] if content else []), "string"
+        elif kind == "attachment":
+            text = attachment_text(e.attachment)
+            if text and main.pending_micro is not None:
+                return False
+        elif kind == "system" and e.subtype in _SYSTEM_READ:
+            return False
+        self.recognised += 1
+        version = e.version
+        if version != self.session.agent_version and type(version) is str:
+            self.session.agent_version = version
+        if uuid is not None:
+            self._parent[uuid] = parent
+        if kind == "assistant":
+            main.add_assistant(e, _typed_extra, _typed_usage, msg.model, msg.usage, msg.id, e.requestId, msg.stop_reason, blocks, form, line_no)
+        elif kind == "user":
+            main.add_user(e, _typed_extra, False, blocks, form, line_no)
+            if used is not None and used.resolvedModel is not UNSET:  # (as add notes it)
+                self._note_resolved_model(used.resolvedModel)
+        elif kind == "attachment" and text:
+            main.add_attachment(e, text, line_no)
+        else:
+            self._skip_bookkeeping(e, kind, line_no, None)  # type: ignore[arg-type]
+        if uuid is not None:
+            self._upto[uuid] = len(main.messages)
+            self._leaf = uuid
+        return True
 
     def _note_unseen_start(self, parent: str | None) -> None:
         """``Session.extra[UNSEEN_START]``: the record the first conversation entry's chain starts
