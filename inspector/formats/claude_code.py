@@ -89,7 +89,6 @@ from ..model import (
     Usage,
     new_message,
     new_source,
-    new_usage,
     new_text,
     new_tool_call,
     new_tool_result,
@@ -99,7 +98,7 @@ from . import claude_code_typed as typed
 from .base import Format, Probe, SessionFormatError, register
 from .discovery import Discovery, SessionDetails, count_needles, first_records
 from .rawtext import raw_text
-from .reading import ANTHROPIC, ModelTally, content_blocks, image_block
+from .reading import ANTHROPIC, ModelTally, content_blocks, image_block, recorded_usage
 from .recordlines import feed_records, feed_typed_records
 from .records import FIELD_ERRORS, head_records, ignored, ignored_at, json_text, malformed, parse_line
 
@@ -230,13 +229,8 @@ def _typed_usage(usage: typed.Usage | None, model: str | None) -> Usage | None:
     if usage is None:
         return None
     cache = usage.cache_creation
-    write, write_1h = usage.cache_creation_input_tokens, None if cache is None else cache.ephemeral_1h_input_tokens
-    if write_1h is not None and write_1h > (write or 0):
-        write_1h = None  # a part larger than its whole
-    speed = usage.speed
-    if speed is not None and not (type(speed) is str and speed != "standard" and len(speed) <= 32):
-        speed = None
-    return new_usage(usage.input_tokens, usage.output_tokens, usage.cache_read_input_tokens, write, write_1h, None, model, speed=speed)
+    return recorded_usage(usage.input_tokens, usage.output_tokens, usage.cache_read_input_tokens, usage.cache_creation_input_tokens,
+                          None if cache is None else cache.ephemeral_1h_input_tokens, None, model, usage.speed)
 
 
 def _typed_extra(entry: typed.Stamped) -> dict[str, Any]:

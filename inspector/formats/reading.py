@@ -117,11 +117,23 @@ def _count(value: Any) -> int | None:
 _COUNT_NAMES = ("input", "output", "cache_read", "cache_write", "cache_write_1h", "reasoning")
 
 
+def recorded_usage(input: int | None, output: int | None, cache_read: int | None, cache_write: int | None,
+                   cache_write_1h: int | None, reasoning: int | None, model: str | None, speed: Any = None) -> Usage:
+    """The :class:`Usage` of counts read from a record (each a count or None): a one-hour write
+    larger than the whole write is dropped, and ``speed`` kept only where it is a speed other than
+    the standard one (a short word: Anthropic's "fast")."""
+    if cache_write_1h is not None and cache_write_1h > (cache_write or 0):
+        cache_write_1h = None  # a part larger than its whole
+    if speed is not None and not (type(speed) is str and speed != "standard" and len(speed) <= 32):
+        speed = None
+    return new_usage(input, output, cache_read, cache_write, cache_write_1h, reasoning, model, speed=speed)
+
+
 def _usage_reader(keys: UsageKeys) -> Callable[[Any, str | None], Usage | None]:
     """``(raw, model) -> Usage | None``: :func:`usage_from` for ``keys``. For each of the six
     counts (input, output, cache read, cache write, 1h write, reasoning), the first of its paths in
     ``keys`` that holds a count (:func:`_count`), else None; then the input made the uncached rest
-    where ``keys.input_includes_cache``, and a 1h write larger than the write dropped.
+    where ``keys.input_includes_cache``; then :func:`recorded_usage`.
 
     Generated once per :class:`UsageKeys` as straight-line code from the keys' own paths: readers
     call it once per model response, and a loop over the spellings and their paths cost about
@@ -148,16 +160,9 @@ def _usage_reader(keys: UsageKeys) -> Callable[[Any, str | None], Usage | None]:
                  "        input -= (cache_read or 0) + (cache_write or 0)",
                  "        if input < 0:  # more cached than the whole input: the record contradicts itself",
                  "            input = None"]
-    body += ["    if cache_write_1h is not None and cache_write_1h > (cache_write or 0):",
-             "        cache_write_1h = None  # a part larger than its whole"]
-    if keys.speed:  # a speed other than the standard one (a short word): Usage.speed
-        body += [f"    speed = get({keys.speed!r})",
-                 "    if speed is not None and not (type(speed) is str and speed != 'standard' and len(speed) <= 32):",
-                 "        speed = None",
-                 "    return new_usage(input, output, cache_read, cache_write, cache_write_1h, reasoning, model, speed=speed)"]
-    else:
-        body.append("    return new_usage(input, output, cache_read, cache_write, cache_write_1h, reasoning, model)")
-    scope: dict[str, Any] = {"_count": _count, "new_usage": new_usage}
+    speed = f"get({keys.speed!r})" if keys.speed else "None"
+    body.append(f"    return recorded_usage(input, output, cache_read, cache_write, cache_write_1h, reasoning, model, {speed})")
+    scope: dict[str, Any] = {"_count": _count, "recorded_usage": recorded_usage}
     exec("\n".join(body), scope)  # noqa: S102 (generated from the keys' own paths, repr-quoted)
     return scope["read_usage"]
 
