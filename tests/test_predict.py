@@ -244,3 +244,29 @@ def test_model_option_sets_the_window_in_info(capsys):
     assert (d["model"], d["window"]["tokens"], d["window"]["source"], d["tokenizer"]) == ("gpt-4o", 128_000, "genai-prices", "o200k_base (exact)")
     d = as_json(capsys, "info", path)
     assert (d["model"], d["window"]["tokens"], d["window"]["source"]) == ("claude-sonnet-4-5-20250929", 200_000, "Claude Code's 200K default")
+
+
+def test_the_first_call_takes_the_typical_of_its_own_model_not_the_sessions_most_used(tmp_path):
+    """Call 1 on Opus 4.6, calls 2-3 on Opus 4.7 (a /model switch): Session.model is the most used
+    (4.7), but the hidden prompt call 1 was sent is counted in 4.6's tokenizer: 18,200, not
+    25,200. Nor does call 1's figure change as a followed file's later calls tip the tally."""
+    import orjson
+
+    base = {"sessionId": "s", "version": "2.1.120", "timestamp": "2026-06-01T00:00:00Z"}
+    entries, parent = [], None
+    for k, model in enumerate(("claude-opus-4-6", "claude-opus-4-7", "claude-opus-4-7")):
+        usage = {"input_tokens": 5, "cache_read_input_tokens": 20_000 + k, "cache_creation_input_tokens": 10, "output_tokens": 4}
+        entries += [{**base, "type": "user", "uuid": f"u{k}", "parentUuid": parent, "message": {"role": "user", "content": f"q {k}"}},
+                    {**base, "type": "assistant", "uuid": f"a{k}", "parentUuid": f"u{k}", "requestId": f"r{k}",
+                     "message": {"role": "assistant", "id": f"m{k}", "model": model, "content": [{"type": "text", "text": "ok"}],
+                                 "usage": usage}}]
+        parent = f"a{k}"
+    path = tmp_path / "s.jsonl"
+    offsets = []
+    for upto in (2, 6):  # call 1 alone, then all three
+        path.write_bytes(b"\n".join(orjson.dumps(e) for e in entries[:upto]) + b"\n")
+        analysis = inspector.analyze(inspector.load(path), "cl100k_base")
+        first = predictions(analysis.view, analysis.table)[0]
+        offsets.append((first.fit.basis, first.fit.offset))
+    assert analysis.session.model == "claude-opus-4-7"
+    assert offsets == [("typical", 18_200)] * 2

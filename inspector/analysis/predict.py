@@ -236,7 +236,7 @@ def recorded_tokens(view: SessionView) -> list[int | None]:
 class _Fitter:
     """Walks the calls in order, fitting each from the calls before it."""
 
-    def __init__(self, session: Session, excess: dict[int, int] | None = None) -> None:
+    def __init__(self, session: Session, excess: dict[int, int] | None = None, model: str | None = None) -> None:
         self.excess = excess or {}  # per microcompact's context start: cleared_excess
         self.shift = 0  # the excess of the microcompacts since the latest recorded call
         self.context_start = 0
@@ -244,7 +244,8 @@ class _Fitter:
         self.first: tuple[int, int, int] | None = None  # the first recorded call of this context
         self.before: tuple[int, int, int] | None = None  # the first recorded call of the context before
         self.calls = 0
-        self.typical = stated_hidden(session) or typical_for(agent_of(session), agent_version_of(session), session_model(session))
+        # the typical is the first call's (``model``: its model; a session's most used model may be another)
+        self.typical = stated_hidden(session) or typical_for(agent_of(session), agent_version_of(session), model or session_model(session))
         self._fit: Fit | None = None  # the fit until the next enter() or record(): shared, it is frozen
         #: The file starts mid-session (:data:`UNSEEN_START`), and the calls are still in its first
         #: context: what a call there does not show includes the conversation before the file.
@@ -350,7 +351,7 @@ def _walked(view: SessionView, table: TokenTable, baselines: list[int] | None) -
     baselines = baseline_tokens(view, table) if baselines is None else baselines
     recorded = recorded_tokens(view)
     excess = cleared_excess(view, table, baselines, recorded)
-    fitter = _Fitter(view.session, excess)
+    fitter = _Fitter(view.session, excess, _first_call_model(view))
     for call, baseline, counted in zip(view.calls, baselines, recorded):
         if call.context_start != fitter.context_start:
             fitter.enter(call.context_start, continues_context(view.messages[call.context_start]))
@@ -359,9 +360,16 @@ def _walked(view: SessionView, table: TokenTable, baselines: list[int] | None) -
     return _Cache(baselines, recorded, fitter, excess)
 
 
+def _first_call_model(view: SessionView) -> str | None:
+    """The model the session's first call names (None: no call, or it names none): the one whose
+    tokenizer the typical first-call size is counted in. It does not change as a followed file grows."""
+    model = call_model(view.messages[view.calls[0].message_index]) if view.calls else None
+    return model if model and not model.startswith("<") else None  # (not Claude Code's "<synthetic>")
+
+
 def _fit_calls(view: SessionView, baselines: list[int], recorded: list[int | None],
                excess: dict[int, int]) -> list[CallPrediction]:
-    fitter = _Fitter(view.session, excess)
+    fitter = _Fitter(view.session, excess, _first_call_model(view))
     messages = view.messages
     model_of_session = session_model(view.session)
     out = []
