@@ -347,8 +347,8 @@ def priced_session(
     cancelled: Callable[[], bool] | None = None,
     main_rows: bool = True,
 ) -> tuple[Money, PricedChain | None]:
-    """:func:`session_money` and, with ``main_rows`` False, the main chain under a stateless
-    pipeline left as its columns (:class:`PricedChain`; its rows not in the :class:`Money`,
+    """:func:`session_money` and, with ``main_rows`` False, the main chain under a pipeline
+    left as its columns (a compacting one's summarisation calls stay rows) (:class:`PricedChain`; its rows not in the :class:`Money`,
     whose other rows are: :mod:`.money_sums` sums it without a row per call). The second item
     is None where every row is in the :class:`Money`."""
     stop = _stop_when(cancelled)

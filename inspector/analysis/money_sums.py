@@ -1,7 +1,7 @@
 """A compare row's money (:class:`.money.MoneyTotals`) summed from columns, not a row per call.
 
 ``compare`` prices 16 pipelines of every call; a row shows only sums. The main chain under a
-stateless pipeline is kept as columns (:class:`.money.PricedChain`) and simulated here as counts; its cost is summed
+pipeline (a compacting one's summarisation calls priced as rows beside it) is kept as columns (:class:`.money.PricedChain`) and simulated here as counts; its cost is summed
 per rate instead of per call: a plain usage's price is each unit's count times the unit's rate
 (the tier picked by the call's whole input, :class:`.prices.PlainRates`) over a million, so the
 calls that pay the same four rates add their counts and are priced once. Decimal products and
@@ -39,7 +39,7 @@ def session_money_totals(
     cancelled: Callable[[], bool] | None = None,
 ) -> MoneyTotals:
     """``money_totals(session_money(...))`` (same arguments), the main chain summed from its
-    columns where the pipeline is stateless."""
+    columns (a compacting pipeline's summarisation calls as rows)."""
     money, main = priced_session(view, table, pipeline, settings, options, replay=replay, cancelled=cancelled,
                                  main_rows=False)
     rest = money_totals(money)
