@@ -406,6 +406,10 @@ STATED_HIDDEN = "stated_hidden_tokens"
 #: longer session), so its first call was also sent a conversation the file does not hold.
 UNSEEN_START = "unseen_start_parent"
 
+#: ``Message.extra`` key: this system message is part of the history a later recorded compaction
+#: replaces, not sent after it (Codex's developer messages; :func:`inspector.units.sent_across_starts`).
+REPLACED_BY_COMPACTION = "replaced_by_compaction"
+
 #: ``Session.extra`` key: ``{model id: window}``, the context window the agent itself recorded for
 #: each model it ran (Claude Code's stream-json ``result`` record: ``modelUsage.<id>.contextWindow``).
 MODEL_WINDOWS = "model_windows"

@@ -33,7 +33,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 
-from .model import Message, Session, ToolCallBlock, ToolResultBlock
+from .model import REPLACED_BY_COMPACTION, Message, Session, ToolCallBlock, ToolResultBlock
 
 
 class UnitKind(str, Enum):
@@ -278,6 +278,22 @@ class SessionView:
         if not 1 <= number <= len(self.calls):
             raise ValueError(f"model call {number} out of range: the session has {len(self.calls)} calls")
         return self.calls[number - 1]
+
+
+def sent_across_starts(view: SessionView) -> list[int]:
+    """Indices of the messages a call after a later context start (a recorded compaction) is
+    still sent although they come before it: the system messages, except those the reader marks
+    ``extra[REPLACED_BY_COMPACTION]`` (Codex's developer messages: Codex sends its ``session_meta``
+    instructions apart from the history, and after a compaction only the developer messages the
+    new history holds). Built once per view; the one rule every count of a call's
+    input, prediction, price and plan uses."""
+    kept = view.__dict__.get("_sent_across_starts")
+    if kept is None:
+        messages = view.messages
+        kept = view.__dict__["_sent_across_starts"] = [
+            i for i, role in enumerate(view.roles) if role == "system" and not messages[i].extra.get(REPLACED_BY_COMPACTION)
+        ]
+    return kept
 
 
 def build_view(session: Session) -> SessionView:

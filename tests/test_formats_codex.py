@@ -8,13 +8,15 @@ from pathlib import Path
 import pytest
 
 import inspector
+from inspector.analysis.context import system_prefix, visible_input
+from inspector.analysis.money import baseline_until
 from inspector.follow import Follower
 from inspector.formats import SessionFormatError, load
 from inspector.formats import builtin  # noqa: F401  (registers every format)
 from inspector.formats.base import FORMATS, Probe
 from inspector.formats.codex import CodexStream
-from inspector.model import ThinkingBlock, ToolCallBlock
-from inspector.units import build_view
+from inspector.model import Message, Session, TextBlock, ThinkingBlock, ToolCallBlock
+from inspector.units import build_view, sent_across_starts
 
 FIX = Path(__file__).parent / "fixtures" / "real" / "codex"
 ROLLOUT = FIX / "rollout-2026-02-11T14-05-00-0195a3c2-7b1e-7f40-9d2a-41c8e07b5a19.jsonl"
@@ -292,25 +294,28 @@ ANSWER = '"type":"response_item","payload":{"type":"message","role":"assistant",
 
 def test_replacement_history_is_the_context_after_a_compaction(tmp_path):
     """Codex 0.100+ (shape of the 0.145 rollouts): the replacement history is what the model is
-    sent; its compaction item is the one summary; the developer message it repeats is not
-    counted twice (Codex sends it once, from the new history)."""
+    sent, the developer message it repeats among it; its compaction item is the one summary. The
+    developer message before the compaction is no longer sent (Codex replaced the history that
+    held it): only the session_meta instructions stay, so the message is counted once, from the
+    new history."""
     session = load(_lines(tmp_path, META, DEV, ASK, CALL, USAGE % 900, OUT, COMPACTED, ANSWER, USAGE % 400))
     assert [(m.role, m.source.line, m.source.json_path) for m in session.messages] == [
         ("system", 1, None), ("system", 2, None), ("user", 3, None), ("assistant", 4, None), ("tool", 6, None),
-        ("user", 7, "$.payload.replacement_history[1]"), ("user", 7, "$.payload.replacement_history[2]"),
-        ("assistant", 8, None),
+        ("system", 7, "$.payload.replacement_history[0]"), ("user", 7, "$.payload.replacement_history[1]"),
+        ("user", 7, "$.payload.replacement_history[2]"), ("assistant", 8, None),
     ]  # fmt: skip
-    assert ("line 7, $.payload.replacement_history[0]", "replacement_history system message already sent (counted at its first place)") in [
-        (s.where, s.reason) for s in session.skipped
-    ]
     view = build_view(session)
     assert [(u.kind.value, u.indices) for u in view.units] == [
         ("system", (0,)), ("system", (1,)), ("user", (2,)), ("tool_exchange", (3, 4)),
-        ("user", (5,)), ("summary", (6,)), ("assistant", (7,)),
+        ("system", (5,)), ("user", (6,)), ("summary", (7,)), ("assistant", (8,)),
     ]  # fmt: skip
-    assert [(c.message_index, c.context_start) for c in view.calls] == [(3, 0), (7, 5)]
+    assert [(c.message_index, c.context_start) for c in view.calls] == [(3, 0), (8, 5)]
+    assert sent_across_starts(view) == [0]  # the session_meta instructions
     plan = inspector.plan(session)
-    assert [i for i, s in enumerate(plan.status) if s.value != "kept"] == [2, 3, 4]  # before the compaction only
+    assert [i for i, s in enumerate(plan.status) if s.value != "kept"] == [1, 2, 3, 4]  # before the compaction only
+    analysis = inspector.analyze(session)
+    tokens = analysis.table.totals
+    assert visible_input(analysis.view, analysis.table)[1] == analysis.table.overhead + tokens[0] + sum(tokens[5:8])
 
 
 COMPACTED_USERS = (
@@ -320,35 +325,51 @@ COMPACTED_USERS = (
 )
 ENV = '"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"<environment_context><cwd>/w</cwd></environment_context>"}]}'
 NEXT = '"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"Merge them"}]}'
+REVISED_DEV = '"type":"response_item","payload":{"type":"message","role":"developer","content":[{"type":"input_text","text":"<permissions instructions>sandboxed, network on</permissions instructions>"}]}'
 OTHER_DEV = '"type":"response_item","payload":{"type":"message","role":"developer","content":[{"type":"input_text","text":"<collaboration_mode>plan</collaboration_mode>"}]}'
 
 
-def test_developer_message_inserted_again_after_a_compaction_is_counted_once(tmp_path):
+def test_developer_messages_before_a_compaction_are_not_sent_after_it(tmp_path):
     """Codex 0.137-0.142 (shape of the public planetfall and agentv rollouts): a compaction whose
     replacement history holds only user messages, then, at the next turn, the initial context
-    written again (the permissions instructions, the environment context) before the prompt. The
-    permissions instructions are already counted as a system message before the compaction, so
-    the copy is skipped: the calls after the compaction count them once (they had counted them
-    twice, +7,364 tokens, +16 % signed median on the first call after each compaction). A developer
-    message with new text is counted, and so is one after the next model response."""
-    session = load(_lines(tmp_path, META, DEV, ASK, ANSWER, USAGE % 900, COMPACTED_USERS, DEV, ENV, OTHER_DEV, NEXT, ANSWER, USAGE % 400, DEV, NEXT, ANSWER, USAGE % 500))
+    written again (the permissions instructions, here revised, the environment context) before
+    the prompt. Codex sends after the compaction its session_meta instructions and the new
+    history: the developer message before the compaction is not counted (it had been, beside its
+    revised copy: +19.6 to +29.5 % on such first calls after a compaction), the new one is, and
+    so is one after the next model response. Every count of a call's input agrees: the visible
+    input, the next call's baseline, the plan before any strategy, the no-strategy price."""
+    session = load(_lines(tmp_path, META, DEV, ASK, ANSWER, USAGE % 900, COMPACTED_USERS, REVISED_DEV, ENV, OTHER_DEV, NEXT, ANSWER, USAGE % 400, DEV, NEXT, ANSWER, USAGE % 500))
     assert [(m.role, m.source.line, m.source.json_path) for m in session.messages] == [
         ("system", 1, None), ("system", 2, None), ("user", 3, None), ("assistant", 4, None),
         ("user", 6, "$.payload.replacement_history[0]"), ("user", 6, "$.payload.replacement_history[1]"),
-        ("user", 8, None), ("system", 9, None), ("user", 10, None), ("assistant", 11, None),
+        ("system", 7, None), ("user", 8, None), ("system", 9, None), ("user", 10, None), ("assistant", 11, None),
         ("system", 13, None), ("user", 14, None), ("assistant", 15, None),
     ]  # fmt: skip
-    assert [(s.where, s.reason) for s in session.skipped if "inserted again" in s.reason] == [
-        ("line 7", "developer message inserted again after a compaction, already sent (counted at its first place)"),
-    ]
     view = build_view(session)
-    assert [(c.message_index, c.context_start) for c in view.calls] == [(3, 0), (9, 4), (12, 4)]
+    assert [(c.message_index, c.context_start) for c in view.calls] == [(3, 0), (10, 4), (13, 4)]
+    assert sent_across_starts(view) == [0]
     analysis = inspector.analyze(session)
-    from inspector.analysis.context import visible_input
+    table = analysis.table
+    tokens = table.totals
+    sent_after = table.overhead + tokens[0] + sum(tokens[4:10])
+    assert visible_input(analysis.view, table)[1] == sent_after  # the revised permissions only
+    assert system_prefix(analysis.view, table)[4] == tokens[0]
+    assert baseline_until(analysis.view, table, 4, 10) == sent_after
+    plan = inspector.plan(session, at_call=2)
+    assert [i for i, s in enumerate(plan.status) if s.value != "kept"] == [1, 2, 3]
+    assert sum(plan.tokens_after_of) == sent_after - table.overhead
 
-    tokens = analysis.table.totals
-    sent_after = analysis.table.overhead + tokens[0] + tokens[1] + sum(tokens[4:9])
-    assert visible_input(analysis.view, analysis.table)[1] == sent_after  # the permissions once
+
+def test_system_messages_of_other_formats_stay_across_a_compaction():
+    """Only a reader's mark takes a system message out of the calls after a compaction: another
+    format's system messages (a summary context in a Chat Completions file) all stay sent."""
+    session = Session(format="openai_chat", messages=[
+        Message(index=0, role="system", content=[TextBlock(text="You are helpful.")]),
+        Message(index=1, role="user", content=[TextBlock(text="hi")]),
+        Message(index=2, role="system", content=[TextBlock(text="Be brief.")]),
+        Message(index=3, role="user", content=[TextBlock(text="Summary: greeted")], starts_context=True),
+    ])  # fmt: skip
+    assert sent_across_starts(build_view(session)) == [0, 2]
 
 
 def test_developer_message_while_a_call_runs_goes_after_its_output(tmp_path):
@@ -399,10 +420,11 @@ def test_a_reply_the_replacement_history_sends_again_is_not_a_model_call(tmp_pat
         '{"type":"message","role":"assistant","content":[{"type":"output_text","text":"3 PRs are open."}]},{"type":"compaction"')
     session = load(_lines(tmp_path, META, DEV, ASK, CALL, USAGE % 900, OUT, kept_reply, ANSWER, USAGE % 400))
     assert [(m.role, m.resent, m.source.json_path) for m in session.messages[5:]] == [
+        ("system", False, "$.payload.replacement_history[0]"),
         ("user", False, "$.payload.replacement_history[1]"), ("assistant", True, "$.payload.replacement_history[2]"),
         ("user", False, "$.payload.replacement_history[3]"), ("assistant", False, None),
     ]  # fmt: skip
-    assert [(c.message_index, c.context_start) for c in build_view(session).calls] == [(3, 0), (8, 5)]
+    assert [(c.message_index, c.context_start) for c in build_view(session).calls] == [(3, 0), (9, 5)]
 
 
 DESKTOP = FIX / "entire_codex0.128_desktop_dynamic_tools.jsonl"

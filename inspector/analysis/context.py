@@ -1,8 +1,9 @@
 """The input tokens a model call is sent, before any strategy: the one formula every view uses.
 
 A call made after message ``stop - 1`` is sent the system messages before the last compaction
-recorded before it (``start``), every message from ``start`` to ``stop``, and the request
-overhead (tool definitions, reply priming). Prefix sums make it O(1) per call.
+recorded before it (``start``) that a compaction does not replace
+(:func:`~inspector.units.sent_across_starts`), every message from ``start`` to ``stop``, and the
+request overhead (tool definitions, reply priming). Prefix sums make it O(1) per call.
 :func:`visible_input` gives it for every recorded model call, :func:`next_call` for the call
 the agent would make next (after the whole session).
 """
@@ -12,13 +13,32 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..tokens import TokenTable
-from ..units import SessionView
+from ..units import SessionView, sent_across_starts
 from .memo import kept, kept_list
 
 
 def system_prefix(view: SessionView, table: TokenTable) -> list[int]:
-    """``out[i]``: tokens of the system messages among ``messages[:i]``."""
+    """``out[i]``: tokens of the messages among ``messages[:i]`` a call after a context start at
+    ``i`` is still sent (its system messages: :func:`~inspector.units.sent_across_starts`)."""
     return list(_kept_system_prefix(view, table))
+
+
+def system_prefix_at(view: SessionView, table: TokenTable, start: int) -> int:
+    """``system_prefix(view, table)[start]`` without the copy: what a call after a context start
+    at ``start`` is still sent of the messages before it."""
+    return _kept_system_prefix(view, table)[start]
+
+
+def leading_system_tokens(view: SessionView, table: TokenTable, stop: int) -> int:
+    """Tokens of the system messages the session starts with, among ``messages[:stop]``, that
+    every call after a context start is still sent: what requests on both sides of a
+    compaction begin with."""
+    total = 0
+    for position, i in enumerate(sent_across_starts(view)):
+        if i != position or i >= stop:
+            break
+        total += table.totals[i]
+    return total
 
 
 def _kept_system_prefix(view: SessionView, table: TokenTable) -> list[int]:
@@ -26,10 +46,13 @@ def _kept_system_prefix(view: SessionView, table: TokenTable) -> list[int]:
 
 
 def _system_prefix(view: SessionView, table: TokenTable) -> list[int]:
+    sent = bytearray(len(view))
+    for i in sent_across_starts(view):
+        sent[i] = 1
     out = [0] * (len(view) + 1)
     running = 0
-    for i, (role, tokens) in enumerate(zip(view.roles, table.totals)):
-        if role == "system":
+    for i, (is_sent, tokens) in enumerate(zip(sent, table.totals)):
+        if is_sent:
             running += tokens
         out[i + 1] = running
     return out
@@ -76,4 +99,4 @@ def recorded_input(view: SessionView, call: int | None) -> int | None:
     return usage.context_tokens if usage is not None else None
 
 
-__all__ = ["NextCall", "next_call", "recorded_input", "system_prefix", "visible_input"]
+__all__ = ["NextCall", "leading_system_tokens", "next_call", "recorded_input", "system_prefix", "system_prefix_at", "visible_input"]

@@ -34,6 +34,7 @@ from ..tokens import TokenTable, count_session
 from ..units import SessionView, build_view
 from .cache import (ANTHROPIC_TTL_1H, CachePolicy, CacheSplit, call_clock, entry_lifetimes, marks_breakpoints, policy_for, resimulate,
                     simulate_on, split_call)
+from .context import leading_system_tokens, system_prefix_at
 from .session_facts import call_model as _message_model
 from .session_facts import continues_context, session_model
 from .predict import predictions
@@ -295,16 +296,11 @@ def baseline_until(view: SessionView, table: TokenTable, start: int, stop: int) 
 
 
 def _system_tokens_before(view: SessionView, table: TokenTable, stop: int) -> int:
-    return sum(table.totals[i] for i in range(stop) if view.roles[i] == "system")
+    return system_prefix_at(view, table, stop)
 
 
 def _leading_system_tokens(view: SessionView, table: TokenTable, stop: int) -> int:
-    total = 0
-    for i in range(stop):
-        if view.roles[i] != "system":
-            break
-        total += table.totals[i]
-    return total
+    return leading_system_tokens(view, table, stop)
 
 
 # -- money -----------------------------------------------------------------------------------

@@ -43,6 +43,7 @@ from ..tokens import TokenTable
 from ..tokens.models import tokenizer_for
 from ..units import SessionView
 from .baseline import baseline_tokens, next_resent_reasoning, resent_reasoning
+from .context import system_prefix_at
 from .memo import kept, kept_list
 from .session_facts import agent_of, agent_version_of, call_model, continues_context, session_model
 
@@ -463,9 +464,7 @@ def _latest_model(view: SessionView) -> str | None:
 
 def _next_baseline(view: SessionView, table: TokenTable, context_start: int) -> int:
     """The next call's baseline, as the calls' own: what the file shows plus the reasoning it re-sends."""
-    roles = view.roles
-    system = sum(t for i, t in enumerate(table.totals[:context_start]) if roles[i] == "system")
-    visible = table.overhead + system + table.range_total(context_start, len(view))
+    visible = table.overhead + system_prefix_at(view, table, context_start) + table.range_total(context_start, len(view))
     return visible + next_resent_reasoning(view, table, context_start)
 
 

@@ -221,15 +221,18 @@ def call_rows(analysis: Analysis, sid: str, costs: dict[int, float | None] | Non
 def unit_rows(analysis: Analysis, sid: str) -> list[dict[str, Any]]:
     """One row per unit, with the calls whose input held it: a unit is in a call's input when it
     comes before the call's message and after the call's last recorded compaction (system units
-    stay across compactions)."""
+    stay across compactions, except those a compaction replaces: :func:`~inspector.units.sent_across_starts`)."""
     view, totals = analysis.view, analysis.table.totals
     call_positions = [c.message_index for c in view.calls]
     starts = [c.context_start for c in view.calls]  # non-decreasing: compactions only move forward
+    from ..units import sent_across_starts
+
+    carried = set(sent_across_starts(view))
     rows = []
     for unit in view.units:
         first = unit.indices[0]
         seen_from = bisect.bisect_right(call_positions, first)  # first call after the unit
-        if unit.kind.value == "system":
+        if unit.kind.value == "system" and first in carried:
             seen_to = len(call_positions)
         else:
             seen_to = bisect.bisect_right(starts, first)  # calls whose context starts at or before it

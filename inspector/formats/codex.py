@@ -46,13 +46,14 @@ Every line is ``{"timestamp", "type", "payload"}``. How the records become a Ses
   from then on), added as messages, the first one with ``starts_context=True`` and
   ``is_summary=False`` (it is the user's first retained prompt or an injected developer
   message, not a summary); the ``compaction`` item inside it (remote compaction) is the summary,
-  ``is_summary=True`` without starting the context again. Developer messages it repeats that
-  are already read as system messages are not added twice (the inspector keeps system messages
-  before a compaction). Nor is one Codex writes again after the compaction, before the next
-  model response (0.137+: the initial context inserted again at the next turn, the permissions
-  instructions among it), when its text is a system message already counted. Older files: its
-  ``message`` summary as a user message with ``starts_context=True``. Earlier messages stay
-  visible as no longer sent.
+  ``is_summary=True`` without starting the context again. Older files: its ``message`` summary
+  as a user message with ``starts_context=True``. Earlier messages stay visible as no longer
+  sent, the developer messages among them too: every system message read from the history
+  (developer messages, ``additional_tools``) is marked ``extra["replaced_by_compaction"]``
+  (:func:`inspector.units.sent_across_starts`), since Codex sends after a compaction only its
+  ``session_meta`` instructions (the request's ``instructions``) and what the new history holds:
+  the developer messages its replacement history repeats (0.140+), or the initial context Codex
+  writes again at the next turn (0.137+), possibly revised (a changed skills list).
 - Sub-agents (0.145 multi-agent): ``event_msg/sub_agent_activity`` names each spawned thread
   (``agent_thread_id``, ``agent_path``); the sub-agent's own rollout
   (``rollout-<time>-<thread id>.jsonl`` in the same day directory, or another day of the month) is
@@ -78,7 +79,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ..model import Block, Message, RawBlock, Session, Skipped, SourceRef, TextBlock, ToolDefinition, Usage, new_source
+from ..model import REPLACED_BY_COMPACTION, Block, Message, RawBlock, Session, Skipped, SourceRef, TextBlock, ToolDefinition, Usage, new_source
 from .base import Format, Probe, SessionFormatError, register
 from .codex_lineage import lineage, own_session_meta, prefix_lines
 from .discovery import Candidate, Discovery, SessionDetails, count_needles, first_records, walk
@@ -150,9 +151,6 @@ class CodexStream:
         #: parent's history it inherited (None once its own records begin, or when it has none).
         self._own_from: int | None = None
         self._inherited_from = 0  # first message of the inherited history not yet marked
-        #: After a compaction until the next model response: the texts of the system messages
-        #: already counted, which a developer message Codex inserts again is not counted twice.
-        self._counted_system: set[str] | None = None
 
     def feed(self, line: bytes, line_no: int) -> None:
         record = parse_line(line, line_no, self.session.skipped)
@@ -178,8 +176,6 @@ class CodexStream:
             return
         try:
             if rtype == "response_item" and (t := payload.get("type")) != "agent_message":  # most records
-                if self._counted_system is not None and self._inserted_again(payload, t, source):
-                    return
                 items = self._items
                 try:  # (ItemReader.add's work, without its two calls: once per line)
                     handler = ITEM_HANDLERS.get(t)
@@ -187,6 +183,8 @@ class CodexStream:
                 except FIELD_ERRORS as exc:
                     items.malformed(payload, source, exc)
                     msg = None
+                if msg is not None and msg.role == "system":
+                    msg.extra[REPLACED_BY_COMPACTION] = True
                 if self._pending is not None:
                     self._attach_pending(msg)
             elif rtype == "event_msg":  # (a third to half of a real rollout's records)
@@ -364,37 +362,17 @@ class CodexStream:
             if isinstance(history, list) and history:  # the user's own messages, not a summary
                 start.is_summary = False
         self._usage_from = len(self.session.messages)
-        self._counted_system = {m.text for m in self.session.messages if m.role == "system"}
-
-    def _inserted_again(self, payload: dict[str, Any], t: Any, source: SourceRef) -> bool:
-        """Whether ``payload`` is a developer message Codex inserts again after a compaction
-        (0.137+ writes its initial context, the permissions instructions among them, after the
-        replacement history at the next turn) whose text a system message already counted holds:
-        skipped, like the same message in the replacement history. The window ends at the first
-        item that is not a developer, system or user message (the next model response)."""
-        role = payload.get("role")
-        if (t != "message" and t is not None) or role not in ("developer", "system", "user"):
-            self._counted_system = None
-            return False
-        if role != "user" and _item_text(payload) in self._counted_system:  # type: ignore[operator]
-            self.session.skipped.append(ignored(source, "developer message inserted again after a compaction, already sent (counted at its first place)"))
-            return True
-        return False
 
     def _replacement(self, history: list[Any], source: SourceRef) -> None:
-        """The context Codex sends from now on, item by item. Its ``compaction`` item (remote
-        compaction) is the summary inside it, not a new start. A developer message identical to
-        a system message already read is sent once in truth (Codex replaced the history that
-        held it), and the inspector keeps system messages before a compaction, so it is not
-        added twice."""
-        sent = {m.text for m in self.session.messages if m.role == "system"}
+        """The context Codex sends from now on, item by item, its developer messages too (the
+        ones before the compaction are no longer sent). Its ``compaction`` item (remote
+        compaction) is the summary inside it, not a new start."""
         first = len(self.session.messages)
         for k, item in enumerate(history):
             ref = SourceRef(line=source.line, json_path=f"$.payload.replacement_history[{k}]")
-            if isinstance(item, dict) and item.get("role") in ("developer", "system") and _item_text(item) in sent:
-                self.session.skipped.append(ignored(ref, "replacement_history system message already sent (counted at its first place)"))
-                continue
             msg = self._items.add(item, ref)
+            if msg is not None and msg.role == "system":  # replaced by the next compaction in turn
+                msg.extra[REPLACED_BY_COMPACTION] = True
             if msg is not None and msg.extra.get("item_type") == "compaction":
                 msg.starts_context = False
                 msg.is_summary = True
@@ -417,15 +395,6 @@ def _inter_agent_item(payload: dict[str, Any]) -> dict[str, Any]:
     else:
         item["content"] = [{"type": "input_text", "text": payload.get("content") if isinstance(payload.get("content"), str) else ""}]
     return item
-
-
-def _item_text(item: dict[str, Any]) -> str:
-    """The text a message item is read as (its text parts joined as ``Message.text`` joins them)."""
-    content = item.get("content")
-    if isinstance(content, str):
-        return content
-    parts = content if isinstance(content, list) else []
-    return "\n".join(p["text"] for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str))
 
 
 def read(path: Path) -> Session:

@@ -7,11 +7,12 @@ objects; each strategy module registers itself, with the parameters it declares,
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..tokens import TokenTable
-from ..units import ModelCall, SessionView
+from ..units import ModelCall, SessionView, sent_across_starts
 from . import params as _params
 from .base import Plan, Reason, StageTotal, Status, Working, gc_paused
 from .params import Param, SettingsBase
@@ -122,8 +123,8 @@ def start(
         live = bytearray(b"\x01") * stop
         running = table.overhead + not_in_file + table.prefix[stop]
     else:
-        roles = view.roles
-        order = [i for i in range(context_start) if roles[i] == "system"]
+        kept = sent_across_starts(view)
+        order = kept[:bisect_left(kept, context_start)]
         order.extend(range(context_start, stop))
         live = bytearray(stop)
         for i in order:
