@@ -96,14 +96,21 @@ def test_the_lane_equals_the_general_step_and_the_simulation(session):
     if not view.calls:
         return
     for params in FOLDING:
-        s = Settings(**params)
-        assert folds(view, ("compact",), s)
-        calls, _, _ = _checked(view, table, params)
-        with mock.patch.object(compaction, "_sizes", lambda *args: None):
-            assert calls == compaction.replay_compacting(view, table, ("compact",), s, hidden_per_call(view, table)), params
-        with mock.patch.object(compaction, "folds", return_value=False):
-            general = replay(view, table, ("compact",), s, shared=True)
-        assert replay(view, table, ("compact",), s, shared=True).calls == general.calls, params
+        assert folds(view, ("compact",), Settings(**params))
+        assert_the_lane_equals_the_general_step(view, table, params)
+
+
+def assert_the_lane_equals_the_general_step(view, table, params) -> None:
+    """Under ``params``: every compaction the lane answers equals the general step
+    (:func:`_checked`); the replay equals the step-by-step simulation; the shared replay equals
+    the general path's (the lane off)."""
+    s = Settings(**params)
+    calls, _, _ = _checked(view, table, params)
+    with mock.patch.object(compaction, "_sizes", lambda *args: None):
+        assert calls == compaction.replay_compacting(view, table, ("compact",), s, hidden_per_call(view, table)), params
+    with mock.patch.object(compaction, "folds", return_value=False):
+        general = replay(view, table, ("compact",), s, shared=True)
+    assert replay(view, table, ("compact",), s, shared=True).calls == general.calls, params
 
 
 def test_a_compaction_not_kept_is_answered_too():

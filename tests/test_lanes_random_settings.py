@@ -10,14 +10,11 @@ from unittest import mock
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from inspector import analyze
-from inspector.analysis import compaction
 from inspector.analysis.compaction_fold import folds
-from inspector.analysis.predict import hidden_per_call
-from inspector.analysis.replay import replay
 from inspector.model import Session
 from inspector.strategies import Settings
 from tests import test_span_lane as span
-from tests.test_compaction_fold import _checked
+from tests.test_compaction_fold import assert_the_lane_equals_the_general_step
 from tests.test_edit_shares import _assert_replay_equals_the_plans
 from tests.test_incremental_replay import sessions
 
@@ -42,12 +39,7 @@ def test_the_fold_lane_equals_the_general_step_on_any_settings_it_takes(session,
         return
     if not view.calls or not folds(view, ("compact",), s):
         return
-    calls, _, _ = _checked(view, table, params)
-    with mock.patch.object(compaction, "_sizes", lambda *args: None):
-        assert calls == compaction.replay_compacting(view, table, ("compact",), s, hidden_per_call(view, table)), params
-    with mock.patch.object(compaction, "folds", return_value=False):
-        general = replay(view, table, ("compact",), s, shared=True)
-    assert replay(view, table, ("compact",), s, shared=True).calls == general.calls, params
+    assert_the_lane_equals_the_general_step(view, table, params)
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck))
