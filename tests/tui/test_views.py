@@ -4,6 +4,7 @@ driven by keys (and a click on the chart), checked on what the screen shows."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import inspector
 from inspector.analysis.replay import replay
@@ -291,3 +292,22 @@ async def test_escape_closes_the_search_bar_and_the_parameter_box():
         await pilot.press("escape")
         assert not box.display and app.focused is app.panel
         assert app.state.settings.budget == 200_000  # escape kept the default: the assumed window
+
+
+async def test_the_detail_pane_says_who_injected_a_message():
+    """A Claude Code attachment (the skill listing the CLI sends with a prompt) is injected text,
+    not the person's prompt: the detail pane names its kind."""
+    from inspector import load
+    from inspector.tui.widgets.detail import DetailPane
+
+    path = Path(__file__).resolve().parents[1] / "fixtures" / "real" / "claude_code" / "entiregraph_cc2.1.210_first_call.jsonl"
+    app = make_app(load(path), path=str(path))
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot, app)
+        assert app.session.messages[2].injected == "attachment"
+        app.list.move_cursor(2)
+        await pilot.pause()
+        assert "flags: injected (attachment)" in [t for t, _ in app.query_one(DetailPane).lines]
+        app.list.move_cursor(1)  # the person's prompt
+        await pilot.pause()
+        assert not any(t.startswith("flags:") for t, _ in app.query_one(DetailPane).lines)

@@ -102,7 +102,9 @@ def describe(item: int | Inserted, result: PlanResult, max_chars: int | None = N
             lines.append(("recorded usage of the call that wrote this message: " + ", ".join(parts), "recorded"))
     flags = flag_names(view.flags[i])
     if flags:
-        lines.append(("flags: " + ", ".join(f.replace("_", " ") for f in flags), "muted"))
+        kind = view.injected[i] if i < len(view.injected) else None  # who wrote it: "attachment", "observation"...
+        named = [f"injected ({kind})" if f == "injected" and kind else f.replace("_", " ") for f in flags]
+        lines.append(("flags: " + ", ".join(named), "muted"))
     for b in result.breaks.get(i, []):
         lines.append((f"{_provider(b.provider)} would reject this: {clean(b.text)}", "violation"))
     lines.append(("", "body"))
