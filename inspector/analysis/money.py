@@ -373,10 +373,11 @@ def priced_session(
     warm = money.calls[0].baseline_cache.read_tokens if money.calls else None
     if main is not None:  # its rows not built
         warm = main.base.base_splits[0].read_tokens if main.base.base_splits else None
-    summaries = _price_summaries(money, view, replay, policy, options, replay.settings, warm or 0) if replay is not None else ()
+    chain = _chain_base(view, table, base, hidden, policy, options, None)  # (kept on the view: as _price_chain made it)
+    summaries = _price_summaries(money, view, replay, policy, options, replay.settings, warm or 0, chain) if replay is not None else ()
     # the first row's: a summary's (it reads nothing with no strategy) where one comes before call 1
     first_read = 0 if warm is None or any(c.call == 1 for c in summaries) else warm
-    priced = _price_recorded_compactions(money, view, table, base, hidden, policy, options, first_read)
+    priced = _price_recorded_compactions(money, view, table, base, hidden, policy, options, first_read, chain.lifetimes)
     for chain_id, messages in _sidechains(view.session, priced):
         stop()
         side_view, side_table, side_base, side_hidden, side_policy = _side_inputs(view, table, options, chain_id, messages)
@@ -416,9 +417,9 @@ def recorded_costs(view: SessionView, table: TokenTable, options: MoneyOptions, 
     base, hidden = facts.baselines, _not_in_file(view, facts)
     policy = options.policy or _kept_policy(view, view.messages, options)
     unknown: list[str] = []
-    first_read = _recorded_chain(view, table, base, hidden, policy, options, None, add, unknown)
+    first_read, lifetimes = _recorded_chain(view, table, base, hidden, policy, options, None, add, unknown)
     compactions = Money()  # its few rows, as session_money lists them
-    priced = _price_recorded_compactions(compactions, view, table, base, hidden, policy, options, first_read)
+    priced = _price_recorded_compactions(compactions, view, table, base, hidden, policy, options, first_read, lifetimes)
     for row in compactions.calls:
         add(row.call, row.sidechain, row.model, row.recorded_cost)
     for chain_id, messages in _sidechains(view.session, priced):
@@ -429,16 +430,17 @@ def recorded_costs(view: SessionView, table: TokenTable, options: MoneyOptions, 
 def _recorded_chain(
     view: SessionView, table: TokenTable, baselines: Sequence[int], not_in_file: Sequence[int], policy: CachePolicy,
     options: MoneyOptions, chain_id: str | None, add: RecordedRow, unknown: list[str],
-) -> int:
+) -> tuple[int, list[float | None]]:
     """:func:`recorded_costs` of one chain (its unknown models added to ``unknown`` once each);
-    returns the cache read of its first call with no strategy (0 without calls)."""
+    returns the cache read of its first call with no strategy (0 without calls) and its calls'
+    cache lifetimes (:func:`_lifetimes`)."""
     *_, base_splits, times, lifetimes = _simulated_baseline(view, table, baselines, not_in_file, policy)
     chain_unknown: list[str] = []
     prices = _call_prices(view, times, base_splits, lifetimes, options, _Pricer(options.overrides), chain_unknown)
     for call, (model, recorded, *_) in zip(view.calls, prices):
         add(call.number, chain_id, model, recorded)
     unknown.extend(m for m in chain_unknown if m not in unknown)
-    return base_splits[0].read_tokens if base_splits else 0
+    return (base_splits[0].read_tokens if base_splits else 0), lifetimes
 
 
 def _stop_when(cancelled: Callable[[], bool] | None) -> Callable[[], None]:
@@ -459,7 +461,7 @@ COMPACTION_AGENT = "acompact"
 
 def _price_recorded_compactions(
     money: Money, view: SessionView, table: TokenTable, baselines: Sequence[int], not_in_file: Sequence[int],
-    policy: CachePolicy, options: MoneyOptions, first_read: int,
+    policy: CachePolicy, options: MoneyOptions, first_read: int, lifetimes: Sequence[float | None],
 ) -> set[str]:
     """Price the summary call of every compaction a Claude Code file records (a message that
     starts the context after a model call), the same with and without a pipeline (the agent
@@ -473,7 +475,8 @@ def _price_recorded_compactions(
     null and a note says so. Rows are listed apart (``sidechain``: the sub-agent's id, or
     ``compaction-after-call-N``; ``call``: the call after it, or N + 1 when the session ends
     with the compaction). ``first_read``: what the first priced row read with no strategy (the
-    warm prefix a summary call can still read). Returns the sidechain ids priced here."""
+    warm prefix a summary call can still read); ``lifetimes``: the chain's per call
+    (:func:`_lifetimes`). Returns the sidechain ids priced here."""
     session, messages, calls = view.session, view.messages, view.calls
     if session.format != "claude_code":  # other agents' summary calls: not modelled (their replay shows none)
         return set()
@@ -481,7 +484,6 @@ def _price_recorded_compactions(
                       key=lambda t: t[0] or 0.0)
     used: set[str] = set()
     stops = [c.message_index for c in calls]
-    lifetimes: list[float | None] | None = None
     for start in (i for i, m in enumerate(messages) if m.starts_context and not continues_context(m)):  # a microcompact calls no model
         k = bisect_left(stops, start)  # calls[k - 1] is the last call before the summary, calls[k] the next
         if k == 0:
@@ -503,8 +505,6 @@ def _price_recorded_compactions(
         split = split_call(total, shared, gap, policy, first_read)
         model = call_model(session, messages[before.message_index], options.model)
         output = table.totals[start]
-        if lifetimes is None:
-            lifetimes = _lifetimes(view, policy)
         # its writes last as long as its own recorded writes say, else as the call before it left them
         lifetime = lifetimes[k - 1]
         if usage is not None and policy.writes:
@@ -852,14 +852,15 @@ class PricedChain:
 
 
 def _price_summaries(money: Money, view: SessionView, replay: Replay, policy: CachePolicy, options: MoneyOptions,
-                     settings: Settings, warm: int) -> list[CallReplay]:
+                     settings: Settings, warm: int, chain: _ChainBase) -> list[CallReplay]:
     """Price each summarisation call of ``replay`` and put it before the call it precedes (at
     the end where the main chain has no rows in ``money``: :mod:`.money_sums` sums those from
     their columns). Its input is the history it summarises (the replay's ``tokens`` for it); it
     re-sends the request of the call before it and adds that call's results, so that request is
     read from the cache and the rest written or sent uncached, as for any call (``warm``: what
     the chain's first call reads with no strategy); its output is the summary the compact
-    strategy asks for (``summary_tokens``), no more than its input. Returns the summary calls."""
+    strategy asks for (``summary_tokens``), no more than its input; it is made as the call it goes
+    before is (``chain``'s lifetime and speed of that call). Returns the summary calls."""
     if type(replay.calls) is CallRows:  # a stateless replay: model calls only
         return []
     summaries = [c for c in replay.calls if c.kind == "summary"]
@@ -867,7 +868,6 @@ def _price_summaries(money: Money, view: SessionView, replay: Replay, policy: Ca
         return summaries
     by_call = {c.call: c for c in replay.calls if c.kind == "call"}
     output_target = int(getattr(settings, "summary_tokens", 0) or 0)
-    lifetimes = _lifetimes(view, policy)
     before: dict[int, list[CallMoney]] = {}  # call -> the summary rows that go before it, in order
     for s in summaries:
         previous = by_call.get(s.call - 1)
@@ -877,11 +877,9 @@ def _price_summaries(money: Money, view: SessionView, replay: Replay, policy: Ca
         model = call_model(view.session, message, options.model) if s.model is None or options.model else s.model
         # made the way the call it goes before is made: that call's cache lifetime and speed
         k = min(s.call, len(view.calls)) - 1
-        lifetime = lifetimes[k] if k >= 0 else policy.ttl_seconds
-        usage = view.messages[view.calls[k].message_index].usage if k >= 0 else None
+        lifetime, speed = (chain.lifetimes[k], chain.speeds[k]) if k >= 0 else (policy.ttl_seconds, None)
         one_hour = split.write_tokens if lifetime == ANTHROPIC_TTL_1H else 0
-        tokens = TokenSplit(split.uncached_tokens, split.read_tokens, split.write_tokens, min(output_target, s.tokens), one_hour,
-                            usage.speed if usage is not None else None)
+        tokens = TokenSplit(split.uncached_tokens, split.read_tokens, split.write_tokens, min(output_target, s.tokens), one_hour, speed)
         cost = price(tokens, model, None, call_time(message), options.overrides)
         before.setdefault(s.call, []).append(
             CallMoney(s.call, s.message_index, model, None, CacheSplit(0, 0, 0), None, split, cost, kind="summary"))
